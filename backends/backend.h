@@ -1,0 +1,18 @@
+/* Selects the macro layer of the backend this translation unit is built for. Kernel sources,
+ * tiles, ops and templates include this and nothing vendor-specific. */
+#ifndef TESSERA_BACKENDS_BACKEND_H
+#define TESSERA_BACKENDS_BACKEND_H
+
+#include "backends/common.h"
+
+#if defined(TS_BACKEND_CUDA)
+#include "backends/cuda/backend.h"
+#elif defined(TS_BACKEND_HIP)
+#include "backends/hip/backend.h"
+#elif defined(TS_BACKEND_HOST)
+#include "backends/host/backend.h"
+#else
+#error "define one of TS_BACKEND_CUDA, TS_BACKEND_HIP, TS_BACKEND_HOST"
+#endif
+
+#endif

@@ -1,0 +1,34 @@
+/* Types every backend's macro layer shares: the launch grid. Kept apart from the backends so
+ * that a launcher reads the same on all three. */
+#ifndef TESSERA_BACKENDS_COMMON_H
+#define TESSERA_BACKENDS_COMMON_H
+
+typedef struct ts_grid {
+    unsigned x, y, z;
+} ts_grid;
+
+static inline ts_grid ts_grid_1d(unsigned x) {
+    ts_grid g;
+    g.x = x;
+    g.y = 1;
+    g.z = 1;
+    return g;
+}
+
+static inline ts_grid ts_grid_3d(unsigned x, unsigned y, unsigned z) {
+    ts_grid g;
+    g.x = x;
+    g.y = y;
+    g.z = z;
+    return g;
+}
+
+/* Named barriers a block may use: ids 0 .. TS_NAMED_BARRIERS-1 (CUDA maps id to hardware 1+id;
+ * hardware barrier 0 is the block barrier). */
+#define TS_NAMED_BARRIERS 15
+
+/* Dynamic shared memory starts at this alignment on every backend (the Hopper 128-byte swizzle
+ * needs 1024). */
+#define TS_SHARED_ALIGN 1024
+
+#endif

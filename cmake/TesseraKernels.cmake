@@ -1,0 +1,29 @@
+# Kernel sources are C files that compile for every backend: as C11 on host, as CUDA through a
+# generated one-line .cu wrapper, as HIP through TesseraHip's tessera_hip_compile(). This file
+# holds the one function the rest of the build uses for them.
+
+# The compile definitions and include paths every translation unit that sees the macro layer needs.
+function(tessera_backend_setup target)
+  target_compile_definitions(${target} PRIVATE TS_BACKEND_${TESSERA_BACKEND_UPPER})
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}
+                             ${PROJECT_SOURCE_DIR}/core/include)
+endfunction()
+
+# tessera_add_kernel_sources(<target> <file.c>...): adds kernel sources to a target for this
+# build's backend.
+function(tessera_add_kernel_sources target)
+  foreach(src IN LISTS ARGN)
+    get_filename_component(abs ${src} ABSOLUTE)
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${abs})
+    string(MAKE_C_IDENTIFIER ${rel} id)
+    if(TESSERA_BACKEND STREQUAL "host")
+      target_sources(${target} PRIVATE ${abs})
+    elseif(TESSERA_BACKEND STREQUAL "cuda")
+      set(wrapper ${PROJECT_BINARY_DIR}/generated/${id}.cu)
+      file(CONFIGURE OUTPUT ${wrapper} CONTENT "#include \"${abs}\"\n")
+      target_sources(${target} PRIVATE ${wrapper})
+    else()
+      tessera_hip_compile(${target} ${abs} ${id})
+    endif()
+  endforeach()
+endfunction()

@@ -1,0 +1,185 @@
+/* Tessera public C API: status codes, devices, memory, streams, events, the launch planner and
+ * the library's kernels. One header for every backend (host, cuda, hip); a plain C11 program
+ * includes it and links libtessera. Every function returns a ts_status and never prints, exits
+ * or aborts. */
+#ifndef TESSERA_TESSERA_H
+#define TESSERA_TESSERA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TESSERA_VERSION_MAJOR 0
+#define TESSERA_VERSION_MINOR 1
+#define TESSERA_VERSION_PATCH 0
+
+/* ---- status ------------------------------------------------------------------------------ */
+
+typedef enum ts_status {
+    TS_SUCCESS = 0,
+    TS_ERROR_NULL_POINTER,        /* a required pointer argument is NULL */
+    TS_ERROR_INVALID_SIZE,        /* a size, count or dimension is zero or negative */
+    TS_ERROR_SIZE_OVERFLOW,       /* sizes whose product or index range overflows */
+    TS_ERROR_INVALID_ENUM,        /* an enum argument holds no known value */
+    TS_ERROR_INVALID_VALUE,       /* an argument is out of its documented range */
+    TS_ERROR_MISALIGNED,          /* a pointer or leading dimension breaks a stated alignment */
+    TS_ERROR_INVALID_DEVICE,      /* a device ordinal that does not exist */
+    TS_ERROR_NO_DEVICE,           /* the backend found no device */
+    TS_ERROR_UNSUPPORTED,         /* valid, but this backend or device cannot serve it */
+    TS_ERROR_OUT_OF_MEMORY,       /* an allocation failed */
+    TS_ERROR_RESOURCES,           /* a launch asks for more threads/shared memory than a block may have */
+    TS_ERROR_LAUNCH_FAILED,       /* the backend refused or failed a kernel launch */
+    TS_ERROR_DEADLOCK,            /* host backend: a kernel's warps waited past the deadlock timeout */
+    TS_ERROR_NOT_READY,           /* an event or stream has not completed yet */
+    TS_ERROR_RUNTIME,             /* any other error reported by the backend runtime */
+    TS_STATUS_COUNT_              /* number of status codes; not a status */
+} ts_status;
+
+/* A short, static, human-readable description; never NULL, also for unknown values. */
+const char *ts_status_string(ts_status status);
+
+/* ---- backends and devices ------------------------------------------------------------------ */
+
+typedef enum ts_backend {
+    TS_BACKEND_HOST = 0,
+    TS_BACKEND_CUDA = 1,
+    TS_BACKEND_HIP = 2
+} ts_backend;
+
+/* Which backend this build of the library was compiled for. */
+ts_status ts_get_backend(ts_backend *backend);
+/* "host", "cuda" or "hip" in *name (static storage). */
+ts_status ts_backend_name(ts_backend backend, const char **name);
+
+typedef struct ts_device_props {
+    char name[256];                 /* e.g. "NVIDIA H200", "AMD Instinct MI300X", "host (4 threads)" */
+    char arch[32];                  /* "sm_90a", "gfx942", "gfx90a", "host" */
+    ts_backend backend;
+    int sm_count;                   /* SMs (NVIDIA), CUs (AMD), worker threads (host) */
+    int warp_lanes;                 /* 32, 64, or 1 on host (a warp is one thread) */
+    int partitions_per_sm;          /* schedulers (NVIDIA) or SIMDs (AMD) that split the register file */
+    int max_threads_per_block;
+    int max_warps_per_sm;           /* resident warps (waves) an SM can hold */
+    int max_blocks_per_sm;          /* resident blocks an SM can hold */
+    int regs_per_sm;                /* 32-bit registers per SM, all lanes together */
+    int max_regs_per_thread;
+    int reg_alloc_unit;             /* per-thread register counts are rounded up to a multiple of this */
+    size_t shared_mem_per_block;    /* the most dynamic shared memory one block may ask for */
+    size_t shared_mem_per_sm;
+    size_t shared_mem_reserved_per_block; /* taken by the system from the SM's pool for each block */
+    size_t l2_bytes;
+    size_t global_mem_bytes;
+    int clock_khz;                  /* 0 where unknown */
+    int memory_clock_khz;           /* 0 where unknown */
+    int memory_bus_bits;            /* 0 where unknown */
+} ts_device_props;
+
+ts_status ts_device_count(int *count);
+ts_status ts_device_get_props(int device, ts_device_props *props);
+ts_status ts_device_set(int device);
+ts_status ts_device_get(int *device);
+ts_status ts_device_synchronize(void);
+
+/* ---- memory -------------------------------------------------------------------------------- */
+
+typedef enum ts_memcpy_kind {
+    TS_MEMCPY_HOST_TO_HOST = 0,
+    TS_MEMCPY_HOST_TO_DEVICE = 1,
+    TS_MEMCPY_DEVICE_TO_HOST = 2,
+    TS_MEMCPY_DEVICE_TO_DEVICE = 3,
+    TS_MEMCPY_DEFAULT = 4           /* direction inferred from the pointers (unified addressing) */
+} ts_memcpy_kind;
+
+/* Device memory, at least 256-byte aligned. bytes == 0 is TS_ERROR_INVALID_SIZE. */
+ts_status ts_malloc(void **ptr, size_t bytes);
+/* ts_free(NULL) is TS_SUCCESS, as free(NULL) is. */
+ts_status ts_free(void *ptr);
+
+/* ---- streams and events -------------------------------------------------------------------- */
+
+/* NULL is the default stream. On the host backend work runs when it is submitted. */
+typedef struct ts_stream_opaque *ts_stream;
+typedef struct ts_event_opaque *ts_event;
+
+ts_status ts_stream_create(ts_stream *stream);
+ts_status ts_stream_destroy(ts_stream stream);
+ts_status ts_stream_synchronize(ts_stream stream);
+
+ts_status ts_memcpy(void *dst, const void *src, size_t bytes, ts_memcpy_kind kind);
+ts_status ts_memcpy_async(void *dst, const void *src, size_t bytes, ts_memcpy_kind kind, ts_stream stream);
+ts_status ts_memset(void *dst, int value, size_t bytes);
+ts_status ts_memset_async(void *dst, int value, size_t bytes, ts_stream stream);
+
+ts_status ts_event_create(ts_event *event);
+ts_status ts_event_destroy(ts_event event);
+ts_status ts_event_record(ts_event event, ts_stream stream);
+ts_status ts_event_synchronize(ts_event event);
+/* Milliseconds between two recorded events. */
+ts_status ts_event_elapsed_ms(float *ms, ts_event start, ts_event end);
+
+/* ---- launch planner ------------------------------------------------------------------------ */
+
+typedef struct ts_kernel_resources {
+    int warps_per_block;
+    int regs_per_thread;            /* 0 means "unknown": registers are not taken as a limit */
+    size_t shared_mem_per_block;    /* dynamic + static bytes */
+} ts_kernel_resources;
+
+typedef enum ts_plan_limiter {
+    TS_LIMIT_WARPS = 0,             /* resident warps (threads) per SM */
+    TS_LIMIT_REGISTERS = 1,
+    TS_LIMIT_SHARED_MEMORY = 2,
+    TS_LIMIT_BLOCKS = 3             /* the hardware cap on resident blocks per SM */
+} ts_plan_limiter;
+
+typedef struct ts_launch_plan {
+    int blocks_per_sm;              /* resident blocks an SM holds at once */
+    ts_plan_limiter limiter;        /* the resource that sets blocks_per_sm */
+    int resident_warps_per_sm;      /* blocks_per_sm * warps_per_block */
+    double occupancy;               /* resident_warps_per_sm / max_warps_per_sm */
+    long long grid_blocks;
+    long long blocks_per_wave;      /* sm_count * blocks_per_sm */
+    long long waves;                /* ceil(grid_blocks / blocks_per_wave) */
+    long long last_wave_blocks;     /* blocks in the last wave */
+    double last_wave_fill;          /* last_wave_blocks / blocks_per_wave */
+    double wave_efficiency;         /* grid_blocks / (waves * blocks_per_wave) */
+    long long busiest_sm_blocks;    /* ceil(grid_blocks / sm_count): blocks the most loaded SM runs */
+    double sm_balance;              /* grid_blocks / (sm_count * busiest_sm_blocks) */
+    double predicted_efficiency;    /* for blocks that each fill an SM's throughput: sm_balance */
+    long long persistent_grid;      /* blocks for a persistent kernel: one full wave */
+} ts_launch_plan;
+
+/* Plans a launch of grid_blocks blocks. Returns TS_ERROR_RESOURCES when one block cannot fit an SM
+ * (too many warps, registers or shared memory); plan is then untouched. */
+ts_status ts_plan_launch(const ts_device_props *device, const ts_kernel_resources *kernel,
+                         long long grid_blocks, ts_launch_plan *plan);
+/* A one-paragraph explanation of a plan, NUL-terminated and truncated to fit buffer_size. */
+ts_status ts_plan_explain(const ts_device_props *device, const ts_kernel_resources *kernel,
+                          const ts_launch_plan *plan, char *buffer, size_t buffer_size);
+ts_status ts_plan_limiter_name(ts_plan_limiter limiter, const char **name);
+
+/* ---- first kernels ------------------------------------------------------------------------- */
+
+/* The compute-bound kernel of the hardware-model puzzles. Each thread runs eight independent
+ * fused multiply-add chains of `iterations` steps (x = x * a + b), grid_blocks blocks of
+ * threads_per_block threads (a multiple of the warp width, at most 1024), and writes one float
+ * per thread to out (grid_blocks * threads_per_block floats; on the host backend a warp is one
+ * thread that does its 32 lanes' work). */
+ts_status ts_puzzle_fma(float *out, long long grid_blocks, int threads_per_block, int iterations,
+                        float a, float b, ts_stream stream);
+/* Resources of that kernel for the launch planner. */
+ts_status ts_puzzle_fma_resources(int threads_per_block, ts_kernel_resources *resources);
+
+/* C = A + B for fp32 matrices of rows x cols with leading dimensions (in elements), through
+ * global -> shared -> registers -> global in 16x16 tiles; any rows, cols >= 1. */
+ts_status ts_tile_add_f32(float *c, const float *a, const float *b, int rows, int cols,
+                          int ldc, int lda, int ldb, ts_stream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,5 +1,6 @@
-/* Types every backend's macro layer shares: the launch grid. Kept apart from the backends so
- * that a launcher reads the same on all three. */
+/* Types and constants every backend's macro layer shares: the launch grid, barrier and alignment
+ * limits, and the qualifier of fragment-layout functions. Kept apart from the backends so that a
+ * launcher reads the same on all three. */
 #ifndef TESSERA_BACKENDS_COMMON_H
 #define TESSERA_BACKENDS_COMMON_H
 
@@ -30,5 +31,13 @@ static inline ts_grid ts_grid_3d(unsigned x, unsigned y, unsigned z) {
 /* Dynamic shared memory starts at this alignment on every backend (the Hopper 128-byte swizzle
  * needs 1024). */
 #define TS_SHARED_ALIGN 1024
+
+/* Fragment-layout functions are plain C that host-side tests call too, so their qualifier depends
+ * on the compiler, not on the backend being built. */
+#if defined(__CUDACC__) || defined(__HIP__)
+#define TS_LAYOUT_FN static __host__ __device__ __forceinline__
+#else
+#define TS_LAYOUT_FN static inline
+#endif
 
 #endif

@@ -1,0 +1,161 @@
+/* The CUDA backend's runtime functions (backends/runtime.h), written in C against the CUDA runtime
+ * API and linked with the static cudart. Each CUDA error is mapped to a ts_status; nothing is
+ * printed. */
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "backends/runtime.h"
+
+ts_status ts_cuda_map_error(cudaError_t err) {
+    switch (err) {
+    case cudaSuccess: return TS_SUCCESS;
+    case cudaErrorMemoryAllocation: return TS_ERROR_OUT_OF_MEMORY;
+    case cudaErrorInvalidDevice: return TS_ERROR_INVALID_DEVICE;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver: return TS_ERROR_NO_DEVICE;
+    case cudaErrorNotReady: return TS_ERROR_NOT_READY;
+    case cudaErrorInvalidValue: return TS_ERROR_INVALID_VALUE;
+    case cudaErrorInvalidResourceHandle: return TS_ERROR_INVALID_VALUE;
+    case cudaErrorInvalidConfiguration:
+    case cudaErrorLaunchOutOfResources: return TS_ERROR_RESOURCES;
+    case cudaErrorLaunchFailure:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorIllegalAddress:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDeviceFunction: return TS_ERROR_LAUNCH_FAILED;
+    default: return TS_ERROR_RUNTIME;
+    }
+}
+
+ts_backend ts_backend_id(void) { return TS_BACKEND_CUDA; }
+
+ts_status ts_backend_device_count(int *count) {
+    int n = 0;
+    /* Without a driver (a CI machine) this fails: that is a machine with zero devices. */
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        n = 0;
+    }
+    *count = n;
+    return TS_SUCCESS;
+}
+
+ts_status ts_backend_device_props(int device, ts_device_props *props) {
+    struct cudaDeviceProp p;
+    cudaError_t err = cudaGetDeviceProperties(&p, device);
+    if (err != cudaSuccess) return ts_cuda_map_error(err);
+    memset(props, 0, sizeof *props);
+    strncpy(props->name, p.name, sizeof props->name - 1);
+    /* Hopper's arch-specific features (wgmma, setmaxnreg) are what this build targets. */
+    if (p.major == 9 && p.minor == 0)
+        strcpy(props->arch, "sm_90a");
+    else
+        (void)snprintf(props->arch, sizeof props->arch, "sm_%d%d", p.major, p.minor);
+    props->backend = TS_BACKEND_CUDA;
+    props->sm_count = p.multiProcessorCount;
+    props->warp_lanes = p.warpSize;
+    props->partitions_per_sm = 4;
+    props->max_threads_per_block = p.maxThreadsPerBlock;
+    props->max_warps_per_sm = p.maxThreadsPerMultiProcessor / p.warpSize;
+    props->max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
+    props->regs_per_sm = p.regsPerMultiprocessor;
+    props->max_regs_per_thread = 255;
+    props->reg_alloc_unit = 8;
+    props->shared_mem_per_block = p.sharedMemPerBlockOptin;
+    props->shared_mem_per_sm = p.sharedMemPerMultiprocessor;
+    props->shared_mem_reserved_per_block = p.reservedSharedMemPerBlock;
+    props->l2_bytes = (size_t)p.l2CacheSize;
+    props->global_mem_bytes = p.totalGlobalMem;
+    int value = 0;
+    if (cudaDeviceGetAttribute(&value, cudaDevAttrClockRate, device) == cudaSuccess)
+        props->clock_khz = value;
+    if (cudaDeviceGetAttribute(&value, cudaDevAttrMemoryClockRate, device) == cudaSuccess)
+        props->memory_clock_khz = value;
+    if (cudaDeviceGetAttribute(&value, cudaDevAttrGlobalMemoryBusWidth, device) == cudaSuccess)
+        props->memory_bus_bits = value;
+    (void)cudaGetLastError();
+    return TS_SUCCESS;
+}
+
+ts_status ts_backend_device_set(int device) { return ts_cuda_map_error(cudaSetDevice(device)); }
+ts_status ts_backend_device_get(int *device) { return ts_cuda_map_error(cudaGetDevice(device)); }
+ts_status ts_backend_device_synchronize(void) { return ts_cuda_map_error(cudaDeviceSynchronize()); }
+
+ts_status ts_backend_malloc(void **ptr, size_t bytes) {
+    cudaError_t err = cudaMalloc(ptr, bytes);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        *ptr = NULL;
+    }
+    return ts_cuda_map_error(err);
+}
+
+ts_status ts_backend_free(void *ptr) { return ts_cuda_map_error(cudaFree(ptr)); }
+
+static enum cudaMemcpyKind ts_cuda_copy_kind(ts_memcpy_kind kind) {
+    switch (kind) {
+    case TS_MEMCPY_HOST_TO_HOST: return cudaMemcpyHostToHost;
+    case TS_MEMCPY_HOST_TO_DEVICE: return cudaMemcpyHostToDevice;
+    case TS_MEMCPY_DEVICE_TO_HOST: return cudaMemcpyDeviceToHost;
+    case TS_MEMCPY_DEVICE_TO_DEVICE: return cudaMemcpyDeviceToDevice;
+    default: return cudaMemcpyDefault;
+    }
+}
+
+ts_status ts_backend_memcpy(void *dst, const void *src, size_t bytes, ts_memcpy_kind kind,
+                            ts_stream stream, int async) {
+    cudaError_t err = async ? cudaMemcpyAsync(dst, src, bytes, ts_cuda_copy_kind(kind),
+                                              (cudaStream_t)stream)
+                            : cudaMemcpy(dst, src, bytes, ts_cuda_copy_kind(kind));
+    return ts_cuda_map_error(err);
+}
+
+ts_status ts_backend_memset(void *dst, int value, size_t bytes, ts_stream stream, int async) {
+    cudaError_t err = async ? cudaMemsetAsync(dst, value, bytes, (cudaStream_t)stream)
+                            : cudaMemset(dst, value, bytes);
+    return ts_cuda_map_error(err);
+}
+
+ts_status ts_backend_stream_create(ts_stream *stream) {
+    cudaStream_t s = NULL;
+    cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    *stream = (ts_stream)s;
+    return ts_cuda_map_error(err);
+}
+
+ts_status ts_backend_stream_destroy(ts_stream stream) {
+    return ts_cuda_map_error(cudaStreamDestroy((cudaStream_t)stream));
+}
+
+ts_status ts_backend_stream_synchronize(ts_stream stream) {
+    return ts_cuda_map_error(cudaStreamSynchronize((cudaStream_t)stream));
+}
+
+ts_status ts_backend_event_create(ts_event *event) {
+    cudaEvent_t e = NULL;
+    cudaError_t err = cudaEventCreate(&e);
+    *event = (ts_event)e;
+    return ts_cuda_map_error(err);
+}
+
+ts_status ts_backend_event_destroy(ts_event event) {
+    return ts_cuda_map_error(cudaEventDestroy((cudaEvent_t)event));
+}
+
+ts_status ts_backend_event_record(ts_event event, ts_stream stream) {
+    return ts_cuda_map_error(cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream));
+}
+
+ts_status ts_backend_event_synchronize(ts_event event) {
+    return ts_cuda_map_error(cudaEventSynchronize((cudaEvent_t)event));
+}
+
+ts_status ts_backend_event_elapsed_ms(float *ms, ts_event start, ts_event end) {
+    return ts_cuda_map_error(cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)end));
+}

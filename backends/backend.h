@@ -5,14 +5,14 @@
 
 #include "backends/common.h"
 
-#if defined(TS_BACKEND_CUDA)
+#if defined(TESSERA_BACKEND_CUDA)
 #include "backends/cuda/backend.h"
-#elif defined(TS_BACKEND_HIP)
+#elif defined(TESSERA_BACKEND_HIP)
 #include "backends/hip/backend.h"
-#elif defined(TS_BACKEND_HOST)
+#elif defined(TESSERA_BACKEND_HOST)
 #include "backends/host/backend.h"
 #else
-#error "define one of TS_BACKEND_CUDA, TS_BACKEND_HIP, TS_BACKEND_HOST"
+#error "define one of TESSERA_BACKEND_CUDA, TESSERA_BACKEND_HIP, TESSERA_BACKEND_HOST (the build does)"
 #endif
 
 #endif

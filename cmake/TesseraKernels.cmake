@@ -4,7 +4,7 @@
 
 # The compile definitions and include paths every translation unit that sees the macro layer needs.
 function(tessera_backend_setup target)
-  target_compile_definitions(${target} PRIVATE TS_BACKEND_${TESSERA_BACKEND_UPPER})
+  target_compile_definitions(${target} PRIVATE TESSERA_BACKEND_${TESSERA_BACKEND_UPPER})
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}
                              ${PROJECT_SOURCE_DIR}/core/include)
 endfunction()

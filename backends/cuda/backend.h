@@ -66,6 +66,8 @@ TS_DEVICE void ts_sync_block(void) { __syncthreads(); }
 TS_DEVICE void ts_sync_warp(void) { __syncwarp(); }
 TS_DEVICE void ts_fence_block(void) { __threadfence_block(); }
 
+TS_DEVICE int ts_atomic_add_i32(int *ptr, int value) { return atomicAdd(ptr, value); }
+
 TS_DEVICE void ts_sync_named(int id, int warps) {
     asm volatile("bar.sync %0, %1;" ::"r"(id + 1), "r"(warps * 32) : "memory");
 }
@@ -111,6 +113,8 @@ TS_DEVICE void ts_tbar_expect_bytes(ts_tbar *bar, unsigned bytes) {
 }
 
 TS_DEVICE void ts_tbar_complete_bytes(ts_tbar *bar, unsigned bytes) {
+    /* complete_tx is relaxed: the fence publishes the warp's stores before the bytes count. */
+    __threadfence_block();
     __syncwarp();
     if (ts_lane_id() == 0) {
         asm volatile("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(

@@ -163,12 +163,12 @@ ts_status ts_plan_limiter_name(ts_plan_limiter limiter, const char **name);
 
 /* ---- first kernels ------------------------------------------------------------------------- */
 
-/* The compute-bound kernel of the hardware-model puzzles. Each thread runs eight independent
- * fused multiply-add chains of `iterations` steps (x = x * a + b), grid_blocks blocks of
- * threads_per_block threads (a multiple of the warp width, at most 1024), and writes one float
- * per thread to out (grid_blocks * threads_per_block floats; on the host backend a warp is one
- * thread that does its 32 lanes' work). */
-ts_status ts_puzzle_fma(float *out, long long grid_blocks, int threads_per_block, int iterations,
+/* The compute-bound kernel of the hardware-model puzzles: grid_blocks blocks of threads_per_block
+ * threads (a multiple of the device's warp_lanes, at most 1024; on the host backend a warp is one
+ * thread, so 1 to 32). Each warp owns 256 floats of data (8 per lane on CUDA, 4 on HIP) and
+ * advances each as an independent chain x = fmaf(x, a, b), `iterations` times, in place. data holds
+ * grid_blocks * (threads_per_block / warp_lanes) * 256 floats and is 16-byte aligned. */
+ts_status ts_puzzle_fma(float *data, long long grid_blocks, int threads_per_block, int iterations,
                         float a, float b, ts_stream stream);
 /* Resources of that kernel for the launch planner. */
 ts_status ts_puzzle_fma_resources(int threads_per_block, ts_kernel_resources *resources);

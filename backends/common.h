@@ -40,4 +40,11 @@ static inline ts_grid ts_grid_3d(unsigned x, unsigned y, unsigned z) {
 #define TS_LAYOUT_FN static inline
 #endif
 
+/* Loops over a register tile's elements must unroll fully so the tile stays in registers. */
+#if defined(__CUDACC__) || defined(__HIP__)
+#define TS_UNROLL _Pragma("unroll")
+#else
+#define TS_UNROLL
+#endif
+
 #endif

@@ -18,6 +18,6 @@ if(TESSERA_PTXAS_VERBOSE)
 endif()
 
 function(tessera_cuda_link target)
-  target_link_libraries(${target} PUBLIC CUDA::cudart_static)
+  target_link_libraries(${target} PUBLIC CUDA::cudart_static stdc++)
   target_include_directories(${target} PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
 endfunction()

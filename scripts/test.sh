@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The test command: installs the Debian packages the builds need (when run as root), then
+# configures, builds and tests every backend this machine can build:
+#   host  - gcc, C11, under AddressSanitizer and UndefinedBehaviorSanitizer
+#   cuda  - nvcc for sm_90a (needs /usr/local/cuda; it is not a Debian package)
+#   hip   - clang-19 for gfx942 and gfx90a
+# and builds the examples out of tree against an installed Tessera, as a user would. GPU tests
+# skip where there is no GPU. Exits non-zero on any failure.
+#   usage: scripts/test.sh [host|cuda|hip]...   (default: all three)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+build=${TESSERA_BUILD_ROOT:-$root/build/test}
+jobs=${TESSERA_JOBS:-$(nproc)}
+backends=("$@")
+[ ${#backends[@]} -gt 0 ] || backends=(host cuda hip)
+
+say() { printf '\n== %s\n' "$*"; }
+
+# ---- packages -------------------------------------------------------------------------------
+packages="cmake pkg-config libcriterion-dev hipcc libamdhip64-dev rocm-device-libs lld clang-19 lld-19 llvm-19"
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    say "installing:$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  else
+    echo "missing Debian packages:$missing (run as root, or: sudo apt-get install$missing)" >&2
+    exit 1
+  fi
+fi
+
+nvcc_path=$(command -v nvcc || true)
+[ -n "$nvcc_path" ] || { [ -x /usr/local/cuda/bin/nvcc ] && nvcc_path=/usr/local/cuda/bin/nvcc; } || true
+
+failures=()
+run_backend() {
+  local backend=$1 dir=$build/$1
+  local extra=()
+  case $backend in
+    host) extra=(-DTESSERA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
+    cuda)
+      if [ -z "$nvcc_path" ]; then
+        echo "nvcc not found: the CUDA toolkit (/usr/local/cuda) is not a Debian package and must be installed by hand" >&2
+        return 1
+      fi
+      extra=(-DCMAKE_CUDA_COMPILER="$nvcc_path") ;;
+    hip) ;;
+    *) echo "unknown backend $backend" >&2; return 1 ;;
+  esac
+  say "$backend: configure"
+  cmake -S "$root" -B "$dir" -DTESSERA_BACKEND="$backend" -DCMAKE_INSTALL_PREFIX="$dir/install" "${extra[@]}" >"$dir.configure.log" 2>&1 \
+    || { cat "$dir.configure.log"; return 1; }
+  say "$backend: build"
+  cmake --build "$dir" -j "$jobs" >"$dir.build.log" 2>&1 || { tail -n 60 "$dir.build.log"; return 1; }
+  say "$backend: test"
+  ( cd "$dir" && ctest --output-on-failure -j "$jobs" ) || return 1
+  say "$backend: install, then build the examples against the installed library"
+  cmake --install "$dir" >/dev/null
+  cmake -S "$root/examples" -B "$dir/examples-out-of-tree" -DCMAKE_PREFIX_PATH="$dir/install" >/dev/null \
+    && cmake --build "$dir/examples-out-of-tree" -j "$jobs" >/dev/null || return 1
+  "$dir/examples-out-of-tree/example_device_query"
+  "$dir/examples-out-of-tree/example_tile_add"
+  if [ -x "$root/scripts/gates.sh" ]; then
+    say "$backend: compile and ISA gates"
+    "$root/scripts/gates.sh" "$backend" "$dir" || return 1
+  fi
+}
+
+mkdir -p "$build"
+for b in "${backends[@]}"; do
+  if ! run_backend "$b"; then failures+=("$b"); fi
+done
+
+if [ ${#failures[@]} -gt 0 ]; then
+  say "FAILED: ${failures[*]}"
+  exit 1
+fi
+say "all backends passed: ${backends[*]}"

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/backend.h"
 #include "support/test_support.h"
 #include "tests/kernels/contract_kernels.h"
+#include "backends/cuda/fragment_layout.h"
+#include "backends/hip/fragment_layout.h"
+#include "backends/host/fragment_layout.h"
 
 static void check_ids(int gx, int gy, int gz, int warps) {
     const size_t n = (size_t)gx * gy * gz * warps * TS_TEST_ID_FIELDS;
@@ -17,7 +19,7 @@ static void check_ids(int gx, int gy, int gz, int warps) {
     cr_assert_eq(ts_test_ids(d, gx, gy, gz, warps), TS_SUCCESS);
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
     cr_assert_eq(ts_test_copy_back(h, d, n * sizeof(int)), TS_SUCCESS);
-    const int lane_sum = TS_WARP_LANES * (TS_WARP_LANES - 1) / 2;
+    const int lane_sum = ts_test_warp_lanes() * (ts_test_warp_lanes() - 1) / 2;
     for (int z = 0; z < gz; ++z)
         for (int y = 0; y < gy; ++y)
             for (int x = 0; x < gx; ++x)
@@ -45,7 +47,7 @@ Test(contract, ids_cover_every_block_warp_and_lane) {
     check_ids(3, 2, 2, 4);
     check_ids(5, 1, 1, 1);
     check_ids(1, 3, 1, 8);
-    check_ids(2, 1, 1, TS_MAX_WARPS_PER_BLOCK);
+    check_ids(2, 1, 1, ts_test_max_warps());
 }
 
 static void check_exchange(int blocks, int warps, int rounds, int named) {
@@ -76,7 +78,7 @@ static void check_exchange(int blocks, int warps, int rounds, int named) {
 Test(contract, block_barrier_orders_shared_memory) {
     TS_TEST_REQUIRE_DEVICE();
     check_exchange(3, 8, 50, 0);
-    check_exchange(2, TS_MAX_WARPS_PER_BLOCK, 20, 0);
+    check_exchange(2, ts_test_max_warps(), 20, 0);
 }
 
 Test(contract, named_barriers_sync_only_their_warps) {
@@ -122,17 +124,55 @@ Test(contract, transaction_barrier_with_bytes_landing_before_announced) {
     check_pipeline(30, 512, 2, 4, 2);
 }
 
+/* Launch checks come before the runtime sees the launch, so they hold without a device too. */
 Test(contract, launch_configuration_errors) {
-    TS_TEST_REQUIRE_DEVICE();
-    int *d = ts_test_device_copy(NULL, 4096);
-    cr_assert_not_null(d);
+    int *d = NULL;
     cr_assert_eq(ts_test_ids(d, 1, 1, 1, 0), TS_ERROR_RESOURCES);
-    cr_assert_eq(ts_test_ids(d, 1, 1, 1, TS_MAX_WARPS_PER_BLOCK + 1), TS_ERROR_RESOURCES);
+    cr_assert_eq(ts_test_ids(d, 1, 1, 1, ts_test_max_warps() + 1), TS_ERROR_RESOURCES);
     cr_assert_eq(ts_test_ids(d, 0, 1, 1, 1), TS_ERROR_INVALID_SIZE);
     cr_assert_eq(ts_test_ids(d, 1, 0, 1, 1), TS_ERROR_INVALID_SIZE);
     /* More shared memory than any block may have. */
     cr_assert_eq(ts_test_tbar_pipeline((float *)d, (const float *)d, 1, 1 << 20, 1, 2, 0), TS_ERROR_RESOURCES);
-    cr_assert_eq(ts_free(d), TS_SUCCESS);
+}
+
+/* Every backend's register-tile layout must place each element of a 16x16 subtile exactly once:
+ * checked for all three, whichever backend this build targets. */
+static void check_layout_is_a_bijection(const char *name, int lanes, int elems,
+                                        int (*row)(int, int), int (*col)(int, int)) {
+    int seen[16][16] = {{0}};
+    cr_assert_eq(lanes * elems, 256, "%s: %d lanes x %d elements", name, lanes, elems);
+    for (int l = 0; l < lanes; ++l)
+        for (int i = 0; i < elems; ++i) {
+            const int r = row(l, i), c = col(l, i);
+            cr_assert(r >= 0 && r < 16 && c >= 0 && c < 16, "%s: lane %d element %d -> (%d,%d)", name, l, i, r, c);
+            seen[r][c] += 1;
+        }
+    for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 16; ++c) cr_assert_eq(seen[r][c], 1, "%s: (%d,%d) held %d times", name, r, c, seen[r][c]);
+}
+
+static int cuda_row(int l, int i) { return ts_cuda_rt_row(l, i); }
+static int cuda_col(int l, int i) { return ts_cuda_rt_col(l, i); }
+static int hip_row(int l, int i) { return ts_hip_rt_row(l, i); }
+static int hip_col(int l, int i) { return ts_hip_rt_col(l, i); }
+static int host_row(int l, int i) { return ts_host_rt_row(l, i); }
+static int host_col(int l, int i) { return ts_host_rt_col(l, i); }
+
+Test(contract, register_tile_layouts_cover_each_element_once) {
+    check_layout_is_a_bijection("cuda", 32, TS_CUDA_RT_SUB_ELEMS, cuda_row, cuda_col);
+    check_layout_is_a_bijection("hip", 64, TS_HIP_RT_SUB_ELEMS, hip_row, hip_col);
+    check_layout_is_a_bijection("host", 1, TS_HOST_RT_SUB_ELEMS, host_row, host_col);
+}
+
+/* Row-wise reductions need a row's elements in as few lanes as possible: on CUDA a row of a
+ * subtile sits in one quad of lanes, on AMD a column sits in one lane group of 16. */
+Test(contract, cuda_rows_live_in_one_quad) {
+    for (int l = 0; l < 32; ++l)
+        for (int i = 0; i < TS_CUDA_RT_SUB_ELEMS; ++i)
+            for (int m = 0; m < 32; ++m)
+                for (int j = 0; j < TS_CUDA_RT_SUB_ELEMS; ++j)
+                    if (ts_cuda_rt_row(l, i) == ts_cuda_rt_row(m, j) && (l >> 2) != (m >> 2))
+                        cr_assert_fail("row %d spans lanes %d and %d", ts_cuda_rt_row(l, i), l, m);
 }
 
 #if defined(TESSERA_BACKEND_HOST)

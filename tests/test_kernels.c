@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/backend.h"
 #include "support/test_support.h"
+#include "tests/kernels/contract_kernels.h"
 
-static int lanes(void) { return TS_WARP_LANES; }
+static int lanes(void) { return ts_test_warp_lanes(); }
 
 static void check_puzzle(long long blocks, int threads, int iterations) {
     uint64_t seed = ts_test_fresh_seed(), st = seed;
@@ -37,12 +37,12 @@ Test(puzzle_fma, matches_fmaf_reference) {
     TS_TEST_REQUIRE_DEVICE();
     check_puzzle(3, lanes() * 4, 37);
     check_puzzle(5, lanes(), 5);
-    check_puzzle(2, lanes() * TS_MAX_WARPS_PER_BLOCK, 11);
+    check_puzzle(2, lanes() * ts_test_max_warps(), 11);
     check_puzzle(1, lanes() * 2, 0);
 }
 
 Test(puzzle_fma, bad_arguments) {
-    float x[256];
+    float x[256] = {0};
     ts_kernel_resources r;
     cr_assert_eq(ts_puzzle_fma(NULL, 1, lanes(), 1, 1.0f, 0.0f, NULL), TS_ERROR_NULL_POINTER);
     cr_assert_eq(ts_puzzle_fma(x, 0, lanes(), 1, 1.0f, 0.0f, NULL), TS_ERROR_INVALID_SIZE);
@@ -51,7 +51,7 @@ Test(puzzle_fma, bad_arguments) {
     cr_assert_eq(ts_puzzle_fma(x, 1, lanes(), -1, 1.0f, 0.0f, NULL), TS_ERROR_INVALID_SIZE);
     cr_assert_eq(ts_puzzle_fma(x, 1LL << 40, lanes(), 1, 1.0f, 0.0f, NULL), TS_ERROR_SIZE_OVERFLOW);
     cr_assert_eq(ts_puzzle_fma((float *)((char *)x + 4), 1, lanes(), 1, 1.0f, 0.0f, NULL), TS_ERROR_MISALIGNED);
-    cr_assert_eq(ts_puzzle_fma(x, 1, lanes() * (TS_MAX_WARPS_PER_BLOCK + 1), 1, 1.0f, 0.0f, NULL), TS_ERROR_INVALID_VALUE);
+    cr_assert_eq(ts_puzzle_fma(x, 1, lanes() * (ts_test_max_warps() + 1), 1, 1.0f, 0.0f, NULL), TS_ERROR_INVALID_VALUE);
     if (lanes() > 1)
         cr_assert_eq(ts_puzzle_fma(x, 1, lanes() + 1, 1, 1.0f, 0.0f, NULL), TS_ERROR_INVALID_VALUE);
     cr_assert_eq(ts_puzzle_fma_resources(lanes(), NULL), TS_ERROR_NULL_POINTER);
@@ -102,7 +102,7 @@ Test(tile_add, ragged_shapes_against_reference) {
 }
 
 Test(tile_add, bad_arguments) {
-    float x[64];
+    float x[64] = {0};
     cr_assert_eq(ts_tile_add_f32(NULL, x, x, 4, 4, 4, 4, 4, NULL), TS_ERROR_NULL_POINTER);
     cr_assert_eq(ts_tile_add_f32(x, NULL, x, 4, 4, 4, 4, 4, NULL), TS_ERROR_NULL_POINTER);
     cr_assert_eq(ts_tile_add_f32(x, x, NULL, 4, 4, 4, 4, 4, NULL), TS_ERROR_NULL_POINTER);

@@ -51,7 +51,7 @@ ts_status ts_backend_device_props(int device, ts_device_props *props) {
     cudaError_t err = cudaGetDeviceProperties(&p, device);
     if (err != cudaSuccess) return ts_cuda_map_error(err);
     memset(props, 0, sizeof *props);
-    strncpy(props->name, p.name, sizeof props->name - 1);
+    (void)snprintf(props->name, sizeof props->name, "%s", p.name);
     /* Hopper's arch-specific features (wgmma, setmaxnreg) are what this build targets. */
     if (p.major == 9 && p.minor == 0)
         strcpy(props->arch, "sm_90a");

@@ -9,6 +9,6 @@
 #define TS_HIP_RT_SUB_ELEMS 4
 
 TS_LAYOUT_FN int ts_hip_rt_row(int lane, int i) { return 4 * (lane >> 4) + i; }
-TS_LAYOUT_FN int ts_hip_rt_col(int lane, int i) { return lane & 15; }
+TS_LAYOUT_FN int ts_hip_rt_col(int lane, int i) { return (void)i, lane & 15; }
 
 #endif

@@ -3,6 +3,9 @@
 #include "backends/backend.h"
 #include "tests/kernels/contract_kernels.h"
 
+TS_EXTERN_C int ts_test_warp_lanes(void) { return TS_WARP_LANES; }
+TS_EXTERN_C int ts_test_max_warps(void) { return TS_MAX_WARPS_PER_BLOCK; }
+
 /* ---- ids ----------------------------------------------------------------------------------- */
 
 typedef struct ts_test_ids_params {

@@ -10,6 +10,10 @@
 extern "C" {
 #endif
 
+/* The backend's lanes per warp and warps per block, for tests compiled as plain C. */
+int ts_test_warp_lanes(void);
+int ts_test_max_warps(void);
+
 /* Fields each warp records about itself. */
 enum {
     TS_TEST_ID_BX, TS_TEST_ID_BY, TS_TEST_ID_BZ, TS_TEST_ID_GX, TS_TEST_ID_GY, TS_TEST_ID_GZ,

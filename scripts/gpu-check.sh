@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The GPU machine's check, run from the repository root there: builds the CUDA backend with that
+# machine's cmake and nvcc, runs every test, runs compute-sanitizer (memcheck, racecheck,
+# synccheck) over the test binaries, runs the benchmarks, and prints a short summary last.
+# Criterion travels as Debian packages in .device-deps (see docs/getting-started.md).
+# Logs and JSON results go to $OUT (default: build/gpu-check).
+#   usage: scripts/gpu-check.sh [bench ...]   (default benches: puzzles)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+out=${OUT:-$root/build/gpu-check}
+mkdir -p "$out"
+benches=("$@")
+[ ${#benches[@]} -gt 0 ] || benches=(puzzles)
+[ -f .device-deps/unpack.sh ] && source .device-deps/unpack.sh
+dir=$root/build/gpu
+day=$(date -u +%F)
+summary=()
+note() { summary+=("$1"); echo "== $1"; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >"$out/gpu.txt" 2>&1
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1 | tr ' ' '-' | tr 'A-Z' 'a-z')
+device=${device:-unknown-gpu}
+
+if cmake -S . -B "$dir" -DTESSERA_BACKEND=cuda -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1 &&
+   cmake --build "$dir" -j "$(nproc)" >"$out/build.log" 2>&1; then
+  note "build: ok ($(grep -c 'spill' "$out/build.log") ptxas spill lines, $(grep -E '[1-9][0-9]* bytes spill' "$out/build.log" | wc -l) with spills)"
+else
+  note "build: FAILED (see build.log)"; tail -n 40 "$out/build.log"; printf '%s\n' "${summary[@]}"; exit 1
+fi
+
+rc=0
+( cd "$dir" && ctest --output-on-failure ) >"$out/ctest.log" 2>&1 || rc=1
+note "tests: $(grep -E 'tests passed' "$out/ctest.log" || echo 'no summary')"
+for t in "$dir"/tests/test_*; do
+  echo "$(basename "$t"): $("$t" --jobs=1 2>&1 | grep Synthesis)" >>"$out/tests-summary.txt"
+done
+
+if command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck synccheck; do
+    bad=0
+    for t in "$dir"/tests/test_contract "$dir"/tests/test_kernels "$dir"/tests/test_tiles; do
+      [ -x "$t" ] || continue
+      compute-sanitizer --tool "$tool" --error-exitcode 99 "$t" --jobs=1 >>"$out/sanitizer-$tool.log" 2>&1 || bad=1
+    done
+    note "compute-sanitizer $tool: $([ $bad = 0 ] && echo clean || echo ERRORS)"
+    [ $bad = 0 ] || rc=1
+  done
+fi
+
+for b in "${benches[@]}"; do
+  f="$out/${device}-${day}-${b}.jsonl"
+  if "$dir/bench/tessera-bench" "$b" --json >"$f" 2>"$out/bench-$b.err"; then
+    note "bench $b: $(wc -l <"$f") results -> $(basename "$f")"
+    "$dir/bench/tessera-bench" "$b" >"$out/bench-$b.txt" 2>&1 || true
+  else
+    note "bench $b: FAILED"; rc=1; cat "$out/bench-$b.err"
+  fi
+done
+
+echo
+for b in "${benches[@]}"; do [ -f "$out/bench-$b.txt" ] && cat "$out/bench-$b.txt"; done
+echo
+printf '%s\n' "${summary[@]}"
+cat "$out/tests-summary.txt" 2>/dev/null
+exit $rc

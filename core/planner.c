@@ -275,8 +275,8 @@ ts_status ts_plan_explain(const ts_device_props *device, const ts_kernel_resourc
                        device->shared_mem_reserved_per_block);
         break;
     case TS_LIMIT_BLOCKS:
-        ts_plan_append(&t, "the hardware holds at most %d blocks per %s",
-                       device->max_blocks_per_sm, place);
+        ts_plan_append(&t, "the hardware holds at most %d block%s per %s",
+                       device->max_blocks_per_sm, ts_plural(device->max_blocks_per_sm), place);
         break;
     }
     ts_plan_append(&t, "), so one wave holds %lld blocks; ", plan->blocks_per_wave);
@@ -302,7 +302,7 @@ ts_status ts_plan_explain(const ts_device_props *device, const ts_kernel_resourc
                        100.0 * plan->predicted_efficiency);
         return TS_SUCCESS;
     }
-    if (extra * 2 <= sm)
+    if (extra * 2 < sm)
         ts_plan_append(&t, "The busiest %s runs %lld block%s while most run %lld",
                        place, busiest, ts_plural(busiest), full);
     else

@@ -1,0 +1,43 @@
+/* What every benchmark of tessera-bench receives and returns: the options from the command line,
+ * the device it runs on, the stream and the report to write rows to. main.c owns the list of
+ * benchmarks; each one lives in its own file and is declared here. */
+#ifndef TESSERA_BENCH_BENCH_H
+#define TESSERA_BENCH_BENCH_H
+
+#include <tessera/tessera.h>
+
+#include "report.h"
+
+/* Options a benchmark may read. A value of -1 means "not given": each benchmark picks its own
+ * default, since a sensible size differs between a GPU and the host backend. */
+typedef struct bench_options {
+    int json;
+    int device;
+    int iters;
+    int reps;
+    int warmup;
+} bench_options;
+
+typedef struct bench_context {
+    bench_options options;
+    int device;
+    ts_device_props props;
+    ts_backend backend;
+    const char *backend_name;
+    ts_stream stream;
+    bench_report *report;
+} bench_context;
+
+/* A benchmark returns TS_SUCCESS or the first status that stopped it; it has already written the
+ * rows it measured. */
+typedef ts_status (*bench_fn)(bench_context *ctx);
+
+typedef struct bench_entry {
+    const char *name;
+    const char *summary;
+    bench_fn run;
+} bench_entry;
+
+ts_status bench_puzzles(bench_context *ctx);
+
+#endif

@@ -97,16 +97,26 @@ static ts_status puzzle_measure(bench_context *ctx, bench_timer *timer, puzzle_l
     return TS_SUCCESS;
 }
 
-/* Iterations for which the reference launch takes about TS_PUZZLE_TARGET_MS, from a rough time
- * of a shorter launch; the kernel's time is linear in the iterations. */
+/* Iterations for which the reference launch takes about TS_PUZZLE_TARGET_MS. Time is linear in
+ * the iterations plus a fixed launch cost, so two rough times give the line. */
 static ts_status puzzle_calibrate(bench_context *ctx, puzzle_launch *launch, int *iters)
 {
-    launch->iters = TS_PUZZLE_CALIBRATION_ITERS;
-    double ms = 0.0;
-    ts_status st = bench_estimate_ms(ctx->stream, puzzle_run, launch, 5, &ms);
+    const int n1 = TS_PUZZLE_CALIBRATION_ITERS, n2 = 4 * TS_PUZZLE_CALIBRATION_ITERS;
+    double t1 = 0.0, t2 = 0.0;
+    launch->iters = n1;
+    ts_status st = bench_estimate_ms(ctx->stream, puzzle_run, launch, 5, &t1);
+    launch->iters = n2;
+    if (st == TS_SUCCESS)
+        st = bench_estimate_ms(ctx->stream, puzzle_run, launch, 5, &t2);
     if (st != TS_SUCCESS)
         return st;
-    double scaled = ms > 0.0 ? TS_PUZZLE_CALIBRATION_ITERS * TS_PUZZLE_TARGET_MS / ms : 1e9;
+    double slope = (t2 - t1) / (n2 - n1);
+    double fixed = t1 - slope * n1;
+    double scaled;
+    if (slope > 0.0 && fixed >= 0.0 && fixed < TS_PUZZLE_TARGET_MS)
+        scaled = (TS_PUZZLE_TARGET_MS - fixed) / slope;
+    else /* noisy: fall back to proportional */
+        scaled = t2 > 0.0 ? n2 * TS_PUZZLE_TARGET_MS / t2 : 1e9;
     long long n = ((long long)scaled + 128) / 256 * 256;
     if (n < 256)
         n = 256;
@@ -197,10 +207,12 @@ ts_status bench_puzzles(bench_context *ctx)
                                "(reference: %lld blocks of %d threads).",
                           sms, full);
         puzzle_reference ref = {0.0, 1};
-        bench_report_heading(rep, "(a) the same threads in blocks of different sizes");
+        char title[128];
+        snprintf(title, sizeof title, "(a) the same %lld threads in blocks of different sizes",
+                 sms * full);
+        bench_report_heading(rep, title);
         for (int i = 0; i < nrows && st == TS_SUCCESS; i++) {
             if (i == part_b) {
-                char title[128];
                 snprintf(title, sizeof title, "(b) blocks of %d threads around the SM count (%lld)",
                          full, sms);
                 bench_report_heading(rep, title);

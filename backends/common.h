@@ -32,6 +32,11 @@ static inline ts_grid ts_grid_3d(unsigned x, unsigned y, unsigned z) {
  * needs 1024). */
 #define TS_SHARED_ALIGN 1024
 
+/* Register-tile layouts (backends/<name>/fragment_layout.h): row is the layout of an A operand
+ * and of the accumulator where the hardware allows, col that of a B operand. */
+#define TS_LAYOUT_ROW 1
+#define TS_LAYOUT_COL 2
+
 /* Fragment-layout functions are plain C that host-side tests call too, so their qualifier depends
  * on the compiler, not on the backend being built. */
 #if defined(__CUDACC__) || defined(__HIP__)

@@ -29,8 +29,8 @@ TS_DEVICE void ts_load_s2r_f32(float *rt, int rows, int cols, const float *st) {
     for (int s = 0; s < (rows / 16) * subcols; ++s) {
         TS_UNROLL
         for (int i = 0; i < TS_RT_SUB_ELEMS; ++i) {
-            const int r = (s / subcols) * 16 + ts_rt_layout_row(lane, i);
-            const int c = (s % subcols) * 16 + ts_rt_layout_col(lane, i);
+            const int r = (s / subcols) * 16 + ts_rt_layout_row(TS_LAYOUT_ROW, 4, lane, i);
+            const int c = (s % subcols) * 16 + ts_rt_layout_col(TS_LAYOUT_ROW, 4, lane, i);
             rt[s * TS_RT_SUB_ELEMS + i] = st[r * cols + c];
         }
     }
@@ -45,8 +45,8 @@ TS_DEVICE void ts_load_g2r_f32(float *rt, int rows, int cols, const float *src, 
     for (int s = 0; s < (rows / 16) * subcols; ++s) {
         TS_UNROLL
         for (int i = 0; i < TS_RT_SUB_ELEMS; ++i) {
-            const int r = (s / subcols) * 16 + ts_rt_layout_row(lane, i);
-            const int c = (s % subcols) * 16 + ts_rt_layout_col(lane, i);
+            const int r = (s / subcols) * 16 + ts_rt_layout_row(TS_LAYOUT_ROW, 4, lane, i);
+            const int c = (s % subcols) * 16 + ts_rt_layout_col(TS_LAYOUT_ROW, 4, lane, i);
             rt[s * TS_RT_SUB_ELEMS + i] =
                 (r < rows_valid && c < cols_valid) ? src[(long long)r * ld + c] : 0.0f;
         }
@@ -62,8 +62,8 @@ TS_DEVICE void ts_store_r2g_f32(float *dst, long long ld, const float *rt, int r
     for (int s = 0; s < (rows / 16) * subcols; ++s) {
         TS_UNROLL
         for (int i = 0; i < TS_RT_SUB_ELEMS; ++i) {
-            const int r = (s / subcols) * 16 + ts_rt_layout_row(lane, i);
-            const int c = (s % subcols) * 16 + ts_rt_layout_col(lane, i);
+            const int r = (s / subcols) * 16 + ts_rt_layout_row(TS_LAYOUT_ROW, 4, lane, i);
+            const int c = (s % subcols) * 16 + ts_rt_layout_col(TS_LAYOUT_ROW, 4, lane, i);
             if (r < rows_valid && c < cols_valid) dst[(long long)r * ld + c] = rt[s * TS_RT_SUB_ELEMS + i];
         }
     }

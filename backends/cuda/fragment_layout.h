@@ -1,15 +1,73 @@
-/* Where each element of a 16x16 register subtile lives on Hopper: the per-lane layout of the
- * mma.sync m16n8k16 accumulator (two n8 halves side by side), which is also the layout of its A
- * operand, so an accumulator converts to an A operand in place. Element i (0..7) of lane l. Plain C
- * so the layout-model tests run it on the CPU. */
+/* Where each element of a 16x16 register subtile lives on Hopper, for the two register layouts:
+ *  row: the mma.sync m16n8k16 A operand, which is also its accumulator (two n8 halves side by
+ *       side), so an accumulator becomes an A operand in place;
+ *  col: the B operand (k pairs in one register), which is the transpose of the row layout.
+ * Element i (0..7) of lane l, the same for 16- and 32-bit elements. Plain C so that the
+ * layout-model tests run it on the CPU, and the ops use the same functions on the GPU. */
 #ifndef TESSERA_BACKENDS_CUDA_FRAGMENT_LAYOUT_H
 #define TESSERA_BACKENDS_CUDA_FRAGMENT_LAYOUT_H
 
 #include "backends/common.h"
 
 #define TS_CUDA_RT_SUB_ELEMS 8
+#define TS_CUDA_RV_SLOTS 4
 
-TS_LAYOUT_FN int ts_cuda_rt_row(int lane, int i) { return (lane >> 2) + 8 * ((i >> 1) & 1); }
-TS_LAYOUT_FN int ts_cuda_rt_col(int lane, int i) { return 2 * (lane & 3) + (i & 1) + 8 * (i >> 2); }
+TS_LAYOUT_FN int ts_cuda_rt_row(int layout, int bytes, int lane, int i) {
+    (void)bytes;
+    return layout == TS_LAYOUT_ROW ? (lane >> 2) + 8 * ((i >> 1) & 1)
+                                   : 2 * (lane & 3) + (i & 1) + 8 * ((i >> 1) & 1);
+}
+
+TS_LAYOUT_FN int ts_cuda_rt_col(int layout, int bytes, int lane, int i) {
+    (void)bytes;
+    return layout == TS_LAYOUT_ROW ? 2 * (lane & 3) + (i & 1) + 8 * (i >> 2)
+                                   : (lane >> 2) + 8 * (i >> 2);
+}
+
+/* Lane-id bits that differ between lanes holding the same row (for row reductions) and the same
+ * column (for column reductions). */
+TS_LAYOUT_FN int ts_cuda_rt_row_lane_bits(int layout, int bytes) {
+    (void)bytes;
+    return layout == TS_LAYOUT_ROW ? 0x1c : 0x03;
+}
+TS_LAYOUT_FN int ts_cuda_rt_col_lane_bits(int layout, int bytes) {
+    (void)bytes;
+    return layout == TS_LAYOUT_ROW ? 0x03 : 0x1c;
+}
+
+/* A per-row vector keeps, in each lane, one slot per distinct row that lane holds in a subtile:
+ * the slot of element i, and the row (within the subtile) of slot s in lane l. Likewise for
+ * per-column vectors. */
+TS_LAYOUT_FN int ts_cuda_rv_row_slot(int layout, int bytes, int i) {
+    (void)bytes;
+    return layout == TS_LAYOUT_ROW ? (i >> 1) & 1 : i & 3;
+}
+TS_LAYOUT_FN int ts_cuda_rv_row_of_slot(int layout, int bytes, int lane, int s) {
+    (void)bytes;
+    return layout == TS_LAYOUT_ROW ? (lane >> 2) + 8 * s : 2 * (lane & 3) + (s & 1) + 8 * (s >> 1);
+}
+TS_LAYOUT_FN int ts_cuda_rv_row_slots(int layout, int bytes) {
+    (void)bytes;
+    return layout == TS_LAYOUT_ROW ? 2 : 4;
+}
+TS_LAYOUT_FN int ts_cuda_rv_col_slot(int layout, int bytes, int i) {
+    (void)bytes;
+    return layout == TS_LAYOUT_ROW ? (i & 1) + 2 * (i >> 2) : i >> 2;
+}
+TS_LAYOUT_FN int ts_cuda_rv_col_of_slot(int layout, int bytes, int lane, int s) {
+    (void)bytes;
+    return layout == TS_LAYOUT_ROW ? 2 * (lane & 3) + (s & 1) + 8 * (s >> 1) : (lane >> 2) + 8 * s;
+}
+TS_LAYOUT_FN int ts_cuda_rv_col_slots(int layout, int bytes) {
+    (void)bytes;
+    return layout == TS_LAYOUT_ROW ? 4 : 2;
+}
+
+/* Transposing a row-layout tile into a col-layout tile of the transposed shape keeps every element
+ * in its lane: element i of the source becomes element perm(i) of the destination. */
+TS_LAYOUT_FN int ts_cuda_rt_transpose_perm(int bytes, int i) {
+    (void)bytes;
+    return ((i >> 1) & 1) << 2 | ((i >> 2) & 1) << 1 | (i & 1);
+}
 
 #endif

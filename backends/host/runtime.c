@@ -1,0 +1,725 @@
+/* The host backend's runtime: the functions of backends/runtime.h for a CPU "device", and the
+ * launch engine behind TS_LAUNCH. A launch runs every block of the grid, a few blocks at a time,
+ * in an order shuffled from a seed, so that a kernel which depends on block order fails its tests.
+ * A block is one OS thread per warp around one shared-memory arena, with one mutex and one
+ * condition variable that every barrier of the block waits on. A wait that outlasts the deadlock
+ * timeout fails the block: its warps leave their threads at the next barrier and the launch
+ * returns TS_ERROR_DEADLOCK, so that a broken synchronization protocol ends a test instead of
+ * hanging it. Nothing here prints, exits or aborts. */
+#include "backends/host/runtime_host.h"
+#include "backends/runtime.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h> /* snprintf for the device name */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TS_HOST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TS_HOST_ASAN 1
+#endif
+#endif
+#if defined(TS_HOST_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
+
+/* Warp threads hold register tiles on their stacks, which are arrays on the host and can reach
+ * hundreds of KiB in a large kernel (more under AddressSanitizer's redzones). */
+#define TS_HOST_WARP_STACK_BYTES ((size_t)8 << 20)
+#define TS_HOST_MAX_CONCURRENCY 64
+/* The launch copies the parameter struct, as a GPU launch passes it by value; this alignment
+ * covers any member a parameter struct may align. */
+#define TS_HOST_PARAMS_ALIGN 256
+
+_Thread_local ts_host_warp *ts_host_current;
+
+/* ---- settings ------------------------------------------------------------------------------ */
+
+static pthread_once_t ts_host_settings_once = PTHREAD_ONCE_INIT;
+/* Written once under ts_host_settings_once, read-only afterwards. */
+static long ts_host_env_deadlock_ms;
+static unsigned long long ts_host_env_seed;
+static int ts_host_processors;
+static int ts_host_default_concurrency;
+
+static atomic_long ts_host_deadlock_ms;
+static atomic_ullong ts_host_seed;
+static atomic_int ts_host_concurrency;
+static atomic_int ts_host_thread_failure_countdown = -1;
+
+static void ts_host_settings_init(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1) n = 1;
+    ts_host_processors = n > INT_MAX ? INT_MAX : (int)n;
+    /* At least two blocks at once even on one processor, so that blocks really overlap. */
+    int c = ts_host_processors < 4 ? ts_host_processors : 4;
+    ts_host_default_concurrency = c < 2 ? 2 : c;
+
+    ts_host_env_deadlock_ms = TS_HOST_DEFAULT_DEADLOCK_MS;
+    const char *text = getenv("TS_HOST_DEADLOCK_MS");
+    if (text && *text) {
+        char *end = NULL;
+        errno = 0;
+        long ms = strtol(text, &end, 10);
+        if (errno == 0 && end && *end == '\0' && ms > 0) ts_host_env_deadlock_ms = ms;
+    }
+    ts_host_env_seed = TS_HOST_DEFAULT_SEED;
+    text = getenv("TS_HOST_SEED");
+    if (text && *text) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long seed = strtoull(text, &end, 0);
+        if (errno == 0 && end && *end == '\0') ts_host_env_seed = seed;
+    }
+    atomic_store(&ts_host_deadlock_ms, ts_host_env_deadlock_ms);
+    atomic_store(&ts_host_seed, ts_host_env_seed);
+    atomic_store(&ts_host_concurrency, ts_host_default_concurrency);
+}
+
+static void ts_host_settings(void) { (void)pthread_once(&ts_host_settings_once, ts_host_settings_init); }
+
+void ts_host_set_deadlock_timeout_ms(long ms) {
+    ts_host_settings();
+    atomic_store(&ts_host_deadlock_ms, ms > 0 ? ms : ts_host_env_deadlock_ms);
+}
+
+long ts_host_get_deadlock_timeout_ms(void) {
+    ts_host_settings();
+    return atomic_load(&ts_host_deadlock_ms);
+}
+
+void ts_host_set_seed(unsigned long long seed) {
+    ts_host_settings();
+    atomic_store(&ts_host_seed, seed);
+}
+
+unsigned long long ts_host_get_seed(void) {
+    ts_host_settings();
+    return atomic_load(&ts_host_seed);
+}
+
+void ts_host_set_block_concurrency(int n) {
+    ts_host_settings();
+    if (n <= 0) n = ts_host_default_concurrency;
+    if (n > TS_HOST_MAX_CONCURRENCY) n = TS_HOST_MAX_CONCURRENCY;
+    atomic_store(&ts_host_concurrency, n);
+}
+
+int ts_host_get_block_concurrency(void) {
+    ts_host_settings();
+    return atomic_load(&ts_host_concurrency);
+}
+
+void ts_host_fail_thread_creation_after(int n) {
+    atomic_store(&ts_host_thread_failure_countdown, n < 0 ? -1 : n);
+}
+
+/* pthread_create behind the fault-injection countdown of ts_host_fail_thread_creation_after. */
+static int ts_host_thread_create(pthread_t *thread, const pthread_attr_t *attr,
+                                 void *(*start)(void *), void *arg) {
+    int left = atomic_load(&ts_host_thread_failure_countdown);
+    while (left >= 0) {
+        if (atomic_compare_exchange_weak(&ts_host_thread_failure_countdown, &left,
+                                         left == 0 ? -1 : left - 1)) {
+            if (left == 0) return EAGAIN;
+            break;
+        }
+    }
+    return pthread_create(thread, attr, start, arg);
+}
+
+/* ---- a running block ----------------------------------------------------------------------- */
+
+struct ts_host_block {
+    pthread_mutex_t mutex;
+    /* One condition variable for every barrier of the block: a completion broadcasts and each
+     * waiter re-checks its own condition. Blocks have at most 32 warps, so the extra wake-ups are
+     * cheap, and a failure reaches every waiter with one broadcast. */
+    pthread_cond_t cond;
+    ts_status status; /* TS_SUCCESS until the block fails */
+    int warps;
+    long timeout_ms;
+    ts_host_kernel_fn kernel;
+    const void *params;
+    unsigned char *shared;
+    size_t shared_bytes;
+    /* Barriers count arrivals and a generation; a waiter waits for the generation to move, so a
+     * barrier is reusable as soon as it releases. */
+    int sync_arrived;
+    unsigned sync_generation;
+    int named_arrived[TS_NAMED_BARRIERS];
+    int named_warps[TS_NAMED_BARRIERS];
+    unsigned named_generation[TS_NAMED_BARRIERS];
+};
+
+_Noreturn static void ts_host_leave_locked(struct ts_host_block *b) {
+    (void)pthread_mutex_unlock(&b->mutex);
+    pthread_exit(NULL);
+}
+
+_Noreturn static void ts_host_fail_locked(struct ts_host_block *b, ts_status status) {
+    if (b->status == TS_SUCCESS) b->status = status;
+    (void)pthread_cond_broadcast(&b->cond);
+    ts_host_leave_locked(b);
+}
+
+_Noreturn void ts_host_fail(ts_status status) {
+    struct ts_host_block *b = ts_host_current->block;
+    (void)pthread_mutex_lock(&b->mutex);
+    ts_host_fail_locked(b, status == TS_SUCCESS ? TS_ERROR_LAUNCH_FAILED : status);
+}
+
+/* Locks the calling warp's block; a warp of a failed block leaves here. */
+static struct ts_host_block *ts_host_lock(void) {
+    struct ts_host_block *b = ts_host_current->block;
+    (void)pthread_mutex_lock(&b->mutex);
+    if (b->status != TS_SUCCESS) ts_host_leave_locked(b);
+    return b;
+}
+
+static void ts_host_unlock(struct ts_host_block *b) { (void)pthread_mutex_unlock(&b->mutex); }
+
+static void ts_host_deadline(const struct ts_host_block *b, struct timespec *deadline) {
+    (void)clock_gettime(CLOCK_MONOTONIC, deadline);
+    deadline->tv_sec += (time_t)(b->timeout_ms / 1000);
+    deadline->tv_nsec += (b->timeout_ms % 1000) * 1000000L;
+    if (deadline->tv_nsec >= 1000000000L) {
+        deadline->tv_sec += 1;
+        deadline->tv_nsec -= 1000000000L;
+    }
+}
+
+/* Sleeps until a broadcast or the deadline. Leaves the thread if the block failed meanwhile;
+ * returns nonzero once the deadline has passed, so that the caller declares a deadlock only if
+ * its condition still does not hold. */
+static int ts_host_wait(struct ts_host_block *b, const struct timespec *deadline) {
+    int rc = pthread_cond_timedwait(&b->cond, &b->mutex, deadline);
+    if (b->status != TS_SUCCESS) ts_host_leave_locked(b);
+    if (rc == ETIMEDOUT) return 1;
+    if (rc != 0) ts_host_fail_locked(b, TS_ERROR_RUNTIME);
+    return 0;
+}
+
+void ts_host_sync_block(void) {
+    struct ts_host_block *b = ts_host_lock();
+    unsigned generation = b->sync_generation;
+    if (++b->sync_arrived == b->warps) {
+        b->sync_arrived = 0;
+        b->sync_generation = generation + 1;
+        (void)pthread_cond_broadcast(&b->cond);
+    } else {
+        struct timespec deadline;
+        ts_host_deadline(b, &deadline);
+        while (b->sync_generation == generation) {
+            if (ts_host_wait(b, &deadline) && b->sync_generation == generation)
+                ts_host_fail_locked(b, TS_ERROR_DEADLOCK);
+        }
+    }
+    ts_host_unlock(b);
+}
+
+void ts_host_sync_named(int id, int warps) {
+    struct ts_host_block *b = ts_host_lock();
+    if (id < 0 || id >= TS_NAMED_BARRIERS || warps < 1 || warps > b->warps)
+        ts_host_fail_locked(b, TS_ERROR_LAUNCH_FAILED);
+    /* Every arrival of one use must name the same count; a GPU would misbehave otherwise. */
+    if (b->named_arrived[id] == 0)
+        b->named_warps[id] = warps;
+    else if (b->named_warps[id] != warps)
+        ts_host_fail_locked(b, TS_ERROR_LAUNCH_FAILED);
+    unsigned generation = b->named_generation[id];
+    if (++b->named_arrived[id] == warps) {
+        b->named_arrived[id] = 0;
+        b->named_generation[id] = generation + 1;
+        (void)pthread_cond_broadcast(&b->cond);
+    } else {
+        struct timespec deadline;
+        ts_host_deadline(b, &deadline);
+        while (b->named_generation[id] == generation) {
+            if (ts_host_wait(b, &deadline) && b->named_generation[id] == generation)
+                ts_host_fail_locked(b, TS_ERROR_DEADLOCK);
+        }
+    }
+    ts_host_unlock(b);
+}
+
+/* ---- the transaction barrier --------------------------------------------------------------- */
+
+/* A ts_tbar must lie in the block's shared memory, 8-byte aligned, as an mbarrier must; checking
+ * it here catches a barrier on the stack or in global memory that would only fail on a GPU. */
+static void ts_host_tbar_place(struct ts_host_block *b, const ts_tbar *bar) {
+    uintptr_t p = (uintptr_t)bar, base = (uintptr_t)b->shared;
+    if (p % 8 != 0 || p < base || b->shared_bytes < sizeof *bar ||
+        p - base > b->shared_bytes - sizeof *bar)
+        ts_host_fail_locked(b, TS_ERROR_LAUNCH_FAILED);
+}
+
+static void ts_host_tbar_check(struct ts_host_block *b, const ts_tbar *bar) {
+    ts_host_tbar_place(b, bar);
+    if (bar->magic != TS_HOST_TBAR_MAGIC) ts_host_fail_locked(b, TS_ERROR_LAUNCH_FAILED);
+}
+
+/* A phase completes when its arrivals and its bytes are all in; the next starts with the full
+ * count of arrivals and no bytes. */
+static void ts_host_tbar_advance(struct ts_host_block *b, ts_tbar *bar) {
+    if (bar->pending == 0 && bar->bytes == 0) {
+        bar->phase += 1;
+        bar->pending = bar->expected;
+        (void)pthread_cond_broadcast(&b->cond);
+    }
+}
+
+/* One arrival. An arrival beyond the expected count would underflow an mbarrier's count: on the
+ * host it fails the block. */
+static void ts_host_tbar_arrive_locked(struct ts_host_block *b, ts_tbar *bar, long long bytes) {
+    if (bar->pending <= 0) ts_host_fail_locked(b, TS_ERROR_LAUNCH_FAILED);
+    bar->pending -= 1;
+    bar->bytes += bytes;
+    ts_host_tbar_advance(b, bar);
+}
+
+void ts_host_tbar_init(ts_tbar *bar, int arrivals) {
+    struct ts_host_block *b = ts_host_lock();
+    ts_host_tbar_place(b, bar);
+    if (arrivals < 1) ts_host_fail_locked(b, TS_ERROR_LAUNCH_FAILED);
+    bar->magic = TS_HOST_TBAR_MAGIC;
+    bar->phase = 0;
+    bar->expected = arrivals;
+    bar->pending = arrivals;
+    bar->bytes = 0;
+    ts_host_unlock(b);
+}
+
+void ts_host_tbar_arrive(ts_tbar *bar) {
+    struct ts_host_block *b = ts_host_lock();
+    ts_host_tbar_check(b, bar);
+    ts_host_tbar_arrive_locked(b, bar, 0);
+    ts_host_unlock(b);
+}
+
+void ts_host_tbar_expect_bytes(ts_tbar *bar, unsigned bytes) {
+    struct ts_host_block *b = ts_host_lock();
+    ts_host_tbar_check(b, bar);
+    ts_host_tbar_arrive_locked(b, bar, (long long)bytes);
+    ts_host_unlock(b);
+}
+
+void ts_host_tbar_complete_bytes(ts_tbar *bar, unsigned bytes) {
+    struct ts_host_block *b = ts_host_lock();
+    ts_host_tbar_check(b, bar);
+    bar->bytes -= (long long)bytes;
+    ts_host_tbar_advance(b, bar);
+    ts_host_unlock(b);
+}
+
+/* The phase of parity `parity` has completed when the phase in progress has the other parity
+ * (mbarrier try_wait.parity): on a fresh barrier a wait on parity 1 returns at once, which is
+ * what lets a producer's first wait on an "empty" barrier pass. A waiter that finds the phase of
+ * its parity in progress waits for the phase number to move, so it cannot miss a completion even
+ * if two phases complete while it sleeps. */
+void ts_host_tbar_wait(ts_tbar *bar, int parity) {
+    struct ts_host_block *b = ts_host_lock();
+    ts_host_tbar_check(b, bar);
+    unsigned phase = bar->phase;
+    if ((phase & 1u) == ((unsigned)parity & 1u)) {
+        struct timespec deadline;
+        ts_host_deadline(b, &deadline);
+        while (bar->phase == phase) {
+            if (ts_host_wait(b, &deadline) && bar->phase == phase)
+                ts_host_fail_locked(b, TS_ERROR_DEADLOCK);
+        }
+    }
+    ts_host_unlock(b);
+}
+
+int ts_host_tbar_test(ts_tbar *bar, int parity) {
+    struct ts_host_block *b = ts_host_lock();
+    ts_host_tbar_check(b, bar);
+    int done = (bar->phase & 1u) != ((unsigned)parity & 1u);
+    ts_host_unlock(b);
+    /* A warp that polls lets the warps it waits for run; there are more threads than cores. */
+    if (!done) (void)sched_yield();
+    return done;
+}
+
+void ts_host_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_tbar *bar) {
+    struct ts_host_block *b = ts_host_current->block;
+    uintptr_t d = (uintptr_t)dst, base = (uintptr_t)b->shared;
+    /* The GPU copy engines fault on these; the host must not quietly accept them. */
+    if (d % 16 != 0 || (uintptr_t)src % 16 != 0 || bytes % 16 != 0) ts_host_fail(TS_ERROR_MISALIGNED);
+    if (d < base || bytes > b->shared_bytes || d - base > b->shared_bytes - bytes)
+        ts_host_fail(TS_ERROR_LAUNCH_FAILED);
+    if (bytes > 0) memcpy(dst, src, bytes);
+    ts_host_tbar_complete_bytes(bar, bytes);
+}
+
+/* ---- the launch engine --------------------------------------------------------------------- */
+
+/* One launch: what every block needs, and the queue of blocks in shuffled order. */
+typedef struct ts_host_grid_run {
+    ts_host_kernel_fn kernel;
+    const void *params;
+    ts_grid grid;
+    int warps;
+    size_t shared_bytes;
+    long timeout_ms;
+    const pthread_attr_t *warp_attr;
+    const uint32_t *order;
+    uint32_t blocks;
+    pthread_mutex_t mutex; /* guards next and status */
+    uint32_t next;
+    ts_status status; /* the first failure of any block; no new block starts after one */
+} ts_host_grid_run;
+
+static void *ts_host_warp_main(void *arg) {
+    ts_host_warp *warp = (ts_host_warp *)arg;
+    ts_host_current = warp;
+    warp->block->kernel(warp->block->params);
+    return NULL;
+}
+
+static size_t ts_host_round_up(size_t n, size_t unit) { return (n + unit - 1) / unit * unit; }
+
+/* Runs one block to its end: the arena, the warp threads, and the join. A failed block still joins
+ * every thread it created, since they all leave at their next barrier. */
+static ts_status ts_host_run_block(const ts_host_grid_run *run, uint32_t linear) {
+    int n = run->warps;
+    /* One alignment unit past the end is a redzone for reads beyond the requested size. */
+    size_t arena_bytes = ts_host_round_up(run->shared_bytes, TS_SHARED_ALIGN) + TS_SHARED_ALIGN;
+    unsigned char *arena = (unsigned char *)aligned_alloc(TS_SHARED_ALIGN, arena_bytes);
+    ts_host_warp *warps = (ts_host_warp *)calloc((size_t)n, sizeof *warps);
+    pthread_t *threads = (pthread_t *)calloc((size_t)n, sizeof *threads);
+    if (!arena || !warps || !threads) {
+        free(arena);
+        free(warps);
+        free(threads);
+        return TS_ERROR_OUT_OF_MEMORY;
+    }
+    memset(arena, TS_HOST_SHARED_POISON, arena_bytes);
+#if defined(TS_HOST_ASAN)
+    ASAN_POISON_MEMORY_REGION(arena + run->shared_bytes, arena_bytes - run->shared_bytes);
+#endif
+
+    struct ts_host_block block;
+    memset(&block, 0, sizeof block);
+    block.status = TS_SUCCESS;
+    block.warps = n;
+    block.timeout_ms = run->timeout_ms;
+    block.kernel = run->kernel;
+    block.params = run->params;
+    block.shared = arena;
+    block.shared_bytes = run->shared_bytes;
+
+    ts_status status = TS_SUCCESS;
+    int have_mutex = 0, have_cond = 0;
+    pthread_condattr_t cond_attr;
+    if (pthread_mutex_init(&block.mutex, NULL) == 0) have_mutex = 1;
+    if (have_mutex && pthread_condattr_init(&cond_attr) == 0) {
+        if (pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC) == 0 &&
+            pthread_cond_init(&block.cond, &cond_attr) == 0)
+            have_cond = 1;
+        (void)pthread_condattr_destroy(&cond_attr);
+    }
+    if (!have_cond) status = TS_ERROR_RUNTIME;
+
+    if (status == TS_SUCCESS) {
+        unsigned gx = run->grid.x, gy = run->grid.y;
+        for (int i = 0; i < n; ++i) {
+            warps[i].block = &block;
+            warps[i].shared = arena;
+            warps[i].warp_id = i;
+            warps[i].num_warps = n;
+            warps[i].block_x = (int)(linear % gx);
+            warps[i].block_y = (int)(linear / gx % gy);
+            warps[i].block_z = (int)(linear / gx / gy);
+            warps[i].grid_x = (int)run->grid.x;
+            warps[i].grid_y = (int)run->grid.y;
+            warps[i].grid_z = (int)run->grid.z;
+        }
+        int created = 0;
+        for (; created < n; ++created) {
+            if (ts_host_thread_create(&threads[created], run->warp_attr, ts_host_warp_main,
+                                      &warps[created]) != 0) {
+                /* Warps already running would wait for the missing ones: fail the block so that
+                 * they leave at their next barrier. */
+                (void)pthread_mutex_lock(&block.mutex);
+                if (block.status == TS_SUCCESS) block.status = TS_ERROR_RUNTIME;
+                (void)pthread_cond_broadcast(&block.cond);
+                (void)pthread_mutex_unlock(&block.mutex);
+                break;
+            }
+        }
+        for (int i = 0; i < created; ++i) (void)pthread_join(threads[i], NULL);
+        status = block.status;
+    }
+
+    if (have_cond) (void)pthread_cond_destroy(&block.cond);
+    if (have_mutex) (void)pthread_mutex_destroy(&block.mutex);
+#if defined(TS_HOST_ASAN)
+    ASAN_UNPOISON_MEMORY_REGION(arena, arena_bytes);
+#endif
+    free(arena);
+    free(warps);
+    free(threads);
+    return status;
+}
+
+/* Takes blocks off the shuffled queue until it is empty or a block has failed. */
+static void *ts_host_runner(void *arg) {
+    ts_host_grid_run *run = (ts_host_grid_run *)arg;
+    for (;;) {
+        (void)pthread_mutex_lock(&run->mutex);
+        if (run->status != TS_SUCCESS || run->next >= run->blocks) {
+            (void)pthread_mutex_unlock(&run->mutex);
+            break;
+        }
+        uint32_t linear = run->order[run->next++];
+        (void)pthread_mutex_unlock(&run->mutex);
+
+        ts_status status = ts_host_run_block(run, linear);
+        if (status != TS_SUCCESS) {
+            (void)pthread_mutex_lock(&run->mutex);
+            if (run->status == TS_SUCCESS) run->status = status;
+            (void)pthread_mutex_unlock(&run->mutex);
+        }
+    }
+    return NULL;
+}
+
+static uint64_t ts_host_splitmix64(uint64_t *state) {
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Fisher-Yates over the linear block ids. */
+static void ts_host_shuffle(uint32_t *order, uint32_t n, unsigned long long seed) {
+    uint64_t state = seed;
+    for (uint32_t i = 0; i < n; ++i) order[i] = i;
+    for (uint32_t i = n - 1; n > 1 && i > 0; --i) {
+        uint64_t r = ts_host_splitmix64(&state) >> 32;
+        uint32_t j = (uint32_t)((r * ((uint64_t)i + 1)) >> 32);
+        uint32_t t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
+ts_status ts_host_launch(ts_host_kernel_fn kernel, ts_grid grid, int warps, int max_warps,
+                         size_t shared_bytes, ts_stream stream, const void *params,
+                         size_t params_size) {
+    (void)stream; /* work is synchronous: every stream is already in order */
+    if (!kernel || (!params && params_size > 0)) return TS_ERROR_NULL_POINTER;
+    if (warps < 1 || warps > max_warps || warps > TS_HOST_MAX_WARPS) return TS_ERROR_RESOURCES;
+    if (grid.x < 1 || grid.y < 1 || grid.z < 1) return TS_ERROR_INVALID_SIZE;
+    /* The GPU's grid limits, so that a launch refused there is refused here too. */
+    if (grid.x > 2147483647u || grid.y > 65535u || grid.z > 65535u) return TS_ERROR_SIZE_OVERFLOW;
+    if (shared_bytes > TS_HOST_MAX_SHARED_BYTES) return TS_ERROR_RESOURCES;
+    uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
+    /* The shuffled queue holds one 32-bit id per block. */
+    if (blocks > UINT32_MAX) return TS_ERROR_UNSUPPORTED;
+
+    ts_host_settings();
+    size_t params_bytes = ts_host_round_up(params_size > 0 ? params_size : 1, TS_HOST_PARAMS_ALIGN);
+    void *params_copy = aligned_alloc(TS_HOST_PARAMS_ALIGN, params_bytes);
+    uint32_t *order = (uint32_t *)malloc((size_t)blocks * sizeof *order);
+    if (!params_copy || !order) {
+        free(params_copy);
+        free(order);
+        return TS_ERROR_OUT_OF_MEMORY;
+    }
+    memset(params_copy, 0, params_bytes);
+    if (params_size > 0) memcpy(params_copy, params, params_size);
+    ts_host_shuffle(order, (uint32_t)blocks, atomic_load(&ts_host_seed));
+
+    ts_status status = TS_SUCCESS;
+    pthread_attr_t warp_attr;
+    int have_attr = pthread_attr_init(&warp_attr) == 0;
+    if (!have_attr || pthread_attr_setstacksize(&warp_attr, TS_HOST_WARP_STACK_BYTES) != 0)
+        status = TS_ERROR_RUNTIME;
+
+    ts_host_grid_run run;
+    memset(&run, 0, sizeof run);
+    run.kernel = kernel;
+    run.params = params_copy;
+    run.grid = grid;
+    run.warps = warps;
+    run.shared_bytes = shared_bytes;
+    run.timeout_ms = atomic_load(&ts_host_deadlock_ms);
+    run.warp_attr = &warp_attr;
+    run.order = order;
+    run.blocks = (uint32_t)blocks;
+    run.status = status;
+    int have_mutex = status == TS_SUCCESS && pthread_mutex_init(&run.mutex, NULL) == 0;
+    if (!have_mutex) status = TS_ERROR_RUNTIME;
+
+    if (status == TS_SUCCESS) {
+        int runners = atomic_load(&ts_host_concurrency);
+        if ((uint64_t)runners > blocks) runners = (int)blocks;
+        /* The calling thread is one of the runners. */
+        pthread_t helpers[TS_HOST_MAX_CONCURRENCY];
+        int started = 0;
+        for (int i = 1; i < runners; ++i) {
+            if (ts_host_thread_create(&helpers[started], NULL, ts_host_runner, &run) != 0) {
+                (void)pthread_mutex_lock(&run.mutex);
+                if (run.status == TS_SUCCESS) run.status = TS_ERROR_RUNTIME;
+                (void)pthread_mutex_unlock(&run.mutex);
+                break;
+            }
+            ++started;
+        }
+        (void)ts_host_runner(&run);
+        for (int i = 0; i < started; ++i) (void)pthread_join(helpers[i], NULL);
+        status = run.status;
+    }
+
+    if (have_mutex) (void)pthread_mutex_destroy(&run.mutex);
+    if (have_attr) (void)pthread_attr_destroy(&warp_attr);
+    free(order);
+    free(params_copy);
+    return status;
+}
+
+/* ---- the runtime functions of backends/runtime.h ------------------------------------------- */
+
+struct ts_stream_opaque {
+    int unused; /* streams have nothing to hold: host work runs when it is submitted */
+};
+
+struct ts_event_opaque {
+    int recorded;
+    struct timespec when;
+};
+
+ts_backend ts_backend_id(void) { return TS_BACKEND_HOST; }
+
+ts_status ts_backend_device_count(int *count) {
+    *count = 1;
+    return TS_SUCCESS;
+}
+
+ts_status ts_backend_device_props(int device, ts_device_props *props) {
+    if (device != 0) return TS_ERROR_INVALID_DEVICE;
+    ts_host_settings();
+    memset(props, 0, sizeof *props);
+    (void)snprintf(props->name, sizeof props->name, "host CPU (%d threads)", ts_host_processors);
+    (void)snprintf(props->arch, sizeof props->arch, "host");
+    props->backend = TS_BACKEND_HOST;
+    /* An "SM" is a slot of the block pool: that many blocks run at once. */
+    props->sm_count = atomic_load(&ts_host_concurrency);
+    props->warp_lanes = 1;
+    props->partitions_per_sm = 1;
+    props->max_threads_per_block = TS_HOST_MAX_WARPS; /* one thread per warp */
+    props->max_warps_per_sm = TS_HOST_MAX_WARPS;
+    props->max_blocks_per_sm = 1;
+    props->regs_per_sm = 65536;
+    props->max_regs_per_thread = 255;
+    props->reg_alloc_unit = 1;
+    props->shared_mem_per_block = TS_HOST_MAX_SHARED_BYTES;
+    props->shared_mem_per_sm = TS_HOST_SHARED_PER_SM;
+    props->shared_mem_reserved_per_block = 0;
+    props->l2_bytes = 0;
+    long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page_size > 0) props->global_mem_bytes = (size_t)pages * (size_t)page_size;
+    props->clock_khz = 0;
+    props->memory_clock_khz = 0;
+    props->memory_bus_bits = 0;
+    return TS_SUCCESS;
+}
+
+ts_status ts_backend_device_set(int device) {
+    return device == 0 ? TS_SUCCESS : TS_ERROR_INVALID_DEVICE;
+}
+
+ts_status ts_backend_device_get(int *device) {
+    *device = 0;
+    return TS_SUCCESS;
+}
+
+ts_status ts_backend_device_synchronize(void) { return TS_SUCCESS; }
+
+ts_status ts_backend_malloc(void **ptr, size_t bytes) {
+    *ptr = NULL;
+    if (bytes == 0) return TS_ERROR_INVALID_SIZE;
+    if (bytes > SIZE_MAX - 255) return TS_ERROR_OUT_OF_MEMORY;
+    /* aligned_alloc wants a multiple of the alignment; 256 matches what GPU allocators give. */
+    *ptr = aligned_alloc(256, ts_host_round_up(bytes, 256));
+    return *ptr ? TS_SUCCESS : TS_ERROR_OUT_OF_MEMORY;
+}
+
+ts_status ts_backend_free(void *ptr) {
+    free(ptr);
+    return TS_SUCCESS;
+}
+
+ts_status ts_backend_memcpy(void *dst, const void *src, size_t bytes, ts_memcpy_kind kind,
+                            ts_stream stream, int async) {
+    (void)kind; /* host and "device" memory are the same memory */
+    (void)stream;
+    (void)async;
+    if (bytes > 0) memcpy(dst, src, bytes);
+    return TS_SUCCESS;
+}
+
+ts_status ts_backend_memset(void *dst, int value, size_t bytes, ts_stream stream, int async) {
+    (void)stream;
+    (void)async;
+    if (bytes > 0) memset(dst, value, bytes);
+    return TS_SUCCESS;
+}
+
+ts_status ts_backend_stream_create(ts_stream *stream) {
+    *stream = (ts_stream)calloc(1, sizeof(struct ts_stream_opaque));
+    return *stream ? TS_SUCCESS : TS_ERROR_OUT_OF_MEMORY;
+}
+
+ts_status ts_backend_stream_destroy(ts_stream stream) {
+    free(stream);
+    return TS_SUCCESS;
+}
+
+ts_status ts_backend_stream_synchronize(ts_stream stream) {
+    (void)stream;
+    return TS_SUCCESS;
+}
+
+ts_status ts_backend_event_create(ts_event *event) {
+    *event = (ts_event)calloc(1, sizeof(struct ts_event_opaque));
+    return *event ? TS_SUCCESS : TS_ERROR_OUT_OF_MEMORY;
+}
+
+ts_status ts_backend_event_destroy(ts_event event) {
+    free(event);
+    return TS_SUCCESS;
+}
+
+ts_status ts_backend_event_record(ts_event event, ts_stream stream) {
+    (void)stream;
+    if (clock_gettime(CLOCK_MONOTONIC, &event->when) != 0) return TS_ERROR_RUNTIME;
+    event->recorded = 1;
+    return TS_SUCCESS;
+}
+
+ts_status ts_backend_event_synchronize(ts_event event) {
+    (void)event;
+    return TS_SUCCESS;
+}
+
+/* An event never recorded has no time, as a CUDA event gives cudaErrorInvalidResourceHandle. */
+ts_status ts_backend_event_elapsed_ms(float *ms, ts_event start, ts_event end) {
+    if (!start->recorded || !end->recorded) return TS_ERROR_INVALID_VALUE;
+    double seconds = (double)(end->when.tv_sec - start->when.tv_sec) +
+                     (double)(end->when.tv_nsec - start->when.tv_nsec) * 1e-9;
+    *ms = (float)(seconds * 1e3);
+    return TS_SUCCESS;
+}

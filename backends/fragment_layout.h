@@ -1,22 +1,26 @@
 /* Backend-neutral names for the register-tile fragment layout of the backend being built: how
  * many elements of a 16x16 subtile each lane holds, where element i of a lane sits, which lanes
- * share a row or column, and the slots of per-row and per-column vectors. Each function takes the
+ * share a row or column, the slots of per-row and per-column vectors, and the placement of
+ * shared-tile elements (ts_st_offset). Each function takes the
  * layout (TS_LAYOUT_ROW or TS_LAYOUT_COL) and the element size in bytes (2 or 4). */
 #ifndef TESSERA_BACKENDS_FRAGMENT_LAYOUT_H
 #define TESSERA_BACKENDS_FRAGMENT_LAYOUT_H
 
 #if defined(TESSERA_BACKEND_CUDA)
 #include "backends/cuda/fragment_layout.h"
+#include "backends/cuda/shared_layout.h"
 #define TS_LAYOUT_PREFIX(name) ts_cuda_##name
 #define TS_RT_SUB_ELEMS TS_CUDA_RT_SUB_ELEMS
 #define TS_RV_SLOTS TS_CUDA_RV_SLOTS
 #elif defined(TESSERA_BACKEND_HIP)
 #include "backends/hip/fragment_layout.h"
+#include "backends/hip/shared_layout.h"
 #define TS_LAYOUT_PREFIX(name) ts_hip_##name
 #define TS_RT_SUB_ELEMS TS_HIP_RT_SUB_ELEMS
 #define TS_RV_SLOTS TS_HIP_RV_SLOTS
 #elif defined(TESSERA_BACKEND_HOST)
 #include "backends/host/fragment_layout.h"
+#include "backends/host/shared_layout.h"
 #define TS_LAYOUT_PREFIX(name) ts_host_##name
 #define TS_RT_SUB_ELEMS TS_HOST_RT_SUB_ELEMS
 #define TS_RV_SLOTS TS_HOST_RV_SLOTS
@@ -35,5 +39,6 @@
 #define ts_rv_col_of_slot TS_LAYOUT_PREFIX(rv_col_of_slot)
 #define ts_rv_col_slots TS_LAYOUT_PREFIX(rv_col_slots)
 #define ts_rt_transpose_perm TS_LAYOUT_PREFIX(rt_transpose_perm)
+#define ts_st_offset TS_LAYOUT_PREFIX(st_offset)
 
 #endif

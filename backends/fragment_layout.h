@@ -40,5 +40,8 @@
 #define ts_rv_col_slots TS_LAYOUT_PREFIX(rv_col_slots)
 #define ts_rt_transpose_perm TS_LAYOUT_PREFIX(rt_transpose_perm)
 #define ts_st_offset TS_LAYOUT_PREFIX(st_offset)
+#define ts_rt_lane_of TS_LAYOUT_PREFIX(rt_lane_of)
+#define ts_rt_elem_of TS_LAYOUT_PREFIX(rt_elem_of)
+#define ts_rt_same_positions TS_LAYOUT_PREFIX(rt_same_positions)
 
 #endif

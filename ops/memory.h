@@ -1,84 +1,232 @@
-/* Loads and stores of fp32 tiles between global memory, shared tiles and register tiles, at warp
- * scope, destination first. Bounds are given as the rows and columns still inside the matrix from
- * the tile's origin: elements past them are zero-filled on load and skipped on store, so ragged
- * shapes never touch memory out of bounds. */
+/* Loads and stores of tiles between global memory, shared tiles and register tiles, destination
+ * first:
+ *   ts_load_g2r(rt, gl, b, h, tile_row, tile_col)    global -> registers (warp)
+ *   ts_store_r2g(gl, rt, b, h, tile_row, tile_col)   registers -> global (warp)
+ *   ts_load_g2s(st, gl, b, h, tile_row, tile_col)    global -> shared (warp; _group for several)
+ *   ts_store_s2g(gl, st, b, h, tile_row, tile_col)   shared -> global (warp; _group for several)
+ *   ts_load_s2r(rt, st)  / ts_store_r2s(st, rt)      shared <-> registers (warp)
+ *   ts_load_s2r_at(rt, st, row0, col0) / ts_store_r2s_at(st, rt, row0, col0)
+ *                                                    a register tile's worth at an offset of a
+ *                                                    larger shared tile (a warp's rows of a
+ *                                                    warpgroup tile)
+ * Tile coordinates are in units of the tile's shape. Elements past the global layout's rows and
+ * columns are zero-filled on load and skipped on store, so ragged shapes never touch memory out of
+ * bounds. The global layout's dtype must be the tile's (launchers check it). These are the
+ * portable element-wise forms, built on the layout functions; they serve every dtype and layout. */
 #ifndef TESSERA_OPS_MEMORY_H
 #define TESSERA_OPS_MEMORY_H
 
+#include <string.h>
+
+#include "tiles/global_layout.h"
 #include "tiles/register_tile.h"
 #include "tiles/shared_tile.h"
 
-/* Global -> shared: the warp's lanes stride over the tile row by row, so a warp reads whole rows
- * of global memory at once. */
-TS_DEVICE void ts_load_g2s_f32(float *st, int rows, int cols, const float *src, long long ld,
-                               int rows_valid, int cols_valid) {
-    const int lane = ts_lane_id();
-    TS_UNROLL
-    for (int idx = lane; idx < rows * cols; idx += TS_WARP_LANES) {
-        const int r = idx / cols, c = idx % cols;
-        st[idx] = (r < rows_valid && c < cols_valid) ? src[(long long)r * ld + c] : 0.0f;
-    }
-    ts_sync_warp();
+/* ---- raw element access ---------------------------------------------------------------------- */
+
+/* fp32 values travel as their bits, through memcpy so that no float object is read through an
+ * integer lvalue (which C's aliasing rules forbid and GCC exploits). */
+TS_DEVICE unsigned ts_f32_bits(float f) {
+    unsigned u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+TS_DEVICE float ts_bits_f32(unsigned u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
 }
 
-/* Shared -> registers: each lane picks its fragment elements out of the row-major tile. */
-TS_DEVICE void ts_load_s2r_f32(float *rt, int rows, int cols, const float *st) {
-    const int lane = ts_lane_id();
-    const int subcols = cols / 16;
+/* Element `idx` of an array of `bytes`-byte elements (floats or 16-bit values), as raw bits. */
+TS_DEVICE unsigned ts_raw_get(const void *p, int bytes, long long idx) {
+    if (bytes == 4) return ts_f32_bits(((const float *)p)[idx]);
+    return ((const unsigned short *)p)[idx];
+}
+TS_DEVICE void ts_raw_set(void *p, int bytes, long long idx, unsigned bits) {
+    if (bytes == 4)
+        ((float *)p)[idx] = ts_bits_f32(bits);
+    else
+        ((unsigned short *)p)[idx] = (unsigned short)bits;
+}
+
+/* Element e of a lane's register-tile storage (floats, or 16-bit pairs in words), as raw bits. */
+TS_DEVICE unsigned ts_rt_raw_get(const void *data, int bytes, int e) {
+    if (bytes == 4) return ts_f32_bits(((const float *)data)[e]);
+    return ts_rt16_get((const unsigned *)data, e);
+}
+TS_DEVICE void ts_rt_raw_set(void *data, int bytes, int e, unsigned bits) {
+    if (bytes == 4)
+        ((float *)data)[e] = ts_bits_f32(bits);
+    else
+        ts_rt16_set((unsigned *)data, e, (unsigned short)bits);
+}
+
+/* ---- global <-> registers -------------------------------------------------------------------- */
+
+TS_DEVICE void ts_load_g2r_impl(void *rt, ts_rt_desc d, const ts_gl *g, long long b, long long h,
+                                long long row0, long long col0) {
+    const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);
+    const long long rows_left = g->rows - row0, cols_left = g->cols - col0;
+    const unsigned char *base = (const unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * bytes;
     TS_UNROLL
-    for (int s = 0; s < (rows / 16) * subcols; ++s) {
+    for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
+        const int r = ts_rt_elem_row(d, lane, e), c = ts_rt_elem_col(d, lane, e);
+        const unsigned bits = (r < rows_left && c < cols_left) ? ts_raw_get(base, bytes, r * g->stride_row + c) : 0u;
+        ts_rt_raw_set(rt, bytes, e, bits);
+    }
+}
+
+TS_DEVICE void ts_store_r2g_impl(const ts_gl *g, const void *rt, ts_rt_desc d, long long b, long long h,
+                                 long long row0, long long col0) {
+    const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);
+    const long long rows_left = g->rows - row0, cols_left = g->cols - col0;
+    unsigned char *base = (unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * bytes;
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
+        const int r = ts_rt_elem_row(d, lane, e), c = ts_rt_elem_col(d, lane, e);
+        if (r < rows_left && c < cols_left) ts_raw_set(base, bytes, r * g->stride_row + c, ts_rt_raw_get(rt, bytes, e));
+    }
+}
+
+#define ts_load_g2r(dst, gl, b, h, tile_row, tile_col)                                             \
+    ts_load_g2r_impl(TS_RT_DATA(dst), TS_RT_DESC(dst), (gl), (b), (h),                             \
+                     (long long)(tile_row) * TS_RT_ROWS(dst), (long long)(tile_col) * TS_RT_COLS(dst))
+#define ts_store_r2g(gl, src, b, h, tile_row, tile_col)                                            \
+    ts_store_r2g_impl((gl), TS_RT_CDATA(src), TS_RT_DESC(src), (b), (h),                           \
+                      (long long)(tile_row) * TS_RT_ROWS(src), (long long)(tile_col) * TS_RT_COLS(src))
+
+/* ---- global <-> shared ----------------------------------------------------------------------- */
+
+/* `threads` threads of the block, numbered `thread`, share the copy: consecutive threads take
+ * consecutive columns so a warp reads contiguous global memory. */
+TS_DEVICE void ts_load_g2s_impl(void *st, ts_st_desc d, const ts_gl *g, long long b, long long h,
+                                long long row0, long long col0, int thread, int threads) {
+    const int bytes = TS_DTYPE_BYTES(d.dtype);
+    const long long rows_left = g->rows - row0, cols_left = g->cols - col0;
+    const unsigned char *base = (const unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * bytes;
+    for (int idx = thread; idx < d.rows * d.cols; idx += threads) {
+        const int r = idx / d.cols, c = idx % d.cols;
+        const unsigned bits = (r < rows_left && c < cols_left) ? ts_raw_get(base, bytes, r * g->stride_row + c) : 0u;
+        ts_raw_set(st, bytes, ts_st_index(d, r, c), bits);
+    }
+}
+
+TS_DEVICE void ts_store_s2g_impl(const ts_gl *g, const void *st, ts_st_desc d, long long b, long long h,
+                                 long long row0, long long col0, int thread, int threads) {
+    const int bytes = TS_DTYPE_BYTES(d.dtype);
+    const long long rows_left = g->rows - row0, cols_left = g->cols - col0;
+    unsigned char *base = (unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * bytes;
+    for (int idx = thread; idx < d.rows * d.cols; idx += threads) {
+        const int r = idx / d.cols, c = idx % d.cols;
+        if (r < rows_left && c < cols_left)
+            ts_raw_set(base, bytes, r * g->stride_row + c, ts_raw_get(st, bytes, ts_st_index(d, r, c)));
+    }
+}
+
+/* Warp scope: the calling warp alone; its lanes see the data after the op returns. */
+#define ts_load_g2s(dst, gl, b, h, tile_row, tile_col)                                             \
+    do {                                                                                           \
+        ts_load_g2s_impl(TS_ST_DATA(dst), TS_ST_DESC(dst), (gl), (b), (h),                         \
+                         (long long)(tile_row) * TS_ST_ROWS(dst),                                  \
+                         (long long)(tile_col) * TS_ST_COLS(dst), ts_lane_id(), TS_WARP_LANES);    \
+        ts_sync_warp();                                                                            \
+    } while (0)
+#define ts_store_s2g(gl, src, b, h, tile_row, tile_col)                                            \
+    ts_store_s2g_impl((gl), TS_ST_CDATA(src), TS_ST_DESC(src), (b), (h),                           \
+                      (long long)(tile_row) * TS_ST_ROWS(src), (long long)(tile_col) * TS_ST_COLS(src), \
+                      ts_lane_id(), TS_WARP_LANES)
+
+/* Group scope: `warps` warps starting at warp `first_warp` share the copy; the caller
+ * synchronizes them (ts_sync_named or ts_sync_block) before anyone reads the tile. */
+#define ts_load_g2s_group(dst, gl, b, h, tile_row, tile_col, first_warp, warps)                    \
+    ts_load_g2s_impl(TS_ST_DATA(dst), TS_ST_DESC(dst), (gl), (b), (h),                             \
+                     (long long)(tile_row) * TS_ST_ROWS(dst), (long long)(tile_col) * TS_ST_COLS(dst), \
+                     (ts_warp_id() - (first_warp)) * TS_WARP_LANES + ts_lane_id(),                 \
+                     (warps) * TS_WARP_LANES)
+#define ts_store_s2g_group(gl, src, b, h, tile_row, tile_col, first_warp, warps)                   \
+    ts_store_s2g_impl((gl), TS_ST_CDATA(src), TS_ST_DESC(src), (b), (h),                           \
+                      (long long)(tile_row) * TS_ST_ROWS(src), (long long)(tile_col) * TS_ST_COLS(src), \
+                      (ts_warp_id() - (first_warp)) * TS_WARP_LANES + ts_lane_id(),                \
+                      (warps) * TS_WARP_LANES)
+
+/* ---- shared <-> registers -------------------------------------------------------------------- */
+
+TS_DEVICE void ts_load_s2r_impl(void *rt, ts_rt_desc d, const void *st, ts_st_desc sd, int row0, int col0) {
+    const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
+        const int r = row0 + ts_rt_elem_row(d, lane, e), c = col0 + ts_rt_elem_col(d, lane, e);
+        ts_rt_raw_set(rt, bytes, e, ts_raw_get(st, bytes, ts_st_index(sd, r, c)));
+    }
+}
+
+TS_DEVICE void ts_store_r2s_impl(void *st, ts_st_desc sd, const void *rt, ts_rt_desc d, int row0, int col0) {
+    const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
+        const int r = row0 + ts_rt_elem_row(d, lane, e), c = col0 + ts_rt_elem_col(d, lane, e);
+        ts_raw_set(st, bytes, ts_st_index(sd, r, c), ts_rt_raw_get(rt, bytes, e));
+    }
+}
+
+#define TS_CHECK_RT_ST_DTYPES(rt, st)                                                              \
+    TS_STATIC_ASSERT(TS_RT_DTYPE(rt) == TS_ST_DTYPE(st), "register and shared tile dtypes differ")
+#define TS_CHECK_RT_ST_FITS(rt, st)                                                                \
+    TS_STATIC_ASSERT(TS_RT_ROWS(rt) <= TS_ST_ROWS(st) && TS_RT_COLS(rt) <= TS_ST_COLS(st),         \
+                     "register tile larger than the shared tile")
+
+#define ts_load_s2r_at(dst, src, row0, col0)                                                       \
+    do {                                                                                           \
+        TS_CHECK_RT_ST_DTYPES(dst, src);                                                           \
+        TS_CHECK_RT_ST_FITS(dst, src);                                                             \
+        ts_load_s2r_impl(TS_RT_DATA(dst), TS_RT_DESC(dst), TS_ST_CDATA(src), TS_ST_DESC(src), (row0), (col0)); \
+    } while (0)
+#define ts_store_r2s_at(dst, src, row0, col0)                                                      \
+    do {                                                                                           \
+        TS_CHECK_RT_ST_DTYPES(src, dst);                                                           \
+        TS_CHECK_RT_ST_FITS(src, dst);                                                             \
+        ts_store_r2s_impl(TS_ST_DATA(dst), TS_ST_DESC(dst), TS_RT_CDATA(src), TS_RT_DESC(src), (row0), (col0)); \
+        ts_sync_warp();                                                                            \
+    } while (0)
+#define ts_load_s2r(dst, src) ts_load_s2r_at(dst, src, 0, 0)
+#define ts_store_r2s(dst, src) ts_store_r2s_at(dst, src, 0, 0)
+
+/* ---- register vectors <-> global ------------------------------------------------------------ */
+
+#include "tiles/register_vector.h"
+
+/* Vector entries i0 .. i0 + LEN - 1 of a plain fp32 array of n entries; entries past n load as 0
+ * and are not stored. Of the lanes holding the same entry, only the one whose shared lane bits are
+ * zero stores it. */
+TS_DEVICE void ts_rv_load_impl(float *v, int len, int axis, int layout, const float *src, long long i0, long long n) {
+    const int lane = ts_lane_id();
+    TS_UNROLL
+    for (int blk = 0; blk < len / 16; ++blk) {
         TS_UNROLL
-        for (int i = 0; i < TS_RT_SUB_ELEMS; ++i) {
-            const int r = (s / subcols) * 16 + ts_rt_layout_row(TS_LAYOUT_ROW, 4, lane, i);
-            const int c = (s % subcols) * 16 + ts_rt_layout_col(TS_LAYOUT_ROW, 4, lane, i);
-            rt[s * TS_RT_SUB_ELEMS + i] = st[r * cols + c];
+        for (int s = 0; s < TS_RV_SLOTS; ++s) {
+            if (s >= ts_rv_slots(axis, layout)) continue;
+            const long long idx = i0 + blk * 16 + ts_rv_index_of_slot(axis, layout, lane, s);
+            v[blk * TS_RV_SLOTS + s] = idx < n ? src[idx] : 0.0f;
+        }
+    }
+}
+TS_DEVICE void ts_rv_store_impl(float *dst, const float *v, int len, int axis, int layout, long long i0, long long n) {
+    const int lane = ts_lane_id();
+    if ((lane & ts_rv_shared_lane_bits(axis, layout)) != 0) return;
+    TS_UNROLL
+    for (int blk = 0; blk < len / 16; ++blk) {
+        TS_UNROLL
+        for (int s = 0; s < TS_RV_SLOTS; ++s) {
+            if (s >= ts_rv_slots(axis, layout)) continue;
+            const long long idx = i0 + blk * 16 + ts_rv_index_of_slot(axis, layout, lane, s);
+            if (idx < n) dst[idx] = v[blk * TS_RV_SLOTS + s];
         }
     }
 }
 
-/* Global -> registers, straight from memory. */
-TS_DEVICE void ts_load_g2r_f32(float *rt, int rows, int cols, const float *src, long long ld,
-                               int rows_valid, int cols_valid) {
-    const int lane = ts_lane_id();
-    const int subcols = cols / 16;
-    TS_UNROLL
-    for (int s = 0; s < (rows / 16) * subcols; ++s) {
-        TS_UNROLL
-        for (int i = 0; i < TS_RT_SUB_ELEMS; ++i) {
-            const int r = (s / subcols) * 16 + ts_rt_layout_row(TS_LAYOUT_ROW, 4, lane, i);
-            const int c = (s % subcols) * 16 + ts_rt_layout_col(TS_LAYOUT_ROW, 4, lane, i);
-            rt[s * TS_RT_SUB_ELEMS + i] =
-                (r < rows_valid && c < cols_valid) ? src[(long long)r * ld + c] : 0.0f;
-        }
-    }
-}
-
-/* Registers -> global, skipping elements past the bounds. */
-TS_DEVICE void ts_store_r2g_f32(float *dst, long long ld, const float *rt, int rows, int cols,
-                                int rows_valid, int cols_valid) {
-    const int lane = ts_lane_id();
-    const int subcols = cols / 16;
-    TS_UNROLL
-    for (int s = 0; s < (rows / 16) * subcols; ++s) {
-        TS_UNROLL
-        for (int i = 0; i < TS_RT_SUB_ELEMS; ++i) {
-            const int r = (s / subcols) * 16 + ts_rt_layout_row(TS_LAYOUT_ROW, 4, lane, i);
-            const int c = (s % subcols) * 16 + ts_rt_layout_col(TS_LAYOUT_ROW, 4, lane, i);
-            if (r < rows_valid && c < cols_valid) dst[(long long)r * ld + c] = rt[s * TS_RT_SUB_ELEMS + i];
-        }
-    }
-}
-
-#define ts_load_g2s(dst, src, ld, rows_valid, cols_valid)                                          \
-    ts_load_g2s_f32(&(dst)->v[0][0], TS_ST_ROWS(dst), TS_ST_COLS(dst), (src), (ld), (rows_valid), \
-                    (cols_valid))
-#define ts_load_s2r(dst, src)                                                                      \
-    ts_load_s2r_f32(TS_RT_DATA(dst), TS_RT_ROWS(dst), TS_RT_COLS(dst), &(src)->v[0][0])
-#define ts_load_g2r(dst, src, ld, rows_valid, cols_valid)                                          \
-    ts_load_g2r_f32(TS_RT_DATA(dst), TS_RT_ROWS(dst), TS_RT_COLS(dst), (src), (ld), (rows_valid), \
-                    (cols_valid))
-#define ts_store_r2g(dst, ld, src, rows_valid, cols_valid)                                         \
-    ts_store_r2g_f32((dst), (ld), TS_RT_DATA(src), TS_RT_ROWS(src), TS_RT_COLS(src),              \
-                     (rows_valid), (cols_valid))
+#define ts_rv_load(dst, src, i0, n)                                                                \
+    ts_rv_load_impl(TS_RV_DATA(dst), TS_RV_LEN(dst), TS_RV_AXIS(dst), TS_RV_LAYOUT(dst), (src), (i0), (n))
+#define ts_rv_store(dst, src, i0, n)                                                               \
+    ts_rv_store_impl((dst), TS_RV_CDATA(src), TS_RV_LEN(src), TS_RV_AXIS(src), TS_RV_LAYOUT(src), (i0), (n))
 
 #endif

@@ -61,11 +61,24 @@ run_backend() {
   say "$backend: test"
   ( cd "$dir" && ctest --output-on-failure -j "$jobs" ) || return 1
   say "$backend: install, then build the examples against the installed library"
-  cmake --install "$dir" >/dev/null
-  cmake -S "$root/examples" -B "$dir/examples-out-of-tree" -DCMAKE_PREFIX_PATH="$dir/install" >/dev/null \
-    && cmake --build "$dir/examples-out-of-tree" -j "$jobs" >/dev/null || return 1
-  "$dir/examples-out-of-tree/example_device_query"
-  "$dir/examples-out-of-tree/example_tile_add"
+  local lib=$dir
+  if [ "$backend" = host ]; then
+    # The sanitized build is for the tests; a user installs a plain one.
+    lib=$build/host-release
+    cmake -S "$root" -B "$lib" -DTESSERA_BACKEND=host -DTESSERA_BUILD_TESTS=OFF -DCMAKE_INSTALL_PREFIX="$lib/install" >/dev/null \
+      && cmake --build "$lib" -j "$jobs" >/dev/null || return 1
+  fi
+  cmake --install "$lib" >/dev/null || return 1
+  rm -rf "$lib/examples-out-of-tree"
+  cmake -S "$root/examples" -B "$lib/examples-out-of-tree" -DCMAKE_PREFIX_PATH="$lib/install" >/dev/null \
+    && cmake --build "$lib/examples-out-of-tree" -j "$jobs" >/dev/null || return 1
+  "$lib/examples-out-of-tree/example_device_query" || return 1
+  "$lib/examples-out-of-tree/example_tile_add" || return 1
+  # The same through pkg-config, as a plain C program outside CMake.
+  local pc; pc=$(dirname "$(find "$lib/install" -name tessera.pc | head -n1)")
+  cc -std=c11 -o "$lib/example_device_query_pc" "$root/examples/device_query.c" \
+    $(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs --static tessera) || return 1
+  "$lib/example_device_query_pc" >/dev/null || return 1
   if [ -x "$root/scripts/gates.sh" ]; then
     say "$backend: compile and ISA gates"
     "$root/scripts/gates.sh" "$backend" "$dir" || return 1

@@ -70,4 +70,22 @@ TS_LAYOUT_FN int ts_cuda_rt_transpose_perm(int bytes, int i) {
     return ((i >> 1) & 1) << 2 | ((i >> 2) & 1) << 1 | (i & 1);
 }
 
+/* The inverse: which lane and element hold (r, c) of a subtile. */
+TS_LAYOUT_FN int ts_cuda_rt_lane_of(int layout, int bytes, int r, int c) {
+    (void)bytes;
+    return layout == TS_LAYOUT_ROW ? (r & 7) * 4 + ((c & 7) >> 1) : (c & 7) * 4 + ((r & 7) >> 1);
+}
+TS_LAYOUT_FN int ts_cuda_rt_elem_of(int layout, int bytes, int r, int c) {
+    (void)bytes;
+    return layout == TS_LAYOUT_ROW ? (c & 1) + 2 * (r >> 3) + 4 * (c >> 3)
+                                   : (r & 1) + 2 * (r >> 3) + 4 * (c >> 3);
+}
+
+/* Nonzero when two layouts place every element in the same lane and slot, so converting between
+ * them moves no data between lanes. */
+TS_LAYOUT_FN int ts_cuda_rt_same_positions(int layout_a, int bytes_a, int layout_b, int bytes_b) {
+    (void)bytes_a, (void)bytes_b;
+    return layout_a == layout_b;
+}
+
 #endif

@@ -57,4 +57,14 @@ TS_LAYOUT_FN int ts_hip_rt_transpose_perm(int bytes, int i) {
     return i;
 }
 
+TS_LAYOUT_FN int ts_hip_rt_lane_of(int layout, int bytes, int r, int c) {
+    return ts_hip_lane_holds_row(layout, bytes) ? r + 16 * (c >> 2) : c + 16 * (r >> 2);
+}
+TS_LAYOUT_FN int ts_hip_rt_elem_of(int layout, int bytes, int r, int c) {
+    return ts_hip_lane_holds_row(layout, bytes) ? c & 3 : r & 3;
+}
+TS_LAYOUT_FN int ts_hip_rt_same_positions(int layout_a, int bytes_a, int layout_b, int bytes_b) {
+    return ts_hip_lane_holds_row(layout_a, bytes_a) == ts_hip_lane_holds_row(layout_b, bytes_b);
+}
+
 #endif

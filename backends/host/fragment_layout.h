@@ -42,4 +42,16 @@ TS_LAYOUT_FN int ts_host_rt_transpose_perm(int bytes, int i) {
     return i;
 }
 
+TS_LAYOUT_FN int ts_host_rt_lane_of(int layout, int bytes, int r, int c) {
+    return (void)layout, (void)bytes, (void)r, (void)c, 0;
+}
+TS_LAYOUT_FN int ts_host_rt_elem_of(int layout, int bytes, int r, int c) {
+    (void)bytes;
+    return layout == TS_LAYOUT_ROW ? r * 16 + c : c * 16 + r;
+}
+TS_LAYOUT_FN int ts_host_rt_same_positions(int layout_a, int bytes_a, int layout_b, int bytes_b) {
+    (void)bytes_a, (void)bytes_b;
+    return layout_a == layout_b;
+}
+
 #endif

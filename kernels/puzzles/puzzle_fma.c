@@ -15,11 +15,11 @@ typedef struct ts_puzzle_fma_params {
 
 TS_KERNEL(ts_puzzle_fma_kernel, TS_MAX_WARPS_PER_BLOCK, ts_puzzle_fma_params, p) {
     const long long warp = (long long)ts_block_x() * ts_num_warps() + ts_warp_id();
-    float *tile = p->data + warp * 256;
+    const ts_gl tile = ts_gl_matrix(p->data + warp * 256, TS_DTYPE_F32, 16, 16, 16);
     ts_rt_f32_16x16 x;
-    ts_load_g2r(&x, tile, 16, 16, 16);
-    ts_rt_fma_scalar_repeat(&x, p->a, p->b, p->iterations);
-    ts_store_r2g(tile, 16, &x, 16, 16);
+    ts_load_g2r(&x, &tile, 0, 0, 0, 0);
+    ts_fma_repeat(&x, p->a, p->b, p->iterations);
+    ts_store_r2g(&tile, &x, 0, 0, 0, 0);
 }
 
 TS_EXTERN_C ts_status ts_puzzle_fma_resources(int threads_per_block, ts_kernel_resources *res) {

@@ -4,15 +4,12 @@
 #include "backends/backend.h"
 #include "ops/maps.h"
 #include "ops/memory.h"
+#include "tiles/shared_alloc.h"
 
 #define TS_TILE_ADD_WARPS 4
 
 typedef struct ts_tile_add_params {
-    float *c;
-    const float *a;
-    const float *b;
-    int rows, cols;
-    long long ldc, lda, ldb;
+    ts_gl a, b, c;
     int tiles_across;
     long long tiles;
 } ts_tile_add_params;
@@ -20,20 +17,22 @@ typedef struct ts_tile_add_params {
 TS_KERNEL(ts_tile_add_kernel, TS_TILE_ADD_WARPS, ts_tile_add_params, p) {
     const int warp = ts_warp_id();
     const long long tile = (long long)ts_block_x() * TS_TILE_ADD_WARPS + warp;
-    /* Each warp's two shared tiles sit side by side; one warp's slice never overlaps another's. */
-    ts_st_f32_16x16 *sa = (ts_st_f32_16x16 *)ts_shared_base() + 2 * warp;
-    ts_st_f32_16x16 *sb = sa + 1;
+    ts_smem smem = ts_smem_begin();
+    ts_st_f32_16x16 *sa = 0, *sb = 0;
+    /* Every warp carves the same sequence and keeps its own pair. */
+    for (int w = 0; w <= warp; ++w) {
+        sa = TS_SMEM_TILE(&smem, ts_st_f32_16x16);
+        sb = TS_SMEM_TILE(&smem, ts_st_f32_16x16);
+    }
     if (tile < p->tiles) {
-        const int row0 = (int)(tile / p->tiles_across) * 16;
-        const int col0 = (int)(tile % p->tiles_across) * 16;
-        const int rows_left = p->rows - row0, cols_left = p->cols - col0;
-        ts_load_g2s(sa, p->a + (long long)row0 * p->lda + col0, p->lda, rows_left, cols_left);
-        ts_load_g2s(sb, p->b + (long long)row0 * p->ldb + col0, p->ldb, rows_left, cols_left);
+        const long long tr = tile / p->tiles_across, tc = tile % p->tiles_across;
+        ts_load_g2s(sa, &p->a, 0, 0, tr, tc);
+        ts_load_g2s(sb, &p->b, 0, 0, tr, tc);
         ts_rt_f32_16x16 ra, rb, rc;
         ts_load_s2r(&ra, sa);
         ts_load_s2r(&rb, sb);
-        ts_rt_add(&rc, &ra, &rb);
-        ts_store_r2g(p->c + (long long)row0 * p->ldc + col0, p->ldc, &rc, rows_left, cols_left);
+        ts_add(&rc, &ra, &rb);
+        ts_store_r2g(&p->c, &rc, 0, 0, tr, tc);
     }
 }
 
@@ -48,17 +47,13 @@ TS_EXTERN_C ts_status ts_tile_add_f32(float *c, const float *a, const float *b, 
     const long long blocks = (tiles + TS_TILE_ADD_WARPS - 1) / TS_TILE_ADD_WARPS;
     if (blocks > 2147483647LL) return TS_ERROR_SIZE_OVERFLOW;
     ts_tile_add_params params;
-    params.c = c;
-    params.a = a;
-    params.b = b;
-    params.rows = rows;
-    params.cols = cols;
-    params.ldc = ldc;
-    params.lda = lda;
-    params.ldb = ldb;
+    params.a = ts_gl_matrix((void *)a, TS_DTYPE_F32, rows, cols, lda);
+    params.b = ts_gl_matrix((void *)b, TS_DTYPE_F32, rows, cols, ldb);
+    params.c = ts_gl_matrix(c, TS_DTYPE_F32, rows, cols, ldc);
     params.tiles_across = (int)tiles_across;
     params.tiles = tiles;
-    const size_t shared = 2 * TS_TILE_ADD_WARPS * sizeof(ts_st_f32_16x16);
+    /* Two tiles per warp, each starting on the swizzle alignment. */
+    const size_t shared = 2 * TS_TILE_ADD_WARPS * TS_ALIGN_UP(sizeof(ts_st_f32_16x16), TS_SHARED_ALIGN);
     return TS_LAUNCH(ts_tile_add_kernel, ts_grid_1d((unsigned)blocks), TS_TILE_ADD_WARPS, shared,
                      stream, params);
 }

@@ -1,0 +1,35 @@
+/* Triangular and causal masks on fp32 register tiles. The tile's element (r, c) is taken to sit at
+ * (row0 + r, col0 + c) of the whole matrix, so a kernel masks a tile by its position (and query
+ * and key sequences of different lengths shift col0 or row0):
+ *   ts_tril(dst, src, row0, col0, diagonal, fill)   keep where col - row <= diagonal, else fill
+ *   ts_triu(dst, src, row0, col0, diagonal, fill)   keep where col - row >= diagonal, else fill
+ *   ts_causal_mask(dst, src, row0, col0, fill)      ts_tril with diagonal 0 */
+#ifndef TESSERA_OPS_MASKS_H
+#define TESSERA_OPS_MASKS_H
+
+#include "ops/maps.h"
+
+/* lower nonzero: keep col - row <= diagonal; else keep col - row >= diagonal. */
+TS_DEVICE void ts_tri_mask_impl(float *d, const float *a, ts_rt_desc desc, long long row0, long long col0,
+                                long long diagonal, int lower, float fill) {
+    const int lane = ts_lane_id();
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(desc); ++e) {
+        const long long diff = (col0 + ts_rt_elem_col(desc, lane, e)) - (row0 + ts_rt_elem_row(desc, lane, e));
+        const int keep = lower ? diff <= diagonal : diff >= diagonal;
+        d[e] = keep ? a[e] : fill;
+    }
+}
+
+#define TS_TRI_MASK(dst, src, row0, col0, diagonal, lower, fill)                                   \
+    do {                                                                                           \
+        TS_CHECK_F32(dst);                                                                         \
+        TS_CHECK_SAME_TILE(dst, src);                                                              \
+        ts_tri_mask_impl(&(dst)->v[0][0][0], &(src)->v[0][0][0], TS_RT_DESC(dst), (row0), (col0),  \
+                         (diagonal), (lower), (fill));                                             \
+    } while (0)
+#define ts_tril(dst, src, row0, col0, diagonal, fill) TS_TRI_MASK(dst, src, row0, col0, diagonal, 1, fill)
+#define ts_triu(dst, src, row0, col0, diagonal, fill) TS_TRI_MASK(dst, src, row0, col0, diagonal, 0, fill)
+#define ts_causal_mask(dst, src, row0, col0, fill) TS_TRI_MASK(dst, src, row0, col0, 0, 1, fill)
+
+#endif

@@ -39,9 +39,13 @@ done
 if command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck synccheck; do
     bad=0
-    for t in "$dir"/tests/test_contract "$dir"/tests/test_kernels "$dir"/tests/test_tiles; do
-      [ -x "$t" ] || continue
-      compute-sanitizer --tool "$tool" --error-exitcode 99 "$t" --jobs=1 >>"$out/sanitizer-$tool.log" 2>&1 || bad=1
+    for t in "$dir"/tests/test_*; do
+      case $(basename "$t") in test_contract|test_kernels|test_tiles|test_mma|test_warpgroup) ;; *) continue ;; esac
+      echo "### $tool $(basename "$t")" >>"$out/sanitizer.log"
+      if ! compute-sanitizer --tool "$tool" --error-exitcode 99 "$t" --jobs=1 >>"$out/sanitizer.log" 2>&1; then
+        bad=1
+        echo "   $tool $(basename "$t"): errors" >>"$out/sanitizer-summary.txt"
+      fi
     done
     note "compute-sanitizer $tool: $([ $bad = 0 ] && echo clean || echo ERRORS)"
     [ $bad = 0 ] || rc=1
@@ -62,5 +66,6 @@ echo
 for b in "${benches[@]}"; do [ -f "$out/bench-$b.txt" ] && cat "$out/bench-$b.txt"; done
 echo
 printf '%s\n' "${summary[@]}"
-cat "$out/tests-summary.txt" 2>/dev/null
+cat "$out/tests-summary.txt" "$out/sanitizer-summary.txt" 2>/dev/null
+grep -m 12 -E "Race reported|Error|Invalid|hazard|at 0x|by thread" "$out/sanitizer.log" 2>/dev/null | cut -c1-200
 exit $rc

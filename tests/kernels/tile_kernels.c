@@ -1,0 +1,186 @@
+/* Kernels that test the tile ops across dtypes, shapes and layouts; see tile_kernels.h. */
+#include "backends/backend.h"
+#include "ops/convert.h"
+#include "ops/maps.h"
+#include "ops/masks.h"
+#include "ops/memory.h"
+#include "ops/reductions.h"
+#include "tests/kernels/tile_kernels.h"
+#include "tiles/shared_alloc.h"
+
+/* ---- memory round trips ---------------------------------------------------------------------- */
+
+typedef struct ts_test_io_params {
+    ts_gl in, out_direct, out_shared;
+    int tiles_across;
+} ts_test_io_params;
+
+#define TS_TEST_IO_KERNEL(NAME, RT, ST)                                                            \
+    TS_KERNEL(NAME##_kernel, 1, ts_test_io_params, p) {                                            \
+        const int tr = ts_block_x() / p->tiles_across, tc = ts_block_x() % p->tiles_across;        \
+        RT direct;                                                                                 \
+        ts_load_g2r(&direct, &p->in, 0, 0, tr, tc);                                                \
+        ts_store_r2g(&p->out_direct, &direct, 0, 0, tr, tc);                                       \
+        ts_smem smem = ts_smem_begin();                                                            \
+        ST *s_in = TS_SMEM_TILE(&smem, ST);                                                        \
+        ST *s_out = TS_SMEM_TILE(&smem, ST);                                                       \
+        ts_load_g2s(s_in, &p->in, 0, 0, tr, tc);                                                   \
+        RT via;                                                                                    \
+        ts_load_s2r(&via, s_in);                                                                   \
+        ts_store_r2s(s_out, &via);                                                                 \
+        ts_store_s2g(&p->out_shared, s_out, 0, 0, tr, tc);                                         \
+    }                                                                                              \
+    static ts_status NAME(void *out_direct, void *out_shared, const void *in, int rows, int cols,  \
+                          int out_rows, int out_cols, int ld) {                                    \
+        const int dtype = TS_RT_DTYPE((RT *)0), R = TS_RT_ROWS((RT *)0), C = TS_RT_COLS((RT *)0);  \
+        ts_test_io_params params;                                                                  \
+        params.in = ts_gl_matrix((void *)in, dtype, rows, cols, ld);                               \
+        params.out_direct = ts_gl_matrix(out_direct, dtype, out_rows, out_cols, ld);               \
+        params.out_shared = ts_gl_matrix(out_shared, dtype, out_rows, out_cols, ld);               \
+        params.tiles_across = (out_cols + C - 1) / C;                                              \
+        const int tiles = ((out_rows + R - 1) / R) * params.tiles_across;                          \
+        const size_t shared = 2 * TS_ALIGN_UP(sizeof(ST), TS_SHARED_ALIGN);                        \
+        return TS_LAUNCH(NAME##_kernel, ts_grid_1d((unsigned)tiles), 1, shared, NULL, params);     \
+    }
+
+TS_TEST_IO_KERNEL(io_f32_16x16, ts_rt_f32_16x16, ts_st_f32_16x16)
+TS_TEST_IO_KERNEL(io_f32_16x16_col, ts_rt_f32_16x16_col, ts_st_f32_16x16)
+TS_TEST_IO_KERNEL(io_f32_32x64, ts_rt_f32_32x64, ts_st_f32_32x64)
+TS_TEST_IO_KERNEL(io_f32_64x32_col, ts_rt_f32_64x32_col, ts_st_f32_64x32)
+TS_TEST_IO_KERNEL(io_bf16_16x64, ts_rt_bf16_16x64, ts_st_bf16_16x64)
+TS_TEST_IO_KERNEL(io_bf16_32x64_col, ts_rt_bf16_32x64_col, ts_st_bf16_32x64)
+TS_TEST_IO_KERNEL(io_fp16_32x32, ts_rt_fp16_32x32, ts_st_fp16_32x32)
+TS_TEST_IO_KERNEL(io_fp16_64x16_col, ts_rt_fp16_64x16_col, ts_st_fp16_64x16)
+
+/* The tables live inside host functions: a file-scope table of host function pointers would be
+ * seen by a GPU compiler's device pass too. */
+TS_EXTERN_C const ts_test_tile_io_case *ts_test_tile_io_case_at(int k) {
+    static const ts_test_tile_io_case cases[] = {
+        {"f32 16x16 row", TS_TEST_F32, 16, 16, 0, io_f32_16x16},
+        {"f32 16x16 col", TS_TEST_F32, 16, 16, 1, io_f32_16x16_col},
+        {"f32 32x64 row", TS_TEST_F32, 32, 64, 0, io_f32_32x64},
+        {"f32 64x32 col", TS_TEST_F32, 64, 32, 1, io_f32_64x32_col},
+        {"bf16 16x64 row", TS_TEST_BF16, 16, 64, 0, io_bf16_16x64},
+        {"bf16 32x64 col", TS_TEST_BF16, 32, 64, 1, io_bf16_32x64_col},
+        {"fp16 32x32 row", TS_TEST_FP16, 32, 32, 0, io_fp16_32x32},
+        {"fp16 64x16 col", TS_TEST_FP16, 64, 16, 1, io_fp16_64x16_col},
+    };
+    return k >= 0 && k < (int)(sizeof cases / sizeof cases[0]) ? &cases[k] : 0;
+}
+
+/* ---- fp32 ops ---------------------------------------------------------------------------------- */
+
+typedef struct ts_test_f32_params {
+    ts_gl a, b, out;
+    float *vec;
+    int mode, row0, col0;
+} ts_test_f32_params;
+
+#define TS_TEST_F32_KERNEL(NAME, R, C, L, OTHER)                                                   \
+    TS_KERNEL(NAME##_kernel, 1, ts_test_f32_params, p) {                                           \
+        ts_rt_f32_##R##x##C##L a, b, d;                                                            \
+        ts_rowvec_f32_##R##L rv, rv2;                                                              \
+        ts_colvec_f32_##C##L cv, cv2;                                                              \
+        ts_load_g2r(&a, &p->a, 0, 0, 0, 0);                                                        \
+        ts_load_g2r(&b, &p->b, 0, 0, 0, 0);                                                        \
+        ts_copy(&d, &a);                                                                           \
+        switch (p->mode) {                                                                         \
+        case TS_TEST_OP_EXP: ts_exp(&d, &a); break;                                                \
+        case TS_TEST_OP_EXP2: ts_exp2(&d, &a); break;                                              \
+        case TS_TEST_OP_LOG: ts_abs(&d, &a); ts_log(&d, &d); break;                                \
+        case TS_TEST_OP_ABS: ts_abs(&d, &a); break;                                                \
+        case TS_TEST_OP_RELU: ts_relu(&d, &a); break;                                              \
+        case TS_TEST_OP_ADD: ts_add(&d, &a, &b); break;                                            \
+        case TS_TEST_OP_SUB: ts_sub(&d, &a, &b); break;                                            \
+        case TS_TEST_OP_MUL: ts_mul(&d, &a, &b); break;                                            \
+        case TS_TEST_OP_DIV: ts_div(&d, &a, &b); break;                                            \
+        case TS_TEST_OP_MAX: ts_max(&d, &a, &b); break;                                            \
+        case TS_TEST_OP_MIN: ts_min(&d, &a, &b); break;                                            \
+        case TS_TEST_OP_ADD_SCALAR: ts_add_scalar(&d, &a, 1.5f); break;                            \
+        case TS_TEST_OP_MUL_SCALAR: ts_mul_scalar(&d, &a, -0.75f); break;                          \
+        case TS_TEST_OP_MAX_SCALAR: ts_max_scalar(&d, &a, 0.25f); break;                           \
+        case TS_TEST_OP_FILL_NEG_INF: ts_fill(&d, -INFINITY); break;                               \
+        case TS_TEST_OP_ZERO: ts_zero(&d); break;                                                  \
+        case TS_TEST_OP_ROW_MAX: ts_row_max(&rv, &a); ts_rv_store(p->vec, &rv, 0, R); break;       \
+        case TS_TEST_OP_ROW_MIN: ts_row_min(&rv, &a); ts_rv_store(p->vec, &rv, 0, R); break;       \
+        case TS_TEST_OP_ROW_SUM: ts_row_sum(&rv, &a); ts_rv_store(p->vec, &rv, 0, R); break;       \
+        case TS_TEST_OP_COL_MAX: ts_col_max(&cv, &a); ts_rv_store(p->vec, &cv, 0, C); break;       \
+        case TS_TEST_OP_COL_MIN: ts_col_min(&cv, &a); ts_rv_store(p->vec, &cv, 0, C); break;       \
+        case TS_TEST_OP_COL_SUM: ts_col_sum(&cv, &a); ts_rv_store(p->vec, &cv, 0, C); break;       \
+        case TS_TEST_OP_ROW_SUM_ACC:                                                               \
+            ts_row_max(&rv2, &b);                                                                  \
+            ts_row_sum_acc(&rv, &a, &rv2);                                                         \
+            ts_rv_store(p->vec, &rv, 0, R);                                                        \
+            break;                                                                                 \
+        case TS_TEST_OP_COL_MAX_ACC:                                                               \
+            ts_col_sum(&cv2, &b);                                                                  \
+            ts_col_max_acc(&cv, &a, &cv2);                                                         \
+            ts_rv_store(p->vec, &cv, 0, C);                                                        \
+            break;                                                                                 \
+        case TS_TEST_OP_ADD_ROW: ts_row_sum(&rv, &b); ts_add_row(&d, &a, &rv); break;              \
+        case TS_TEST_OP_SUB_ROW: ts_row_max(&rv, &b); ts_sub_row(&d, &a, &rv); break;              \
+        case TS_TEST_OP_MUL_ROW: ts_row_min(&rv, &b); ts_mul_row(&d, &a, &rv); break;              \
+        case TS_TEST_OP_DIV_ROW: ts_row_max(&rv, &b); ts_rv_exp(&rv, &rv); ts_div_row(&d, &a, &rv); break; \
+        case TS_TEST_OP_ADD_COL: ts_col_sum(&cv, &b); ts_add_col(&d, &a, &cv); break;              \
+        case TS_TEST_OP_MUL_COL: ts_col_max(&cv, &b); ts_mul_col(&d, &a, &cv); break;              \
+        case TS_TEST_OP_BROADCAST_ROW: ts_row_sum(&rv, &a); ts_broadcast_row(&d, &rv); break;      \
+        case TS_TEST_OP_BROADCAST_COL: ts_col_min(&cv, &a); ts_broadcast_col(&d, &cv); break;      \
+        case TS_TEST_OP_CAUSAL: ts_causal_mask(&d, &a, p->row0, p->col0, -INFINITY); break;        \
+        case TS_TEST_OP_TRIU: ts_triu(&d, &a, p->row0, p->col0, 3, 0.0f); break;                   \
+        case TS_TEST_OP_BF16_ROUND_TRIP: {                                                         \
+            ts_rt_bf16_##R##x##C##L h;                                                             \
+            ts_convert(&h, &a);                                                                    \
+            ts_convert(&d, &h);                                                                    \
+            break;                                                                                 \
+        }                                                                                          \
+        case TS_TEST_OP_FP16_ROUND_TRIP: {                                                         \
+            ts_rt_fp16_##R##x##C##OTHER h;                                                         \
+            ts_convert(&h, &a);                                                                    \
+            ts_convert(&d, &h);                                                                    \
+            break;                                                                                 \
+        }                                                                                          \
+        case TS_TEST_OP_SWAP_LAYOUT: {                                                             \
+            ts_rt_f32_##R##x##C##OTHER s;                                                          \
+            ts_convert(&s, &a);                                                                    \
+            ts_store_r2g(&p->out, &s, 0, 0, 0, 0);                                                 \
+            return;                                                                                \
+        }                                                                                          \
+        case TS_TEST_OP_TRANSPOSE: {                                                               \
+            ts_rt_f32_##C##x##R##OTHER t;                                                          \
+            ts_transpose(&t, &a);                                                                  \
+            ts_store_r2g(&p->out, &t, 0, 0, 0, 0);                                                 \
+            return;                                                                                \
+        }                                                                                          \
+        default: break;                                                                            \
+        }                                                                                          \
+        ts_store_r2g(&p->out, &d, 0, 0, 0, 0);                                                     \
+    }                                                                                              \
+    static ts_status NAME(float *out, float *vec, const float *a, const float *b, int mode, int row0, int col0) { \
+        ts_test_f32_params params;                                                                 \
+        params.a = ts_gl_matrix((void *)a, TS_DTYPE_F32, R, C, C);                                 \
+        params.b = ts_gl_matrix((void *)b, TS_DTYPE_F32, R, C, C);                                 \
+        params.out = mode == TS_TEST_OP_TRANSPOSE ? ts_gl_matrix(out, TS_DTYPE_F32, C, R, R)       \
+                                                  : ts_gl_matrix(out, TS_DTYPE_F32, R, C, C);      \
+        params.vec = vec;                                                                          \
+        params.mode = mode;                                                                        \
+        params.row0 = row0;                                                                        \
+        params.col0 = col0;                                                                        \
+        return TS_LAUNCH(NAME##_kernel, ts_grid_1d(1), 1, 0, NULL, params);                        \
+    }
+
+TS_TEST_F32_KERNEL(f32_16x16, 16, 16, , _col)
+TS_TEST_F32_KERNEL(f32_16x16_col, 16, 16, _col, )
+TS_TEST_F32_KERNEL(f32_32x64, 32, 64, , _col)
+TS_TEST_F32_KERNEL(f32_64x32_col, 64, 32, _col, )
+TS_TEST_F32_KERNEL(f32_16x128, 16, 128, , _col)
+
+TS_EXTERN_C const ts_test_tile_f32_case *ts_test_tile_f32_case_at(int k) {
+    static const ts_test_tile_f32_case cases[] = {
+        {"f32 16x16 row", 16, 16, 0, f32_16x16},
+        {"f32 16x16 col", 16, 16, 1, f32_16x16_col},
+        {"f32 32x64 row", 32, 64, 0, f32_32x64},
+        {"f32 64x32 col", 64, 32, 1, f32_64x32_col},
+        {"f32 16x128 row", 16, 128, 0, f32_16x128},
+    };
+    return k >= 0 && k < (int)(sizeof cases / sizeof cases[0]) ? &cases[k] : 0;
+}

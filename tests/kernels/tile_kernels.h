@@ -1,0 +1,56 @@
+/* Launchers of the kernels that test the tile ops, one instantiation per tile type of the sweep.
+ * Shapes, layouts and dtypes are part of a tile's type, so each combination is its own kernel; a
+ * launcher is picked by an index into ts_test_tile_io_cases / ts_test_tile_f32_cases. */
+#ifndef TESSERA_TESTS_TILE_KERNELS_H
+#define TESSERA_TESTS_TILE_KERNELS_H
+
+#include <tessera/tessera.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Dtype ids as in tiles/dtypes.h. */
+enum { TS_TEST_F32 = 1, TS_TEST_BF16 = 2, TS_TEST_FP16 = 3 };
+
+/* Memory round trips: each block takes tile (block / tiles_across, block % tiles_across) of `in`
+ * (rows x cols, leading dimension ld, elements of the case's dtype) and writes it to out_direct
+ * through registers (global -> registers -> global) and to out_shared through shared memory
+ * (global -> shared -> registers -> shared -> global). The outputs have out_rows x out_cols with
+ * the same ld. */
+typedef struct ts_test_tile_io_case {
+    const char *name;
+    int dtype, rows, cols, col_layout;
+    ts_status (*run)(void *out_direct, void *out_shared, const void *in, int rows, int cols,
+                     int out_rows, int out_cols, int ld);
+} ts_test_tile_io_case;
+/* Case k, or NULL past the last. */
+const ts_test_tile_io_case *ts_test_tile_io_case_at(int k);
+
+/* fp32 ops on one tile: mode selects the op (TS_TEST_OP_*); a and b are R x C row-major inputs
+ * (ld C), out receives the R x C result (or C x R for transpose), vec receives a reduction's R or
+ * C values. row0/col0 place the tile for the masks. */
+enum {
+    TS_TEST_OP_COPY, TS_TEST_OP_EXP, TS_TEST_OP_EXP2, TS_TEST_OP_LOG, TS_TEST_OP_ABS, TS_TEST_OP_RELU,
+    TS_TEST_OP_ADD, TS_TEST_OP_SUB, TS_TEST_OP_MUL, TS_TEST_OP_DIV, TS_TEST_OP_MAX, TS_TEST_OP_MIN,
+    TS_TEST_OP_ADD_SCALAR, TS_TEST_OP_MUL_SCALAR, TS_TEST_OP_MAX_SCALAR, TS_TEST_OP_FILL_NEG_INF,
+    TS_TEST_OP_ZERO, TS_TEST_OP_ROW_MAX, TS_TEST_OP_ROW_MIN, TS_TEST_OP_ROW_SUM, TS_TEST_OP_COL_MAX,
+    TS_TEST_OP_COL_MIN, TS_TEST_OP_COL_SUM, TS_TEST_OP_ROW_SUM_ACC, TS_TEST_OP_COL_MAX_ACC,
+    TS_TEST_OP_ADD_ROW, TS_TEST_OP_SUB_ROW, TS_TEST_OP_MUL_ROW, TS_TEST_OP_DIV_ROW, TS_TEST_OP_ADD_COL,
+    TS_TEST_OP_MUL_COL, TS_TEST_OP_BROADCAST_ROW, TS_TEST_OP_BROADCAST_COL, TS_TEST_OP_CAUSAL,
+    TS_TEST_OP_TRIU, TS_TEST_OP_BF16_ROUND_TRIP, TS_TEST_OP_FP16_ROUND_TRIP, TS_TEST_OP_SWAP_LAYOUT,
+    TS_TEST_OP_TRANSPOSE, TS_TEST_OP_COUNT
+};
+
+typedef struct ts_test_tile_f32_case {
+    const char *name;
+    int rows, cols, col_layout;
+    ts_status (*run)(float *out, float *vec, const float *a, const float *b, int mode, int row0, int col0);
+} ts_test_tile_f32_case;
+const ts_test_tile_f32_case *ts_test_tile_f32_case_at(int k);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,253 @@
+/* The tile ops across dtypes, shapes and layouts, against references computed in double:
+ * memory round trips (global <-> registers, global <-> shared <-> registers) at ragged edges, and
+ * every fp32 map, reduction, broadcast, mask, conversion and transpose. Fresh random inputs every
+ * run; outputs poisoned first. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/test_support.h"
+#include "tests/kernels/tile_kernels.h"
+#include "backends/bf16_bits.h"
+
+/* ---- memory round trips ---------------------------------------------------------------------- */
+
+static unsigned short fp16_bits(float f) {
+    _Float16 h = (_Float16)f;
+    unsigned short b;
+    memcpy(&b, &h, sizeof b);
+    return b;
+}
+
+static void fill_random_elements(void *p, int dtype, size_t n, uint64_t *st) {
+    for (size_t i = 0; i < n; ++i) {
+        const float x = (float)ts_test_normal(st);
+        if (dtype == TS_TEST_F32)
+            ((float *)p)[i] = x;
+        else
+            ((unsigned short *)p)[i] = dtype == TS_TEST_BF16 ? ts_bf16_bits_from_f32(x) : fp16_bits(x);
+    }
+}
+
+static void check_io(const ts_test_tile_io_case *c, int rows, int cols, int pad) {
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    const int bytes = c->dtype == TS_TEST_F32 ? 4 : 2;
+    /* Outputs cover whole tiles, so what a load zero-filled past the input's edge shows up. */
+    const int out_rows = (rows + c->rows - 1) / c->rows * c->rows;
+    const int out_cols = (cols + c->cols - 1) / c->cols * c->cols;
+    const int ld = out_cols + pad;
+    const size_t n = (size_t)out_rows * ld, nbytes = n * bytes;
+    unsigned char *in = malloc(nbytes), *direct = malloc(nbytes), *shared = malloc(nbytes);
+    fill_random_elements(in, c->dtype, n, &st);
+    void *d_in = ts_test_device_copy(in, nbytes);
+    void *d_direct = ts_test_device_copy(NULL, nbytes), *d_shared = ts_test_device_copy(NULL, nbytes);
+    cr_assert(d_in && d_direct && d_shared);
+    cr_assert_eq(c->run(d_direct, d_shared, d_in, rows, cols, out_rows, out_cols, ld), TS_SUCCESS, "%s", c->name);
+    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(direct, d_direct, nbytes), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(shared, d_shared, nbytes), TS_SUCCESS);
+    for (int r = 0; r < out_rows; ++r)
+        for (int j = 0; j < ld; ++j) {
+            const size_t i = ((size_t)r * ld + j) * bytes;
+            unsigned char expect[4];
+            if (j >= out_cols) {
+                memset(expect, 0xFF, bytes); /* padding: never written */
+            } else if (r < rows && j < cols) {
+                memcpy(expect, in + i, bytes);
+            } else {
+                memset(expect, 0, bytes); /* zero-filled on load */
+            }
+            cr_assert_eq(memcmp(direct + i, expect, bytes), 0, "%s %dx%d: direct (%d,%d) (seed %llu)", c->name, rows, cols, r, j,
+                         (unsigned long long)seed);
+            cr_assert_eq(memcmp(shared + i, expect, bytes), 0, "%s %dx%d: via shared (%d,%d) (seed %llu)", c->name, rows, cols,
+                         r, j, (unsigned long long)seed);
+        }
+    cr_assert_eq(ts_free(d_in), TS_SUCCESS);
+    cr_assert_eq(ts_free(d_direct), TS_SUCCESS);
+    cr_assert_eq(ts_free(d_shared), TS_SUCCESS);
+    free(in);
+    free(direct);
+    free(shared);
+}
+
+Test(tiles, memory_round_trips_every_dtype_layout_and_shape) {
+    TS_TEST_REQUIRE_DEVICE();
+    const ts_test_tile_io_case *c;
+    for (int k = 0; (c = ts_test_tile_io_case_at(k)) != NULL; ++k) {
+        check_io(c, c->rows, c->cols, 0);              /* one whole tile */
+        check_io(c, 2 * c->rows, 3 * c->cols, 8);      /* several whole tiles */
+        check_io(c, c->rows + 5, 2 * c->cols - 3, 3);  /* ragged in both directions */
+        check_io(c, 1, 1, 0);                          /* a single element */
+    }
+}
+
+/* ---- fp32 ops --------------------------------------------------------------------------------- */
+
+static double ref_unary(int mode, double x) {
+    switch (mode) {
+    case TS_TEST_OP_EXP: return exp(x);
+    case TS_TEST_OP_EXP2: return exp2(x);
+    case TS_TEST_OP_LOG: return log(fabs(x));
+    case TS_TEST_OP_ABS: return fabs(x);
+    case TS_TEST_OP_RELU: return x > 0 ? x : 0;
+    case TS_TEST_OP_ADD_SCALAR: return x + 1.5;
+    case TS_TEST_OP_MUL_SCALAR: return x * -0.75;
+    case TS_TEST_OP_MAX_SCALAR: return fmax(x, 0.25);
+    case TS_TEST_OP_FILL_NEG_INF: return -INFINITY;
+    case TS_TEST_OP_ZERO: return 0.0;
+    default: return x;
+    }
+}
+
+static double ref_binary(int mode, double x, double y) {
+    switch (mode) {
+    case TS_TEST_OP_ADD: return x + y;
+    case TS_TEST_OP_SUB: return x - y;
+    case TS_TEST_OP_MUL: return x * y;
+    case TS_TEST_OP_DIV: return x / y;
+    case TS_TEST_OP_MAX: return fmax(x, y);
+    default: return fmin(x, y);
+    }
+}
+
+typedef struct { int rows, cols; const float *a, *b; } mats;
+static double at(const float *m, int cols, int r, int c) { return m[(size_t)r * cols + c]; }
+
+static double row_reduce(const float *m, int cols, int r, int op) { /* op: 0 max, 1 min, 2 sum */
+    double acc = op == 0 ? -INFINITY : op == 1 ? INFINITY : 0.0;
+    for (int c = 0; c < cols; ++c) acc = op == 0 ? fmax(acc, at(m, cols, r, c)) : op == 1 ? fmin(acc, at(m, cols, r, c)) : acc + at(m, cols, r, c);
+    return acc;
+}
+static double col_reduce(const float *m, int rows, int cols, int c, int op) {
+    double acc = op == 0 ? -INFINITY : op == 1 ? INFINITY : 0.0;
+    for (int r = 0; r < rows; ++r) acc = op == 0 ? fmax(acc, at(m, cols, r, c)) : op == 1 ? fmin(acc, at(m, cols, r, c)) : acc + at(m, cols, r, c);
+    return acc;
+}
+
+/* The expected value of output element (r, c) (or vector entry r when is_vec). */
+static double expect_elem(int mode, mats m, int r, int c, int row0, int col0) {
+    const double x = at(m.a, m.cols, r, c), y = at(m.b, m.cols, r, c);
+    switch (mode) {
+    case TS_TEST_OP_ADD: case TS_TEST_OP_SUB: case TS_TEST_OP_MUL: case TS_TEST_OP_DIV: case TS_TEST_OP_MAX: case TS_TEST_OP_MIN:
+        return ref_binary(mode, x, y);
+    case TS_TEST_OP_ADD_ROW: return x + row_reduce(m.b, m.cols, r, 2);
+    case TS_TEST_OP_SUB_ROW: return x - row_reduce(m.b, m.cols, r, 0);
+    case TS_TEST_OP_MUL_ROW: return x * row_reduce(m.b, m.cols, r, 1);
+    case TS_TEST_OP_DIV_ROW: return x / exp(row_reduce(m.b, m.cols, r, 0));
+    case TS_TEST_OP_ADD_COL: return x + col_reduce(m.b, m.rows, m.cols, c, 2);
+    case TS_TEST_OP_MUL_COL: return x * col_reduce(m.b, m.rows, m.cols, c, 0);
+    case TS_TEST_OP_BROADCAST_ROW: return row_reduce(m.a, m.cols, r, 2);
+    case TS_TEST_OP_BROADCAST_COL: return col_reduce(m.a, m.rows, m.cols, c, 1);
+    case TS_TEST_OP_CAUSAL: return (col0 + c) - (row0 + r) <= 0 ? x : -INFINITY;
+    case TS_TEST_OP_TRIU: return (col0 + c) - (row0 + r) >= 3 ? x : 0.0;
+    case TS_TEST_OP_BF16_ROUND_TRIP: return ts_f32_from_bf16_bits(ts_bf16_bits_from_f32((float)x));
+    case TS_TEST_OP_FP16_ROUND_TRIP: return (double)(float)(_Float16)(float)x;
+    default: return ref_unary(mode, x);
+    }
+}
+
+static int mode_is_vec(int mode) { return mode >= TS_TEST_OP_ROW_MAX && mode <= TS_TEST_OP_COL_MAX_ACC; }
+static int mode_is_row_vec(int mode) {
+    return mode == TS_TEST_OP_ROW_MAX || mode == TS_TEST_OP_ROW_MIN || mode == TS_TEST_OP_ROW_SUM || mode == TS_TEST_OP_ROW_SUM_ACC;
+}
+
+static double expect_vec(int mode, mats m, int i) {
+    switch (mode) {
+    case TS_TEST_OP_ROW_MAX: return row_reduce(m.a, m.cols, i, 0);
+    case TS_TEST_OP_ROW_MIN: return row_reduce(m.a, m.cols, i, 1);
+    case TS_TEST_OP_ROW_SUM: return row_reduce(m.a, m.cols, i, 2);
+    case TS_TEST_OP_COL_MAX: return col_reduce(m.a, m.rows, m.cols, i, 0);
+    case TS_TEST_OP_COL_MIN: return col_reduce(m.a, m.rows, m.cols, i, 1);
+    case TS_TEST_OP_COL_SUM: return col_reduce(m.a, m.rows, m.cols, i, 2);
+    case TS_TEST_OP_ROW_SUM_ACC: return row_reduce(m.b, m.cols, i, 0) + row_reduce(m.a, m.cols, i, 2);
+    default: return fmax(col_reduce(m.b, m.rows, m.cols, i, 2), col_reduce(m.a, m.rows, m.cols, i, 0));
+    }
+}
+
+/* Sums of n fp32 terms carry rounding of about n ulps of the terms' size; everything else is one
+ * or two roundings of the result. */
+static double sum_terms(int mode, int rows, int cols) {
+    switch (mode) {
+    case TS_TEST_OP_ROW_SUM: case TS_TEST_OP_ROW_SUM_ACC: case TS_TEST_OP_ADD_ROW: case TS_TEST_OP_BROADCAST_ROW: return cols;
+    case TS_TEST_OP_COL_SUM: case TS_TEST_OP_COL_MAX_ACC: case TS_TEST_OP_ADD_COL: return rows;
+    default: return 1.0;
+    }
+}
+
+static int close_enough(double got, double ref, double scale) {
+    if (isinf(ref) || isnan(ref)) return got == ref || (isnan(ref) && isnan(got));
+    return fabs(got - ref) <= 2e-6 * (fabs(ref) + scale) + 1e-30;
+}
+
+static void check_f32_case(const ts_test_tile_f32_case *c) {
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    const int R = c->rows, C = c->cols, n = R * C, vn = R > C ? R : C;
+    float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float)), *out = malloc(n * sizeof(float));
+    float *vec = malloc(vn * sizeof(float));
+    ts_test_fill_normal(a, n, &st);
+    ts_test_fill_normal(b, n, &st);
+    for (int i = 0; i < n; ++i) if (fabsf(b[i]) < 0.05f) b[i] = 0.5f; /* divisors away from zero */
+    mats m = {R, C, a, b};
+    float *da = ts_test_device_copy(a, n * sizeof(float)), *db = ts_test_device_copy(b, n * sizeof(float));
+    cr_assert(da && db);
+    for (int mode = 0; mode < TS_TEST_OP_COUNT; ++mode) {
+        const int row0 = (int)(ts_test_uniform(&st) * 40) - 20, col0 = (int)(ts_test_uniform(&st) * 40) - 20;
+        float *dout = ts_test_device_copy(NULL, n * sizeof(float)), *dvec = ts_test_device_copy(NULL, vn * sizeof(float));
+        cr_assert(dout && dvec);
+        cr_assert_eq(c->run(dout, dvec, da, db, mode, row0, col0), TS_SUCCESS, "%s mode %d", c->name, mode);
+        cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+        if (mode_is_vec(mode)) {
+            const int len = mode_is_row_vec(mode) ? R : C;
+            cr_assert_eq(ts_test_copy_back(vec, dvec, vn * sizeof(float)), TS_SUCCESS);
+            for (int i = 0; i < len; ++i) {
+                const double ref = expect_vec(mode, m, i);
+                cr_assert(close_enough(vec[i], ref, sum_terms(mode, R, C)), "%s mode %d entry %d: %g vs %g (seed %llu)", c->name, mode, i,
+                          (double)vec[i], ref, (unsigned long long)seed);
+            }
+        } else {
+            cr_assert_eq(ts_test_copy_back(out, dout, n * sizeof(float)), TS_SUCCESS);
+            for (int r = 0; r < R; ++r)
+                for (int col = 0; col < C; ++col) {
+                    double ref;
+                    float got;
+                    if (mode == TS_TEST_OP_TRANSPOSE) {
+                        ref = at(a, C, r, col);
+                        got = out[(size_t)col * R + r];
+                    } else {
+                        ref = expect_elem(mode, m, r, col, row0, col0);
+                        got = out[(size_t)r * C + col];
+                    }
+                    cr_assert(close_enough(got, ref, sum_terms(mode, R, C)), "%s mode %d (%d,%d): %.9g vs %.9g (seed %llu)", c->name, mode, r,
+                              col, (double)got, ref, (unsigned long long)seed);
+                }
+        }
+        cr_assert_eq(ts_free(dout), TS_SUCCESS);
+        cr_assert_eq(ts_free(dvec), TS_SUCCESS);
+    }
+    cr_assert_eq(ts_free(da), TS_SUCCESS);
+    cr_assert_eq(ts_free(db), TS_SUCCESS);
+    free(a);
+    free(b);
+    free(out);
+    free(vec);
+}
+
+Test(tiles, fp32_ops_every_shape_and_layout) {
+    TS_TEST_REQUIRE_DEVICE();
+    const ts_test_tile_f32_case *c;
+    for (int k = 0; (c = ts_test_tile_f32_case_at(k)) != NULL; ++k) check_f32_case(c);
+}
+
+/* ---- CPU checks of the conversions the ops rely on ------------------------------------------- */
+
+Test(tiles, bf16_rounding_is_nearest_even) {
+    /* 1 + 2^-8 lies halfway between two bf16 values and rounds to the even one, 1.0. */
+    cr_assert_eq(ts_bf16_bits_from_f32(1.00390625f), 0x3f80);
+    /* 1 + 3 * 2^-8 is halfway too and rounds up to the even 1 + 2^-6. */
+    cr_assert_eq(ts_bf16_bits_from_f32(1.01171875f), 0x3f82);
+    cr_assert_eq(ts_bf16_bits_from_f32(-2.0f), 0xc000);
+    cr_assert_eq(ts_bf16_bits_from_f32(INFINITY), 0x7f80);
+    cr_assert(isnan(ts_f32_from_bf16_bits(ts_bf16_bits_from_f32(NAN))));
+    cr_assert_eq(ts_f32_from_bf16_bits(0x4049), 3.140625f);
+}

@@ -139,7 +139,7 @@ TS_DEVICE void ts_map_fma_repeat(float *d, int n, float a, float b, int times) {
 
 /* ---- vectors -------------------------------------------------------------------------------- */
 
-#define TS_RV_N(v) ((int)(sizeof((v)->v) / sizeof((v)->v[0][0])))
+#define TS_RV_N(x) ((int)(sizeof((x)->v) / sizeof((x)->v[0][0])))
 #define TS_CHECK_SAME_VEC(a, b)                                                                    \
     TS_STATIC_ASSERT(TS_RV_LEN(a) == TS_RV_LEN(b) && TS_RV_AXIS(a) == TS_RV_AXIS(b) &&             \
                          TS_RV_LAYOUT(a) == TS_RV_LAYOUT(b),                                       \

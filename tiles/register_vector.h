@@ -33,11 +33,11 @@ TS_RV_DEFINE_ALL(64);
 TS_RV_DEFINE_ALL(128);
 TS_RV_DEFINE_ALL(256);
 
-#define TS_RV_LEN(v) ((int)(sizeof((v)->v) / sizeof((v)->v[0])) * 16)
-#define TS_RV_AXIS(v) ((int)sizeof((v)->axis_tag))
-#define TS_RV_LAYOUT(v) ((int)sizeof((v)->layout_tag))
-#define TS_RV_DATA(v) (&(v)->v[0][0])
-#define TS_RV_CDATA(v) ((const float *)&(v)->v[0][0])
+#define TS_RV_LEN(x) ((int)(sizeof((x)->v) / sizeof((x)->v[0])) * 16)
+#define TS_RV_AXIS(x) ((int)sizeof((x)->axis_tag))
+#define TS_RV_LAYOUT(x) ((int)sizeof((x)->layout_tag))
+#define TS_RV_DATA(x) (&(x)->v[0][0])
+#define TS_RV_CDATA(x) ((const float *)&(x)->v[0][0])
 
 /* Slots in use per 16-element block, and where a slot's row or column is. */
 TS_DEVICE int ts_rv_slots(int axis, int layout) {

@@ -28,11 +28,11 @@ TS_LAYOUT_FN int ts_cuda_rt_col(int layout, int bytes, int lane, int i) {
  * column (for column reductions). */
 TS_LAYOUT_FN int ts_cuda_rt_row_lane_bits(int layout, int bytes) {
     (void)bytes;
-    return layout == TS_LAYOUT_ROW ? 0x1c : 0x03;
+    return layout == TS_LAYOUT_ROW ? 0x03 : 0x1c;
 }
 TS_LAYOUT_FN int ts_cuda_rt_col_lane_bits(int layout, int bytes) {
     (void)bytes;
-    return layout == TS_LAYOUT_ROW ? 0x03 : 0x1c;
+    return layout == TS_LAYOUT_ROW ? 0x1c : 0x03;
 }
 
 /* A per-row vector keeps, in each lane, one slot per distinct row that lane holds in a subtile:

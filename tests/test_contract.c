@@ -7,9 +7,6 @@
 
 #include "support/test_support.h"
 #include "tests/kernels/contract_kernels.h"
-#include "backends/cuda/fragment_layout.h"
-#include "backends/hip/fragment_layout.h"
-#include "backends/host/fragment_layout.h"
 
 static void check_ids(int gx, int gy, int gz, int warps) {
     const size_t n = (size_t)gx * gy * gz * warps * TS_TEST_ID_FIELDS;
@@ -135,38 +132,8 @@ Test(contract, launch_configuration_errors) {
     cr_assert_eq(ts_test_tbar_pipeline((float *)d, (const float *)d, 1, 1 << 20, 1, 2, 0), TS_ERROR_RESOURCES);
 }
 
-/* Every backend's register-tile layouts must place each element of a 16x16 subtile exactly once:
- * checked for all three backends and all four layouts, whichever backend this build targets. */
-typedef int (*layout_fn)(int, int, int, int);
-
-static void check_layout_is_a_bijection(const char *name, int lanes, int elems, layout_fn row, layout_fn col) {
-    const int layouts[2] = {TS_LAYOUT_ROW, TS_LAYOUT_COL}, widths[2] = {2, 4};
-    cr_assert_eq(lanes * elems, 256, "%s: %d lanes x %d elements", name, lanes, elems);
-    for (int li = 0; li < 2; ++li)
-        for (int wi = 0; wi < 2; ++wi) {
-            int seen[16][16] = {{0}};
-            for (int l = 0; l < lanes; ++l)
-                for (int i = 0; i < elems; ++i) {
-                    const int r = row(layouts[li], widths[wi], l, i), c = col(layouts[li], widths[wi], l, i);
-                    cr_assert(r >= 0 && r < 16 && c >= 0 && c < 16, "%s: lane %d element %d -> (%d,%d)", name, l, i, r, c);
-                    seen[r][c] += 1;
-                }
-            for (int r = 0; r < 16; ++r)
-                for (int c = 0; c < 16; ++c)
-                    cr_assert_eq(seen[r][c], 1, "%s layout %d width %d: (%d,%d) held %d times", name, layouts[li],
-                                 widths[wi], r, c, seen[r][c]);
-        }
+#if defined(TESSERA_BACKEND_HOST)
+Test(contract, host_reports_a_deadlock_instead_of_hanging) {
+    cr_assert_eq(ts_test_deadlock(4), TS_ERROR_DEADLOCK);
 }
-
-static int cuda_row(int y, int b, int l, int i) { return ts_cuda_rt_row(y, b, l, i); }
-static int cuda_col(int y, int b, int l, int i) { return ts_cuda_rt_col(y, b, l, i); }
-static int hip_row(int y, int b, int l, int i) { return ts_hip_rt_row(y, b, l, i); }
-static int hip_col(int y, int b, int l, int i) { return ts_hip_rt_col(y, b, l, i); }
-static int host_row(int y, int b, int l, int i) { return ts_host_rt_row(y, b, l, i); }
-static int host_col(int y, int b, int l, int i) { return ts_host_rt_col(y, b, l, i); }
-
-Test(contract, register_tile_layouts_cover_each_element_once) {
-    check_layout_is_a_bijection("cuda", 32, TS_CUDA_RT_SUB_ELEMS, cuda_row, cuda_col);
-    check_layout_is_a_bijection("hip", 64, TS_HIP_RT_SUB_ELEMS, hip_row, hip_col);
-    check_layout_is_a_bijection("host", 1, TS_HOST_RT_SUB_ELEMS, host_row, host_col);
-}
+#endif

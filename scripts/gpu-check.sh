@@ -3,12 +3,13 @@
 # machine's cmake and nvcc, runs every test, runs compute-sanitizer (memcheck, racecheck,
 # synccheck) over the test binaries, runs the benchmarks, and prints a short summary last.
 # Criterion travels as Debian packages in .device-deps (see docs/getting-started.md).
-# Logs and JSON results go to $OUT (default: build/gpu-check).
+# JSON results and bench tables go to $OUT (default: build/gpu-check), logs to $OUT/logs.tgz.
 #   usage: scripts/gpu-check.sh [bench ...]   (default benches: puzzles)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-out=${OUT:-$root/build/gpu-check}
+results=${OUT:-$root/build/gpu-check}
+out=$results/logs   # tarred into $results/logs.tgz at the end, so few files travel back
 mkdir -p "$out"
 benches=("$@")
 [ ${#benches[@]} -gt 0 ] || benches=(puzzles)
@@ -53,19 +54,20 @@ if command -v compute-sanitizer >/dev/null; then
 fi
 
 for b in "${benches[@]}"; do
-  f="$out/${device}-${day}-${b}.jsonl"
+  f="$results/${device}-${day}-${b}.jsonl"
   if "$dir/bench/tessera-bench" "$b" --json >"$f" 2>"$out/bench-$b.err"; then
     note "bench $b: $(wc -l <"$f") results -> $(basename "$f")"
-    "$dir/bench/tessera-bench" "$b" >"$out/bench-$b.txt" 2>&1 || true
+    "$dir/bench/tessera-bench" "$b" >"$results/${device}-${day}-${b}.txt" 2>&1 || true
   else
     note "bench $b: FAILED"; rc=1; cat "$out/bench-$b.err"
   fi
 done
 
 echo
-for b in "${benches[@]}"; do [ -f "$out/bench-$b.txt" ] && cat "$out/bench-$b.txt"; done
+for b in "${benches[@]}"; do [ -f "$results/${device}-${day}-${b}.txt" ] && cat "$results/${device}-${day}-${b}.txt"; done
 echo
 printf '%s\n' "${summary[@]}"
 cat "$out/tests-summary.txt" "$out/sanitizer-summary.txt" 2>/dev/null
 grep -m 12 -E "Race reported|Error|Invalid|hazard|at 0x|by thread" "$out/sanitizer.log" 2>/dev/null | cut -c1-200
+tar czf "$results/logs.tgz" -C "$results" logs && rm -rf "$out"
 exit $rc

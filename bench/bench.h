@@ -39,5 +39,6 @@ typedef struct bench_entry {
 } bench_entry;
 
 ts_status bench_puzzles(bench_context *ctx);
+ts_status bench_gemm(bench_context *ctx);
 
 #endif

@@ -16,6 +16,8 @@ static const bench_entry bench_table[] = {
     {"puzzles", "the hardware-model puzzles: block size and wave quantization, measured next to "
                 "the launch planner's prediction",
      bench_puzzles},
+    {"gemm", "bf16 GEMM against the vendor library (cuBLAS on CUDA): square and language-model shapes",
+     bench_gemm},
 };
 
 #define TS_BENCH_COUNT (sizeof bench_table / sizeof bench_table[0])

@@ -6,9 +6,7 @@
 
 #include "backends/backend.h"
 
-#define TS_DTYPE_F32 1
-#define TS_DTYPE_BF16 2
-#define TS_DTYPE_FP16 3
+/* TS_DTYPE_F32, TS_DTYPE_BF16 and TS_DTYPE_FP16 are the public ts_dtype values (tessera.h). */
 
 #define TS_DTYPE_BYTES(dtype) ((dtype) == TS_DTYPE_F32 ? 4 : 2)
 

@@ -11,10 +11,14 @@
 #include "backends/fragment_layout.h"
 #include "tiles/dtypes.h"
 
+/* The dtype tag overlays the data in a union, so a tile is exactly its data: tiles placed one after
+ * another in a struct keep the swizzle alignment. The tag is only ever read by sizeof. */
 #define TS_ST_STRUCT(tname, storage, dtype, R, C)                                                  \
     typedef struct tname {                                                                         \
-        storage v[R][C];                                                                           \
-        unsigned char dtype_tag[dtype];                                                            \
+        union {                                                                                    \
+            storage v[R][C];                                                                       \
+            unsigned char dtype_tag[dtype];                                                        \
+        };                                                                                         \
     } tname
 
 #define TS_ST_DEFINE_ALL(R, C)                                                                     \
@@ -42,7 +46,7 @@ TS_ST_DEFINE_ALL(256, 64);
 #define TS_ST_BYTES(t) TS_DTYPE_BYTES(TS_ST_DTYPE(t))
 #define TS_ST_DATA(t) ((void *)&(t)->v[0][0])
 #define TS_ST_CDATA(t) ((const void *)&(t)->v[0][0])
-/* Bytes of element data (the struct may be larger by its tags and padding). */
+/* Bytes of element data, which is also the tile's size. */
 #define TS_ST_DATA_BYTES(t) ((int)sizeof((t)->v))
 
 typedef struct ts_st_desc {
@@ -62,5 +66,7 @@ TS_HOST_DEVICE ts_st_desc ts_st_make_desc(int rows, int cols, int dtype) {
 TS_DEVICE int ts_st_index(ts_st_desc d, int r, int c) {
     return ts_st_offset(d.rows, d.cols, TS_DTYPE_BYTES(d.dtype), r, c);
 }
+
+TS_STATIC_ASSERT(sizeof(ts_st_bf16_64x64) == 64 * 64 * 2, "a shared tile is exactly its data");
 
 #endif

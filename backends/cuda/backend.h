@@ -32,7 +32,7 @@
  * backends/cuda/launch.h so it can be compiled into each kernel's translation unit. */
 #include "backends/cuda/launch.h"
 
-#define TS_KERNEL(name, max_warps, params_type, params)                                            \
+#define TS_KERNEL_IMPL(name, max_warps, params_type, params)                                            \
     enum { name##_max_warps = (max_warps) };                                                       \
     TS_DEVICE void name##_body(const params_type *params);                                         \
     static __global__ void __launch_bounds__((max_warps) * 32, 1)                                  \
@@ -41,7 +41,7 @@
     }                                                                                              \
     TS_DEVICE void name##_body(const params_type *params)
 
-#define TS_LAUNCH(name, grid, warps, shared_bytes, stream, params)                                 \
+#define TS_LAUNCH_IMPL(name, grid, warps, shared_bytes, stream, params)                                 \
     ts_cuda_launch((const void *)(name), (grid), (warps), name##_max_warps, (shared_bytes),       \
                    (stream), (void *)&(params))
 
@@ -151,9 +151,14 @@ TS_DEVICE void ts_tbar_wait(ts_tbar *bar, int parity) {
 
 /* ---- shared memory and asynchronous copies --------------------------------------------------- */
 
+/* CUDA guarantees dynamic shared memory only 16-byte alignment; the swizzled layouts need
+ * TS_SHARED_ALIGN, so the base is rounded up inside the TS_SHARED_ALIGN bytes of slack that every
+ * launch adds (backends/cuda/launch.h). */
 TS_DEVICE unsigned char *ts_shared_base(void) {
-    extern __shared__ __align__(1024) unsigned char ts_cuda_dynamic_smem[];
-    return ts_cuda_dynamic_smem;
+    extern __shared__ __align__(16) unsigned char ts_cuda_dynamic_smem[];
+    const uint32_t addr = ts_cuda_smem_addr(ts_cuda_dynamic_smem);
+    const uint32_t pad = (TS_SHARED_ALIGN - (addr & (TS_SHARED_ALIGN - 1))) & (TS_SHARED_ALIGN - 1);
+    return ts_cuda_dynamic_smem + pad;
 }
 
 TS_DEVICE void ts_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_tbar *bar) {
@@ -166,5 +171,14 @@ TS_DEVICE void ts_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_
             : "memory");
     }
 }
+
+/* The most dynamic shared memory a block may ask for, for kernels that size their pipelines. */
+#define TS_MAX_SHARED_BYTES (TS_CUDA_MAX_DYNAMIC_SHARED - TS_SHARED_ALIGN)
+
+/* The public forms expand their arguments first, so a kernel's name may itself be a macro (as in
+ * kernels instantiated from an include-template). */
+#define TS_KERNEL(name, max_warps, params_type, params) TS_KERNEL_IMPL(name, max_warps, params_type, params)
+#define TS_LAUNCH(name, grid, warps, shared_bytes, stream, params)                                 \
+    TS_LAUNCH_IMPL(name, grid, warps, shared_bytes, stream, params)
 
 #endif

@@ -28,6 +28,8 @@ static inline ts_status ts_cuda_launch(const void *kernel, ts_grid grid, int war
     if (warps < 1 || warps > max_warps || warps > 32) return TS_ERROR_RESOURCES;
     if (grid.x < 1 || grid.y < 1 || grid.z < 1) return TS_ERROR_INVALID_SIZE;
     if (grid.y > 65535 || grid.z > 65535 || grid.x > 2147483647u) return TS_ERROR_SIZE_OVERFLOW;
+    /* Room to align the base of dynamic shared memory (ts_shared_base). */
+    if (shared_bytes > 0) shared_bytes += TS_SHARED_ALIGN;
     if (shared_bytes > TS_CUDA_MAX_DYNAMIC_SHARED) return TS_ERROR_RESOURCES;
     if (shared_bytes > TS_CUDA_DEFAULT_SHARED_LIMIT) {
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -233,7 +233,7 @@ TS_DEVICE void ts_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_
 
 /* __launch_bounds__ gets only the block size: its second argument means waves per SIMD on HIP,
  * not blocks per SM. The parameter struct is read in place in the kernarg segment. */
-#define TS_KERNEL(name, max_warps, params_type, params)                                        \
+#define TS_KERNEL_IMPL(name, max_warps, params_type, params)                                        \
     enum { name##_max_warps = (max_warps) };                                                   \
     TS_DEVICE void name##_body(const params_type *params);                                     \
     static __global__ void __launch_bounds__((max_warps) * TS_WARP_LANES)                      \
@@ -244,8 +244,17 @@ TS_DEVICE void ts_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_
     TS_DEVICE void name##_body(const params_type *params)
 
 /* AMD needs no opt-in above 48 KB of dynamic LDS: a block may use all of it. */
-#define TS_LAUNCH(name, grid, warps, shared_bytes, stream, params)                             \
+#define TS_LAUNCH_IMPL(name, grid, warps, shared_bytes, stream, params)                             \
     ts_hip_launch((const void *)(name), (grid), (warps), name##_max_warps,                     \
                   (size_t)(shared_bytes), (stream), (void *)&(params))
+
+/* The most dynamic shared memory a block may ask for, for kernels that size their pipelines. */
+#define TS_MAX_SHARED_BYTES TS_HIP_MAX_DYNAMIC_SHARED
+
+/* The public forms expand their arguments first, so a kernel's name may itself be a macro (as in
+ * kernels instantiated from an include-template). */
+#define TS_KERNEL(name, max_warps, params_type, params) TS_KERNEL_IMPL(name, max_warps, params_type, params)
+#define TS_LAUNCH(name, grid, warps, shared_bytes, stream, params)                                 \
+    TS_LAUNCH_IMPL(name, grid, warps, shared_bytes, stream, params)
 
 #endif

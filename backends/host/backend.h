@@ -32,7 +32,7 @@
 
 /* The wrapper has the one signature the runtime calls; the typedef lets TS_LAUNCH check that the
  * parameters passed are of the kernel's type. */
-#define TS_KERNEL(name, max_warps, params_type, params)                                            \
+#define TS_KERNEL_IMPL(name, max_warps, params_type, params)                                            \
     enum { name##_max_warps = (max_warps) };                                                       \
     typedef params_type name##_params_type;                                                        \
     static void name##_body(const params_type *params TS_HOST_MAYBE_UNUSED);                       \
@@ -43,7 +43,7 @@
 
 /* A pointer type mismatch in the conditional is a compile error under -Werror: parameters of
  * another kernel's type do not slip through. */
-#define TS_LAUNCH(name, grid, warps, shared_bytes, stream, params)                                 \
+#define TS_LAUNCH_IMPL(name, grid, warps, shared_bytes, stream, params)                                 \
     ts_host_launch(name, (grid), (warps), name##_max_warps, (shared_bytes), (stream),             \
                    (const void *)(1 ? &(params) : (const name##_params_type *)0),                 \
                    sizeof(params))
@@ -96,5 +96,14 @@ TS_DEVICE unsigned char *ts_shared_base(void) { return ts_host_current->shared; 
 TS_DEVICE void ts_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_tbar *bar) {
     ts_host_copy_async_g2s(dst, src, bytes, bar);
 }
+
+/* The most dynamic shared memory a block may ask for, for kernels that size their pipelines. */
+#define TS_MAX_SHARED_BYTES TS_HOST_MAX_SHARED_BYTES
+
+/* The public forms expand their arguments first, so a kernel's name may itself be a macro (as in
+ * kernels instantiated from an include-template). */
+#define TS_KERNEL(name, max_warps, params_type, params) TS_KERNEL_IMPL(name, max_warps, params_type, params)
+#define TS_LAUNCH(name, grid, warps, shared_bytes, stream, params)                                 \
+    TS_LAUNCH_IMPL(name, grid, warps, shared_bytes, stream, params)
 
 #endif

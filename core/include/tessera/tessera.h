@@ -41,6 +41,14 @@ typedef enum ts_status {
 /* A short, static, human-readable description; never NULL, also for unknown values. */
 const char *ts_status_string(ts_status status);
 
+/* ---- element types ------------------------------------------------------------------------- */
+
+typedef enum ts_dtype {
+    TS_DTYPE_F32 = 1,
+    TS_DTYPE_BF16 = 2,
+    TS_DTYPE_FP16 = 3
+} ts_dtype;
+
 /* ---- backends and devices ------------------------------------------------------------------ */
 
 typedef enum ts_backend {
@@ -177,6 +185,26 @@ ts_status ts_puzzle_fma_resources(int threads_per_block, ts_kernel_resources *re
  * global -> shared -> registers -> global in 16x16 tiles; any rows, cols >= 1. */
 ts_status ts_tile_add_f32(float *c, const float *a, const float *b, int rows, int cols,
                           int ldc, int lda, int ldb, ts_stream stream);
+
+/* ---- GEMM ---------------------------------------------------------------------------------- */
+
+typedef enum ts_trans {
+    TS_NO_TRANS = 0,   /* the matrix as stored */
+    TS_TRANS = 1       /* its transpose */
+} ts_trans;
+
+/* C = alpha * op(A) * op(B) + beta * C, all matrices row-major in device memory.
+ *   op(A) is M x K: A is stored M x K (TS_NO_TRANS) or K x M (TS_TRANS), leading dimension lda;
+ *   op(B) is K x N: B is stored K x N (TS_NO_TRANS) or N x K (TS_TRANS), leading dimension ldb;
+ *   C is M x N with leading dimension ldc.
+ * A and B are both bf16 or both fp16; C is bf16, fp16 or fp32; accumulation is fp32. Any M, N,
+ * K >= 1. Leading dimensions are at least the stored row length and multiples of 8 elements, and
+ * A, B and C are 16-byte aligned (the tensor-memory copies need 16-byte strides): otherwise
+ * TS_ERROR_MISALIGNED. With beta == 0, C is only written (it may hold anything, NaN included). */
+ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
+                  const void *a, ts_dtype a_type, long long lda,
+                  const void *b, ts_dtype b_type, long long ldb,
+                  float beta, void *c, ts_dtype c_type, long long ldc, ts_stream stream);
 
 #ifdef __cplusplus
 }

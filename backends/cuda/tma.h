@@ -1,0 +1,113 @@
+/* Tile copies between global memory and shared tiles through the Hopper tensor memory accelerator
+ * (TMA). The descriptor holds a tensor map made on the host (backends/cuda/tma_host.c) whose box is
+ * one column chunk of the tile, tile rows x sw bytes with the chunk's swizzle, so TMA writes each
+ * chunk exactly where ts_cuda_st_offset puts it; a tile takes one copy per chunk, issued by one
+ * lane of the calling warp. Out-of-bounds elements load as zeros and are skipped on store; the
+ * hardware counts a zero-filled element as a landed byte, so a load always completes
+ * TS_ST_DATA_BYTES of the tile on the barrier, at a ragged edge too.
+ *
+ * The tensor map must be read by TMA where the host put it: inside the kernel's parameters (a
+ * __grid_constant__ struct, as TS_KERNEL passes it), never a local copy. */
+#ifndef TESSERA_BACKENDS_CUDA_TMA_H
+#define TESSERA_BACKENDS_CUDA_TMA_H
+
+#include "backends/cuda/backend.h"
+#include "backends/cuda/shared_layout.h"
+#include "tiles/global_layout.h"
+#include "tiles/shared_tile.h"
+
+/* CUtensorMap without including the driver header in kernel code: 128 opaque bytes, 64-aligned. */
+typedef struct TS_ALIGNED(64) ts_cuda_tensor_map {
+    unsigned long long opaque[16];
+} ts_cuda_tensor_map;
+
+/* The tensor map, the global layout it was made from, and the tile it moves. */
+typedef struct TS_ALIGNED(64) ts_async_desc {
+    ts_cuda_tensor_map map;
+    ts_gl gl;
+    int tile_rows, tile_cols, dtype, chunk_cols;
+} ts_async_desc;
+
+/* A tile of another shape or dtype than the map's box would land garbled: that traps. */
+TS_DEVICE void ts_cuda_tma_check(const ts_async_desc *d, ts_st_desc sd) {
+    if (d->tile_rows != sd.rows || d->tile_cols != sd.cols || d->dtype != sd.dtype) __trap();
+}
+
+/* Starts loading tile (tile_row, tile_col) of matrix (b, h) into st; the bytes complete on bar,
+ * whose phase the kernel must have announced them to (ts_tbar_expect_bytes, the full tile). */
+TS_DEVICE void ts_tma_load_async(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
+                                 int tile_row, int tile_col, ts_tbar *bar) {
+    __syncwarp();
+    if (ts_lane_id() == 0) {
+        ts_cuda_tma_check(d, sd);
+        const int bytes = TS_DTYPE_BYTES(sd.dtype);
+        const int sw = ts_cuda_st_swizzle_bytes(sd.cols * bytes);
+        const int chunk_cols = sw / bytes;
+        const unsigned dst = ts_cuda_smem_addr(st), mbar = ts_cuda_smem_addr(bar);
+        const unsigned long long map = (unsigned long long)(const void *)&d->map;
+        const int row = tile_row * sd.rows;
+        for (int c = 0; c < sd.cols / chunk_cols; ++c) {
+            asm volatile(
+                "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                "[%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst + (unsigned)(c * sd.rows * sw)),
+                "l"(map), "r"(tile_col * sd.cols + c * chunk_cols), "r"(row), "r"(h), "r"(b),
+                "r"(mbar)
+                : "memory");
+        }
+    }
+}
+
+/* Starts storing st to tile (tile_row, tile_col) of matrix (b, h); elements outside the matrix
+ * are not written. st must not change until ts_tma_store_wait_read() (or _wait) returns. */
+TS_DEVICE void ts_tma_store_async(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
+                                  int tile_row, int tile_col) {
+    __syncwarp();
+    if (ts_lane_id() == 0) {
+        ts_cuda_tma_check(d, sd);
+        const int bytes = TS_DTYPE_BYTES(sd.dtype);
+        const int sw = ts_cuda_st_swizzle_bytes(sd.cols * bytes);
+        const int chunk_cols = sw / bytes;
+        const unsigned src = ts_cuda_smem_addr(st);
+        const unsigned long long map = (unsigned long long)(const void *)&d->map;
+        const int row = tile_row * sd.rows;
+        for (int c = 0; c < sd.cols / chunk_cols; ++c) {
+            asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group "
+                         "[%0, {%1, %2, %3, %4}], [%5];\n" ::"l"(map),
+                         "r"(tile_col * sd.cols + c * chunk_cols), "r"(row), "r"(h), "r"(b),
+                         "r"(src + (unsigned)(c * sd.rows * sw))
+                         : "memory");
+        }
+    }
+}
+
+/* Bulk groups belong to the thread that issued them: lane 0 of the warp that stored. */
+TS_DEVICE void ts_tma_store_commit(void) {
+    if (ts_lane_id() == 0) asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+/* Waits until the committed stores have read their shared tiles (the tiles may be reused). */
+TS_DEVICE void ts_tma_store_wait_read(void) {
+    if (ts_lane_id() == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+    __syncwarp();
+}
+
+/* Waits until the committed stores are complete in global memory. */
+TS_DEVICE void ts_tma_store_wait(void) {
+    if (ts_lane_id() == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+    __syncwarp();
+}
+
+/* Shared memory written with ordinary stores is read by TMA and wgmma through the async proxy:
+ * each writing thread fences its writes to that proxy before the barrier that precedes the
+ * store or the multiply. */
+TS_DEVICE void ts_tma_fence_shared(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+/* The backend-neutral names ops/tma.h uses. */
+#define ts_async_load_raw ts_tma_load_async
+#define ts_async_store_raw ts_tma_store_async
+#define ts_async_store_commit ts_tma_store_commit
+#define ts_async_store_wait_read ts_tma_store_wait_read
+#define ts_async_store_wait ts_tma_store_wait
+#define ts_async_fence_shared ts_tma_fence_shared
+
+#endif

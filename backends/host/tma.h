@@ -1,0 +1,72 @@
+/* Tile copies between global memory and shared tiles on the host backend, with TMA's rules so that
+ * a kernel's copy protocol is exercised in CI: elements outside the matrix load as zeros and are
+ * skipped on store, and a load completes the whole tile's bytes on the barrier (TMA counts
+ * zero-filled bytes). The warp thread copies element by element into the swizzled layout. The
+ * descriptor is the global layout and the tile shape; a tile of another shape or dtype is a
+ * contract violation that ends the launch with TS_ERROR_INVALID_VALUE. */
+#ifndef TESSERA_BACKENDS_HOST_TMA_H
+#define TESSERA_BACKENDS_HOST_TMA_H
+
+#include <string.h>
+
+#include "backends/host/backend.h"
+#include "tiles/global_layout.h"
+#include "tiles/shared_tile.h"
+
+typedef struct ts_async_desc {
+    ts_gl gl;
+    int tile_rows, tile_cols, dtype, reserved;
+} ts_async_desc;
+
+TS_DEVICE void ts_host_async_check(const ts_async_desc *d, ts_st_desc sd) {
+    if (d->tile_rows != sd.rows || d->tile_cols != sd.cols || d->dtype != sd.dtype)
+        ts_host_fail(TS_ERROR_INVALID_VALUE);
+}
+
+/* Address of global element (b, h, r, c), or NULL when it lies outside the matrix. */
+TS_DEVICE unsigned char *ts_host_async_elem(const ts_gl *g, int bytes, long long b, long long h,
+                                            long long r, long long c) {
+    if (b < 0 || b >= g->batch || h < 0 || h >= g->heads || r < 0 || r >= g->rows || c < 0 ||
+        c >= g->cols)
+        return NULL;
+    return (unsigned char *)g->ptr + ts_gl_offset(g, b, h, r, c) * bytes;
+}
+
+TS_DEVICE void ts_async_load_raw(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
+                                 int tile_row, int tile_col, ts_tbar *bar) {
+    ts_host_async_check(d, sd);
+    const int bytes = TS_DTYPE_BYTES(sd.dtype);
+    const long long r0 = (long long)tile_row * sd.rows, c0 = (long long)tile_col * sd.cols;
+    for (int r = 0; r < sd.rows; ++r)
+        for (int c = 0; c < sd.cols; ++c) {
+            unsigned char *dst = (unsigned char *)st + (long long)ts_st_index(sd, r, c) * bytes;
+            const unsigned char *src = ts_host_async_elem(&d->gl, bytes, b, h, r0 + r, c0 + c);
+            if (src)
+                memcpy(dst, src, (size_t)bytes);
+            else
+                memset(dst, 0, (size_t)bytes);
+        }
+    ts_tbar_complete_bytes(bar, (unsigned)(sd.rows * sd.cols * bytes));
+}
+
+TS_DEVICE void ts_async_store_raw(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
+                                  int tile_row, int tile_col) {
+    ts_host_async_check(d, sd);
+    const int bytes = TS_DTYPE_BYTES(sd.dtype);
+    const long long r0 = (long long)tile_row * sd.rows, c0 = (long long)tile_col * sd.cols;
+    for (int r = 0; r < sd.rows; ++r)
+        for (int c = 0; c < sd.cols; ++c) {
+            unsigned char *dst = ts_host_async_elem(&d->gl, bytes, b, h, r0 + r, c0 + c);
+            if (dst)
+                memcpy(dst, (const unsigned char *)st + (long long)ts_st_index(sd, r, c) * bytes,
+                       (size_t)bytes);
+        }
+}
+
+/* Stores are done when they return; there is no second proxy to fence for. */
+TS_DEVICE void ts_async_store_commit(void) {}
+TS_DEVICE void ts_async_store_wait_read(void) {}
+TS_DEVICE void ts_async_store_wait(void) {}
+TS_DEVICE void ts_async_fence_shared(void) { ts_fence_block(); }
+
+#endif

@@ -1,0 +1,211 @@
+/* `tessera-bench gemm`: ts_gemm against the vendor library (cuBLAS in a CUDA build), timed in the
+ * same process and interleaved, with the timing protocol of timing.c (warm-up, >= 20 timed runs,
+ * median, L2 flushed before every run). Shapes: 4096^3 and 8192^3, and the projections of large
+ * language models, M = 8192 and M in {16, 64, 256, 1024} with (N, K) in {(4096, 4096),
+ * (14336, 4096), (4096, 14336), (128256, 4096)}; bf16 in, bf16 out, NN. Inputs are random normal
+ * values. Each row also reports the largest difference between Tessera's and the baseline's C
+ * over a sample of rows, relative to the largest |C|, so a fast wrong kernel cannot pass. On the
+ * host backend the sizes are small and there is no baseline. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "bench.h"
+#include "timing.h"
+
+typedef struct gemm_run {
+    ts_trans ta, tb;
+    int m, n, k;
+    long long lda, ldb, ldc;
+    void *a, *b, *c, *c_base;
+    bench_baseline *baseline;
+    ts_stream stream;
+} gemm_run;
+
+static ts_status gemm_run_tessera(void *ctx, int rep) {
+    const gemm_run *g = ctx;
+    (void)rep;
+    return ts_gemm(g->ta, g->tb, g->m, g->n, g->k, 1.0f, g->a, TS_DTYPE_BF16, g->lda, g->b, TS_DTYPE_BF16, g->ldb,
+                   0.0f, g->c, TS_DTYPE_BF16, g->ldc, g->stream);
+}
+
+static ts_status gemm_run_baseline(void *ctx, int rep) {
+    const gemm_run *g = ctx;
+    (void)rep;
+    return bench_baseline_gemm(g->baseline, g->ta, g->tb, g->m, g->n, g->k, 1.0f, g->a, TS_DTYPE_BF16, g->lda, g->b,
+                               TS_DTYPE_BF16, g->ldb, 0.0f, g->c_base, TS_DTYPE_BF16, g->ldc);
+}
+
+static unsigned short bf16_bits(float f) {
+    unsigned u;
+    memcpy(&u, &f, sizeof u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (unsigned short)(u >> 16);
+}
+static float bf16_value(unsigned short b) {
+    const unsigned u = (unsigned)b << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* Fills `count` bf16 elements of device memory with random normal values: a block of 2^22 values
+ * made on the host, then doubled on the device until the buffer is full. */
+static ts_status gemm_fill_random(void *dev, size_t count, unsigned long long seed) {
+    const size_t block = (size_t)1 << 22;
+    const size_t first = count < block ? count : block;
+    unsigned short *h = calloc(first, sizeof *h);
+    if (!h) return TS_ERROR_OUT_OF_MEMORY;
+    unsigned long long s = seed;
+    for (size_t i = 0; i < first; i += 2) {
+        double u1, u2;
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        u1 = ((double)(s >> 11) + 1.0) * 0x1.0p-53;
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        u2 = (double)(s >> 11) * 0x1.0p-53;
+        const double r = sqrt(-2.0 * log(u1));
+        h[i] = bf16_bits((float)(r * cos(6.283185307179586 * u2)));
+        if (i + 1 < first) h[i + 1] = bf16_bits((float)(r * sin(6.283185307179586 * u2)));
+    }
+    ts_status st = ts_memcpy(dev, h, first * sizeof *h, TS_MEMCPY_HOST_TO_DEVICE);
+    free(h);
+    for (size_t done = first; st == TS_SUCCESS && done < count;) {
+        const size_t n = done < count - done ? done : count - done;
+        st = ts_memcpy((unsigned short *)dev + done, dev, n * sizeof(unsigned short), TS_MEMCPY_DEVICE_TO_DEVICE);
+        done += n;
+    }
+    return st;
+}
+
+/* Largest |C - C_baseline| over up to 64 rows spread over M, relative to the largest |C_baseline|. */
+static ts_status gemm_compare(const gemm_run *g, double *rel) {
+    const int rows = g->m < 64 ? g->m : 64;
+    unsigned short *x = malloc((size_t)g->n * 2), *y = malloc((size_t)g->n * 2);
+    if (!x || !y) {
+        free(x);
+        free(y);
+        return TS_ERROR_OUT_OF_MEMORY;
+    }
+    double worst = 0.0, scale = 0.0;
+    ts_status st = TS_SUCCESS;
+    for (int i = 0; i < rows && st == TS_SUCCESS; ++i) {
+        const long long r = (long long)i * g->m / rows;
+        st = ts_memcpy(x, (unsigned short *)g->c + r * g->ldc, (size_t)g->n * 2, TS_MEMCPY_DEVICE_TO_HOST);
+        if (st == TS_SUCCESS)
+            st = ts_memcpy(y, (unsigned short *)g->c_base + r * g->ldc, (size_t)g->n * 2, TS_MEMCPY_DEVICE_TO_HOST);
+        for (int j = 0; j < g->n && st == TS_SUCCESS; ++j) {
+            const double a = bf16_value(x[j]), b = bf16_value(y[j]);
+            if (!(fabs(a - b) <= worst)) worst = isnan(a - b) ? INFINITY : fabs(a - b);
+            if (fabs(b) > scale) scale = fabs(b);
+        }
+    }
+    free(x);
+    free(y);
+    *rel = scale > 0.0 ? worst / scale : worst;
+    return st;
+}
+
+typedef struct gemm_shape {
+    int m, n, k;
+} gemm_shape;
+
+static ts_status gemm_one(bench_context *ctx, bench_timer *timer, bench_baseline *baseline, const char *baseline_name,
+                          gemm_shape s, unsigned long long seed) {
+    gemm_run g;
+    memset(&g, 0, sizeof g);
+    g.ta = TS_NO_TRANS;
+    g.tb = TS_NO_TRANS;
+    g.m = s.m;
+    g.n = s.n;
+    g.k = s.k;
+    g.lda = s.k;
+    g.ldb = s.n;
+    g.ldc = s.n;
+    g.baseline = baseline;
+    g.stream = ctx->stream;
+    const size_t na = (size_t)s.m * s.k, nb = (size_t)s.k * s.n, nc = (size_t)s.m * s.n;
+    ts_status st = ts_malloc(&g.a, na * 2);
+    if (st == TS_SUCCESS) st = ts_malloc(&g.b, nb * 2);
+    if (st == TS_SUCCESS) st = ts_malloc(&g.c, nc * 2);
+    if (st == TS_SUCCESS && baseline) st = ts_malloc(&g.c_base, nc * 2);
+    if (st == TS_SUCCESS) st = gemm_fill_random(g.a, na, seed);
+    if (st == TS_SUCCESS) st = gemm_fill_random(g.b, nb, seed * 31 + 7);
+    bench_stats ours, base;
+    if (st == TS_SUCCESS)
+        st = baseline ? bench_time_pair(timer, gemm_run_tessera, &g, gemm_run_baseline, &g, &ours, &base)
+                      : bench_time(timer, gemm_run_tessera, &g, &ours);
+    double rel = NAN;
+    if (st == TS_SUCCESS && baseline) {
+        st = ts_stream_synchronize(ctx->stream);
+        if (st == TS_SUCCESS) st = gemm_compare(&g, &rel);
+    }
+    if (st == TS_SUCCESS) {
+        const double flops = 2.0 * s.m * (double)s.n * s.k;
+        bench_result r;
+        bench_result_init(&r, "gemm", "TFLOP/s", flops / (ours.median_ms * 1e9));
+        r.value_min = flops / (ours.max_ms * 1e9);
+        r.value_max = flops / (ours.min_ms * 1e9);
+        bench_param_int(&r, "M", s.m);
+        bench_param_int(&r, "N", s.n);
+        bench_param_int(&r, "K", s.k);
+        bench_param_text(&r, "layout", "NN");
+        bench_param_text(&r, "dtype", "bf16");
+        bench_param_real(&r, "ms", ours.median_ms);
+        if (baseline) {
+            r.baseline = baseline_name;
+            r.baseline_value = flops / (base.median_ms * 1e9);
+            bench_param_real(&r, "baseline_ms", base.median_ms);
+            bench_param_real(&r, "max_rel_diff", rel);
+        }
+        bench_report_row(ctx->report, &r);
+    }
+    (void)ts_free(g.a);
+    (void)ts_free(g.b);
+    (void)ts_free(g.c);
+    (void)ts_free(g.c_base);
+    return st;
+}
+
+ts_status bench_gemm(bench_context *ctx) {
+    const int host = ctx->backend == TS_BACKEND_HOST;
+    static const gemm_shape gpu_square[] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
+    static const int llm_nk[4][2] = {{4096, 4096}, {14336, 4096}, {4096, 14336}, {128256, 4096}};
+    static const int llm_m[] = {8192, 16, 64, 256, 1024};
+    static const gemm_shape host_shapes[] = {{128, 128, 128}, {200, 136, 72}};
+
+    bench_baseline *baseline = NULL;
+    const char *baseline_name = NULL;
+    if (bench_baseline_create(&baseline, &baseline_name, ctx->stream) != TS_SUCCESS) baseline = NULL;
+
+    bench_timing_config config = {
+        .warmup = ctx->options.warmup >= 0 ? ctx->options.warmup : (host ? 1 : 5),
+        .reps = ctx->options.reps > 0 ? ctx->options.reps : TS_BENCH_MIN_REPS,
+        .flush_l2 = !host,
+    };
+    bench_timer timer;
+    ts_status st = bench_timer_init(&timer, &config, &ctx->props, ctx->stream);
+    if (st != TS_SUCCESS) {
+        bench_baseline_destroy(baseline);
+        return st;
+    }
+    bench_report_heading(ctx->report, "gemm: C = A B, bf16 in and out, fp32 accumulation, row-major NN");
+    bench_report_note(ctx->report, "TFLOP/s = 2MNK / median time of %d runs (L2 flushed before each); baseline %s, interleaved",
+                      config.reps, baseline_name ? baseline_name : "none");
+    unsigned long long seed = 0x5eed0001ull;
+    if (host) {
+        for (size_t i = 0; i < sizeof host_shapes / sizeof host_shapes[0] && st == TS_SUCCESS; ++i)
+            st = gemm_one(ctx, &timer, baseline, baseline_name, host_shapes[i], seed++);
+    } else {
+        for (size_t i = 0; i < 2 && st == TS_SUCCESS; ++i) st = gemm_one(ctx, &timer, baseline, baseline_name, gpu_square[i], seed++);
+        for (int mi = 0; mi < 5 && st == TS_SUCCESS; ++mi)
+            for (int j = 0; j < 4 && st == TS_SUCCESS; ++j) {
+                const gemm_shape s = {llm_m[mi], llm_nk[j][0], llm_nk[j][1]};
+                st = gemm_one(ctx, &timer, baseline, baseline_name, s, seed++);
+            }
+    }
+    bench_timer_destroy(&timer);
+    bench_baseline_destroy(baseline);
+    return st;
+}

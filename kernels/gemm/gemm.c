@@ -1,0 +1,149 @@
+/* GEMM: C = alpha * op(A) * op(B) + beta * C (tessera.h), on the producer-consumer template. Each
+ * operand dtype (bf16, fp16) and transpose form (NN, NT, TN, TT) is its own kernel, since tile
+ * types are compile-time; gemm_variant.h is the kernel, instantiated eight times below. Tails need
+ * no special code: the asynchronous loads zero-fill past the edges of A and B, and the epilogue
+ * masks the edges of C. */
+#include "kernels/gemm/gemm_common.h"
+
+#define TS_GEMM_TILE_CAT2(a, b) a##b
+#define TS_GEMM_TILE_CAT(a, b) TS_GEMM_TILE_CAT2(a, b)
+/* B's stage tile: BK x BN as stored, or BN x BK when B is stored transposed. */
+#define TS_GEMM_B_KN(dt) TS_GEMM_TILE_CAT(ts_st_##dt##_64x, TS_GEMM_BN)
+#define TS_GEMM_B_NK(dt) TS_GEMM_TILE_CAT(TS_GEMM_TILE_CAT(ts_st_##dt##_, TS_GEMM_BN), x64)
+
+#define TS_GEMM_NAME ts_gemm_bf16_nn
+#define TS_GEMM_A_TILE ts_st_bf16_64x64
+#define TS_GEMM_B_TILE TS_GEMM_B_KN(bf16)
+#define TS_GEMM_TRANS_A 0
+#define TS_GEMM_TRANS_B 0
+#define TS_GEMM_MMA ts_wg_mma_AB
+#include "kernels/gemm/gemm_variant.h"
+
+#define TS_GEMM_NAME ts_gemm_bf16_nt
+#define TS_GEMM_A_TILE ts_st_bf16_64x64
+#define TS_GEMM_B_TILE TS_GEMM_B_NK(bf16)
+#define TS_GEMM_TRANS_A 0
+#define TS_GEMM_TRANS_B 1
+#define TS_GEMM_MMA ts_wg_mma_ABt
+#include "kernels/gemm/gemm_variant.h"
+
+#define TS_GEMM_NAME ts_gemm_bf16_tn
+#define TS_GEMM_A_TILE ts_st_bf16_64x64
+#define TS_GEMM_B_TILE TS_GEMM_B_KN(bf16)
+#define TS_GEMM_TRANS_A 1
+#define TS_GEMM_TRANS_B 0
+#define TS_GEMM_MMA ts_wg_mma_AtB
+#include "kernels/gemm/gemm_variant.h"
+
+#define TS_GEMM_NAME ts_gemm_bf16_tt
+#define TS_GEMM_A_TILE ts_st_bf16_64x64
+#define TS_GEMM_B_TILE TS_GEMM_B_NK(bf16)
+#define TS_GEMM_TRANS_A 1
+#define TS_GEMM_TRANS_B 1
+#define TS_GEMM_MMA ts_wg_mma_AtBt
+#include "kernels/gemm/gemm_variant.h"
+
+#define TS_GEMM_NAME ts_gemm_fp16_nn
+#define TS_GEMM_A_TILE ts_st_fp16_64x64
+#define TS_GEMM_B_TILE TS_GEMM_B_KN(fp16)
+#define TS_GEMM_TRANS_A 0
+#define TS_GEMM_TRANS_B 0
+#define TS_GEMM_MMA ts_wg_mma_AB
+#include "kernels/gemm/gemm_variant.h"
+
+#define TS_GEMM_NAME ts_gemm_fp16_nt
+#define TS_GEMM_A_TILE ts_st_fp16_64x64
+#define TS_GEMM_B_TILE TS_GEMM_B_NK(fp16)
+#define TS_GEMM_TRANS_A 0
+#define TS_GEMM_TRANS_B 1
+#define TS_GEMM_MMA ts_wg_mma_ABt
+#include "kernels/gemm/gemm_variant.h"
+
+#define TS_GEMM_NAME ts_gemm_fp16_tn
+#define TS_GEMM_A_TILE ts_st_fp16_64x64
+#define TS_GEMM_B_TILE TS_GEMM_B_KN(fp16)
+#define TS_GEMM_TRANS_A 1
+#define TS_GEMM_TRANS_B 0
+#define TS_GEMM_MMA ts_wg_mma_AtB
+#include "kernels/gemm/gemm_variant.h"
+
+#define TS_GEMM_NAME ts_gemm_fp16_tt
+#define TS_GEMM_A_TILE ts_st_fp16_64x64
+#define TS_GEMM_B_TILE TS_GEMM_B_NK(fp16)
+#define TS_GEMM_TRANS_A 1
+#define TS_GEMM_TRANS_B 1
+#define TS_GEMM_MMA ts_wg_mma_AtBt
+#include "kernels/gemm/gemm_variant.h"
+
+typedef ts_status (*ts_gemm_launcher)(const ts_gemm_params *, int, ts_stream);
+
+/* SM count of the current device, looked up once per device: the persistent grid needs it on
+ * every call and a property query costs far more than a launch. */
+static ts_status ts_gemm_sm_count(int *sms) {
+    static int cached[64];
+    int device = 0;
+    ts_status s = ts_device_get(&device);
+    if (s != TS_SUCCESS) return s;
+    if (device >= 0 && device < 64 && cached[device] > 0) {
+        *sms = cached[device];
+        return TS_SUCCESS;
+    }
+    ts_device_props props;
+    if ((s = ts_device_get_props(device, &props)) != TS_SUCCESS) return s;
+    if (device >= 0 && device < 64) cached[device] = props.sm_count;
+    *sms = props.sm_count;
+    return TS_SUCCESS;
+}
+
+static int ts_gemm_dtype_valid(ts_dtype t) {
+    return t == TS_DTYPE_F32 || t == TS_DTYPE_BF16 || t == TS_DTYPE_FP16;
+}
+
+TS_EXTERN_C ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
+                              const void *a, ts_dtype a_type, long long lda, const void *b,
+                              ts_dtype b_type, long long ldb, float beta, void *c, ts_dtype c_type,
+                              long long ldc, ts_stream stream) {
+    if (!a || !b || !c) return TS_ERROR_NULL_POINTER;
+    if ((trans_a != TS_NO_TRANS && trans_a != TS_TRANS) || (trans_b != TS_NO_TRANS && trans_b != TS_TRANS))
+        return TS_ERROR_INVALID_ENUM;
+    if (!ts_gemm_dtype_valid(a_type) || !ts_gemm_dtype_valid(b_type) || !ts_gemm_dtype_valid(c_type))
+        return TS_ERROR_INVALID_ENUM;
+    if (m <= 0 || n <= 0 || k <= 0) return TS_ERROR_INVALID_SIZE;
+    if (a_type != b_type || a_type == TS_DTYPE_F32) return TS_ERROR_UNSUPPORTED;
+    /* The stored shapes: A is M x K or K x M, B is K x N or N x K. */
+    const long long a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
+    const long long b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
+    if (lda < a_cols || ldb < b_cols || ldc < n) return TS_ERROR_INVALID_VALUE;
+    /* Element offsets must fit the kernels' 64-bit indexing and the copy engine's 32-bit coordinates. */
+    if (lda > (1LL << 31) || ldb > (1LL << 31) || ldc > (1LL << 31) ||
+        a_rows * lda > (1LL << 46) || b_rows * ldb > (1LL << 46) || (long long)m * ldc > (1LL << 46))
+        return TS_ERROR_SIZE_OVERFLOW;
+    if (lda % 8 || ldb % 8 || ldc % 8 || (((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) & 15u))
+        return TS_ERROR_MISALIGNED;
+
+    ts_gemm_params params;
+    memset(&params, 0, sizeof params);
+    const ts_gl ga = ts_gl_matrix((void *)a, a_type, a_rows, a_cols, lda);
+    const ts_gl gb = ts_gl_matrix((void *)b, b_type, b_rows, b_cols, ldb);
+    ts_status s = ts_async_desc_make(&params.a, &ga, 64, 64, a_type);
+    if (s != TS_SUCCESS) return s;
+    s = trans_b ? ts_async_desc_make(&params.b, &gb, TS_GEMM_BN, TS_GEMM_BK, b_type)
+                : ts_async_desc_make(&params.b, &gb, TS_GEMM_BK, TS_GEMM_BN, b_type);
+    if (s != TS_SUCCESS) return s;
+    params.c = ts_gl_matrix(c, c_type, m, n, ldc);
+    params.alpha = alpha;
+    params.beta = beta;
+    params.k_iters = (k + TS_GEMM_BK - 1) / TS_GEMM_BK;
+    params.sched = ts_sched_make((m + TS_GEMM_BM - 1) / TS_GEMM_BM, (n + TS_GEMM_BN - 1) / TS_GEMM_BN, TS_GEMM_GROUP_M);
+
+    int sms = 0;
+    if ((s = ts_gemm_sm_count(&sms)) != TS_SUCCESS) return s;
+    /* One block per SM (a block takes most of an SM's shared memory): a persistent grid. */
+    const long long grid = params.sched.tasks < sms ? params.sched.tasks : sms;
+
+    static const ts_gemm_launcher launchers[2][2][2] = {
+        {{ts_gemm_bf16_nn_launch, ts_gemm_bf16_nt_launch}, {ts_gemm_bf16_tn_launch, ts_gemm_bf16_tt_launch}},
+        {{ts_gemm_fp16_nn_launch, ts_gemm_fp16_nt_launch}, {ts_gemm_fp16_tn_launch, ts_gemm_fp16_tt_launch}},
+    };
+    return launchers[a_type == TS_DTYPE_FP16][trans_a][trans_b](&params, (int)grid, stream);
+}

@@ -1,0 +1,73 @@
+/* What every GEMM variant shares: the block tile, the kernel parameters and the epilogue. A block
+ * computes a TS_GEMM_BM x TS_GEMM_BN tile of C with TS_GEMM_CONSUMERS consumer warpgroups, each
+ * owning 64 rows, stepping through K TS_GEMM_BK at a time through a ring of TS_GEMM_STAGES stages.
+ * The sizes follow the backend's shared memory: 128 x 256 x 64 in four stages (192 KiB) where a
+ * block may have 227 KiB (Hopper, host), 128 x 64 x 64 in two stages where it has 63 KiB (CDNA). */
+#ifndef TESSERA_KERNELS_GEMM_COMMON_H
+#define TESSERA_KERNELS_GEMM_COMMON_H
+
+#include "backends/backend.h"
+#include "backends/lane_ops.h"
+#include "ops/maps.h"
+#include "ops/memory.h"
+#include "ops/tma.h"
+#include "ops/warpgroup.h"
+#include "templates/tile_scheduler.h"
+
+#define TS_GEMM_CONSUMERS 2
+#define TS_GEMM_BM (64 * TS_GEMM_CONSUMERS)
+#define TS_GEMM_BK 64
+#if TS_MAX_SHARED_BYTES >= 200 * 1024
+#define TS_GEMM_BN 256
+#define TS_GEMM_STAGES 4
+#else
+#define TS_GEMM_BN 64
+#define TS_GEMM_STAGES 2
+#endif
+/* Tiles of C are taken down groups of this many tile rows (templates/tile_scheduler.h). */
+#define TS_GEMM_GROUP_M 8
+
+typedef struct ts_gemm_params {
+    ts_async_desc a, b; /* tensor maps first: they need 64-byte alignment */
+    ts_gl c;
+    float alpha, beta;
+    int k_iters;
+    ts_tile_sched sched;
+} ts_gemm_params;
+
+typedef struct ts_gemm_task {
+    int tm, tn;
+} ts_gemm_task;
+
+/* C element idx as fp32, and the store of an fp32 value into C's dtype. */
+TS_DEVICE float ts_gemm_load_c(const ts_gl *c, long long idx) {
+    if (c->dtype == TS_DTYPE_F32) return ((const float *)c->ptr)[idx];
+    const unsigned short bits = ((const unsigned short *)c->ptr)[idx];
+    return c->dtype == TS_DTYPE_BF16 ? ts_unpack_bf16(bits) : ts_unpack_fp16(bits);
+}
+TS_DEVICE void ts_gemm_store_c(const ts_gl *c, long long idx, float v) {
+    if (c->dtype == TS_DTYPE_F32)
+        ((float *)c->ptr)[idx] = v;
+    else
+        ((unsigned short *)c->ptr)[idx] =
+            (unsigned short)(c->dtype == TS_DTYPE_BF16 ? ts_pack_bf16x2(v, 0.0f) : ts_pack_fp16x2(v, 0.0f));
+}
+
+/* A warp's 16 rows of a consumer's accumulator to C, starting at (row0, col0): alpha, beta and the
+ * conversion to C's dtype, masked at C's edges. */
+TS_DEVICE void ts_gemm_epilogue(const float *acc, ts_rt_desc d, const ts_gl *c, long long row0,
+                                long long col0, float alpha, float beta) {
+    const int lane = ts_lane_id();
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
+        const long long r = row0 + ts_rt_elem_row(d, lane, e), col = col0 + ts_rt_elem_col(d, lane, e);
+        if (r < c->rows && col < c->cols) {
+            const long long idx = r * c->stride_row + col;
+            float v = alpha * acc[e];
+            if (beta != 0.0f) v += beta * ts_gemm_load_c(c, idx);
+            ts_gemm_store_c(c, idx, v);
+        }
+    }
+}
+
+#endif

@@ -1,0 +1,102 @@
+/* One GEMM kernel on the producer-consumer template, for one operand dtype and transpose form.
+ * Included by gemm.c once per variant after defining:
+ *   TS_GEMM_NAME         the variant's prefix (its kernel is TS_GEMM_NAME##_kernel)
+ *   TS_GEMM_A_TILE       the A stage tile type: 64 x 64 of M x K (A as stored) or K x M (A^T)
+ *   TS_GEMM_B_TILE       the B stage tile type: BK x BN (B as stored) or BN x BK (B^T)
+ *   TS_GEMM_TRANS_A, TS_GEMM_TRANS_B   0 or 1
+ *   TS_GEMM_MMA          the warpgroup multiply for that form (ts_wg_mma_AB, _ABt, _AtB, _AtBt)
+ * The hooks below are the whole kernel; the template (templates/producer_consumer.h) runs them. */
+
+#define TS_GEMM_CAT2(a, b) a##b
+#define TS_GEMM_CAT(a, b) TS_GEMM_CAT2(a, b)
+#define TS_GEMM_FN(name) TS_GEMM_CAT(TS_GEMM_NAME, TS_GEMM_CAT(_, name))
+
+/* One pipeline stage: each consumer's 64 rows of A, and the block's BN columns of B. */
+typedef struct TS_GEMM_FN(input) {
+    TS_GEMM_A_TILE a[TS_GEMM_CONSUMERS];
+    TS_GEMM_B_TILE b;
+} TS_GEMM_FN(input);
+
+/* The epilogue writes straight from registers, so the output stage is empty. */
+typedef struct TS_GEMM_FN(output) {
+    int unused;
+} TS_GEMM_FN(output);
+
+typedef ts_gemm_task TS_GEMM_FN(task);
+
+typedef struct TS_GEMM_FN(consumer) {
+    TS_GEMM_CAT(ts_rt_f32_16x, TS_GEMM_BN) acc;
+} TS_GEMM_FN(consumer);
+
+TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) { return p->sched.tasks; }
+
+TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm_task *t) {
+    ts_sched_tile(&p->sched, task, &t->tm, &t->tn);
+    return p->k_iters;
+}
+
+TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(input) *in,
+                                ts_tbar *full, int iter) {
+    ts_tbar_expect_bytes(full, TS_GEMM_CONSUMERS * TS_ASYNC_BYTES(&in->a[0]) + TS_ASYNC_BYTES(&in->b));
+    for (int c = 0; c < TS_GEMM_CONSUMERS; ++c) {
+        const int m_tile = t->tm * TS_GEMM_CONSUMERS + c;
+#if TS_GEMM_TRANS_A
+        ts_async_load(&in->a[c], &p->a, 0, 0, iter, m_tile, full);
+#else
+        ts_async_load(&in->a[c], &p->a, 0, 0, m_tile, iter, full);
+#endif
+    }
+#if TS_GEMM_TRANS_B
+    ts_async_load(&in->b, &p->b, 0, 0, t->tn, iter, full);
+#else
+    ts_async_load(&in->b, &p->b, 0, 0, iter, t->tn, full);
+#endif
+}
+
+TS_DEVICE void TS_GEMM_FN(init)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
+                                int consumer) {
+    (void)p, (void)t, (void)consumer;
+    ts_zero(&c->acc);
+}
+
+TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
+                                   const TS_GEMM_FN(input) *in, int iter, int consumer) {
+    (void)p, (void)t, (void)iter;
+    TS_GEMM_MMA(&c->acc, &in->a[consumer], &in->b);
+}
+
+TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
+                                 TS_GEMM_FN(output) *out, int consumer) {
+    (void)out;
+    const long long row0 = (long long)t->tm * TS_GEMM_BM + consumer * 64 + ts_warp_in_group() * 16;
+    const long long col0 = (long long)t->tn * TS_GEMM_BN;
+    ts_gemm_epilogue(&c->acc.v[0][0][0], TS_RT_DESC(&c->acc), &p->c, row0, col0, p->alpha, p->beta);
+}
+
+#define TS_PC_KERNEL TS_GEMM_FN(kernel)
+#define TS_PC_PARAMS ts_gemm_params
+#define TS_PC_HOOK(name) TS_GEMM_FN(name)
+#define TS_PC_STAGES TS_GEMM_STAGES
+#define TS_PC_CONSUMERS TS_GEMM_CONSUMERS
+#define TS_PC_PRODUCER_REGS 40
+#define TS_PC_CONSUMER_REGS 232
+#include "templates/producer_consumer.h"
+
+static ts_status TS_GEMM_FN(launch)(const ts_gemm_params *params, int grid, ts_stream stream) {
+    return TS_LAUNCH(TS_GEMM_FN(kernel), ts_grid_1d((unsigned)grid), TS_PC_WARPS, TS_PC_SHARED_BYTES,
+                     stream, *params);
+}
+
+#undef TS_PC_KERNEL
+#undef TS_PC_PARAMS
+#undef TS_PC_HOOK
+#undef TS_PC_STAGES
+#undef TS_PC_CONSUMERS
+#undef TS_PC_PRODUCER_REGS
+#undef TS_PC_CONSUMER_REGS
+#undef TS_GEMM_NAME
+#undef TS_GEMM_A_TILE
+#undef TS_GEMM_B_TILE
+#undef TS_GEMM_TRANS_A
+#undef TS_GEMM_TRANS_B
+#undef TS_GEMM_MMA

@@ -1,0 +1,43 @@
+/* Asynchronous tile copies between global memory and shared tiles, completing on a transaction
+ * barrier; the same kernel source runs on every backend:
+ *
+ *   host, before the launch:
+ *     ts_async_desc_make(&params.a, &gl, TILE_ROWS, TILE_COLS, dtype)   one per operand
+ *   kernel (one warp issues; ts_async_desc lives in the kernel's parameter struct):
+ *     ts_tbar_expect_bytes(bar, TS_ASYNC_BYTES(st) [+ other tiles of the phase]);
+ *     ts_async_load(st, &params->a, b, h, tile_row, tile_col, bar);
+ *     ... every consumer: ts_tbar_wait(bar, phase_parity);
+ *
+ *     writers of st with ordinary stores: ts_async_fence_shared(); then a barrier; then one warp:
+ *     ts_async_store(&params->c, st, b, h, tile_row, tile_col);
+ *     ts_async_store_commit();
+ *     ts_async_store_wait_read();   st may be overwritten;  ts_async_store_wait(): written to global
+ *
+ * Coordinates are in tile units of the shared tile's shape, which must be the descriptor's.
+ * Elements outside the matrix load as zeros and are never stored. A load always lands the full
+ * tile, TS_ASYNC_BYTES(st), on the barrier, at ragged edges too (TMA counts the zero-filled
+ * bytes), so the bytes a kernel announces do not depend on where the tile sits.
+ *
+ * Hopper: TMA (cp.async.bulk.tensor), one copy per 128-byte column chunk of the tile. CDNA and the
+ * host: the calling warp copies with the same bounds rules, then completes the bytes. */
+#ifndef TESSERA_OPS_TMA_H
+#define TESSERA_OPS_TMA_H
+
+#include "backends/tma.h"
+#include "tiles/global_layout.h"
+#include "tiles/shared_tile.h"
+
+/* The bytes one ts_async_load of st completes on its barrier. */
+#define TS_ASYNC_BYTES(st) ((unsigned)TS_ST_DATA_BYTES(st))
+
+#define ts_async_load(st, desc, b, h, tile_row, tile_col, bar)                                     \
+    ts_async_load_raw(TS_ST_DATA(st), TS_ST_DESC(st), (desc), (b), (h), (tile_row), (tile_col),  \
+                      (bar))
+
+#define ts_async_store(desc, st, b, h, tile_row, tile_col)                                         \
+    ts_async_store_raw((desc), TS_ST_CDATA(st), TS_ST_DESC(st), (b), (h), (tile_row), (tile_col))
+
+/* ts_async_store_commit(), ts_async_store_wait_read(), ts_async_store_wait() and
+ * ts_async_fence_shared() come from the backend as they are. */
+
+#endif

@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# Compile and ISA gates on a built tree: the hot kernels contain the matrix instructions they were
+# written for, without register spills, scratch or serialized wgmma. scripts/test.sh runs this after
+# a backend's tests.
+#
+#   scripts/gates.sh <cuda|hip|host> <build-dir>
+#
+# cuda: every kernel source (its generated .cu wrapper in <build>/generated) is compiled to PTX for
+#       sm_90a; those with wgmma.mma_async go through ptxas -v, and each kernel that issues wgmma
+#       must have 0 bytes of spill stores and loads; ptxas must not report C7510 (wgmma serialized)
+#       or C7508 (setmaxnreg ignored), nor may the build log. tests/kernels/wg_kernels.c must hold
+#       wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg. Where a disassembler is found (cuobjdump
+#       with nvdisasm: PATH, the CUDA install, or the nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm
+#       wheels), the built object's SASS must hold HGMMA; without one that check is skipped, said so.
+# hip:  the warpgroup and mma test kernels (and the gemm kernels, when built) hold v_mfma for
+#       gfx942 and gfx90a, every warpgroup test kernel on its own; every kernel of every
+#       <build>/hip/*.resource.txt has ScratchSize 0.
+# host: nothing to check.
+# Exits non-zero, naming what failed, when a gate fails.
+set -uo pipefail
+
+usage() {
+  echo "usage: $0 <cuda|hip|host> <build-dir>" >&2
+  exit 2
+}
+[ $# -eq 2 ] || usage
+backend=$1
+build=$(cd "$2" 2>/dev/null && pwd) || { echo "$0: no build directory $2" >&2; exit 2; }
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+failures=0
+fail() {
+  echo "GATE FAILED: $*" >&2
+  failures=$((failures + 1))
+}
+note() { echo "gates: $*"; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# ---- cuda --------------------------------------------------------------------------------------
+
+find_disassembler() {
+  local dirs=() d
+  local cuda_bin
+  cuda_bin=$(dirname "$nvcc")
+  dirs+=("$cuda_bin")
+  # The wheels put their tools under site-packages/nvidia/<cuXX or cuda_*>/bin.
+  local py
+  for py in python3 python; do
+    command -v "$py" >/dev/null 2>&1 || continue
+    while IFS= read -r d; do dirs+=("$d"); done < <("$py" - <<'EOF' 2>/dev/null
+import glob, os
+try:
+    import nvidia
+    for base in list(nvidia.__path__):
+        for d in glob.glob(os.path.join(base, "*", "bin")):
+            print(d)
+except Exception:
+    pass
+EOF
+)
+  done
+  local cuobjdump="" nvdisasm=""
+  command -v cuobjdump >/dev/null 2>&1 && cuobjdump=$(command -v cuobjdump)
+  command -v nvdisasm >/dev/null 2>&1 && nvdisasm=$(command -v nvdisasm)
+  for d in "${dirs[@]}"; do
+    [ -z "$cuobjdump" ] && [ -x "$d/cuobjdump" ] && cuobjdump=$d/cuobjdump
+    [ -z "$nvdisasm" ] && [ -x "$d/nvdisasm" ] && nvdisasm=$d/nvdisasm
+  done
+  if [ -n "$cuobjdump" ] && [ -n "$nvdisasm" ]; then
+    echo "$cuobjdump:$(dirname "$nvdisasm")"
+  fi
+}
+
+cuda_gates() {
+  nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null | head -n1)
+  [ -n "$nvcc" ] && [ -x "$nvcc" ] || nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  [ -x "$nvcc" ] || { fail "nvcc not found"; return; }
+  local ptxas
+  ptxas=$(dirname "$nvcc")/ptxas
+  [ -x "$ptxas" ] || ptxas=$(command -v ptxas || true)
+  [ -n "$ptxas" ] || { fail "ptxas not found"; return; }
+
+  local wrappers=("$build"/generated/*.cu)
+  [ -e "${wrappers[0]}" ] || { fail "no generated kernel wrappers in $build/generated (not a cuda build?)"; return; }
+  local wg_wrapper=$build/generated/tests_kernels_wg_kernels_c.cu
+  [ -f "$wg_wrapper" ] || fail "tests/kernels/wg_kernels.c is not among the built kernel sources"
+
+  local w id ptx report
+  for w in "${wrappers[@]}"; do
+    id=$(basename "$w" .cu)
+    ptx=$tmp/$id.ptx
+    if ! "$nvcc" -gencode=arch=compute_90a,code=sm_90a -ptx -std=c++17 -O3 -DTESSERA_BACKEND_CUDA \
+        -I"$root" -I"$root/core/include" "$w" -o "$ptx" 2>"$tmp/$id.nvcc.log"; then
+      cat "$tmp/$id.nvcc.log" >&2
+      fail "$id: nvcc -ptx for sm_90a failed"
+      continue
+    fi
+    if [ "$w" = "$wg_wrapper" ]; then
+      grep -q "wgmma.mma_async" "$ptx" || fail "$id: no wgmma.mma_async in the PTX"
+      grep -q "cp.async.bulk.tensor" "$ptx" || fail "$id: no TMA copy (cp.async.bulk.tensor) in the PTX"
+      grep -q "setmaxnreg" "$ptx" || fail "$id: no setmaxnreg in the PTX"
+    fi
+    grep -q "wgmma.mma_async" "$ptx" || continue
+
+    report=$tmp/$id.ptxas.log
+    if ! "$ptxas" -arch=sm_90a -v "$ptx" -o "$tmp/$id.cubin" >"$report" 2>&1; then
+      cat "$report" >&2
+      fail "$id: ptxas failed"
+      continue
+    fi
+    if grep -q "C7510" "$report"; then
+      grep "C7510" "$report" | head -n 5 >&2
+      fail "$id: ptxas serialized wgmma (C7510)"
+    fi
+    if grep -q "C7508" "$report"; then
+      grep "C7508" "$report" | head -n 5 >&2
+      fail "$id: ptxas ignored setmaxnreg (C7508)"
+    fi
+    # Kernels that issue wgmma, from the PTX; then their registers and spills from ptxas.
+    awk '/\.entry /{ name = $0; sub(/.*\.entry[ \t]+/, "", name); sub(/\(.*/, "", name) }
+         /wgmma\.mma_async/ && name != "" { print name }' "$ptx" | sort -u >"$tmp/$id.wgmma"
+    awk -v list="$tmp/$id.wgmma" -v id="$id" '
+      BEGIN { while ((getline n < list) > 0) want[n] = 1 }
+      /Compiling entry function/ { f = $0; sub(/.*function .\047?/, "", f); sub(/\047.*/, "", f) }
+      /bytes spill stores/ { split($0, a, ","); st = a[2]; ld = a[3]; gsub(/[^0-9]/, "", st); gsub(/[^0-9]/, "", ld);
+                             sp[f] = st + ld; frame[f] = $0 }
+      /Used [0-9]+ registers/ { r = $0; sub(/.*Used /, "", r); sub(/ registers.*/, "", r); regs[f] = r }
+      END {
+        bad = 0
+        for (f in want) {
+          printf "gates: %s %s: %s registers, %d bytes spilled\n", id, f, regs[f], sp[f]
+          if (sp[f] != 0) bad = 1
+        }
+        exit bad
+      }' "$report" | sort || fail "$id: a wgmma kernel spills registers (see the lines above)"
+  done
+
+  # The build log, where scripts/test.sh keeps one beside the build folder.
+  local log=${build%/}.build.log
+  if [ -f "$log" ] && grep -q "C7510" "$log"; then
+    grep "C7510" "$log" | head -n 5 >&2
+    fail "the build log reports serialized wgmma (C7510)"
+  fi
+
+  # SASS: HGMMA in the object the build made.
+  local tools
+  tools=$(find_disassembler)
+  if [ -z "$tools" ]; then
+    note "no cuobjdump with nvdisasm here (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm provides them): HGMMA check skipped"
+  else
+    local cuobjdump=${tools%%:*} nvdisasm_dir=${tools#*:}
+    local obj
+    obj=$(find "$build" -name "tests_kernels_wg_kernels_c.cu.o" | head -n 1)
+    if [ -z "$obj" ]; then
+      fail "the object of tests/kernels/wg_kernels.c is not in $build"
+    elif ! PATH="$nvdisasm_dir:$PATH" "$cuobjdump" -sass "$obj" >"$tmp/wg.sass" 2>"$tmp/wg.sass.err"; then
+      cat "$tmp/wg.sass.err" >&2
+      fail "cuobjdump -sass failed on $obj"
+    else
+      local n
+      n=$(grep -c "HGMMA" "$tmp/wg.sass" || true)
+      if [ "$n" -gt 0 ]; then note "wg_kernels SASS: $n HGMMA"; else fail "wg_kernels SASS holds no HGMMA"; fi
+    fi
+  fi
+}
+
+# ---- hip ---------------------------------------------------------------------------------------
+
+hip_gates() {
+  local dir=$build/hip
+  [ -d "$dir" ] || { fail "no $dir (not a hip build?)"; return; }
+  local wg=$dir/tests_kernels_wg_kernels_c.o
+  [ -f "$wg" ] || fail "tests/kernels/wg_kernels.c is not among the built kernel sources"
+  local obj arch id isa
+  for obj in "$wg" "$dir/tests_kernels_mma_kernels_c.o" "$dir/kernels_gemm_gemm_c.o"; do
+    [ -f "$obj" ] || continue
+    id=$(basename "$obj" .o)
+    for arch in gfx942 gfx90a; do
+      isa=$tmp/$id.$arch.s
+      if ! "$root/scripts/hip-isa.sh" "$obj" "$arch" >"$isa" 2>"$isa.err"; then
+        cat "$isa.err" >&2
+        fail "$id: no $arch disassembly"
+        continue
+      fi
+      grep -q "v_mfma" "$isa" || fail "$id ($arch): no v_mfma"
+      if [ "$obj" = "$wg" ]; then
+        # Each warpgroup multiply kernel on its own.
+        awk '/^[0-9a-f]+ <.*>:$/ { if (name ~ /ts_wgt_mma_/ && !seen) print name; name = $2; seen = 0 }
+             /v_mfma/ { seen = 1 }
+             END { if (name ~ /ts_wgt_mma_/ && !seen) print name }' "$isa" >"$isa.missing"
+        if [ -s "$isa.missing" ]; then
+          cat "$isa.missing" >&2
+          fail "$id ($arch): warpgroup kernels without v_mfma (listed above)"
+        fi
+      fi
+    done
+    note "$id: v_mfma present for gfx942 and gfx90a"
+  done
+  local res bad
+  for res in "$dir"/*.resource.txt; do
+    [ -f "$res" ] || continue
+    bad=$(grep -v '^#' "$res" | grep -v 'scratchsize=0 ' || true)
+    if [ -n "$bad" ]; then
+      echo "$bad" >&2
+      fail "$(basename "$res"): kernels use scratch (listed above)"
+    fi
+  done
+  note "scratch: checked $(ls "$dir"/*.resource.txt 2>/dev/null | wc -l) resource reports"
+}
+
+case $backend in
+cuda) cuda_gates ;;
+hip) hip_gates ;;
+host) note "host: no compile or ISA gates" ;;
+*) usage ;;
+esac
+
+if [ "$failures" -gt 0 ]; then
+  echo "gates: $failures gate(s) failed for $backend" >&2
+  exit 1
+fi
+note "all $backend gates passed"

@@ -1,0 +1,105 @@
+/* The producer-consumer kernel template. A kernel describes one pipeline stage of inputs, the
+ * output stage and its per-task state, and writes hooks; the template owns the ring of stages and
+ * its transaction barriers, the warp roles, register budgets and the persistent loop over tasks.
+ * The producer runs ahead into the next task's loads while the consumers finish the last task's
+ * epilogue, so stores and loads of consecutive tasks overlap.
+ *
+ * C has no templates, so this header is included once per kernel after defining:
+ *
+ *   TS_PC_KERNEL      the kernel's name
+ *   TS_PC_PARAMS      its parameter struct type
+ *   TS_PC_HOOK(name)  maps a hook name to the kernel's function, e.g. #define TS_PC_HOOK(n) gemm_##n
+ *   TS_PC_STAGES      pipeline depth (stages of TS_PC_HOOK(input) in shared memory)
+ *   TS_PC_CONSUMERS   consumer warpgroups (one producer warpgroup comes on top)
+ *   TS_PC_PRODUCER_REGS, TS_PC_CONSUMER_REGS   register budgets (Hopper setmaxnreg)
+ *
+ * and these types and hooks (P = the kernel's prefix):
+ *
+ *   P_input     one stage of input tiles in shared memory
+ *   P_output    the output stage, one per consumer warpgroup, in shared memory
+ *   P_task      per-task state, computed by producer and consumers alike in setup
+ *   P_consumer  a consumer warpgroup's registers (accumulators)
+ *   long long P_tasks(const PARAMS *p)                     how many tasks in all
+ *   int  P_setup(const PARAMS *p, long long task, P_task *t)  fill t; return the iterations
+ *   void P_load(const PARAMS *p, const P_task *t, P_input *in, ts_tbar *full, int iter)
+ *        one producer warp: announce the stage's bytes on full (ts_tbar_expect_bytes) and start
+ *        its copies (ts_async_load)
+ *   void P_init(const PARAMS *p, const P_task *t, P_consumer *c, int consumer)
+ *   void P_compute(const PARAMS *p, const P_task *t, P_consumer *c, const P_input *in, int iter,
+ *                  int consumer)   a consumer warpgroup consumes a landed stage; it must have
+ *        finished reading `in` when it returns (the template then hands the stage back)
+ *   void P_store(const PARAMS *p, const P_task *t, P_consumer *c, P_output *out, int consumer)
+ *        the epilogue
+ *
+ * Launch with TS_PC_WARPS warps and TS_PC_SHARED_BYTES of shared memory (sizes from the same
+ * types). The same schedule runs on every backend: on Hopper the producer warpgroup issues TMA
+ * and gives its registers to the consumers, which run wgmma; on the host the warps are threads
+ * with real barriers, so CI tests the protocol itself. */
+
+#include "ops/registers.h"
+#include "tiles/shared_alloc.h"
+
+#ifndef TS_PC_KERNEL
+#error "define TS_PC_KERNEL, TS_PC_PARAMS, TS_PC_HOOK, TS_PC_STAGES and TS_PC_CONSUMERS first"
+#endif
+
+#define TS_PC_WARPS (4 * (TS_PC_CONSUMERS + 1))
+
+TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
+    ts_smem smem = ts_smem_begin();
+    TS_PC_HOOK(input) *stages = (TS_PC_HOOK(input) *)ts_smem_take(
+        &smem, sizeof(TS_PC_HOOK(input)) * TS_PC_STAGES, TS_SHARED_ALIGN);
+    TS_PC_HOOK(output) *outputs = (TS_PC_HOOK(output) *)ts_smem_take(
+        &smem, sizeof(TS_PC_HOOK(output)) * TS_PC_CONSUMERS, TS_SHARED_ALIGN);
+    ts_tbar *full = (ts_tbar *)ts_smem_take(&smem, sizeof(ts_tbar) * TS_PC_STAGES, 8);
+    ts_tbar *empty = (ts_tbar *)ts_smem_take(&smem, sizeof(ts_tbar) * TS_PC_STAGES, 8);
+    if (ts_warp_id() == 0) {
+        for (int s = 0; s < TS_PC_STAGES; ++s) {
+            ts_tbar_init(&full[s], 1);
+            /* Every consumer warp hands a stage back. */
+            ts_tbar_init(&empty[s], 4 * TS_PC_CONSUMERS);
+        }
+    }
+    ts_sync_block();
+
+    const long long tasks = TS_PC_HOOK(tasks)(p);
+    const long long first = ts_block_x(), step = ts_grid_x();
+    if (ts_warpgroup_id() == 0) {
+        ts_set_max_regs_dec(TS_PC_PRODUCER_REGS);
+        if (ts_warp_id() == 0) {
+            long long ring = 0; /* stages filled so far, across tasks */
+            for (long long task = first; task < tasks; task += step) {
+                TS_PC_HOOK(task) t;
+                const int iters = TS_PC_HOOK(setup)(p, task, &t);
+                for (int i = 0; i < iters; ++i, ++ring) {
+                    const int s = (int)(ring % TS_PC_STAGES);
+                    /* The stage's previous fill must have been consumed. */
+                    if (ring >= TS_PC_STAGES) ts_tbar_wait(&empty[s], (int)((ring / TS_PC_STAGES - 1) & 1));
+                    TS_PC_HOOK(load)(p, &t, &stages[s], &full[s], i);
+                }
+            }
+        }
+    } else {
+        ts_set_max_regs_inc(TS_PC_CONSUMER_REGS);
+        const int consumer = ts_warpgroup_id() - 1;
+        long long ring = 0;
+        for (long long task = first; task < tasks; task += step) {
+            TS_PC_HOOK(task) t;
+            TS_PC_HOOK(consumer) c;
+            const int iters = TS_PC_HOOK(setup)(p, task, &t);
+            TS_PC_HOOK(init)(p, &t, &c, consumer);
+            for (int i = 0; i < iters; ++i, ++ring) {
+                const int s = (int)(ring % TS_PC_STAGES);
+                ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
+                TS_PC_HOOK(compute)(p, &t, &c, &stages[s], i, consumer);
+                ts_tbar_arrive(&empty[s]);
+            }
+            TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
+        }
+    }
+}
+
+/* Shared memory the launcher asks for: the same carving as above. */
+#define TS_PC_SHARED_BYTES                                                                         \
+    (TS_ALIGN_UP(sizeof(TS_PC_HOOK(input)) * TS_PC_STAGES, TS_SHARED_ALIGN) +                      \
+     TS_ALIGN_UP(sizeof(TS_PC_HOOK(output)) * TS_PC_CONSUMERS, 8) + 2 * sizeof(ts_tbar) * TS_PC_STAGES)

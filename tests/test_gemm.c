@@ -1,0 +1,163 @@
+/* GEMM against a double-precision reference: every transpose form, bf16 and fp16 operands, fp32,
+ * bf16 and fp16 outputs, alpha and beta, ragged sizes (tails in M, N and K), leading dimensions
+ * larger than the rows; and every error path of ts_gemm. Inputs are fresh random normals each
+ * run; C is poisoned first unless beta reads it. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/bf16_bits.h"
+#include "support/test_support.h"
+
+static unsigned short to_half_bits(float x, ts_dtype t) {
+    if (t == TS_DTYPE_BF16) return ts_bf16_bits_from_f32(x);
+    _Float16 h = (_Float16)x;
+    unsigned short b;
+    memcpy(&b, &h, sizeof b);
+    return b;
+}
+static double from_half_bits(unsigned short b, ts_dtype t) {
+    if (t == TS_DTYPE_BF16) return ts_f32_from_bf16_bits(b);
+    _Float16 h;
+    memcpy(&h, &b, sizeof h);
+    return (double)(float)h;
+}
+static size_t dtype_bytes(ts_dtype t) { return t == TS_DTYPE_F32 ? 4 : 2; }
+static double load_elem(const void *p, ts_dtype t, size_t i) {
+    return t == TS_DTYPE_F32 ? ((const float *)p)[i] : from_half_bits(((const unsigned short *)p)[i], t);
+}
+
+typedef struct {
+    ts_trans ta, tb;
+    int m, n, k, pad;
+    ts_dtype in, out;
+    float alpha, beta;
+} gemm_case;
+
+static void check_gemm(gemm_case g) {
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    const long long a_rows = g.ta ? g.k : g.m, a_cols = g.ta ? g.m : g.k;
+    const long long b_rows = g.tb ? g.n : g.k, b_cols = g.tb ? g.k : g.n;
+    const long long lda = (a_cols + g.pad + 7) / 8 * 8, ldb = (b_cols + g.pad + 7) / 8 * 8, ldc = (g.n + g.pad + 7) / 8 * 8;
+    const size_t na = (size_t)a_rows * lda, nb = (size_t)b_rows * ldb, nc = (size_t)g.m * ldc;
+    unsigned short *a = malloc(na * 2), *b = malloc(nb * 2);
+    unsigned char *c0 = malloc(nc * dtype_bytes(g.out)), *c = malloc(nc * dtype_bytes(g.out));
+    for (size_t i = 0; i < na; ++i) a[i] = to_half_bits((float)ts_test_normal(&st), g.in);
+    for (size_t i = 0; i < nb; ++i) b[i] = to_half_bits((float)ts_test_normal(&st), g.in);
+    for (size_t i = 0; i < nc; ++i) {
+        const float x = (float)ts_test_normal(&st);
+        if (g.out == TS_DTYPE_F32) ((float *)c0)[i] = x;
+        else ((unsigned short *)c0)[i] = to_half_bits(x, g.out);
+    }
+    void *da = ts_test_device_copy(a, na * 2), *db = ts_test_device_copy(b, nb * 2);
+    /* With beta == 0 the kernel must not read C: give it NaN poison. */
+    void *dc = ts_test_device_copy(g.beta != 0.0f ? c0 : NULL, nc * dtype_bytes(g.out));
+    cr_assert(da && db && dc);
+    cr_assert_eq(ts_gemm(g.ta, g.tb, g.m, g.n, g.k, g.alpha, da, g.in, lda, db, g.in, ldb, g.beta, dc, g.out, ldc, NULL),
+                 TS_SUCCESS);
+    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(c, dc, nc * dtype_bytes(g.out)), TS_SUCCESS);
+    double worst = 0.0;
+    for (int i = 0; i < g.m; ++i)
+        for (int j = 0; j < g.n; ++j) {
+            double acc = 0.0, mag = 0.0;
+            for (int kk = 0; kk < g.k; ++kk) {
+                const double x = from_half_bits(a[g.ta ? (size_t)kk * lda + i : (size_t)i * lda + kk], g.in);
+                const double y = from_half_bits(b[g.tb ? (size_t)j * ldb + kk : (size_t)kk * ldb + j], g.in);
+                acc += x * y;
+                mag += fabs(x * y);
+            }
+            const size_t ci = (size_t)i * ldc + j;
+            const double cin = g.beta != 0.0f ? load_elem(c0, g.out, ci) : 0.0;
+            const double ref = g.alpha * acc + g.beta * cin;
+            const double got = load_elem(c, g.out, ci);
+            /* fp32 accumulation over K terms, then rounding to the output type. */
+            const double out_eps = g.out == TS_DTYPE_F32 ? 0.0 : g.out == TS_DTYPE_BF16 ? 1.0 / 256 : 1.0 / 2048;
+            const double tol = 1e-5 * fabs(g.alpha) * (mag + 1.0) + out_eps * fabs(ref) + 1e-6 * fabs(g.beta * cin);
+            const double err = fabs(got - ref);
+            if (err > worst) worst = err;
+            cr_assert(err <= tol, "ta%d tb%d %dx%dx%d in%d out%d: C(%d,%d) = %.7g, reference %.7g (seed %llu)", g.ta, g.tb,
+                      g.m, g.n, g.k, g.in, g.out, i, j, got, ref, (unsigned long long)seed);
+        }
+    /* Padding columns of C are never written. */
+    if (g.beta == 0.0f && ldc > g.n)
+        for (int i = 0; i < g.m; ++i) cr_assert(isnan(load_elem(c, g.out, (size_t)i * ldc + g.n)), "padding written");
+    cr_assert_eq(ts_free(da), TS_SUCCESS);
+    cr_assert_eq(ts_free(db), TS_SUCCESS);
+    cr_assert_eq(ts_free(dc), TS_SUCCESS);
+    free(a);
+    free(b);
+    free(c0);
+    free(c);
+}
+
+Test(gemm, every_transpose_form_at_ragged_sizes) {
+    TS_TEST_REQUIRE_DEVICE();
+    const int sizes[][3] = {{1, 1, 1}, {17, 63, 65}, {129, 65, 17}, {64, 256, 64}, {200, 300, 130}};
+    for (int s = 0; s < 5; ++s)
+        for (int f = 0; f < 4; ++f) {
+            gemm_case g = {(ts_trans)(f >> 1), (ts_trans)(f & 1), sizes[s][0], sizes[s][1], sizes[s][2], s % 3,
+                           TS_DTYPE_BF16, TS_DTYPE_F32, 1.0f, 0.0f};
+            check_gemm(g);
+        }
+}
+
+Test(gemm, fp16_operands_and_every_output_type) {
+    TS_TEST_REQUIRE_DEVICE();
+    const ts_dtype outs[3] = {TS_DTYPE_F32, TS_DTYPE_BF16, TS_DTYPE_FP16};
+    for (int o = 0; o < 3; ++o) {
+        gemm_case g = {TS_NO_TRANS, TS_NO_TRANS, 130, 140, 150, 8, TS_DTYPE_FP16, outs[o], 1.0f, 0.0f};
+        check_gemm(g);
+        g.in = TS_DTYPE_BF16;
+        g.ta = TS_TRANS;
+        check_gemm(g);
+    }
+}
+
+Test(gemm, alpha_and_beta) {
+    TS_TEST_REQUIRE_DEVICE();
+    gemm_case g = {TS_NO_TRANS, TS_TRANS, 70, 90, 33, 0, TS_DTYPE_BF16, TS_DTYPE_F32, -0.5f, 0.75f};
+    check_gemm(g);
+    g.out = TS_DTYPE_BF16;
+    g.alpha = 2.0f;
+    g.beta = -1.0f;
+    check_gemm(g);
+}
+
+Test(gemm, more_tiles_than_blocks) {
+    /* More output tiles than one persistent wave holds: blocks loop over tasks. */
+    TS_TEST_REQUIRE_DEVICE();
+    int count = 0;
+    ts_device_props p;
+    cr_assert_eq(ts_device_count(&count), TS_SUCCESS);
+    cr_assert_eq(ts_device_get_props(0, &p), TS_SUCCESS);
+    const int m = 128 * (p.sm_count + 3) <= 4096 ? 128 * (p.sm_count + 3) : 4096;
+    gemm_case g = {TS_NO_TRANS, TS_NO_TRANS, m, 300, 72, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f};
+    check_gemm(g);
+}
+
+Test(gemm, bad_arguments) {
+    /* Checked before any device is touched, so these hold without one. */
+    unsigned short buf[64] __attribute__((aligned(16))) = {0};
+    void *p = buf;
+    const ts_dtype B = TS_DTYPE_BF16;
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, NULL, B, 8, p, B, 8, 0, p, B, 8, NULL), TS_ERROR_NULL_POINTER);
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, p, B, 8, NULL, B, 8, 0, p, B, 8, NULL), TS_ERROR_NULL_POINTER);
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, p, B, 8, p, B, 8, 0, NULL, B, 8, NULL), TS_ERROR_NULL_POINTER);
+    cr_assert_eq(ts_gemm((ts_trans)2, TS_NO_TRANS, 8, 8, 8, 1, p, B, 8, p, B, 8, 0, p, B, 8, NULL), TS_ERROR_INVALID_ENUM);
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, (ts_trans)-1, 8, 8, 8, 1, p, B, 8, p, B, 8, 0, p, B, 8, NULL), TS_ERROR_INVALID_ENUM);
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, p, (ts_dtype)9, 8, p, B, 8, 0, p, B, 8, NULL), TS_ERROR_INVALID_ENUM);
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, p, B, 8, p, B, 8, 0, p, (ts_dtype)0, 8, NULL), TS_ERROR_INVALID_ENUM);
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, TS_NO_TRANS, 0, 8, 8, 1, p, B, 8, p, B, 8, 0, p, B, 8, NULL), TS_ERROR_INVALID_SIZE);
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, TS_NO_TRANS, 8, -1, 8, 1, p, B, 8, p, B, 8, 0, p, B, 8, NULL), TS_ERROR_INVALID_SIZE);
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 0, 1, p, B, 8, p, B, 8, 0, p, B, 8, NULL), TS_ERROR_INVALID_SIZE);
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, p, B, 8, p, TS_DTYPE_FP16, 8, 0, p, B, 8, NULL), TS_ERROR_UNSUPPORTED);
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, p, TS_DTYPE_F32, 8, p, TS_DTYPE_F32, 8, 0, p, B, 8, NULL), TS_ERROR_UNSUPPORTED);
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 16, 1, p, B, 8, p, B, 8, 0, p, B, 8, NULL), TS_ERROR_INVALID_VALUE, "lda < K");
+    cr_assert_eq(ts_gemm(TS_TRANS, TS_NO_TRANS, 16, 8, 8, 1, p, B, 8, p, B, 8, 0, p, B, 8, NULL), TS_ERROR_INVALID_VALUE, "lda < M for A^T");
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, TS_NO_TRANS, 8, 16, 8, 1, p, B, 8, p, B, 16, 0, p, B, 8, NULL), TS_ERROR_INVALID_VALUE, "ldc < N");
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 12, 1, p, B, 12, p, B, 8, 0, p, B, 8, NULL), TS_ERROR_MISALIGNED, "lda % 8");
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, (char *)p + 2, B, 8, p, B, 8, 0, p, B, 8, NULL), TS_ERROR_MISALIGNED);
+    cr_assert_eq(ts_gemm(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, p, B, 1LL << 32, p, B, 8, 0, p, B, 8, NULL), TS_ERROR_SIZE_OVERFLOW);
+}

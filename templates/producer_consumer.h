@@ -26,8 +26,12 @@
  *        its copies (ts_async_load)
  *   void P_init(const PARAMS *p, const P_task *t, P_consumer *c, int consumer)
  *   void P_compute(const PARAMS *p, const P_task *t, P_consumer *c, const P_input *in, int iter,
- *                  int consumer)   a consumer warpgroup consumes a landed stage; it must have
- *        finished reading `in` when it returns (the template then hands the stage back)
+ *                  int consumer)   a consumer warpgroup consumes a landed stage. It may issue
+ *        asynchronous warpgroup multiplies (ts_wg_mma_*_async, after ts_wg_fence): the template
+ *        commits them as one group and hands the stage back only once that group has finished,
+ *        keeping one group in flight behind the next; every other read of `in` must be done when
+ *        compute returns. Before store runs, every group has finished (store reads the
+ *        accumulators after ts_wg_acc_fence).
  *   void P_store(const PARAMS *p, const P_task *t, P_consumer *c, P_output *out, int consumer)
  *        the epilogue
  *
@@ -37,6 +41,7 @@
  * with real barriers, so CI tests the protocol itself. */
 
 #include "ops/registers.h"
+#include "ops/warpgroup.h"
 #include "tiles/shared_alloc.h"
 
 #ifndef TS_PC_KERNEL
@@ -88,12 +93,20 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
             TS_PC_HOOK(consumer) c;
             const int iters = TS_PC_HOOK(setup)(p, task, &t);
             TS_PC_HOOK(init)(p, &t, &c, consumer);
+            int previous = -1;
             for (int i = 0; i < iters; ++i, ++ring) {
                 const int s = (int)(ring % TS_PC_STAGES);
                 ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
                 TS_PC_HOOK(compute)(p, &t, &c, &stages[s], i, consumer);
-                ts_tbar_arrive(&empty[s]);
+                /* Keep this stage's multiplies running while the previous stage's finish; only
+                 * then is the previous stage free to refill. */
+                ts_wg_commit();
+                ts_wg_wait(1);
+                if (previous >= 0) ts_tbar_arrive(&empty[previous]);
+                previous = s;
             }
+            ts_wg_wait(0);
+            if (previous >= 0) ts_tbar_arrive(&empty[previous]);
             TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
         }
     }

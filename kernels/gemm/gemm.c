@@ -16,7 +16,7 @@
 #define TS_GEMM_B_TILE TS_GEMM_B_KN(bf16)
 #define TS_GEMM_TRANS_A 0
 #define TS_GEMM_TRANS_B 0
-#define TS_GEMM_MMA ts_wg_mma_AB
+#define TS_GEMM_MMA ts_wg_mma_AB_async
 #include "kernels/gemm/gemm_variant.h"
 
 #define TS_GEMM_NAME ts_gemm_bf16_nt
@@ -24,7 +24,7 @@
 #define TS_GEMM_B_TILE TS_GEMM_B_NK(bf16)
 #define TS_GEMM_TRANS_A 0
 #define TS_GEMM_TRANS_B 1
-#define TS_GEMM_MMA ts_wg_mma_ABt
+#define TS_GEMM_MMA ts_wg_mma_ABt_async
 #include "kernels/gemm/gemm_variant.h"
 
 #define TS_GEMM_NAME ts_gemm_bf16_tn
@@ -32,7 +32,7 @@
 #define TS_GEMM_B_TILE TS_GEMM_B_KN(bf16)
 #define TS_GEMM_TRANS_A 1
 #define TS_GEMM_TRANS_B 0
-#define TS_GEMM_MMA ts_wg_mma_AtB
+#define TS_GEMM_MMA ts_wg_mma_AtB_async
 #include "kernels/gemm/gemm_variant.h"
 
 #define TS_GEMM_NAME ts_gemm_bf16_tt
@@ -40,7 +40,7 @@
 #define TS_GEMM_B_TILE TS_GEMM_B_NK(bf16)
 #define TS_GEMM_TRANS_A 1
 #define TS_GEMM_TRANS_B 1
-#define TS_GEMM_MMA ts_wg_mma_AtBt
+#define TS_GEMM_MMA ts_wg_mma_AtBt_async
 #include "kernels/gemm/gemm_variant.h"
 
 #define TS_GEMM_NAME ts_gemm_fp16_nn
@@ -48,7 +48,7 @@
 #define TS_GEMM_B_TILE TS_GEMM_B_KN(fp16)
 #define TS_GEMM_TRANS_A 0
 #define TS_GEMM_TRANS_B 0
-#define TS_GEMM_MMA ts_wg_mma_AB
+#define TS_GEMM_MMA ts_wg_mma_AB_async
 #include "kernels/gemm/gemm_variant.h"
 
 #define TS_GEMM_NAME ts_gemm_fp16_nt
@@ -56,7 +56,7 @@
 #define TS_GEMM_B_TILE TS_GEMM_B_NK(fp16)
 #define TS_GEMM_TRANS_A 0
 #define TS_GEMM_TRANS_B 1
-#define TS_GEMM_MMA ts_wg_mma_ABt
+#define TS_GEMM_MMA ts_wg_mma_ABt_async
 #include "kernels/gemm/gemm_variant.h"
 
 #define TS_GEMM_NAME ts_gemm_fp16_tn
@@ -64,7 +64,7 @@
 #define TS_GEMM_B_TILE TS_GEMM_B_KN(fp16)
 #define TS_GEMM_TRANS_A 1
 #define TS_GEMM_TRANS_B 0
-#define TS_GEMM_MMA ts_wg_mma_AtB
+#define TS_GEMM_MMA ts_wg_mma_AtB_async
 #include "kernels/gemm/gemm_variant.h"
 
 #define TS_GEMM_NAME ts_gemm_fp16_tt
@@ -72,7 +72,7 @@
 #define TS_GEMM_B_TILE TS_GEMM_B_NK(fp16)
 #define TS_GEMM_TRANS_A 1
 #define TS_GEMM_TRANS_B 1
-#define TS_GEMM_MMA ts_wg_mma_AtBt
+#define TS_GEMM_MMA ts_wg_mma_AtBt_async
 #include "kernels/gemm/gemm_variant.h"
 
 typedef ts_status (*ts_gemm_launcher)(const ts_gemm_params *, int, ts_stream);

@@ -4,7 +4,7 @@
  *   TS_GEMM_A_TILE       the A stage tile type: 64 x 64 of M x K (A as stored) or K x M (A^T)
  *   TS_GEMM_B_TILE       the B stage tile type: BK x BN (B as stored) or BN x BK (B^T)
  *   TS_GEMM_TRANS_A, TS_GEMM_TRANS_B   0 or 1
- *   TS_GEMM_MMA          the warpgroup multiply for that form (ts_wg_mma_AB, _ABt, _AtB, _AtBt)
+ *   TS_GEMM_MMA          the asynchronous warpgroup multiply of that form (ts_wg_mma_AB_async, ...)
  * The hooks below are the whole kernel; the template (templates/producer_consumer.h) runs them. */
 
 #define TS_GEMM_CAT2(a, b) a##b
@@ -57,17 +57,21 @@ TS_DEVICE void TS_GEMM_FN(init)(const ts_gemm_params *p, const ts_gemm_task *t, 
                                 int consumer) {
     (void)p, (void)t, (void)consumer;
     ts_zero(&c->acc);
+    ts_wg_acc_fence(&c->acc);
 }
 
 TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                    const TS_GEMM_FN(input) *in, int iter, int consumer) {
     (void)p, (void)t, (void)iter;
+    /* Issued only: the template commits, and waits one stage later (templates/producer_consumer.h). */
+    ts_wg_fence();
     TS_GEMM_MMA(&c->acc, &in->a[consumer], &in->b);
 }
 
 TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                  TS_GEMM_FN(output) *out, int consumer) {
     (void)out;
+    ts_wg_acc_fence(&c->acc);
     const long long row0 = (long long)t->tm * TS_GEMM_BM + consumer * 64 + ts_warp_in_group() * 16;
     const long long col0 = (long long)t->tn * TS_GEMM_BN;
     ts_gemm_epilogue(&c->acc.v[0][0][0], TS_RT_DESC(&c->acc), &p->c, row0, col0, p->alpha, p->beta);

@@ -198,8 +198,11 @@ ts_status bench_gemm(bench_context *ctx) {
         for (size_t i = 0; i < sizeof host_shapes / sizeof host_shapes[0] && st == TS_SUCCESS; ++i)
             st = gemm_one(ctx, &timer, baseline, baseline_name, host_shapes[i], seed++);
     } else {
+        /* TESSERA_BENCH_QUICK=1: the square shapes only, for comparing builds quickly. */
+        const char *quick = getenv("TESSERA_BENCH_QUICK");
+        const int llm_rows = quick && quick[0] == '1' ? 0 : 5;
         for (size_t i = 0; i < 2 && st == TS_SUCCESS; ++i) st = gemm_one(ctx, &timer, baseline, baseline_name, gpu_square[i], seed++);
-        for (int mi = 0; mi < 5 && st == TS_SUCCESS; ++mi)
+        for (int mi = 0; mi < llm_rows && st == TS_SUCCESS; ++mi)
             for (int j = 0; j < 4 && st == TS_SUCCESS; ++j) {
                 const gemm_shape s = {llm_m[mi], llm_nk[j][0], llm_nk[j][1]};
                 st = gemm_one(ctx, &timer, baseline, baseline_name, s, seed++);

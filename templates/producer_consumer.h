@@ -29,10 +29,13 @@
  *                  int consumer)   a consumer warpgroup consumes a landed stage. It may issue
  *        asynchronous warpgroup multiplies (ts_wg_mma_*_async, after ts_wg_fence): the template
  *        commits them as one group and hands the stage back only once that group has finished
- *        (see TS_PC_RELEASE_LAG); every other read of `in` must be done when compute returns. Before store runs, every group has finished (store reads the
- *        accumulators after ts_wg_acc_fence).
+ *        (see TS_PC_RELEASE_LAG); every other read of `in` must be done when compute returns.
+ *        Before store runs, every group has finished (store reads the accumulators after
+ *        ts_wg_acc_fence).
  *   void P_store(const PARAMS *p, const P_task *t, P_consumer *c, P_output *out, int consumer)
- *        the epilogue
+ *        the epilogue of one task
+ *   void P_finish(const PARAMS *p, P_output *out, int consumer)
+ *        after a consumer warpgroup's last task: complete what store left in flight
  *
  * Launch with TS_PC_WARPS warps and TS_PC_SHARED_BYTES of shared memory (sizes from the same
  * types). The same schedule runs on every backend: on Hopper the producer warpgroup issues TMA
@@ -120,6 +123,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
             if (previous >= 0) ts_tbar_arrive(&empty[previous]);
             TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
         }
+        TS_PC_HOOK(finish)(p, &outputs[consumer], consumer);
     }
 }
 

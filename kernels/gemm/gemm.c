@@ -131,6 +131,14 @@ TS_EXTERN_C ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, 
                 : ts_async_desc_make(&params.b, &gb, TS_GEMM_BK, TS_GEMM_BN, b_type);
     if (s != TS_SUCCESS) return s;
     params.c = ts_gl_matrix(c, c_type, m, n, ldc);
+#if TS_GEMM_STAGED_STORE
+    if (c_type != TS_DTYPE_F32 && beta == 0.0f) {
+        /* bf16 and fp16 are both 2-byte elements to the copy engine. */
+        const ts_gl gc = ts_gl_matrix(c, TS_DTYPE_BF16, m, n, ldc);
+        if ((s = ts_async_desc_make(&params.c_store, &gc, 64, TS_GEMM_BN, TS_DTYPE_BF16)) != TS_SUCCESS) return s;
+        params.staged = 1;
+    }
+#endif
     params.alpha = alpha;
     params.beta = beta;
     params.k_iters = (k + TS_GEMM_BK - 1) / TS_GEMM_BK;

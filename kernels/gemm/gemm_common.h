@@ -19,19 +19,25 @@
 #define TS_GEMM_BK 64
 #if TS_MAX_SHARED_BYTES >= 200 * 1024
 #define TS_GEMM_BN 256
-#define TS_GEMM_STAGES 4
+#define TS_GEMM_STAGES 3
+/* 1: bf16/fp16 results go registers -> shared -> TMA store, asynchronously, so the consumers move
+ * on to the next tile at once; this needs a 64 x BN output tile per consumer in shared memory. */
+#define TS_GEMM_STAGED_STORE 1
 #else
 #define TS_GEMM_BN 64
 #define TS_GEMM_STAGES 2
+#define TS_GEMM_STAGED_STORE 0
 #endif
 /* Tiles of C are taken down groups of this many tile rows (templates/tile_scheduler.h). */
 #define TS_GEMM_GROUP_M 8
 
 typedef struct ts_gemm_params {
     ts_async_desc a, b; /* tensor maps first: they need 64-byte alignment */
+    ts_async_desc c_store; /* C as 16-bit elements in 64 x BN tiles, for the staged store */
     ts_gl c;
     float alpha, beta;
     int k_iters;
+    int staged;         /* nonzero: store C through shared memory (16-bit C, beta == 0) */
     ts_tile_sched sched;
 } ts_gemm_params;
 
@@ -68,6 +74,20 @@ TS_DEVICE void ts_gemm_epilogue(const float *acc, ts_rt_desc d, const ts_gl *c, 
             if (beta != 0.0f) v += beta * ts_gemm_load_c(c, idx);
             ts_gemm_store_c(c, idx, v);
         }
+    }
+}
+
+/* A warp's 16 rows of the accumulator, times alpha, as 16-bit values into rows row0 .. row0 + 15 of
+ * the output tile (shape sd) in shared memory. */
+TS_DEVICE void ts_gemm_stage_rows(void *st, ts_st_desc sd, const float *acc, ts_rt_desc d, int row0,
+                                  float alpha, int bf16) {
+    const int lane = ts_lane_id();
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
+        const float v = alpha * acc[e];
+        const unsigned bits = bf16 ? ts_pack_bf16x2(v, 0.0f) : ts_pack_fp16x2(v, 0.0f);
+        ((unsigned short *)st)[ts_st_index(sd, row0 + ts_rt_elem_row(d, lane, e), ts_rt_elem_col(d, lane, e))] =
+            (unsigned short)bits;
     }
 }
 

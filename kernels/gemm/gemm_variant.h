@@ -17,9 +17,14 @@ typedef struct TS_GEMM_FN(input) {
     TS_GEMM_B_TILE b;
 } TS_GEMM_FN(input);
 
-/* The epilogue writes straight from registers, so the output stage is empty. */
+/* A consumer's 64 x BN results on their way to C (the staged store); the bits are C's 16-bit
+ * dtype, bf16 or fp16, which the copy engine moves alike. */
 typedef struct TS_GEMM_FN(output) {
+#if TS_GEMM_STAGED_STORE
+    TS_GEMM_CAT(ts_st_bf16_64x, TS_GEMM_BN) c;
+#else
     int unused;
+#endif
 } TS_GEMM_FN(output);
 
 typedef ts_gemm_task TS_GEMM_FN(task);
@@ -70,11 +75,34 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
 
 TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                  TS_GEMM_FN(output) *out, int consumer) {
-    (void)out;
     ts_wg_acc_fence(&c->acc);
+#if TS_GEMM_STAGED_STORE
+    if (p->staged) {
+        /* The previous tile's store must have read the output tile before it is overwritten. */
+        if (ts_warp_in_group() == 0) ts_async_store_wait_read();
+        ts_sync_named(consumer, 4);
+        ts_gemm_stage_rows(TS_ST_DATA(&out->c), TS_ST_DESC(&out->c), &c->acc.v[0][0][0], TS_RT_DESC(&c->acc),
+                           ts_warp_in_group() * 16, p->alpha, p->c.dtype == TS_DTYPE_BF16);
+        ts_async_fence_shared();
+        ts_sync_named(consumer, 4);
+        if (ts_warp_in_group() == 0) {
+            ts_async_store(&p->c_store, &out->c, 0, 0, t->tm * TS_GEMM_CONSUMERS + consumer, t->tn);
+            ts_async_store_commit();
+        }
+        return;
+    }
+#else
+    (void)out;
+#endif
     const long long row0 = (long long)t->tm * TS_GEMM_BM + consumer * 64 + ts_warp_in_group() * 16;
     const long long col0 = (long long)t->tn * TS_GEMM_BN;
     ts_gemm_epilogue(&c->acc.v[0][0][0], TS_RT_DESC(&c->acc), &p->c, row0, col0, p->alpha, p->beta);
+}
+
+TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(output) *out, int consumer) {
+    (void)p, (void)out, (void)consumer;
+    /* The last staged store must be done before the block's shared memory goes away. */
+    if (ts_warp_in_group() == 0) ts_async_store_wait();
 }
 
 #define TS_PC_KERNEL TS_GEMM_FN(kernel)

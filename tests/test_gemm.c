@@ -115,6 +115,18 @@ Test(gemm, fp16_operands_and_every_output_type) {
     }
 }
 
+Test(gemm, staged_store_at_ragged_rows_and_padded_ldc) {
+    /* 16-bit C whose rows end on 16 bytes goes out through shared memory and the copy engine:
+     * M not a multiple of the block tile, ldc past N, the padding must survive. */
+    TS_TEST_REQUIRE_DEVICE();
+    gemm_case g = {TS_NO_TRANS, TS_NO_TRANS, 130, 136, 70, 8, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.5f, 0.0f};
+    check_gemm(g);
+    g.out = TS_DTYPE_FP16;
+    g.n = 264;
+    g.tb = TS_TRANS;
+    check_gemm(g);
+}
+
 Test(gemm, alpha_and_beta) {
     TS_TEST_REQUIRE_DEVICE();
     gemm_case g = {TS_NO_TRANS, TS_TRANS, 70, 90, 33, 0, TS_DTYPE_BF16, TS_DTYPE_F32, -0.5f, 0.75f};

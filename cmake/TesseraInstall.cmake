@@ -4,7 +4,11 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS tessera EXPORT tesseraTargets
+set(_ts_install_targets tessera)
+if(BUILD_SHARED_LIBS)
+  list(APPEND _ts_install_targets tessera_shared)
+endif()
+install(TARGETS ${_ts_install_targets} EXPORT tesseraTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/tessera DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

@@ -65,7 +65,8 @@ run_backend() {
   if [ "$backend" = host ]; then
     # The sanitized build is for the tests; a user installs a plain one.
     lib=$build/host-release
-    cmake -S "$root" -B "$lib" -DTESSERA_BACKEND=host -DTESSERA_BUILD_TESTS=OFF -DCMAKE_INSTALL_PREFIX="$lib/install" >/dev/null \
+    cmake -S "$root" -B "$lib" -DTESSERA_BACKEND=host -DTESSERA_BUILD_TESTS=OFF -DBUILD_SHARED_LIBS=ON \
+      -DCMAKE_INSTALL_PREFIX="$lib/install" >/dev/null \
       && cmake --build "$lib" -j "$jobs" >/dev/null || return 1
   fi
   cmake --install "$lib" >/dev/null || return 1
@@ -79,6 +80,12 @@ run_backend() {
   cc -std=c11 -o "$lib/example_device_query_pc" "$root/examples/device_query.c" \
     $(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs --static tessera) || return 1
   "$lib/example_device_query_pc" >/dev/null || return 1
+  if [ "$backend" = host ]; then
+    # BUILD_SHARED_LIBS=ON installs libtessera.so beside libtessera.a, exporting the whole API.
+    local so; so=$(find "$lib/install" -name 'libtessera.so' | head -n1)
+    [ -n "$so" ] && nm -D --defined-only "$so" | grep -q ' T ts_gemm$' \
+      || { echo "libtessera.so missing or not exporting ts_gemm" >&2; return 1; }
+  fi
   if [ -x "$root/scripts/gates.sh" ]; then
     say "$backend: compile and ISA gates"
     "$root/scripts/gates.sh" "$backend" "$dir" || return 1

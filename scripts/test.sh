@@ -79,7 +79,7 @@ run_backend() {
   local pc; pc=$(dirname "$(find "$lib/install" -name tessera.pc | head -n1)")
   cc -std=c11 -o "$lib/example_device_query_pc" "$root/examples/device_query.c" \
     $(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs --static tessera) || return 1
-  LD_LIBRARY_PATH="$(dirname "$pc")/.." "$lib/example_device_query_pc" >/dev/null || return 1
+  LD_LIBRARY_PATH="$(dirname "$pc")" "$lib/example_device_query_pc" >/dev/null || return 1
   if [ "$backend" = host ]; then
     # BUILD_SHARED_LIBS=ON installs libtessera.so beside libtessera.a, exporting the whole API.
     local so; so=$(find "$lib/install" -name 'libtessera.so' | head -n1)

@@ -60,24 +60,20 @@ ts_status ts_memcpy_async(void *dst, const void *src, size_t bytes, ts_memcpy_ki
     return ts_backend_memcpy(dst, src, bytes, kind, stream, 1);
 }
 
-ts_status ts_memset(void *dst, int value, size_t bytes) {
+static ts_status ts_memset_on(void *dst, int value, size_t bytes, ts_stream stream, int async) {
     if (!dst) return TS_ERROR_NULL_POINTER;
     if (value < 0 || value > 255) return TS_ERROR_INVALID_VALUE;
     if (bytes > ((size_t)1 << 48)) return TS_ERROR_SIZE_OVERFLOW;
     if (bytes == 0) return TS_SUCCESS;
     ts_status s = ts_require_device();
     if (s != TS_SUCCESS) return s;
-    return ts_backend_memset(dst, value, bytes, NULL, 0);
+    return ts_backend_memset(dst, value, bytes, stream, async);
 }
 
+ts_status ts_memset(void *dst, int value, size_t bytes) { return ts_memset_on(dst, value, bytes, NULL, 0); }
+
 ts_status ts_memset_async(void *dst, int value, size_t bytes, ts_stream stream) {
-    if (!dst) return TS_ERROR_NULL_POINTER;
-    if (value < 0 || value > 255) return TS_ERROR_INVALID_VALUE;
-    if (bytes > ((size_t)1 << 48)) return TS_ERROR_SIZE_OVERFLOW;
-    if (bytes == 0) return TS_SUCCESS;
-    ts_status s = ts_require_device();
-    if (s != TS_SUCCESS) return s;
-    return ts_backend_memset(dst, value, bytes, stream, 1);
+    return ts_memset_on(dst, value, bytes, stream, 1);
 }
 
 ts_status ts_stream_create(ts_stream *stream) {

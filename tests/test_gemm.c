@@ -7,21 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/bf16_bits.h"
+#include "backends/half_bits.h"
 #include "support/test_support.h"
 
 static unsigned short to_half_bits(float x, ts_dtype t) {
-    if (t == TS_DTYPE_BF16) return ts_bf16_bits_from_f32(x);
-    _Float16 h = (_Float16)x;
-    unsigned short b;
-    memcpy(&b, &h, sizeof b);
-    return b;
+    return t == TS_DTYPE_BF16 ? ts_bf16_bits_from_f32(x) : ts_fp16_bits_from_f32(x);
 }
 static double from_half_bits(unsigned short b, ts_dtype t) {
-    if (t == TS_DTYPE_BF16) return ts_f32_from_bf16_bits(b);
-    _Float16 h;
-    memcpy(&h, &b, sizeof h);
-    return (double)(float)h;
+    return t == TS_DTYPE_BF16 ? ts_f32_from_bf16_bits(b) : ts_f32_from_fp16_bits(b);
 }
 static size_t dtype_bytes(ts_dtype t) { return t == TS_DTYPE_F32 ? 4 : 2; }
 static double load_elem(const void *p, ts_dtype t, size_t i) {

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/bf16_bits.h"
+#include "backends/half_bits.h"
 #include "backends/cuda/fragment_layout.h"
 #include "backends/cuda/shared_layout.h"
 #include "backends/cuda/wgmma_layout.h"

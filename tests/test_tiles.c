@@ -9,16 +9,9 @@
 
 #include "support/test_support.h"
 #include "tests/kernels/tile_kernels.h"
-#include "backends/bf16_bits.h"
+#include "backends/half_bits.h"
 
 /* ---- memory round trips ---------------------------------------------------------------------- */
-
-static unsigned short fp16_bits(float f) {
-    _Float16 h = (_Float16)f;
-    unsigned short b;
-    memcpy(&b, &h, sizeof b);
-    return b;
-}
 
 static void fill_random_elements(void *p, int dtype, size_t n, uint64_t *st) {
     for (size_t i = 0; i < n; ++i) {
@@ -26,7 +19,7 @@ static void fill_random_elements(void *p, int dtype, size_t n, uint64_t *st) {
         if (dtype == TS_TEST_F32)
             ((float *)p)[i] = x;
         else
-            ((unsigned short *)p)[i] = dtype == TS_TEST_BF16 ? ts_bf16_bits_from_f32(x) : fp16_bits(x);
+            ((unsigned short *)p)[i] = dtype == TS_TEST_BF16 ? ts_bf16_bits_from_f32(x) : ts_fp16_bits_from_f32(x);
     }
 }
 
@@ -142,7 +135,7 @@ static double expect_elem(int mode, mats m, int r, int c, int row0, int col0) {
     case TS_TEST_OP_CAUSAL: return (col0 + c) - (row0 + r) <= 0 ? x : -INFINITY;
     case TS_TEST_OP_TRIU: return (col0 + c) - (row0 + r) >= 3 ? x : 0.0;
     case TS_TEST_OP_BF16_ROUND_TRIP: return ts_f32_from_bf16_bits(ts_bf16_bits_from_f32((float)x));
-    case TS_TEST_OP_FP16_ROUND_TRIP: return (double)(float)(_Float16)(float)x;
+    case TS_TEST_OP_FP16_ROUND_TRIP: return ts_f32_from_fp16_bits(ts_fp16_bits_from_f32((float)x));
     default: return ref_unary(mode, x);
     }
 }

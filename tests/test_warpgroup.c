@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/bf16_bits.h"
+#include "backends/half_bits.h"
 #include "support/test_support.h"
 #include "tests/kernels/wg_kernels.h"
 

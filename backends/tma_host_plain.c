@@ -1,6 +1,7 @@
-/* Host side of the CDNA tile copies: the descriptor is the global layout and the tile shape, after
- * the same argument checks as on Hopper, so a kernel's launcher behaves alike on every backend.
- * Built like a kernel source so that it sees the same types as the kernels. */
+/* Host side of the tile copies on backends without a copy engine (host, CDNA): the descriptor is
+ * the global layout and the tile shape, after the same argument checks as on Hopper, so that a
+ * launcher behaves alike on every backend. Built like a kernel source so that it sees the same
+ * types as the kernels. */
 #include <string.h>
 
 #include "backends/tma.h"

@@ -5,6 +5,8 @@
  *   ts_load_g2s(st, gl, b, h, tile_row, tile_col)    global -> shared (warp; _group for several)
  *   ts_store_s2g(gl, st, b, h, tile_row, tile_col)   shared -> global (warp; _group for several)
  *   ts_load_s2r(rt, st)  / ts_store_r2s(st, rt)      shared <-> registers (warp)
+ *   ts_sv_load_g2s(sv, ptr, i0, n) / ts_sv_store_s2g(ptr, sv, i0, n)   vectors, global <-> shared
+ *   ts_rv_load_s(rv, sv) / ts_rv_store_s(sv, rv)       vectors, shared <-> registers
  *   ts_load_s2r_at(rt, st, row0, col0) / ts_store_r2s_at(st, rt, row0, col0)
  *                                                    a register tile's worth at an offset of a
  *                                                    larger shared tile (a warp's rows of a
@@ -228,5 +230,61 @@ TS_DEVICE void ts_rv_store_impl(float *dst, const float *v, int len, int axis, i
     ts_rv_load_impl(TS_RV_DATA(dst), TS_RV_LEN(dst), TS_RV_AXIS(dst), TS_RV_LAYOUT(dst), (src), (i0), (n))
 #define ts_rv_store(dst, src, i0, n)                                                               \
     ts_rv_store_impl((dst), TS_RV_CDATA(src), TS_RV_LEN(src), TS_RV_AXIS(src), TS_RV_LAYOUT(src), (i0), (n))
+
+/* ---- shared vectors ------------------------------------------------------------------------- */
+
+#include "tiles/shared_vector.h"
+
+/* Global <-> shared, warp scope: entries i0 .. i0 + LEN - 1 of a plain fp32 array of n entries,
+ * zero past n on load, not stored past n. */
+TS_DEVICE void ts_sv_load_g2s_impl(float *sv, int len, const float *src, long long i0, long long n) {
+    for (int i = ts_lane_id(); i < len; i += TS_WARP_LANES) sv[i] = i0 + i < n ? src[i0 + i] : 0.0f;
+    ts_sync_warp();
+}
+TS_DEVICE void ts_sv_store_s2g_impl(float *dst, const float *sv, int len, long long i0, long long n) {
+    for (int i = ts_lane_id(); i < len; i += TS_WARP_LANES)
+        if (i0 + i < n) dst[i0 + i] = sv[i];
+}
+
+/* Shared <-> register vectors: each lane reads the entries of its slots; of the lanes holding the
+ * same entry, only the one whose shared lane bits are zero writes it. */
+TS_DEVICE void ts_rv_load_s_impl(float *v, int len, int axis, int layout, const float *sv) {
+    const int lane = ts_lane_id();
+    TS_UNROLL
+    for (int blk = 0; blk < len / 16; ++blk) {
+        TS_UNROLL
+        for (int s = 0; s < TS_RV_SLOTS; ++s) {
+            if (s >= ts_rv_slots(axis, layout)) continue;
+            v[blk * TS_RV_SLOTS + s] = sv[blk * 16 + ts_rv_index_of_slot(axis, layout, lane, s)];
+        }
+    }
+}
+TS_DEVICE void ts_rv_store_s_impl(float *sv, const float *v, int len, int axis, int layout) {
+    const int lane = ts_lane_id();
+    if ((lane & ts_rv_shared_lane_bits(axis, layout)) == 0) {
+        TS_UNROLL
+        for (int blk = 0; blk < len / 16; ++blk) {
+            TS_UNROLL
+            for (int s = 0; s < TS_RV_SLOTS; ++s) {
+                if (s >= ts_rv_slots(axis, layout)) continue;
+                sv[blk * 16 + ts_rv_index_of_slot(axis, layout, lane, s)] = v[blk * TS_RV_SLOTS + s];
+            }
+        }
+    }
+    ts_sync_warp();
+}
+
+#define ts_sv_load_g2s(dst, src, i0, n) ts_sv_load_g2s_impl(&(dst)->v[0], TS_SV_LEN(dst), (src), (i0), (n))
+#define ts_sv_store_s2g(dst, src, i0, n) ts_sv_store_s2g_impl((dst), &(src)->v[0], TS_SV_LEN(src), (i0), (n))
+#define ts_rv_load_s(dst, src)                                                                     \
+    do {                                                                                           \
+        TS_STATIC_ASSERT(TS_RV_LEN(dst) == TS_SV_LEN(src), "vector lengths differ");               \
+        ts_rv_load_s_impl(TS_RV_DATA(dst), TS_RV_LEN(dst), TS_RV_AXIS(dst), TS_RV_LAYOUT(dst), &(src)->v[0]); \
+    } while (0)
+#define ts_rv_store_s(dst, src)                                                                    \
+    do {                                                                                           \
+        TS_STATIC_ASSERT(TS_RV_LEN(src) == TS_SV_LEN(dst), "vector lengths differ");               \
+        ts_rv_store_s_impl(&(dst)->v[0], TS_RV_CDATA(src), TS_RV_LEN(src), TS_RV_AXIS(src), TS_RV_LAYOUT(src)); \
+    } while (0)
 
 #endif

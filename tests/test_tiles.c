@@ -130,8 +130,8 @@ static double expect_elem(int mode, mats m, int r, int c, int row0, int col0) {
     case TS_TEST_OP_DIV_ROW: return x / exp(row_reduce(m.b, m.cols, r, 0));
     case TS_TEST_OP_ADD_COL: return x + col_reduce(m.b, m.rows, m.cols, c, 2);
     case TS_TEST_OP_MUL_COL: return x * col_reduce(m.b, m.rows, m.cols, c, 0);
-    case TS_TEST_OP_BROADCAST_ROW: return row_reduce(m.a, m.cols, r, 2);
-    case TS_TEST_OP_BROADCAST_COL: return col_reduce(m.a, m.rows, m.cols, c, 1);
+    case TS_TEST_OP_BROADCAST_ROW: case TS_TEST_OP_SHARED_ROW_VEC: return row_reduce(m.a, m.cols, r, 2);
+    case TS_TEST_OP_BROADCAST_COL: case TS_TEST_OP_SHARED_COL_VEC: return col_reduce(m.a, m.rows, m.cols, c, 1);
     case TS_TEST_OP_CAUSAL: return (col0 + c) - (row0 + r) <= 0 ? x : -INFINITY;
     case TS_TEST_OP_TRIU: return (col0 + c) - (row0 + r) >= 3 ? x : 0.0;
     case TS_TEST_OP_BF16_ROUND_TRIP: return ts_f32_from_bf16_bits(ts_bf16_bits_from_f32((float)x));
@@ -162,7 +162,8 @@ static double expect_vec(int mode, mats m, int i) {
  * or two roundings of the result. */
 static double sum_terms(int mode, int rows, int cols) {
     switch (mode) {
-    case TS_TEST_OP_ROW_SUM: case TS_TEST_OP_ROW_SUM_ACC: case TS_TEST_OP_ADD_ROW: case TS_TEST_OP_BROADCAST_ROW: return cols;
+    case TS_TEST_OP_ROW_SUM: case TS_TEST_OP_ROW_SUM_ACC: case TS_TEST_OP_ADD_ROW: case TS_TEST_OP_BROADCAST_ROW:
+    case TS_TEST_OP_SHARED_ROW_VEC: return cols;
     case TS_TEST_OP_COL_SUM: case TS_TEST_OP_COL_MAX_ACC: case TS_TEST_OP_ADD_COL: return rows;
     default: return 1.0;
     }
@@ -190,6 +191,16 @@ static void check_f32_case(const ts_test_tile_f32_case *c) {
         cr_assert(dout && dvec);
         cr_assert_eq(c->run(dout, dvec, da, db, mode, row0, col0), TS_SUCCESS, "%s mode %d", c->name, mode);
         cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+        if (mode == TS_TEST_OP_SHARED_ROW_VEC || mode == TS_TEST_OP_SHARED_COL_VEC) {
+            /* The vector that went through shared memory, entry by entry. */
+            const int len = mode == TS_TEST_OP_SHARED_ROW_VEC ? R : C;
+            cr_assert_eq(ts_test_copy_back(vec, dvec, vn * sizeof(float)), TS_SUCCESS);
+            for (int i = 0; i < len; ++i) {
+                const double ref = mode == TS_TEST_OP_SHARED_ROW_VEC ? row_reduce(a, C, i, 2) : col_reduce(a, R, C, i, 1);
+                cr_assert(close_enough(vec[i], ref, sum_terms(mode, R, C)), "%s mode %d shared vector %d: %g vs %g (seed %llu)",
+                          c->name, mode, i, (double)vec[i], ref, (unsigned long long)seed);
+            }
+        }
         if (mode_is_vec(mode)) {
             const int len = mode_is_row_vec(mode) ? R : C;
             cr_assert_eq(ts_test_copy_back(vec, dvec, vn * sizeof(float)), TS_SUCCESS);

@@ -151,6 +151,28 @@ typedef struct ts_test_f32_params {
             ts_store_r2g(&p->out, &t, 0, 0, 0, 0);                                                 \
             return;                                                                                \
         }                                                                                          \
+        case TS_TEST_OP_SHARED_ROW_VEC: {                                                          \
+            /* registers -> shared -> global, and shared -> registers -> broadcast */              \
+            ts_smem smem = ts_smem_begin();                                                        \
+            ts_sv_f32_##R *sv = (ts_sv_f32_##R *)ts_smem_take(&smem, sizeof(ts_sv_f32_##R), 16);   \
+            ts_row_sum(&rv, &a);                                                                   \
+            ts_rv_store_s(sv, &rv);                                                                \
+            ts_sv_store_s2g(p->vec, sv, 0, R);                                                     \
+            ts_rv_load_s(&rv2, sv);                                                                \
+            ts_broadcast_row(&d, &rv2);                                                            \
+            break;                                                                                 \
+        }                                                                                          \
+        case TS_TEST_OP_SHARED_COL_VEC: {                                                          \
+            /* global -> shared -> registers, and back out through registers -> global */          \
+            ts_smem smem = ts_smem_begin();                                                        \
+            ts_sv_f32_##C *sv = (ts_sv_f32_##C *)ts_smem_take(&smem, sizeof(ts_sv_f32_##C), 16);   \
+            ts_col_min(&cv, &a);                                                                   \
+            ts_rv_store(p->vec, &cv, 0, C);                                                        \
+            ts_sv_load_g2s(sv, p->vec, 0, C);                                                      \
+            ts_rv_load_s(&cv2, sv);                                                                \
+            ts_broadcast_col(&d, &cv2);                                                            \
+            break;                                                                                 \
+        }                                                                                          \
         default: break;                                                                            \
         }                                                                                          \
         ts_store_r2g(&p->out, &d, 0, 0, 0, 0);                                                     \
@@ -165,7 +187,7 @@ typedef struct ts_test_f32_params {
         params.mode = mode;                                                                        \
         params.row0 = row0;                                                                        \
         params.col0 = col0;                                                                        \
-        return TS_LAUNCH(NAME##_kernel, ts_grid_1d(1), 1, 0, NULL, params);                        \
+        return TS_LAUNCH(NAME##_kernel, ts_grid_1d(1), 1, 1024 * sizeof(float), NULL, params);    \
     }
 
 TS_TEST_F32_KERNEL(f32_16x16, 16, 16, , _col)

@@ -113,11 +113,13 @@ TS_DEVICE void ts_tbar_expect_bytes(ts_tbar *bar, unsigned bytes) {
 }
 
 TS_DEVICE void ts_tbar_complete_bytes(ts_tbar *bar, unsigned bytes) {
-    /* complete_tx is relaxed: the fence publishes the warp's stores before the bytes count. */
-    __threadfence_block();
+    /* complete_tx exists only as a relaxed operation, so the release comes from a fence in the
+     * completing lane after the warp barrier: the barrier orders every lane's stores before the
+     * fence, and fence + relaxed write is a release that the waiters' acquire pairs with. */
     __syncwarp();
     if (ts_lane_id() == 0) {
-        asm volatile("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(
+        asm volatile("fence.acq_rel.cta;" ::: "memory");
+        asm volatile("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r(
                          ts_cuda_smem_addr(bar)),
                      "r"(bytes)
                      : "memory");

@@ -119,7 +119,7 @@ TS_DEVICE void ts_tbar_complete_bytes(ts_tbar *bar, unsigned bytes) {
     __syncwarp();
     if (ts_lane_id() == 0) {
         asm volatile("fence.acq_rel.cta;" ::: "memory");
-        asm volatile("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r(
+        asm volatile("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(
                          ts_cuda_smem_addr(bar)),
                      "r"(bytes)
                      : "memory");

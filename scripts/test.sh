@@ -35,6 +35,16 @@ if [ -n "$missing" ]; then
   fi
 fi
 
+# NVIDIA's disassemblers are not in this CUDA install; PyPI has them as wheels. With them the
+# gates also check the SASS (HGMMA); without them (no network) that one check is skipped.
+case " ${backends[*]} " in
+  *" cuda "*)
+    if ! python3 -c 'import nvidia.cu13' >/dev/null 2>&1 && command -v python3 >/dev/null; then
+      python3 -m pip install --quiet --disable-pip-version-check nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm \
+        >/dev/null 2>&1 || echo "note: could not install the CUDA disassembler wheels; the SASS gate will be skipped"
+    fi ;;
+esac
+
 nvcc_path=$(command -v nvcc || true)
 [ -n "$nvcc_path" ] || { [ -x /usr/local/cuda/bin/nvcc ] && nvcc_path=/usr/local/cuda/bin/nvcc; } || true
 

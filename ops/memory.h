@@ -20,6 +20,7 @@
 
 #include <string.h>
 
+#include "backends/lane_ops.h"
 #include "tiles/global_layout.h"
 #include "tiles/register_tile.h"
 #include "tiles/shared_tile.h"
@@ -155,6 +156,22 @@ TS_DEVICE void ts_store_s2g_impl(const ts_gl *g, const void *st, ts_st_desc d, l
 
 TS_DEVICE void ts_load_s2r_impl(void *rt, ts_rt_desc d, const void *st, ts_st_desc sd, int row0, int col0) {
     const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);
+#if defined(TS_HAVE_LDMATRIX)
+    /* 16-bit tiles: one matrix load per subtile; lane l addresses row l % 8 of matrix l / 8. A
+     * 16-byte row of 8 elements starting at a multiple of 8 columns is one swizzle unit, so it is
+     * contiguous in every swizzled layout. */
+    if (bytes == 2) {
+        const int subcols = d.cols / 16;
+        TS_UNROLL
+        for (int sub = 0; sub < (d.rows / 16) * subcols; ++sub) {
+            const int r = row0 + (sub / subcols) * 16 + ((lane >> 3) & 1) * 8 + (lane & 7);
+            const int c = col0 + (sub % subcols) * 16 + (lane >> 4) * 8;
+            ts_ldmatrix_x4((unsigned *)rt + sub * (TS_RT_SUB_ELEMS / 2),
+                           (const unsigned short *)st + ts_st_index(sd, r, c), d.layout == TS_LAYOUT_COL);
+        }
+        return;
+    }
+#endif
     TS_UNROLL
     for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
         const int r = row0 + ts_rt_elem_row(d, lane, e), c = col0 + ts_rt_elem_col(d, lane, e);

@@ -27,4 +27,23 @@ TS_DEVICE float ts_unpack_fp16(unsigned short bits) {
     return f;
 }
 
+/* ldmatrix: a warp loads four 8x8 matrices of 16-bit elements from shared memory, each lane
+ * giving the address of one 16-byte row (lanes 8m .. 8m+7 for matrix m) and receiving in
+ * register m the pair its fragment holds. The four matrices of a 16x16 subtile, in the order
+ * (rows 0-7, cols 0-7), (rows 8-15, cols 0-7), (rows 0-7, cols 8-15), (rows 8-15, cols 8-15), give
+ * exactly the row layout's four words; with .trans, a row-major tile gives the col layout's. */
+#define TS_HAVE_LDMATRIX 1
+
+TS_DEVICE void ts_ldmatrix_x4(unsigned *words, const void *row_address, int trans) {
+    const unsigned addr = ts_cuda_smem_addr(row_address);
+    if (trans)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(words[0]), "=r"(words[1]), "=r"(words[2]), "=r"(words[3])
+                     : "r"(addr));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(words[0]), "=r"(words[1]), "=r"(words[2]), "=r"(words[3])
+                     : "r"(addr));
+}
+
 #endif

@@ -38,9 +38,9 @@
  *        after a consumer warpgroup's last task: complete what store left in flight
  *
  * Launch with TS_PC_WARPS warps and TS_PC_SHARED_BYTES of shared memory (sizes from the same
- * types). The same schedule runs on every backend: on Hopper the producer warpgroup issues TMA
- * and gives its registers to the consumers, which run wgmma; on the host the warps are threads
- * with real barriers, so CI tests the protocol itself. */
+ * types). Two schedules run the same hooks (below): warp specialization on Hopper and the host,
+ * where the warps are threads with real barriers so that CI tests the protocol itself, and
+ * ping-pong on CDNA, which the host also runs in tests (tests/kernels/pingpong_kernels.c). */
 
 #include "ops/registers.h"
 #include "ops/warpgroup.h"
@@ -50,7 +50,27 @@
 #error "define TS_PC_KERNEL, TS_PC_PARAMS, TS_PC_HOOK, TS_PC_STAGES and TS_PC_CONSUMERS first"
 #endif
 
+/* Schedules. Warp specialization: one producer warpgroup issues the loads and gives its
+ * registers to the consumers (Hopper: TMA and setmaxnreg). Ping-pong: no producer; the consumer
+ * warpgroups take turns issuing the next stage's loads between their own computations, so each
+ * alternates memory and matrix phases (CDNA has no TMA and no register reallocation, where a
+ * dedicated producer costs a share of the machine). The backend names its choice
+ * (TS_PREFERS_PINGPONG); a kernel may force one with TS_PC_SCHEDULE. */
+#define TS_PC_WARP_SPECIALIZED 1
+#define TS_PC_PINGPONG 2
+#ifndef TS_PC_SCHEDULE
+#if defined(TS_PREFERS_PINGPONG)
+#define TS_PC_SCHEDULE TS_PC_PINGPONG
+#else
+#define TS_PC_SCHEDULE TS_PC_WARP_SPECIALIZED
+#endif
+#endif
+
+#if TS_PC_SCHEDULE == TS_PC_PINGPONG
+#define TS_PC_WARPS (4 * TS_PC_CONSUMERS)
+#else
 #define TS_PC_WARPS (4 * (TS_PC_CONSUMERS + 1))
+#endif
 
 /* 0 (the default): a stage is handed back as soon as its multiplies finish; 1: one stage late,
  * keeping a group of multiplies in flight behind the next. On the H200 GEMM the two measured within
@@ -78,6 +98,58 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
 
     const long long tasks = TS_PC_HOOK(tasks)(p);
     const long long first = ts_block_x(), step = ts_grid_x();
+#if TS_PC_SCHEDULE == TS_PC_PINGPONG
+    const int consumer = ts_warpgroup_id();
+    /* Every warp follows the load cursor (which task and iteration the next load is), so that
+     * whichever warpgroup's turn it is knows what to load; only the first warp of that warpgroup
+     * issues. Loads run TS_PC_STAGES - 1 stages ahead of the computation. */
+    long long load_task = first, load_ring = 0;
+    int load_iter = 0, load_iters = 0;
+    TS_PC_HOOK(task) lt;
+    if (load_task < tasks) load_iters = TS_PC_HOOK(setup)(p, load_task, &lt);
+    while (load_task < tasks && load_iters == 0) {
+        load_task += step;
+        if (load_task < tasks) load_iters = TS_PC_HOOK(setup)(p, load_task, &lt);
+    }
+#define TS_PC_ISSUE_NEXT_LOAD()                                                                    \
+    do {                                                                                           \
+        if (load_task < tasks) {                                                                   \
+            const int s_ = (int)(load_ring % TS_PC_STAGES);                                        \
+            if (consumer == (int)(load_ring % TS_PC_CONSUMERS) && ts_warp_in_group() == 0) {       \
+                if (load_ring >= TS_PC_STAGES)                                                     \
+                    ts_tbar_wait(&empty[s_], (int)((load_ring / TS_PC_STAGES - 1) & 1));           \
+                TS_PC_HOOK(load)(p, &lt, &stages[s_], &full[s_], load_iter);                       \
+            }                                                                                      \
+            ++load_ring;                                                                           \
+            if (++load_iter == load_iters) {                                                       \
+                load_iter = 0;                                                                     \
+                load_iters = 0;                                                                    \
+                while (load_iters == 0 && (load_task += step) < tasks)                             \
+                    load_iters = TS_PC_HOOK(setup)(p, load_task, &lt);                             \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+    for (int i = 0; i < TS_PC_STAGES - 1; ++i) TS_PC_ISSUE_NEXT_LOAD();
+    long long ring = 0;
+    for (long long task = first; task < tasks; task += step) {
+        TS_PC_HOOK(task) t;
+        TS_PC_HOOK(consumer) c;
+        const int iters = TS_PC_HOOK(setup)(p, task, &t);
+        TS_PC_HOOK(init)(p, &t, &c, consumer);
+        for (int i = 0; i < iters; ++i, ++ring) {
+            TS_PC_ISSUE_NEXT_LOAD();
+            const int s = (int)(ring % TS_PC_STAGES);
+            ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
+            TS_PC_HOOK(compute)(p, &t, &c, &stages[s], i, consumer);
+            ts_wg_commit();
+            ts_wg_wait(0);
+            ts_tbar_arrive(&empty[s]);
+        }
+        TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
+    }
+#undef TS_PC_ISSUE_NEXT_LOAD
+    TS_PC_HOOK(finish)(p, &outputs[consumer], consumer);
+#else
     if (ts_warpgroup_id() == 0) {
         ts_set_max_regs_dec(TS_PC_PRODUCER_REGS);
         if (ts_warp_id() == 0) {
@@ -125,6 +197,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         }
         TS_PC_HOOK(finish)(p, &outputs[consumer], consumer);
     }
+#endif
 }
 
 /* Shared memory the launcher asks for: the same carving as above. */

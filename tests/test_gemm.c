@@ -9,6 +9,7 @@
 
 #include "backends/half_bits.h"
 #include "support/test_support.h"
+#include "tests/kernels/pingpong_kernels.h"
 
 static unsigned short to_half_bits(float x, ts_dtype t) {
     return t == TS_DTYPE_BF16 ? ts_bf16_bits_from_f32(x) : ts_fp16_bits_from_f32(x);
@@ -140,6 +141,45 @@ Test(gemm, more_tiles_than_blocks) {
     const int m = 128 * (p.sm_count + 3) <= 4096 ? 128 * (p.sm_count + 3) : 4096;
     gemm_case g = {TS_NO_TRANS, TS_NO_TRANS, m, 300, 72, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f};
     check_gemm(g);
+}
+
+/* The ping-pong schedule (CDNA's) on this backend: no producer warpgroup, the consumer warpgroups
+ * take turns loading. Few blocks, so each loops over several tasks. */
+Test(gemm, ping_pong_schedule) {
+    TS_TEST_REQUIRE_DEVICE();
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    const int sizes[][3] = {{130, 300, 200}, {17, 65, 33}, {256, 512, 64}};
+    for (int z = 0; z < 3; ++z) {
+        const int m = sizes[z][0], n = sizes[z][1], k = sizes[z][2];
+        const long long lda = (k + 7) / 8 * 8, ldb = (n + 7) / 8 * 8, ldc = ldb;
+        unsigned short *a = malloc((size_t)m * lda * 2), *b = malloc((size_t)k * ldb * 2);
+        float *c = malloc((size_t)m * ldc * 4);
+        for (size_t i = 0; i < (size_t)m * lda; ++i) a[i] = ts_bf16_bits_from_f32((float)ts_test_normal(&st));
+        for (size_t i = 0; i < (size_t)k * ldb; ++i) b[i] = ts_bf16_bits_from_f32((float)ts_test_normal(&st));
+        void *da = ts_test_device_copy(a, (size_t)m * lda * 2), *db = ts_test_device_copy(b, (size_t)k * ldb * 2);
+        float *dc = ts_test_device_copy(NULL, (size_t)m * ldc * 4);
+        cr_assert(da && db && dc);
+        cr_assert_eq(ts_test_pingpong_gemm(m, n, k, da, lda, db, ldb, dc, ldc, 2), TS_SUCCESS);
+        cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(c, dc, (size_t)m * ldc * 4), TS_SUCCESS);
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j < n; ++j) {
+                double ref = 0.0, mag = 0.0;
+                for (int kk = 0; kk < k; ++kk) {
+                    const double x = ts_f32_from_bf16_bits(a[(size_t)i * lda + kk]) * ts_f32_from_bf16_bits(b[(size_t)kk * ldb + j]);
+                    ref += x;
+                    mag += fabs(x);
+                }
+                cr_assert(fabs(c[(size_t)i * ldc + j] - ref) <= 1e-5 * (mag + 1.0), "%dx%dx%d C(%d,%d) = %g, reference %g (seed %llu)",
+                          m, n, k, i, j, (double)c[(size_t)i * ldc + j], ref, (unsigned long long)seed);
+            }
+        cr_assert_eq(ts_free(da), TS_SUCCESS);
+        cr_assert_eq(ts_free(db), TS_SUCCESS);
+        cr_assert_eq(ts_free(dc), TS_SUCCESS);
+        free(a);
+        free(b);
+        free(c);
+    }
 }
 
 Test(gemm, bad_arguments) {

@@ -257,4 +257,8 @@ TS_DEVICE void ts_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_
 #define TS_LAUNCH(name, grid, warps, shared_bytes, stream, params)                                 \
     TS_LAUNCH_IMPL(name, grid, warps, shared_bytes, stream, params)
 
+/* Pipelined kernels run the ping-pong schedule here (templates/producer_consumer.h): CDNA has no
+ * copy engine and no register reallocation, so a dedicated producer wave only costs. */
+#define TS_PREFERS_PINGPONG 1
+
 #endif

@@ -122,30 +122,9 @@ TS_EXTERN_C ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, 
         return TS_ERROR_MISALIGNED;
 
     ts_gemm_params params;
-    memset(&params, 0, sizeof params);
-    const ts_gl ga = ts_gl_matrix((void *)a, a_type, a_rows, a_cols, lda);
-    const ts_gl gb = ts_gl_matrix((void *)b, b_type, b_rows, b_cols, ldb);
-    ts_status s = ts_async_desc_make(&params.a, &ga, 64, 64, a_type);
+    ts_status s = ts_gemm_make_params(&params, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c,
+                                      c_type, ldc);
     if (s != TS_SUCCESS) return s;
-    s = trans_b ? ts_async_desc_make(&params.b, &gb, TS_GEMM_BN, TS_GEMM_BK, b_type)
-                : ts_async_desc_make(&params.b, &gb, TS_GEMM_BK, TS_GEMM_BN, b_type);
-    if (s != TS_SUCCESS) return s;
-    params.c = ts_gl_matrix(c, c_type, m, n, ldc);
-#if TS_GEMM_STAGED_STORE
-    /* Only where C's rows end on a 16-byte boundary: on the H200 a tensor store into a row that
-     * ends mid-way through 16 bytes wrote the elements past the end (tests/test_gemm.c caught it
-     * at N = 140 and 300), so other widths take the direct epilogue. */
-    if (c_type != TS_DTYPE_F32 && beta == 0.0f && n % 8 == 0) {
-        /* bf16 and fp16 are both 2-byte elements to the copy engine. */
-        const ts_gl gc = ts_gl_matrix(c, TS_DTYPE_BF16, m, n, ldc);
-        if ((s = ts_async_desc_make(&params.c_store, &gc, 64, TS_GEMM_BN, TS_DTYPE_BF16)) != TS_SUCCESS) return s;
-        params.staged = 1;
-    }
-#endif
-    params.alpha = alpha;
-    params.beta = beta;
-    params.k_iters = (k + TS_GEMM_BK - 1) / TS_GEMM_BK;
-    params.sched = ts_sched_make((m + TS_GEMM_BM - 1) / TS_GEMM_BM, (n + TS_GEMM_BN - 1) / TS_GEMM_BN, TS_GEMM_GROUP_M);
 
     int sms = 0;
     if ((s = ts_gemm_sm_count(&sms)) != TS_SUCCESS) return s;

@@ -6,6 +6,8 @@
 #ifndef TESSERA_KERNELS_GEMM_COMMON_H
 #define TESSERA_KERNELS_GEMM_COMMON_H
 
+#include <string.h>
+
 #include "backends/backend.h"
 #include "backends/lane_ops.h"
 #include "ops/maps.h"
@@ -89,6 +91,39 @@ TS_DEVICE void ts_gemm_stage_rows(void *st, ts_st_desc sd, const float *acc, ts_
         ((unsigned short *)st)[ts_st_index(sd, row0 + ts_rt_elem_row(d, lane, e), ts_rt_elem_col(d, lane, e))] =
             (unsigned short)bits;
     }
+}
+
+/* The kernel parameters of one GEMM call, from arguments ts_gemm has already checked: tensor maps
+ * of the stored A and B for their stage tiles, C, and the tile scheduler. Host code. */
+static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans trans_a, ts_trans trans_b, int m,
+                                            int n, int k, float alpha, const void *a, ts_dtype ab_type,
+                                            long long lda, const void *b, long long ldb, float beta, void *c,
+                                            ts_dtype c_type, long long ldc) {
+    memset(params, 0, sizeof *params);
+    const ts_gl ga = ts_gl_matrix((void *)a, ab_type, trans_a ? k : m, trans_a ? m : k, lda);
+    const ts_gl gb = ts_gl_matrix((void *)b, ab_type, trans_b ? n : k, trans_b ? k : n, ldb);
+    ts_status s = ts_async_desc_make(&params->a, &ga, 64, 64, ab_type);
+    if (s != TS_SUCCESS) return s;
+    s = trans_b ? ts_async_desc_make(&params->b, &gb, TS_GEMM_BN, TS_GEMM_BK, ab_type)
+                : ts_async_desc_make(&params->b, &gb, TS_GEMM_BK, TS_GEMM_BN, ab_type);
+    if (s != TS_SUCCESS) return s;
+    params->c = ts_gl_matrix(c, c_type, m, n, ldc);
+#if TS_GEMM_STAGED_STORE
+    /* Only where C's rows end on a 16-byte boundary: on the H200 a tensor store into a row that
+     * ends mid-way through 16 bytes wrote the elements past the end (tests/test_gemm.c caught it
+     * at N = 140 and 300), so other widths take the direct epilogue. */
+    if (c_type != TS_DTYPE_F32 && beta == 0.0f && n % 8 == 0) {
+        /* bf16 and fp16 are both 2-byte elements to the copy engine. */
+        const ts_gl gc = ts_gl_matrix(c, TS_DTYPE_BF16, m, n, ldc);
+        if ((s = ts_async_desc_make(&params->c_store, &gc, 64, TS_GEMM_BN, TS_DTYPE_BF16)) != TS_SUCCESS) return s;
+        params->staged = 1;
+    }
+#endif
+    params->alpha = alpha;
+    params->beta = beta;
+    params->k_iters = (k + TS_GEMM_BK - 1) / TS_GEMM_BK;
+    params->sched = ts_sched_make((m + TS_GEMM_BM - 1) / TS_GEMM_BM, (n + TS_GEMM_BN - 1) / TS_GEMM_BN, TS_GEMM_GROUP_M);
+    return TS_SUCCESS;
 }
 
 #endif

@@ -1,0 +1,25 @@
+/* The GEMM variant of kernels/gemm on the ping-pong schedule; see pingpong_kernels.h. */
+#define TS_PC_SCHEDULE TS_PC_PINGPONG
+#include "kernels/gemm/gemm_common.h"
+#include "tests/kernels/pingpong_kernels.h"
+
+#define TS_PP_CAT2(a, b) a##b
+#define TS_PP_CAT(a, b) TS_PP_CAT2(a, b)
+
+#define TS_GEMM_NAME ts_test_pp_gemm
+#define TS_GEMM_A_TILE ts_st_bf16_64x64
+#define TS_GEMM_B_TILE TS_PP_CAT(ts_st_bf16_64x, TS_GEMM_BN)
+#define TS_GEMM_TRANS_A 0
+#define TS_GEMM_TRANS_B 0
+#define TS_GEMM_MMA ts_wg_mma_AB_async
+#include "kernels/gemm/gemm_variant.h"
+
+TS_EXTERN_C ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, long long lda, const void *b,
+                                            long long ldb, float *c, long long ldc, int max_blocks) {
+    ts_gemm_params params;
+    const ts_status s = ts_gemm_make_params(&params, TS_NO_TRANS, TS_NO_TRANS, m, n, k, 1.0f, a, TS_DTYPE_BF16, lda,
+                                            b, ldb, 0.0f, c, TS_DTYPE_F32, ldc);
+    if (s != TS_SUCCESS) return s;
+    const long long grid = params.sched.tasks < max_blocks ? params.sched.tasks : max_blocks;
+    return ts_test_pp_gemm_launch(&params, (int)grid, NULL);
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# A/B builds on the GPU machine: builds tessera-bench once per variant (extra -D flags for the
+# CUDA compiler), in parallel, then runs the quick form of one bench for each variant, twice in
+# interleaved order (a b c a b c), so that a difference between variants can be told from the
+# run-to-run spread. For tuning with little device time.
+#   usage: scripts/gpu-ab.sh NAME=FLAGS [NAME=FLAGS ...]      e.g.  base=  lag="-DTS_PC_RELEASE_LAG=1"
+#   BENCH (default gemm) picks the bench; TESSERA_BENCH_QUICK=1 is set for it.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+[ -f .device-deps/unpack.sh ] && source .device-deps/unpack.sh
+bench=${BENCH:-gemm}
+names=()
+for spec in "$@"; do
+  name=${spec%%=*} flags=${spec#*=}
+  names+=("$name")
+  ( cmake -S . -B "build/ab-$name" -DTESSERA_BACKEND=cuda -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_EXAMPLES=OFF \
+        -DTESSERA_PTXAS_VERBOSE=OFF -DCMAKE_CUDA_FLAGS="$flags" >/dev/null &&
+    cmake --build "build/ab-$name" -j "$(nproc)" --target tessera-bench >"build/ab-$name.log" 2>&1 ) ||
+    echo "variant $name: build failed (build/ab-$name.log)" &
+done
+wait
+for round in 1 2; do
+  for name in "${names[@]}"; do
+    echo "== $name (round $round)"
+    TESSERA_BENCH_QUICK=1 "build/ab-$name/bench/tessera-bench" "$bench" 2>&1 | grep -E "=|error" | grep -v "^tessera-bench"
+  done
+done

@@ -16,6 +16,7 @@ typedef struct bench_options {
     int iters;
     int reps;
     int warmup;
+    int shape[3];   /* --shape MxNxK for the benches that take a problem shape; 0 when not given */
 } bench_options;
 
 typedef struct bench_context {

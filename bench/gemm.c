@@ -194,7 +194,10 @@ ts_status bench_gemm(bench_context *ctx) {
     bench_report_note(ctx->report, "TFLOP/s = 2MNK / median time of %d runs (L2 flushed before each); baseline %s, interleaved",
                       config.reps, baseline_name ? baseline_name : "none");
     unsigned long long seed = 0x5eed0001ull;
-    if (host) {
+    if (ctx->options.shape[0] > 0) {
+        const gemm_shape s = {ctx->options.shape[0], ctx->options.shape[1], ctx->options.shape[2]};
+        st = gemm_one(ctx, &timer, baseline, baseline_name, s, seed);
+    } else if (host) {
         for (size_t i = 0; i < sizeof host_shapes / sizeof host_shapes[0] && st == TS_SUCCESS; ++i)
             st = gemm_one(ctx, &timer, baseline, baseline_name, host_shapes[i], seed++);
     } else {

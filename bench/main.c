@@ -26,7 +26,7 @@ static void bench_usage(FILE *out)
 {
     fprintf(out,
             "usage: tessera-bench <bench> [--json] [--device N] [--iters N] [--reps N] "
-            "[--warmup N]\n"
+            "[--warmup N] [--shape MxNxK]\n"
             "       tessera-bench list\n"
             "       tessera-bench --help\n"
             "\n"
@@ -36,6 +36,7 @@ static void bench_usage(FILE *out)
             "bench)\n"
             "  --reps N     timed repetitions, at least %d (default %d)\n"
             "  --warmup N   untimed runs before timing (default: chosen by the bench)\n"
+            "  --shape MxNxK  one problem shape instead of the bench's list (gemm)\n"
             "\nbenches:\n",
             TS_BENCH_MIN_REPS, TS_BENCH_MIN_REPS);
     for (size_t i = 0; i < TS_BENCH_COUNT; i++)
@@ -79,6 +80,7 @@ static int bench_parse_args(int argc, char **argv, bench_options *opt, const cha
     opt->iters = -1;
     opt->reps = -1;
     opt->warmup = -1;
+    opt->shape[0] = opt->shape[1] = opt->shape[2] = 0;
     *bench = NULL;
     const bench_int_option ints[] = {
         {"--device", 0, &opt->device, "a device number >= 0"},
@@ -90,6 +92,16 @@ static int bench_parse_args(int argc, char **argv, bench_options *opt, const cha
         const char *arg = argv[i];
         if (strcmp(arg, "--json") == 0) {
             opt->json = 1;
+            continue;
+        }
+        if (strncmp(arg, "--shape", 7) == 0 && (arg[7] == '=' || arg[7] == '\0')) {
+            const char *v = arg[7] == '=' ? arg + 8 : (i + 1 < argc ? argv[++i] : "");
+            char tail = 0;
+            if (sscanf(v, "%dx%dx%d%c", &opt->shape[0], &opt->shape[1], &opt->shape[2], &tail) != 3 ||
+                opt->shape[0] < 1 || opt->shape[1] < 1 || opt->shape[2] < 1) {
+                fprintf(stderr, "tessera-bench: --shape needs MxNxK with each >= 1, not '%s'\n", v);
+                return 2;
+            }
             continue;
         }
         if (arg[0] != '-') {

@@ -3,7 +3,9 @@
  * and key sequences of different lengths shift col0 or row0):
  *   ts_tril(dst, src, row0, col0, diagonal, fill)   keep where col - row <= diagonal, else fill
  *   ts_triu(dst, src, row0, col0, diagonal, fill)   keep where col - row >= diagonal, else fill
- *   ts_causal_mask(dst, src, row0, col0, fill)      ts_tril with diagonal 0 */
+ *   ts_causal_mask(dst, src, row0, col0, fill)      ts_tril with diagonal 0
+ *   ts_mask_cols_from(dst, src, col0, limit, fill)  fill where col0 + col >= limit (the columns past
+ *                                                    a ragged edge, such as keys past the sequence) */
 #ifndef TESSERA_OPS_MASKS_H
 #define TESSERA_OPS_MASKS_H
 
@@ -31,5 +33,19 @@ TS_DEVICE void ts_tri_mask_impl(float *d, const float *a, ts_rt_desc desc, long 
 #define ts_tril(dst, src, row0, col0, diagonal, fill) TS_TRI_MASK(dst, src, row0, col0, diagonal, 1, fill)
 #define ts_triu(dst, src, row0, col0, diagonal, fill) TS_TRI_MASK(dst, src, row0, col0, diagonal, 0, fill)
 #define ts_causal_mask(dst, src, row0, col0, fill) TS_TRI_MASK(dst, src, row0, col0, 0, 1, fill)
+
+TS_DEVICE void ts_mask_cols_impl(float *d, const float *a, ts_rt_desc desc, long long col0, long long limit,
+                                 float fill) {
+    const int lane = ts_lane_id();
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(desc); ++e) d[e] = col0 + ts_rt_elem_col(desc, lane, e) < limit ? a[e] : fill;
+}
+
+#define ts_mask_cols_from(dst, src, col0, limit, fill)                                             \
+    do {                                                                                           \
+        TS_CHECK_F32(dst);                                                                         \
+        TS_CHECK_SAME_TILE(dst, src);                                                              \
+        ts_mask_cols_impl(&(dst)->v[0][0][0], &(src)->v[0][0][0], TS_RT_DESC(dst), (col0), (limit), (fill)); \
+    } while (0)
 
 #endif

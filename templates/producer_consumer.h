@@ -24,9 +24,10 @@
  *   void P_load(const PARAMS *p, const P_task *t, P_input *in, ts_tbar *full, int iter)
  *        one producer warp: announce the stage's bytes on full (ts_tbar_expect_bytes) and start
  *        its copies (ts_async_load)
- *   void P_init(const PARAMS *p, const P_task *t, P_consumer *c, int consumer)
- *   void P_compute(const PARAMS *p, const P_task *t, P_consumer *c, const P_input *in, int iter,
- *                  int consumer)   a consumer warpgroup consumes a landed stage. It may issue
+ *   void P_init(const PARAMS *p, const P_task *t, P_consumer *c, P_output *out, int consumer)
+ *   void P_compute(const PARAMS *p, const P_task *t, P_consumer *c, const P_input *in,
+ *                  P_output *out, int iter, int consumer)   a consumer warpgroup consumes a landed
+ *        stage (out is its own shared area, for data it keeps across stages). It may issue
  *        asynchronous warpgroup multiplies (ts_wg_mma_*_async, after ts_wg_fence): the template
  *        commits them as one group and hands the stage back only once that group has finished
  *        (see TS_PC_RELEASE_LAG); every other read of `in` must be done when compute returns.
@@ -135,12 +136,12 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         TS_PC_HOOK(task) t;
         TS_PC_HOOK(consumer) c;
         const int iters = TS_PC_HOOK(setup)(p, task, &t);
-        TS_PC_HOOK(init)(p, &t, &c, consumer);
+        TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
         for (int i = 0; i < iters; ++i, ++ring) {
             TS_PC_ISSUE_NEXT_LOAD();
             const int s = (int)(ring % TS_PC_STAGES);
             ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
-            TS_PC_HOOK(compute)(p, &t, &c, &stages[s], i, consumer);
+            TS_PC_HOOK(compute)(p, &t, &c, &stages[s], &outputs[consumer], i, consumer);
             ts_wg_commit();
             ts_wg_wait(0);
             ts_tbar_arrive(&empty[s]);
@@ -173,12 +174,12 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
             TS_PC_HOOK(task) t;
             TS_PC_HOOK(consumer) c;
             const int iters = TS_PC_HOOK(setup)(p, task, &t);
-            TS_PC_HOOK(init)(p, &t, &c, consumer);
+            TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
             int previous = -1;
             for (int i = 0; i < iters; ++i, ++ring) {
                 const int s = (int)(ring % TS_PC_STAGES);
                 ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
-                TS_PC_HOOK(compute)(p, &t, &c, &stages[s], i, consumer);
+                TS_PC_HOOK(compute)(p, &t, &c, &stages[s], &outputs[consumer], i, consumer);
                 ts_wg_commit();
 #if TS_PC_RELEASE_LAG
                 /* Keep this stage's multiplies running while the previous stage's finish; only

@@ -59,15 +59,15 @@ TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, 
 }
 
 TS_DEVICE void TS_GEMM_FN(init)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
-                                int consumer) {
-    (void)p, (void)t, (void)consumer;
+                                TS_GEMM_FN(output) *out, int consumer) {
+    (void)p, (void)t, (void)out, (void)consumer;
     ts_zero(&c->acc);
     ts_wg_acc_fence(&c->acc);
 }
 
 TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
-                                   const TS_GEMM_FN(input) *in, int iter, int consumer) {
-    (void)p, (void)t, (void)iter;
+                                   const TS_GEMM_FN(input) *in, TS_GEMM_FN(output) *out, int iter, int consumer) {
+    (void)p, (void)t, (void)out, (void)iter;
     /* Issued only: the template commits, and waits one stage later (templates/producer_consumer.h). */
     ts_wg_fence();
     TS_GEMM_MMA(&c->acc, &in->a[consumer], &in->b);

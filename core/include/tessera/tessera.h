@@ -206,6 +206,31 @@ ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float
                   const void *b, ts_dtype b_type, long long ldb,
                   float beta, void *c, ts_dtype c_type, long long ldc, ts_stream stream);
 
+/* ---- attention ----------------------------------------------------------------------------- */
+
+typedef struct ts_attention_shape {
+    int batch;      /* B */
+    int heads_q;    /* query heads H */
+    int heads_kv;   /* key/value heads; divides heads_q (grouped-query; 1 for multi-query) */
+    int seq_q;      /* query rows N_q */
+    int seq_kv;     /* key/value rows N_kv */
+    int head_dim;   /* D: 64 or 128 */
+} ts_attention_shape;
+
+/* O = softmax(scale * Q K^T [+ causal mask]) V, per (batch, query head); query head h reads
+ * key/value head h / (heads_q / heads_kv). Q and O are (B, H, N_q, D), K and V (B, H_kv, N_kv, D),
+ * all of one dtype (bf16 or fp16), the last dimension contiguous; strides[0..2] are the batch,
+ * head and row strides in elements, multiples of 8, and the pointers 16-byte aligned. The softmax
+ * runs in fp32. causal (0 or 1) masks key j > query i, aligned at the top left as PyTorch's
+ * is_causal. lse, if not NULL, receives for each (b, h, i) the natural log of the row's sum of
+ * exp(scale * q.k) over the unmasked keys, contiguous (B, H, N_q) fp32, for a backward pass. Any
+ * N_q, N_kv >= 1. */
+ts_status ts_attention_forward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
+                               const long long q_strides[3], const void *k, const long long k_strides[3],
+                               const void *v, const long long v_strides[3], void *o,
+                               const long long o_strides[3], float *lse, float scale, int causal,
+                               ts_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,123 @@
+/* Attention forward: O = softmax(scale * Q K^T [+ causal mask]) V, with the log-sum-exp of each
+ * row (tessera.h). One kernel per head dimension (64, 128) and dtype (bf16, fp16), instantiated
+ * from attention_variant.h on the producer-consumer template. Ragged sequence lengths need no
+ * special code: the key/value loads zero-fill past the sequence, the scores of keys past it are
+ * masked to -inf, and rows past the queries are not stored. */
+#include "kernels/attention/attention_common.h"
+
+#define TS_ATTN_NAME ts_attn_bf16_d64
+#define TS_ATTN_D 64
+#define TS_ATTN_ST_D ts_st_bf16_64x64
+#define TS_ATTN_ST_P ts_st_bf16_64x64
+#define TS_ATTN_RT_P ts_rt_bf16_16x64
+#define TS_ATTN_RT_O16 ts_rt_bf16_16x64
+#include "kernels/attention/attention_variant.h"
+
+#define TS_ATTN_NAME ts_attn_bf16_d128
+#define TS_ATTN_D 128
+#define TS_ATTN_ST_D ts_st_bf16_64x128
+#define TS_ATTN_ST_P ts_st_bf16_64x64
+#define TS_ATTN_RT_P ts_rt_bf16_16x64
+#define TS_ATTN_RT_O16 ts_rt_bf16_16x128
+#include "kernels/attention/attention_variant.h"
+
+#define TS_ATTN_NAME ts_attn_fp16_d64
+#define TS_ATTN_D 64
+#define TS_ATTN_ST_D ts_st_fp16_64x64
+#define TS_ATTN_ST_P ts_st_fp16_64x64
+#define TS_ATTN_RT_P ts_rt_fp16_16x64
+#define TS_ATTN_RT_O16 ts_rt_fp16_16x64
+#include "kernels/attention/attention_variant.h"
+
+#define TS_ATTN_NAME ts_attn_fp16_d128
+#define TS_ATTN_D 128
+#define TS_ATTN_ST_D ts_st_fp16_64x128
+#define TS_ATTN_ST_P ts_st_fp16_64x64
+#define TS_ATTN_RT_P ts_rt_fp16_16x64
+#define TS_ATTN_RT_O16 ts_rt_fp16_16x128
+#include "kernels/attention/attention_variant.h"
+
+typedef ts_status (*ts_attn_launcher)(const ts_attn_params *, int, ts_stream);
+
+/* A (B, H, N, D) tensor with element strides {batch, head, row}: checked and described. */
+static ts_status ts_attn_layout(ts_gl *g, const void *ptr, ts_dtype dtype, long long b, long long h, long long n,
+                                long long d, const long long strides[3]) {
+    if (!ptr || !strides) return TS_ERROR_NULL_POINTER;
+    for (int i = 0; i < 3; ++i)
+        if (strides[i] <= 0) return TS_ERROR_INVALID_VALUE;
+    if (strides[2] < d || (h > 1 && strides[1] < n * strides[2]) || (b > 1 && strides[0] < h * strides[1]))
+        return TS_ERROR_INVALID_VALUE;
+    /* The copy engine wants 16-byte aligned rows and strides. */
+    if ((strides[0] | strides[1] | strides[2]) % 8 || ((uintptr_t)ptr & 15u)) return TS_ERROR_MISALIGNED;
+    if (strides[0] > (1LL << 46) / (b > 0 ? b : 1)) return TS_ERROR_SIZE_OVERFLOW;
+    *g = ts_gl_make((void *)ptr, dtype, b, h, n, d);
+    g->stride_batch = strides[0];
+    g->stride_head = strides[1];
+    g->stride_row = strides[2];
+    return TS_SUCCESS;
+}
+
+static ts_status ts_attn_sm_count(int *sms) {
+    static int cached[64];
+    int device = 0;
+    ts_status s = ts_device_get(&device);
+    if (s != TS_SUCCESS) return s;
+    if (device >= 0 && device < 64 && cached[device] > 0) {
+        *sms = cached[device];
+        return TS_SUCCESS;
+    }
+    ts_device_props props;
+    if ((s = ts_device_get_props(device, &props)) != TS_SUCCESS) return s;
+    if (device >= 0 && device < 64) cached[device] = props.sm_count;
+    *sms = props.sm_count;
+    return TS_SUCCESS;
+}
+
+TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
+                                           const long long q_strides[3], const void *k,
+                                           const long long k_strides[3], const void *v,
+                                           const long long v_strides[3], void *o, const long long o_strides[3],
+                                           float *lse, float scale, int causal, ts_stream stream) {
+    if (!shape) return TS_ERROR_NULL_POINTER;
+    if (dtype != TS_DTYPE_BF16 && dtype != TS_DTYPE_FP16 && dtype != TS_DTYPE_F32) return TS_ERROR_INVALID_ENUM;
+    if (dtype == TS_DTYPE_F32) return TS_ERROR_UNSUPPORTED;
+    const ts_attention_shape sh = *shape;
+    if (sh.batch <= 0 || sh.heads_q <= 0 || sh.heads_kv <= 0 || sh.seq_q <= 0 || sh.seq_kv <= 0 || sh.head_dim <= 0)
+        return TS_ERROR_INVALID_SIZE;
+    if (sh.head_dim != 64 && sh.head_dim != 128) return TS_ERROR_UNSUPPORTED;
+    if (sh.heads_q % sh.heads_kv != 0) return TS_ERROR_INVALID_VALUE;
+    if (!(scale > 0.0f) || !isfinite(scale)) return TS_ERROR_INVALID_VALUE;
+    if (causal != 0 && causal != 1) return TS_ERROR_INVALID_VALUE;
+    if (lse && ((uintptr_t)lse & 3u)) return TS_ERROR_MISALIGNED;
+
+    ts_attn_params params;
+    memset(&params, 0, sizeof params);
+    ts_gl gk, gv;
+    ts_status s;
+    if ((s = ts_attn_layout(&params.q, q, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, q_strides)) != TS_SUCCESS ||
+        (s = ts_attn_layout(&gk, k, dtype, sh.batch, sh.heads_kv, sh.seq_kv, sh.head_dim, k_strides)) != TS_SUCCESS ||
+        (s = ts_attn_layout(&gv, v, dtype, sh.batch, sh.heads_kv, sh.seq_kv, sh.head_dim, v_strides)) != TS_SUCCESS ||
+        (s = ts_attn_layout(&params.o, o, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, o_strides)) != TS_SUCCESS)
+        return s;
+    if ((s = ts_async_desc_make(&params.k, &gk, TS_ATTN_BN, sh.head_dim, dtype)) != TS_SUCCESS) return s;
+    if ((s = ts_async_desc_make(&params.v, &gv, TS_ATTN_BN, sh.head_dim, dtype)) != TS_SUCCESS) return s;
+    params.lse = lse;
+    params.scale_log2 = scale * 1.4426950408889634f;
+    params.causal = causal;
+    params.heads_q = sh.heads_q;
+    params.group = sh.heads_q / sh.heads_kv;
+    params.seq_q = sh.seq_q;
+    params.seq_kv = sh.seq_kv;
+    params.q_tiles = (sh.seq_q + TS_ATTN_BM - 1) / TS_ATTN_BM;
+    params.kv_tiles = (sh.seq_kv + TS_ATTN_BN - 1) / TS_ATTN_BN;
+    params.tasks = (long long)sh.batch * sh.heads_q * params.q_tiles;
+
+    int sms = 0;
+    if ((s = ts_attn_sm_count(&sms)) != TS_SUCCESS) return s;
+    const long long grid = params.tasks < sms ? params.tasks : sms;
+    static const ts_attn_launcher launchers[2][2] = {
+        {ts_attn_bf16_d64_launch, ts_attn_bf16_d128_launch},
+        {ts_attn_fp16_d64_launch, ts_attn_fp16_d128_launch},
+    };
+    return launchers[dtype == TS_DTYPE_FP16][sh.head_dim == 128](&params, (int)grid, stream);
+}

@@ -1,0 +1,157 @@
+/* Attention forward against a double-precision reference: ragged sequence lengths, causal and
+ * not, grouped-query and multi-query heads, N_q != N_kv, padded strides, head dimensions 64 and
+ * 128, bf16 and fp16; scores up to about 1e4 before scaling stay finite; and every error path.
+ * Inputs are fresh random normals each run; O and the log-sum-exp are poisoned first. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/half_bits.h"
+#include "support/test_support.h"
+
+static unsigned short to_bits(float x, ts_dtype t) {
+    return t == TS_DTYPE_BF16 ? ts_bf16_bits_from_f32(x) : ts_fp16_bits_from_f32(x);
+}
+static double from_bits(unsigned short b, ts_dtype t) {
+    return t == TS_DTYPE_BF16 ? ts_f32_from_bf16_bits(b) : ts_f32_from_fp16_bits(b);
+}
+
+typedef struct {
+    int b, hq, hkv, nq, nkv, d, causal, pad;
+    ts_dtype dtype;
+    float input_scale; /* multiplies Q and K: large values make scores of about 1e4 */
+} attn_case;
+
+static void check_attention(attn_case c) {
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    const long long row = c.d + c.pad;
+    const long long qs[3] = {(long long)c.hq * c.nq * row, (long long)c.nq * row, row};
+    const long long ks[3] = {(long long)c.hkv * c.nkv * row, (long long)c.nkv * row, row};
+    const size_t nq = (size_t)c.b * qs[0], nk = (size_t)c.b * ks[0];
+    unsigned short *q = malloc(nq * 2), *k = malloc(nk * 2), *v = malloc(nk * 2), *o = malloc(nq * 2);
+    float *lse = malloc(sizeof(float) * c.b * c.hq * c.nq);
+    for (size_t i = 0; i < nq; ++i) q[i] = to_bits((float)ts_test_normal(&st) * c.input_scale, c.dtype);
+    for (size_t i = 0; i < nk; ++i) k[i] = to_bits((float)ts_test_normal(&st) * c.input_scale, c.dtype);
+    for (size_t i = 0; i < nk; ++i) v[i] = to_bits((float)ts_test_normal(&st), c.dtype);
+    void *dq = ts_test_device_copy(q, nq * 2), *dk = ts_test_device_copy(k, nk * 2), *dv = ts_test_device_copy(v, nk * 2);
+    void *dout = ts_test_device_copy(NULL, nq * 2);
+    float *dlse = ts_test_device_copy(NULL, sizeof(float) * c.b * c.hq * c.nq);
+    cr_assert(dq && dk && dv && dout && dlse);
+    const ts_attention_shape shape = {c.b, c.hq, c.hkv, c.nq, c.nkv, c.d};
+    const float scale = 1.0f / sqrtf((float)c.d);
+    cr_assert_eq(ts_attention_forward(&shape, c.dtype, dq, qs, dk, ks, dv, ks, dout, qs, dlse, scale, c.causal, NULL),
+                 TS_SUCCESS);
+    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(o, dout, nq * 2), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(lse, dlse, sizeof(float) * c.b * c.hq * c.nq), TS_SUCCESS);
+
+    double *s = malloc(sizeof(double) * c.nkv), err2 = 0.0, ref2 = 0.0, worst = 0.0;
+    for (int b = 0; b < c.b; ++b)
+        for (int h = 0; h < c.hq; ++h) {
+            const int hk = h / (c.hq / c.hkv);
+            for (int i = 0; i < c.nq; ++i) {
+                const unsigned short *qi = q + b * qs[0] + h * qs[1] + i * qs[2];
+                double m = -INFINITY;
+                for (int j = 0; j < c.nkv; ++j) {
+                    const unsigned short *kj = k + b * ks[0] + hk * ks[1] + j * ks[2];
+                    double dot = 0.0;
+                    for (int d = 0; d < c.d; ++d) dot += from_bits(qi[d], c.dtype) * from_bits(kj[d], c.dtype);
+                    s[j] = (c.causal && j > i) ? -INFINITY : dot * scale;
+                    if (s[j] > m) m = s[j];
+                }
+                double l = 0.0;
+                for (int j = 0; j < c.nkv; ++j) l += s[j] == -INFINITY ? 0.0 : exp(s[j] - m);
+                const double ref_lse = m + log(l);
+                const float got_lse = lse[((size_t)b * c.hq + h) * c.nq + i];
+                cr_assert(isfinite(got_lse), "lse (%d,%d,%d) = %g (seed %llu)", b, h, i, (double)got_lse, (unsigned long long)seed);
+                cr_assert_leq(fabs(got_lse - ref_lse), 1e-3 * (1.0 + fabs(ref_lse)), "lse (%d,%d,%d): %g vs %g (seed %llu)", b, h,
+                              i, (double)got_lse, ref_lse, (unsigned long long)seed);
+                for (int d = 0; d < c.d; ++d) {
+                    double ref = 0.0;
+                    for (int j = 0; j < c.nkv; ++j)
+                        if (s[j] != -INFINITY)
+                            ref += exp(s[j] - m) * from_bits(v[b * ks[0] + hk * ks[1] + j * ks[2] + d], c.dtype);
+                    ref /= l;
+                    const double got = from_bits(o[b * qs[0] + h * qs[1] + i * qs[2] + d], c.dtype);
+                    cr_assert(isfinite(got), "O(%d,%d,%d,%d) = %g (seed %llu)", b, h, i, d, got, (unsigned long long)seed);
+                    /* P is rounded to 16 bits before the second product, as in FlashAttention. */
+                    cr_assert_leq(fabs(got - ref), 3e-2 * (1.0 + fabs(ref)), "O(%d,%d,%d,%d): %g vs %g (seed %llu)", b, h, i, d,
+                                  got, ref, (unsigned long long)seed);
+                    err2 += (got - ref) * (got - ref);
+                    ref2 += ref * ref;
+                    if (fabs(got - ref) > worst) worst = fabs(got - ref);
+                }
+                /* Row padding is never written. */
+                for (int d = c.d; d < row; ++d) cr_assert_eq(o[b * qs[0] + h * qs[1] + i * qs[2] + d], 0xFFFF);
+            }
+        }
+    cr_assert_leq(sqrt(err2 / (ref2 + 1e-30)), 1e-2, "relative error %g (largest %g, seed %llu)", sqrt(err2 / (ref2 + 1e-30)),
+                  worst, (unsigned long long)seed);
+    cr_assert_eq(ts_free(dq), TS_SUCCESS);
+    cr_assert_eq(ts_free(dk), TS_SUCCESS);
+    cr_assert_eq(ts_free(dv), TS_SUCCESS);
+    cr_assert_eq(ts_free(dout), TS_SUCCESS);
+    cr_assert_eq(ts_free(dlse), TS_SUCCESS);
+    free(q);
+    free(k);
+    free(v);
+    free(o);
+    free(lse);
+    free(s);
+}
+
+Test(attention, ragged_lengths_causal_and_not) {
+    TS_TEST_REQUIRE_DEVICE();
+    for (int causal = 0; causal < 2; ++causal) {
+        check_attention((attn_case){1, 2, 2, 70, 130, 64, causal, 0, TS_DTYPE_BF16, 1.0f});
+        check_attention((attn_case){1, 1, 1, 129, 65, 128, causal, 0, TS_DTYPE_BF16, 1.0f});
+        check_attention((attn_case){1, 1, 1, 1, 1, 64, causal, 0, TS_DTYPE_BF16, 1.0f});
+    }
+}
+
+Test(attention, grouped_and_multi_query_heads_fp16_and_padded_strides) {
+    TS_TEST_REQUIRE_DEVICE();
+    check_attention((attn_case){2, 4, 2, 65, 100, 64, 1, 8, TS_DTYPE_FP16, 1.0f});
+    check_attention((attn_case){1, 3, 1, 40, 200, 128, 0, 16, TS_DTYPE_FP16, 1.0f});
+}
+
+Test(attention, huge_scores_stay_finite) {
+    /* Scores of about 1e4 before scaling: the running maximum keeps every exponent <= 0. */
+    TS_TEST_REQUIRE_DEVICE();
+    check_attention((attn_case){1, 1, 1, 33, 70, 64, 0, 0, TS_DTYPE_BF16, 12.0f});
+    check_attention((attn_case){1, 1, 1, 50, 50, 128, 1, 0, TS_DTYPE_BF16, 9.0f});
+}
+
+Test(attention, bad_arguments) {
+    unsigned short buf[1024] __attribute__((aligned(16))) = {0};
+    void *p = buf;
+    const long long st[3] = {64 * 64, 64 * 64, 64};
+    const ts_attention_shape ok = {1, 1, 1, 16, 16, 64};
+    const ts_dtype B = TS_DTYPE_BF16;
+    ts_attention_shape sh = ok;
+    cr_assert_eq(ts_attention_forward(NULL, B, p, st, p, st, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_NULL_POINTER);
+    cr_assert_eq(ts_attention_forward(&ok, B, NULL, st, p, st, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_NULL_POINTER);
+    cr_assert_eq(ts_attention_forward(&ok, B, p, st, p, NULL, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_NULL_POINTER);
+    cr_assert_eq(ts_attention_forward(&ok, (ts_dtype)7, p, st, p, st, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_INVALID_ENUM);
+    cr_assert_eq(ts_attention_forward(&ok, TS_DTYPE_F32, p, st, p, st, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_UNSUPPORTED);
+    sh.seq_q = 0;
+    cr_assert_eq(ts_attention_forward(&sh, B, p, st, p, st, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_INVALID_SIZE);
+    sh = ok;
+    sh.head_dim = 96;
+    cr_assert_eq(ts_attention_forward(&sh, B, p, st, p, st, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_UNSUPPORTED);
+    sh = ok;
+    sh.heads_q = 3;
+    sh.heads_kv = 2;
+    cr_assert_eq(ts_attention_forward(&sh, B, p, st, p, st, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_INVALID_VALUE);
+    cr_assert_eq(ts_attention_forward(&ok, B, p, st, p, st, p, st, p, st, NULL, -1.0f, 0, NULL), TS_ERROR_INVALID_VALUE);
+    cr_assert_eq(ts_attention_forward(&ok, B, p, st, p, st, p, st, p, st, NULL, NAN, 0, NULL), TS_ERROR_INVALID_VALUE);
+    cr_assert_eq(ts_attention_forward(&ok, B, p, st, p, st, p, st, p, st, NULL, 1.0f, 2, NULL), TS_ERROR_INVALID_VALUE);
+    const long long short_row[3] = {64 * 64, 64 * 64, 32};
+    cr_assert_eq(ts_attention_forward(&ok, B, p, short_row, p, st, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_INVALID_VALUE);
+    const long long odd[3] = {64 * 68, 64 * 68, 68 + 2};
+    cr_assert_eq(ts_attention_forward(&ok, B, p, odd, p, st, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_MISALIGNED);
+    cr_assert_eq(ts_attention_forward(&ok, B, (char *)p + 2, st, p, st, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_MISALIGNED);
+    cr_assert_eq(ts_attention_forward(&ok, B, p, st, p, st, p, st, p, st, (float *)((char *)p + 2), 1.0f, 0, NULL),
+                 TS_ERROR_MISALIGNED);
+}

@@ -18,6 +18,8 @@ static const bench_entry bench_table[] = {
      bench_puzzles},
     {"gemm", "bf16 GEMM against the vendor library (cuBLAS on CUDA): square and language-model shapes",
      bench_gemm},
+    {"attention", "attention forward, bf16, D 64 and 128, causal and not (baselines: bench/compare_torch.py)",
+     bench_attention},
 };
 
 #define TS_BENCH_COUNT (sizeof bench_table / sizeof bench_table[0])

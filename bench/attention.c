@@ -1,0 +1,123 @@
+/* `tessera-bench attention`: ts_attention_forward on random normal bf16 inputs, the timing
+ * protocol of timing.c. Shapes: B16 H16 N4096 D128 causal and not, then D64 and D128 at N in
+ * {1024, 2048, 4096, 8192, 16384}, all at B16 H16. FLOPs count both products, 4 B H N^2 D,
+ * halved under the causal mask. The vendor baselines (cuDNN and flash through PyTorch's SDPA) are timed by
+ * bench/compare_torch.py, which loads libtessera.so in the same process. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "timing.h"
+
+typedef struct attn_run {
+    ts_attention_shape shape;
+    long long strides[3];
+    void *q, *k, *v, *o;
+    float *lse;
+    int causal;
+    ts_stream stream;
+} attn_run;
+
+static ts_status attn_run_tessera(void *ctx, int rep) {
+    const attn_run *a = ctx;
+    (void)rep;
+    return ts_attention_forward(&a->shape, TS_DTYPE_BF16, a->q, a->strides, a->k, a->strides, a->v, a->strides, a->o,
+                                a->strides, a->lse, 1.0f / sqrtf((float)a->shape.head_dim), a->causal, a->stream);
+}
+
+/* Random normal bf16 values: a block made on the host, doubled on the device. */
+static ts_status attn_fill(void *dev, size_t count, unsigned long long seed) {
+    const size_t block = count < ((size_t)1 << 22) ? count : ((size_t)1 << 22);
+    unsigned short *h = calloc(block, sizeof *h);
+    if (!h) return TS_ERROR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < block; ++i) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        const double u1 = ((double)(seed >> 11) + 1.0) * 0x1.0p-53;
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        const double u2 = (double)(seed >> 11) * 0x1.0p-53;
+        const float x = (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
+        unsigned u;
+        memcpy(&u, &x, sizeof u);
+        u += 0x7fffu + ((u >> 16) & 1u);
+        h[i] = (unsigned short)(u >> 16);
+    }
+    ts_status st = ts_memcpy(dev, h, block * 2, TS_MEMCPY_HOST_TO_DEVICE);
+    free(h);
+    for (size_t done = block; st == TS_SUCCESS && done < count;) {
+        const size_t n = done < count - done ? done : count - done;
+        st = ts_memcpy((unsigned short *)dev + done, dev, n * 2, TS_MEMCPY_DEVICE_TO_DEVICE);
+        done += n;
+    }
+    return st;
+}
+
+static ts_status attn_one(bench_context *ctx, bench_timer *timer, int b, int h, int n, int d, int causal) {
+    attn_run a;
+    memset(&a, 0, sizeof a);
+    a.shape = (ts_attention_shape){b, h, h, n, n, d};
+    a.strides[0] = (long long)h * n * d;
+    a.strides[1] = (long long)n * d;
+    a.strides[2] = d;
+    a.causal = causal;
+    a.stream = ctx->stream;
+    const size_t count = (size_t)b * h * n * d;
+    ts_status st = ts_malloc(&a.q, count * 2);
+    if (st == TS_SUCCESS) st = ts_malloc(&a.k, count * 2);
+    if (st == TS_SUCCESS) st = ts_malloc(&a.v, count * 2);
+    if (st == TS_SUCCESS) st = ts_malloc(&a.o, count * 2);
+    if (st == TS_SUCCESS) st = ts_malloc((void **)&a.lse, (size_t)b * h * n * sizeof(float));
+    if (st == TS_SUCCESS) st = attn_fill(a.q, count, 11u + (unsigned)n);
+    if (st == TS_SUCCESS) st = attn_fill(a.k, count, 23u + (unsigned)n);
+    if (st == TS_SUCCESS) st = attn_fill(a.v, count, 37u + (unsigned)n);
+    bench_stats stats;
+    if (st == TS_SUCCESS) st = bench_time(timer, attn_run_tessera, &a, &stats);
+    if (st == TS_SUCCESS) {
+        const double flops = 4.0 * b * h * (double)n * n * d * (causal ? 0.5 : 1.0);
+        bench_result r;
+        bench_result_init(&r, "attention", "TFLOP/s", flops / (stats.median_ms * 1e9));
+        r.value_min = flops / (stats.max_ms * 1e9);
+        r.value_max = flops / (stats.min_ms * 1e9);
+        bench_param_int(&r, "B", b);
+        bench_param_int(&r, "H", h);
+        bench_param_int(&r, "N", n);
+        bench_param_int(&r, "D", d);
+        bench_param_int(&r, "causal", causal);
+        bench_param_text(&r, "dtype", "bf16");
+        bench_param_real(&r, "ms", stats.median_ms);
+        bench_report_row(ctx->report, &r);
+    }
+    (void)ts_free(a.q);
+    (void)ts_free(a.k);
+    (void)ts_free(a.v);
+    (void)ts_free(a.o);
+    (void)ts_free(a.lse);
+    return st;
+}
+
+ts_status bench_attention(bench_context *ctx) {
+    const int host = ctx->backend == TS_BACKEND_HOST;
+    bench_timing_config config = {
+        .warmup = ctx->options.warmup >= 0 ? ctx->options.warmup : (host ? 1 : 3),
+        .reps = ctx->options.reps > 0 ? ctx->options.reps : TS_BENCH_MIN_REPS,
+        .flush_l2 = !host,
+    };
+    bench_timer timer;
+    ts_status st = bench_timer_init(&timer, &config, &ctx->props, ctx->stream);
+    if (st != TS_SUCCESS) return st;
+    bench_report_heading(ctx->report, "attention forward: bf16, fp32 softmax, (B, H, N, D)");
+    bench_report_note(ctx->report, "TFLOP/s = 4 B H N^2 D (halved when causal) / median of %d runs; baselines: "
+                                   "bench/compare_torch.py", config.reps);
+    if (host) {
+        for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal) st = attn_one(ctx, &timer, 1, 2, 128, 64, causal);
+    } else {
+        for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal) st = attn_one(ctx, &timer, 16, 16, 4096, 128, causal);
+        static const int ns[5] = {1024, 2048, 4096, 8192, 16384};
+        for (int d = 64; d <= 128 && st == TS_SUCCESS; d += 64)
+            for (int i = 0; i < 5 && st == TS_SUCCESS; ++i)
+                for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal) st = attn_one(ctx, &timer, 16, 16, ns[i], d, causal);
+    }
+    bench_timer_destroy(&timer);
+    return st;
+}

@@ -4,7 +4,8 @@
 # synccheck) over the test binaries, runs the benchmarks, and prints a short summary last.
 # Criterion travels as Debian packages in .device-deps (see docs/getting-started.md).
 # JSON results and bench tables go to $OUT (default: build/gpu-check), logs to $OUT/logs.tgz.
-#   usage: scripts/gpu-check.sh [bench ...]   (default benches: puzzles; GPU_CHECK_SANITIZER=0 skips the sanitizer)
+#   usage: scripts/gpu-check.sh [bench ...]   (default benches: puzzles; attention-torch runs
+#          bench/compare_torch.py; GPU_CHECK_SANITIZER=0 skips the sanitizer)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -23,7 +24,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >"$
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1 | tr ' ' '-' | tr 'A-Z' 'a-z')
 device=${device:-unknown-gpu}
 
-if cmake -S . -B "$dir" -DTESSERA_BACKEND=cuda -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1 &&
+if cmake -S . -B "$dir" -DTESSERA_BACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON >"$out/configure.log" 2>&1 &&
    cmake --build "$dir" -j "$(nproc)" >"$out/build.log" 2>&1; then
   note "build: ok ($(grep -c 'spill' "$out/build.log") ptxas spill lines, $(grep -E '[1-9][0-9]* bytes spill' "$out/build.log" | wc -l) with spills)"
 else
@@ -41,7 +42,7 @@ if [ "${GPU_CHECK_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/nul
   for tool in memcheck racecheck synccheck; do
     bad=0
     for t in "$dir"/tests/test_*; do
-      case $(basename "$t") in test_contract|test_kernels|test_tiles|test_mma|test_warpgroup) ;; *) continue ;; esac
+      case $(basename "$t") in test_contract|test_kernels|test_tiles|test_mma|test_warpgroup|test_attention) ;; *) continue ;; esac
       echo "### $tool $(basename "$t")" >>"$out/sanitizer.log"
       if ! compute-sanitizer --tool "$tool" --error-exitcode 99 "$t" --jobs=1 >>"$out/sanitizer.log" 2>&1; then
         bad=1
@@ -55,6 +56,15 @@ fi
 
 for b in "${benches[@]}"; do
   f="$results/${device}-${day}-${b}.jsonl"
+  if [ "$b" = attention-torch ]; then
+    # PyTorch SDPA (cuDNN, flash) against Tessera in one process, through libtessera.so.
+    if PYTHONUNBUFFERED=1 python3 bench/compare_torch.py --lib "$dir/core/libtessera.so" >"$f" 2>"$out/bench-$b.err"; then
+      note "bench $b: $(wc -l <"$f") results -> $(basename "$f")"
+    else
+      note "bench $b: FAILED"; rc=1; tail -n 20 "$out/bench-$b.err"
+    fi
+    continue
+  fi
   if "$dir/bench/tessera-bench" "$b" --json >"$f" 2>"$out/bench-$b.err"; then
     note "bench $b: $(wc -l <"$f") results -> $(basename "$f")"
     "$dir/bench/tessera-bench" "$b" >"$results/${device}-${day}-${b}.txt" 2>&1 || true

@@ -96,6 +96,13 @@ run_backend() {
     local so; so=$(find "$lib/install" -name 'libtessera.so' | head -n1)
     [ -n "$so" ] && nm -D --defined-only "$so" | grep -q ' T ts_gemm$' \
       || { echo "libtessera.so missing or not exporting ts_gemm" >&2; return 1; }
+    # The Python benchmark driver's ctypes bindings, through the installed shared library.
+    python3 -c 'import numpy' >/dev/null 2>&1 || python3 -m pip install --quiet --disable-pip-version-check numpy >/dev/null 2>&1
+    if python3 -c 'import numpy' >/dev/null 2>&1; then
+      python3 "$root/bench/compare_torch.py" --self-test --lib "$so" || return 1
+    else
+      echo "note: numpy could not be installed; the Python driver's self-test was skipped"
+    fi
   fi
   if [ -x "$root/scripts/gates.sh" ]; then
     say "$backend: compile and ISA gates"

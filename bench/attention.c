@@ -1,6 +1,7 @@
 /* `tessera-bench attention`: ts_attention_forward on random normal bf16 inputs, the timing
  * protocol of timing.c. Shapes: B16 H16 N4096 D128 causal and not, then D64 and D128 at N in
- * {1024, 2048, 4096, 8192, 16384}, all at B16 H16. FLOPs count both products, 4 B H N^2 D,
+ * {1024, 2048, 4096, 8192, 16384} with H16 and 16K tokens (B = 16384 / N), which keeps one run
+ * of the longest under a second or two. FLOPs count both products, 4 B H N^2 D,
  * halved under the causal mask. The vendor baselines (cuDNN and flash through PyTorch's SDPA) are timed by
  * bench/compare_torch.py, which loads libtessera.so in the same process. */
 #include <math.h>
@@ -116,7 +117,8 @@ ts_status bench_attention(bench_context *ctx) {
         static const int ns[5] = {1024, 2048, 4096, 8192, 16384};
         for (int d = 64; d <= 128 && st == TS_SUCCESS; d += 64)
             for (int i = 0; i < 5 && st == TS_SUCCESS; ++i)
-                for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal) st = attn_one(ctx, &timer, 16, 16, ns[i], d, causal);
+                for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal)
+                    st = attn_one(ctx, &timer, 16384 / ns[i], 16, ns[i], d, causal);
     }
     bench_timer_destroy(&timer);
     return st;

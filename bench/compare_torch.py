@@ -114,7 +114,9 @@ def main():
 
     shapes = [(16, 16, 4096, 128, c) for c in (0, 1)]
     if not args.quick:
-        shapes += [(16, 16, n, d, c) for d in (64, 128) for n in (1024, 2048, 4096, 8192, 16384) for c in (0, 1)]
+        # The sequence-length sweep at 16K tokens (B = 16384 / N), as tessera-bench attention.
+        shapes += [(16384 // n, 16, n, d, c) for d in (64, 128) for n in (1024, 2048, 4096, 8192, 16384)
+                   for c in (0, 1)]
 
     for b, h, n, d, causal in shapes:
         q, k, v = (torch.randn(b, h, n, d, dtype=torch.bfloat16, device="cuda") for _ in range(3))

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "random.h"
 #include "timing.h"
 
 typedef struct attn_run {
@@ -28,32 +29,6 @@ static ts_status attn_run_tessera(void *ctx, int rep) {
                                 a->strides, a->lse, 1.0f / sqrtf((float)a->shape.head_dim), a->causal, a->stream);
 }
 
-/* Random normal bf16 values: a block made on the host, doubled on the device. */
-static ts_status attn_fill(void *dev, size_t count, unsigned long long seed) {
-    const size_t block = count < ((size_t)1 << 22) ? count : ((size_t)1 << 22);
-    unsigned short *h = calloc(block, sizeof *h);
-    if (!h) return TS_ERROR_OUT_OF_MEMORY;
-    for (size_t i = 0; i < block; ++i) {
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        const double u1 = ((double)(seed >> 11) + 1.0) * 0x1.0p-53;
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        const double u2 = (double)(seed >> 11) * 0x1.0p-53;
-        const float x = (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
-        unsigned u;
-        memcpy(&u, &x, sizeof u);
-        u += 0x7fffu + ((u >> 16) & 1u);
-        h[i] = (unsigned short)(u >> 16);
-    }
-    ts_status st = ts_memcpy(dev, h, block * 2, TS_MEMCPY_HOST_TO_DEVICE);
-    free(h);
-    for (size_t done = block; st == TS_SUCCESS && done < count;) {
-        const size_t n = done < count - done ? done : count - done;
-        st = ts_memcpy((unsigned short *)dev + done, dev, n * 2, TS_MEMCPY_DEVICE_TO_DEVICE);
-        done += n;
-    }
-    return st;
-}
-
 static ts_status attn_one(bench_context *ctx, bench_timer *timer, int b, int h, int n, int d, int causal) {
     attn_run a;
     memset(&a, 0, sizeof a);
@@ -69,9 +44,9 @@ static ts_status attn_one(bench_context *ctx, bench_timer *timer, int b, int h, 
     if (st == TS_SUCCESS) st = ts_malloc(&a.v, count * 2);
     if (st == TS_SUCCESS) st = ts_malloc(&a.o, count * 2);
     if (st == TS_SUCCESS) st = ts_malloc((void **)&a.lse, (size_t)b * h * n * sizeof(float));
-    if (st == TS_SUCCESS) st = attn_fill(a.q, count, 11u + (unsigned)n);
-    if (st == TS_SUCCESS) st = attn_fill(a.k, count, 23u + (unsigned)n);
-    if (st == TS_SUCCESS) st = attn_fill(a.v, count, 37u + (unsigned)n);
+    if (st == TS_SUCCESS) st = bench_fill_bf16_normal(a.q, count, 11u + (unsigned)n);
+    if (st == TS_SUCCESS) st = bench_fill_bf16_normal(a.k, count, 23u + (unsigned)n);
+    if (st == TS_SUCCESS) st = bench_fill_bf16_normal(a.v, count, 37u + (unsigned)n);
     bench_stats stats;
     if (st == TS_SUCCESS) st = bench_time(timer, attn_run_tessera, &a, &stats);
     if (st == TS_SUCCESS) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "random.h"
 #include "bench.h"
 #include "timing.h"
 
@@ -38,47 +39,6 @@ static ts_status gemm_run_baseline(void *ctx, int rep) {
                                TS_DTYPE_BF16, g->ldb, 0.0f, g->c_base, TS_DTYPE_BF16, g->ldc);
 }
 
-static unsigned short bf16_bits(float f) {
-    unsigned u;
-    memcpy(&u, &f, sizeof u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (unsigned short)(u >> 16);
-}
-static float bf16_value(unsigned short b) {
-    const unsigned u = (unsigned)b << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* Fills `count` bf16 elements of device memory with random normal values: a block of 2^22 values
- * made on the host, then doubled on the device until the buffer is full. */
-static ts_status gemm_fill_random(void *dev, size_t count, unsigned long long seed) {
-    const size_t block = (size_t)1 << 22;
-    const size_t first = count < block ? count : block;
-    unsigned short *h = calloc(first, sizeof *h);
-    if (!h) return TS_ERROR_OUT_OF_MEMORY;
-    unsigned long long s = seed;
-    for (size_t i = 0; i < first; i += 2) {
-        double u1, u2;
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        u1 = ((double)(s >> 11) + 1.0) * 0x1.0p-53;
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        u2 = (double)(s >> 11) * 0x1.0p-53;
-        const double r = sqrt(-2.0 * log(u1));
-        h[i] = bf16_bits((float)(r * cos(6.283185307179586 * u2)));
-        if (i + 1 < first) h[i + 1] = bf16_bits((float)(r * sin(6.283185307179586 * u2)));
-    }
-    ts_status st = ts_memcpy(dev, h, first * sizeof *h, TS_MEMCPY_HOST_TO_DEVICE);
-    free(h);
-    for (size_t done = first; st == TS_SUCCESS && done < count;) {
-        const size_t n = done < count - done ? done : count - done;
-        st = ts_memcpy((unsigned short *)dev + done, dev, n * sizeof(unsigned short), TS_MEMCPY_DEVICE_TO_DEVICE);
-        done += n;
-    }
-    return st;
-}
-
 /* Largest |C - C_baseline| over up to 64 rows spread over M, relative to the largest |C_baseline|. */
 static ts_status gemm_compare(const gemm_run *g, double *rel) {
     const int rows = g->m < 64 ? g->m : 64;
@@ -96,7 +56,7 @@ static ts_status gemm_compare(const gemm_run *g, double *rel) {
         if (st == TS_SUCCESS)
             st = ts_memcpy(y, (unsigned short *)g->c_base + r * g->ldc, (size_t)g->n * 2, TS_MEMCPY_DEVICE_TO_HOST);
         for (int j = 0; j < g->n && st == TS_SUCCESS; ++j) {
-            const double a = bf16_value(x[j]), b = bf16_value(y[j]);
+            const double a = bench_bf16_value(x[j]), b = bench_bf16_value(y[j]);
             if (!(fabs(a - b) <= worst)) worst = isnan(a - b) ? INFINITY : fabs(a - b);
             if (fabs(b) > scale) scale = fabs(b);
         }
@@ -130,8 +90,8 @@ static ts_status gemm_one(bench_context *ctx, bench_timer *timer, bench_baseline
     if (st == TS_SUCCESS) st = ts_malloc(&g.b, nb * 2);
     if (st == TS_SUCCESS) st = ts_malloc(&g.c, nc * 2);
     if (st == TS_SUCCESS && baseline) st = ts_malloc(&g.c_base, nc * 2);
-    if (st == TS_SUCCESS) st = gemm_fill_random(g.a, na, seed);
-    if (st == TS_SUCCESS) st = gemm_fill_random(g.b, nb, seed * 31 + 7);
+    if (st == TS_SUCCESS) st = bench_fill_bf16_normal(g.a, na, seed);
+    if (st == TS_SUCCESS) st = bench_fill_bf16_normal(g.b, nb, seed * 31 + 7);
     bench_stats ours, base;
     if (st == TS_SUCCESS)
         st = baseline ? bench_time_pair(timer, gemm_run_tessera, &g, gemm_run_baseline, &g, &ours, &base)

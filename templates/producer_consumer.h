@@ -38,8 +38,8 @@
  *   void P_finish(const PARAMS *p, P_output *out, int consumer)
  *        after a consumer warpgroup's last task: complete what store left in flight
  *
- * Launch with TS_PC_WARPS warps and TS_PC_SHARED_BYTES of shared memory (sizes from the same
- * types). Two schedules run the same hooks (below): warp specialization on Hopper and the host,
+ * The template also defines the launcher P_launch(params, grid, stream), with TS_PC_WARPS warps and
+ * TS_PC_SHARED_BYTES of shared memory, and undefines the TS_PC_ inputs. Two schedules run the same hooks (below): warp specialization on Hopper and the host,
  * where the warps are threads with real barriers so that CI tests the protocol itself, and
  * ping-pong on CDNA, which the host also runs in tests (tests/kernels/pingpong_kernels.c). */
 
@@ -205,3 +205,18 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
 #define TS_PC_SHARED_BYTES                                                                         \
     (TS_ALIGN_UP(sizeof(TS_PC_HOOK(input)) * TS_PC_STAGES, TS_SHARED_ALIGN) +                      \
      TS_ALIGN_UP(sizeof(TS_PC_HOOK(output)) * TS_PC_CONSUMERS, 8) + 2 * sizeof(ts_tbar) * TS_PC_STAGES)
+
+/* The kernel's launcher, TS_PC_HOOK(launch)(params, grid, stream): the template's warps and shared
+ * memory, so a kernel never restates them. */
+static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_stream stream) {
+    return TS_LAUNCH(TS_PC_KERNEL, ts_grid_1d((unsigned)grid), TS_PC_WARPS, TS_PC_SHARED_BYTES, stream, *params);
+}
+
+/* The inputs belong to this instantiation only; the next kernel defines its own. */
+#undef TS_PC_KERNEL
+#undef TS_PC_PARAMS
+#undef TS_PC_HOOK
+#undef TS_PC_STAGES
+#undef TS_PC_CONSUMERS
+#undef TS_PC_PRODUCER_REGS
+#undef TS_PC_CONSUMER_REGS

@@ -3,6 +3,7 @@
  * from attention_variant.h on the producer-consumer template. Ragged sequence lengths need no
  * special code: the key/value loads zero-fill past the sequence, the scores of keys past it are
  * masked to -inf, and rows past the queries are not stored. */
+#include "kernels/common/sm_count.h"
 #include "kernels/attention/attention_common.h"
 
 #define TS_ATTN_NAME ts_attn_bf16_d64
@@ -57,22 +58,6 @@ static ts_status ts_attn_layout(ts_gl *g, const void *ptr, ts_dtype dtype, long 
     return TS_SUCCESS;
 }
 
-static ts_status ts_attn_sm_count(int *sms) {
-    static int cached[64];
-    int device = 0;
-    ts_status s = ts_device_get(&device);
-    if (s != TS_SUCCESS) return s;
-    if (device >= 0 && device < 64 && cached[device] > 0) {
-        *sms = cached[device];
-        return TS_SUCCESS;
-    }
-    ts_device_props props;
-    if ((s = ts_device_get_props(device, &props)) != TS_SUCCESS) return s;
-    if (device >= 0 && device < 64) cached[device] = props.sm_count;
-    *sms = props.sm_count;
-    return TS_SUCCESS;
-}
-
 TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
                                            const long long q_strides[3], const void *k,
                                            const long long k_strides[3], const void *v,
@@ -113,7 +98,7 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
     params.tasks = (long long)sh.batch * sh.heads_q * params.q_tiles;
 
     int sms = 0;
-    if ((s = ts_attn_sm_count(&sms)) != TS_SUCCESS) return s;
+    if ((s = ts_kernel_sm_count(&sms)) != TS_SUCCESS) return s;
     const long long grid = params.tasks < sms ? params.tasks : sms;
     static const ts_attn_launcher launchers[2][2] = {
         {ts_attn_bf16_d64_launch, ts_attn_bf16_d128_launch},

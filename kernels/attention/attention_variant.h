@@ -135,18 +135,6 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(output) *o
 #define TS_PC_CONSUMER_REGS 232
 #include "templates/producer_consumer.h"
 
-static ts_status TS_ATTN_FN(launch)(const ts_attn_params *params, int grid, ts_stream stream) {
-    return TS_LAUNCH(TS_ATTN_FN(kernel), ts_grid_1d((unsigned)grid), TS_PC_WARPS, TS_PC_SHARED_BYTES,
-                     stream, *params);
-}
-
-#undef TS_PC_KERNEL
-#undef TS_PC_PARAMS
-#undef TS_PC_HOOK
-#undef TS_PC_STAGES
-#undef TS_PC_CONSUMERS
-#undef TS_PC_PRODUCER_REGS
-#undef TS_PC_CONSUMER_REGS
 #undef TS_ATTN_NAME
 #undef TS_ATTN_D
 #undef TS_ATTN_ST_D

@@ -3,6 +3,7 @@
  * types are compile-time; gemm_variant.h is the kernel, instantiated eight times below. Tails need
  * no special code: the asynchronous loads zero-fill past the edges of A and B, and the epilogue
  * masks the edges of C. */
+#include "kernels/common/sm_count.h"
 #include "kernels/gemm/gemm_common.h"
 
 #define TS_GEMM_TILE_CAT2(a, b) a##b
@@ -77,24 +78,6 @@
 
 typedef ts_status (*ts_gemm_launcher)(const ts_gemm_params *, int, ts_stream);
 
-/* SM count of the current device, looked up once per device: the persistent grid needs it on
- * every call and a property query costs far more than a launch. */
-static ts_status ts_gemm_sm_count(int *sms) {
-    static int cached[64];
-    int device = 0;
-    ts_status s = ts_device_get(&device);
-    if (s != TS_SUCCESS) return s;
-    if (device >= 0 && device < 64 && cached[device] > 0) {
-        *sms = cached[device];
-        return TS_SUCCESS;
-    }
-    ts_device_props props;
-    if ((s = ts_device_get_props(device, &props)) != TS_SUCCESS) return s;
-    if (device >= 0 && device < 64) cached[device] = props.sm_count;
-    *sms = props.sm_count;
-    return TS_SUCCESS;
-}
-
 static int ts_gemm_dtype_valid(ts_dtype t) {
     return t == TS_DTYPE_F32 || t == TS_DTYPE_BF16 || t == TS_DTYPE_FP16;
 }
@@ -127,7 +110,7 @@ TS_EXTERN_C ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, 
     if (s != TS_SUCCESS) return s;
 
     int sms = 0;
-    if ((s = ts_gemm_sm_count(&sms)) != TS_SUCCESS) return s;
+    if ((s = ts_kernel_sm_count(&sms)) != TS_SUCCESS) return s;
     /* One block per SM (a block takes most of an SM's shared memory): a persistent grid. */
     const long long grid = params.sched.tasks < sms ? params.sched.tasks : sms;
 

@@ -114,18 +114,6 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(output) *o
 #define TS_PC_CONSUMER_REGS 232
 #include "templates/producer_consumer.h"
 
-static ts_status TS_GEMM_FN(launch)(const ts_gemm_params *params, int grid, ts_stream stream) {
-    return TS_LAUNCH(TS_GEMM_FN(kernel), ts_grid_1d((unsigned)grid), TS_PC_WARPS, TS_PC_SHARED_BYTES,
-                     stream, *params);
-}
-
-#undef TS_PC_KERNEL
-#undef TS_PC_PARAMS
-#undef TS_PC_HOOK
-#undef TS_PC_STAGES
-#undef TS_PC_CONSUMERS
-#undef TS_PC_PRODUCER_REGS
-#undef TS_PC_CONSUMER_REGS
 #undef TS_GEMM_NAME
 #undef TS_GEMM_A_TILE
 #undef TS_GEMM_B_TILE

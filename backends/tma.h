@@ -22,6 +22,11 @@
 
 /* Largest tile side a descriptor moves (TMA's box limit), and the bound on coordinates (TMA's are
  * signed 32-bit). */
+/* Clusters of one block (every backend but CUDA): the cluster load is the plain load. */
+#ifndef ts_async_load_cluster_raw
+#define ts_async_load_cluster_raw ts_async_load_raw
+#endif
+
 #define TS_ASYNC_MAX_TILE_ROWS 256
 #define TS_ASYNC_MAX_DIM 2147483647LL
 /* Byte strides below this (TMA's limit). */

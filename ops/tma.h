@@ -34,6 +34,15 @@
     ts_async_load_raw(TS_ST_DATA(st), TS_ST_DESC(st), (desc), (b), (h), (tile_row), (tile_col),  \
                       (bar))
 
+/* Every block of a thread-block cluster (backends/cluster.h) calls this for the same tile: each
+ * issues a share of it and multicasts, so the tile crosses from L2 once, and each block's st and
+ * bar receive the whole tile as from ts_async_load. A cluster of one block: ts_async_load. Every
+ * block's bar must be initialised and visible to the others first (ts_cluster_sync), and each
+ * block must announce TS_ASYNC_BYTES(st) on its own bar. */
+#define ts_async_load_cluster(st, desc, b, h, tile_row, tile_col, bar)                             \
+    ts_async_load_cluster_raw(TS_ST_DATA(st), TS_ST_DESC(st), (desc), (b), (h), (tile_row),      \
+                              (tile_col), (bar))
+
 #define ts_async_store(desc, st, b, h, tile_row, tile_col)                                         \
     ts_async_store_raw((desc), TS_ST_CDATA(st), TS_ST_DESC(st), (b), (h), (tile_row), (tile_col))
 

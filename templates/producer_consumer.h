@@ -12,6 +12,11 @@
  *   TS_PC_STAGES      pipeline depth (stages of TS_PC_HOOK(input) in shared memory)
  *   TS_PC_CONSUMERS   consumer warpgroups (one producer warpgroup comes on top)
  *   TS_PC_PRODUCER_REGS, TS_PC_CONSUMER_REGS   register budgets (Hopper setmaxnreg)
+ *   TS_PC_CLUSTER     optional, default 1: blocks per thread-block cluster (backends/cluster.h),
+ *                     at most TS_CLUSTER_MAX. The blocks of a cluster work on the same task at
+ *                     once (each tells its part by ts_cluster_rank()), and a stage is refilled
+ *                     only once every block's consumers have released it, so that load may
+ *                     multicast into all of the cluster's copies of a stage (ts_async_load_cluster)
  *
  * and these types and hooks (P = the kernel's prefix):
  *
@@ -38,11 +43,13 @@
  *   void P_finish(const PARAMS *p, P_output *out, int consumer)
  *        after a consumer warpgroup's last task: complete what store left in flight
  *
- * The template also defines the launcher P_launch(params, grid, stream), with TS_PC_WARPS warps and
- * TS_PC_SHARED_BYTES of shared memory, and undefines the TS_PC_ inputs. Two schedules run the same hooks (below): warp specialization on Hopper and the host,
+ * The template also defines the launcher P_launch(params, grid, stream), with TS_PC_WARPS warps,
+ * TS_PC_SHARED_BYTES of shared memory and clusters of TS_PC_CLUSTER blocks (grid a multiple of it),
+ * and undefines the TS_PC_ inputs. Two schedules run the same hooks (below): warp specialization on Hopper and the host,
  * where the warps are threads with real barriers so that CI tests the protocol itself, and
  * ping-pong on CDNA, which the host also runs in tests (tests/kernels/pingpong_kernels.c). */
 
+#include "backends/cluster.h"
 #include "ops/registers.h"
 #include "ops/warpgroup.h"
 #include "tiles/shared_alloc.h"
@@ -76,6 +83,26 @@
 /* 0 (the default): a stage is handed back as soon as its multiplies finish; 1: one stage late,
  * keeping a group of multiplies in flight behind the next. On the H200 GEMM the two measured within
  * a few percent of each other, 0 ahead. */
+#ifndef TS_PC_CLUSTER
+#define TS_PC_CLUSTER 1
+#endif
+#if TS_PC_CLUSTER > TS_CLUSTER_MAX
+#error "TS_PC_CLUSTER exceeds this backend's TS_CLUSTER_MAX"
+#endif
+#if TS_PC_CLUSTER > 1 && TS_PC_SCHEDULE == TS_PC_PINGPONG
+#error "the ping-pong schedule runs clusters of one block"
+#endif
+
+/* A warp hands stage s back to every block of its cluster (their loads may write into its copy). */
+#if TS_PC_CLUSTER > 1
+#define TS_PC_RELEASE(bar)                                                                         \
+    do {                                                                                           \
+        for (int cta_ = 0; cta_ < TS_PC_CLUSTER; ++cta_) ts_tbar_arrive_cluster((bar), cta_);      \
+    } while (0)
+#else
+#define TS_PC_RELEASE(bar) ts_tbar_arrive(bar)
+#endif
+
 #ifndef TS_PC_RELEASE_LAG
 #define TS_PC_RELEASE_LAG 0
 #endif
@@ -91,14 +118,16 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     if (ts_warp_id() == 0) {
         for (int s = 0; s < TS_PC_STAGES; ++s) {
             ts_tbar_init(&full[s], 1);
-            /* Every consumer warp hands a stage back. */
-            ts_tbar_init(&empty[s], 4 * TS_PC_CONSUMERS);
+            /* Every consumer warp of every block of the cluster hands a stage back. */
+            ts_tbar_init(&empty[s], 4 * TS_PC_CONSUMERS * TS_PC_CLUSTER);
         }
     }
-    ts_sync_block();
+    /* The barriers must be initialised cluster-wide before any block signals another's. */
+    ts_cluster_sync();
 
+    /* The blocks of a cluster take the same tasks. */
     const long long tasks = TS_PC_HOOK(tasks)(p);
-    const long long first = ts_block_x(), step = ts_grid_x();
+    const long long first = ts_block_x() / TS_PC_CLUSTER, step = ts_grid_x() / TS_PC_CLUSTER;
 #if TS_PC_SCHEDULE == TS_PC_PINGPONG
     const int consumer = ts_warpgroup_id();
     /* Every warp follows the load cursor (which task and iteration the next load is), so that
@@ -185,19 +214,23 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
                 /* Keep this stage's multiplies running while the previous stage's finish; only
                  * then is the previous stage free to refill. */
                 ts_wg_wait(1);
-                if (previous >= 0) ts_tbar_arrive(&empty[previous]);
+                if (previous >= 0) TS_PC_RELEASE(&empty[previous]);
                 previous = s;
 #else
                 ts_wg_wait(0);
-                ts_tbar_arrive(&empty[s]);
+                TS_PC_RELEASE(&empty[s]);
 #endif
             }
             ts_wg_wait(0);
-            if (previous >= 0) ts_tbar_arrive(&empty[previous]);
+            if (previous >= 0) TS_PC_RELEASE(&empty[previous]);
             TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
         }
         TS_PC_HOOK(finish)(p, &outputs[consumer], consumer);
     }
+#endif
+#if TS_PC_CLUSTER > 1
+    /* No block leaves while another may still write its stages or arrive on its barriers. */
+    ts_cluster_sync();
 #endif
 }
 
@@ -209,7 +242,22 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
 /* The kernel's launcher, TS_PC_HOOK(launch)(params, grid, stream): the template's warps and shared
  * memory, so a kernel never restates them. */
 static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_stream stream) {
-    return TS_LAUNCH(TS_PC_KERNEL, ts_grid_1d((unsigned)grid), TS_PC_WARPS, TS_PC_SHARED_BYTES, stream, *params);
+#if TS_PC_CLUSTER > 1
+    /* A persistent grid must be resident all at once: no more clusters than the device places
+     * together (the tasks are strided by the grid, so any grid covers them all). */
+    static int capacity = 0;
+    if (capacity == 0) {
+        int clusters = 0;
+        const ts_status st = TS_CLUSTER_CAPACITY(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_SHARED_BYTES, TS_PC_CLUSTER,
+                                                 &clusters);
+        if (st != TS_SUCCESS) return st;
+        if (clusters < 1) return TS_ERROR_RESOURCES;
+        capacity = clusters;
+    }
+    if (grid > capacity * TS_PC_CLUSTER) grid = capacity * TS_PC_CLUSTER;
+#endif
+    return TS_LAUNCH_CLUSTER(TS_PC_KERNEL, ts_grid_1d((unsigned)grid), TS_PC_WARPS, TS_PC_SHARED_BYTES, stream,
+                             *params, TS_PC_CLUSTER);
 }
 
 /* The inputs belong to this instantiation only; the next kernel defines its own. */
@@ -220,3 +268,5 @@ static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_str
 #undef TS_PC_CONSUMERS
 #undef TS_PC_PRODUCER_REGS
 #undef TS_PC_CONSUMER_REGS
+#undef TS_PC_CLUSTER
+#undef TS_PC_RELEASE

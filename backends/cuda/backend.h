@@ -43,7 +43,7 @@
 
 #define TS_LAUNCH_IMPL(name, grid, warps, shared_bytes, stream, params)                                 \
     ts_cuda_launch((const void *)(name), (grid), (warps), name##_max_warps, (shared_bytes),       \
-                   (stream), (void *)&(params))
+                   (stream), (void *)&(params), 1)
 
 /* ---- ids ----------------------------------------------------------------------------------- */
 

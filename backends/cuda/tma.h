@@ -57,6 +57,41 @@ TS_DEVICE void ts_tma_load_async(void *st, ts_st_desc sd, const ts_async_desc *d
     }
 }
 
+/* The cluster's form of ts_tma_load_async (backends/cluster.h): every block of the cluster calls it
+ * for the same tile; block r issues the column chunks r, r + size, ... and multicasts each to every
+ * block, at the same shared-memory offsets and completing on each block's barrier at bar's offset.
+ * Each block's bar therefore receives the whole tile's bytes, as from ts_tma_load_async. */
+TS_DEVICE void ts_tma_load_cluster_async(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
+                                         int tile_row, int tile_col, ts_tbar *bar) {
+    uint32_t size, rank;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(size));
+    if (size == 1) {
+        ts_tma_load_async(st, sd, d, b, h, tile_row, tile_col, bar);
+        return;
+    }
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    __syncwarp();
+    if (ts_lane_id() == 0) {
+        ts_cuda_tma_check(d, sd);
+        const int bytes = TS_DTYPE_BYTES(sd.dtype);
+        const int sw = ts_cuda_st_swizzle_bytes(sd.cols * bytes);
+        const int chunk_cols = sw / bytes;
+        const unsigned dst = ts_cuda_smem_addr(st), mbar = ts_cuda_smem_addr(bar);
+        const unsigned long long map = (unsigned long long)(const void *)&d->map;
+        const unsigned short mask = (unsigned short)((1u << size) - 1u);
+        const int row = tile_row * sd.rows;
+        for (int c = (int)rank; c < sd.cols / chunk_cols; c += (int)size) {
+            asm volatile(
+                "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                ".multicast::cluster [%0], [%1, {%2, %3, %4, %5}], [%6], %7;\n" ::"r"(
+                    dst + (unsigned)(c * sd.rows * sw)),
+                "l"(map), "r"(tile_col * sd.cols + c * chunk_cols), "r"(row), "r"(h), "r"(b),
+                "r"(mbar), "h"(mask)
+                : "memory");
+        }
+    }
+}
+
 /* Starts storing st to tile (tile_row, tile_col) of matrix (b, h); elements outside the matrix
  * are not written. st must not change until ts_tma_store_wait_read() (or _wait) returns. */
 TS_DEVICE void ts_tma_store_async(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
@@ -104,6 +139,7 @@ TS_DEVICE void ts_tma_fence_shared(void) { asm volatile("fence.proxy.async.share
 
 /* The backend-neutral names ops/tma.h uses. */
 #define ts_async_load_raw ts_tma_load_async
+#define ts_async_load_cluster_raw ts_tma_load_cluster_async
 #define ts_async_store_raw ts_tma_store_async
 #define ts_async_store_commit ts_tma_store_commit
 #define ts_async_store_wait_read ts_tma_store_wait_read

@@ -111,8 +111,12 @@ TS_EXTERN_C ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, 
 
     int sms = 0;
     if ((s = ts_kernel_sm_count(&sms)) != TS_SUCCESS) return s;
-    /* One block per SM (a block takes most of an SM's shared memory): a persistent grid. */
-    const long long grid = params.sched.tasks < sms ? params.sched.tasks : sms;
+    /* One block per SM (a block takes most of an SM's shared memory): a persistent grid, in whole
+     * clusters. */
+    const long long blocks = params.sched.tasks * TS_GEMM_CLUSTER;
+    long long grid = blocks < sms ? blocks : sms;
+    grid -= grid % TS_GEMM_CLUSTER;
+    if (grid < TS_GEMM_CLUSTER) grid = TS_GEMM_CLUSTER;
 
     static const ts_gemm_launcher launchers[2][2][2] = {
         {{ts_gemm_bf16_nn_launch, ts_gemm_bf16_nt_launch}, {ts_gemm_bf16_tn_launch, ts_gemm_bf16_tt_launch}},

@@ -37,11 +37,21 @@ TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) { return p->sched
 
 TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm_task *t) {
     ts_sched_tile(&p->sched, task, &t->tm, &t->tn);
+    t->tm = t->tm * TS_GEMM_CLUSTER + ts_cluster_rank();
     return p->k_iters;
 }
 
+/* Timing probes for scripts/gpu-ab.sh, never set in a build that computes: TS_GEMM_PROBE_NO_LOAD
+ * (stages are announced but never loaded), TS_GEMM_PROBE_NO_MMA (loads without multiplies) and
+ * TS_GEMM_PROBE_NO_MULTICAST (every block loads its whole B stage) time one part of the kernel at
+ * a time; each gives wrong results on purpose. */
 TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(input) *in,
                                 ts_tbar *full, int iter) {
+#ifdef TS_GEMM_PROBE_NO_LOAD
+    (void)p, (void)t, (void)in, (void)iter;
+    ts_tbar_expect_bytes(full, 0);
+    return;
+#endif
     ts_tbar_expect_bytes(full, TS_GEMM_CONSUMERS * TS_ASYNC_BYTES(&in->a[0]) + TS_ASYNC_BYTES(&in->b));
     for (int c = 0; c < TS_GEMM_CONSUMERS; ++c) {
         const int m_tile = t->tm * TS_GEMM_CONSUMERS + c;
@@ -51,10 +61,19 @@ TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, 
         ts_async_load(&in->a[c], &p->a, 0, 0, m_tile, iter, full);
 #endif
     }
+    /* The cluster's blocks share this stage of B (same tile column, same iteration). */
+#ifdef TS_GEMM_PROBE_NO_MULTICAST
 #if TS_GEMM_TRANS_B
     ts_async_load(&in->b, &p->b, 0, 0, t->tn, iter, full);
 #else
     ts_async_load(&in->b, &p->b, 0, 0, iter, t->tn, full);
+#endif
+#else
+#if TS_GEMM_TRANS_B
+    ts_async_load_cluster(&in->b, &p->b, 0, 0, t->tn, iter, full);
+#else
+    ts_async_load_cluster(&in->b, &p->b, 0, 0, iter, t->tn, full);
+#endif
 #endif
 }
 
@@ -69,8 +88,12 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
                                    const TS_GEMM_FN(input) *in, TS_GEMM_FN(output) *out, int iter, int consumer) {
     (void)p, (void)t, (void)out, (void)iter;
     /* Issued only: the template commits, and waits one stage later (templates/producer_consumer.h). */
+#ifndef TS_GEMM_PROBE_NO_MMA
     ts_wg_fence();
     TS_GEMM_MMA(&c->acc, &in->a[consumer], &in->b);
+#else
+    (void)in, (void)consumer, (void)c;
+#endif
 }
 
 TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
@@ -112,6 +135,7 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(output) *o
 #define TS_PC_CONSUMERS TS_GEMM_CONSUMERS
 #define TS_PC_PRODUCER_REGS 40
 #define TS_PC_CONSUMER_REGS 232
+#define TS_PC_CLUSTER TS_GEMM_CLUSTER
 #include "templates/producer_consumer.h"
 
 #undef TS_GEMM_NAME

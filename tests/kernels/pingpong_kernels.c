@@ -1,5 +1,7 @@
 /* The GEMM variant of kernels/gemm on the ping-pong schedule; see pingpong_kernels.h. */
 #define TS_PC_SCHEDULE TS_PC_PINGPONG
+/* The ping-pong schedule runs clusters of one block (templates/producer_consumer.h). */
+#define TS_GEMM_CLUSTER 1
 #include "kernels/gemm/gemm_common.h"
 #include "tests/kernels/pingpong_kernels.h"
 

@@ -1,0 +1,55 @@
+/* Thread-block clusters: blocks launched together on neighbouring SMs that can signal each other's
+ * transaction barriers and receive one copy-engine load into all their shared memories at once
+ * (multicast), so that a tile several blocks need crosses from L2 once. Hopper has them; CDNA and
+ * the host run clusters of one block, where every operation below falls back to its single-block
+ * meaning, so a kernel written for clusters runs unchanged there.
+ *
+ *   TS_CLUSTER_MAX                       the largest cluster the backend launches (1: none)
+ *   TS_LAUNCH_CLUSTER(kernel, grid, warps, shared_bytes, stream, params, cluster)
+ *                                        a launch in clusters of `cluster` consecutive blocks
+ *                                        (grid.x a multiple of it; above TS_CLUSTER_MAX:
+ *                                        TS_ERROR_UNSUPPORTED)
+ *   TS_CLUSTER_CAPACITY(kernel, warps, shared_bytes, cluster, &clusters)
+ *                                        how many such clusters the device holds at once (a
+ *                                        cluster's blocks share a GPC on Hopper), for sizing
+ *                                        persistent grids
+ *   ts_cluster_rank(), ts_cluster_size() this block's rank in its cluster, and the cluster's size
+ *   ts_cluster_sync()                    every thread of every block of the cluster (a block
+ *                                        barrier when the cluster is one block); orders shared
+ *                                        memory and barrier initialisation across the cluster
+ *   ts_tbar_arrive_cluster(bar, cta)     arrive on the barrier at bar's place in block `cta` of
+ *                                        the cluster (the warp's one arrival, like ts_tbar_arrive)
+ *   ts_async_load_cluster (ops/tma.h)    every block of the cluster loads its share of a tile and
+ *                                        multicasts it, so that each block's copy and barrier
+ *                                        receive the whole tile
+ *
+ * A block must not exit while another block of its cluster may still write its shared memory or
+ * arrive on its barriers: kernels end with ts_cluster_sync(). */
+#ifndef TESSERA_BACKENDS_CLUSTER_H
+#define TESSERA_BACKENDS_CLUSTER_H
+
+#include "backends/backend.h"
+
+#if defined(TESSERA_BACKEND_CUDA)
+#include "backends/cuda/cluster.h"
+#else
+
+#define TS_CLUSTER_MAX 1
+
+TS_DEVICE int ts_cluster_rank(void) { return 0; }
+TS_DEVICE int ts_cluster_size(void) { return 1; }
+TS_DEVICE void ts_cluster_sync(void) { ts_sync_block(); }
+TS_DEVICE void ts_tbar_arrive_cluster(ts_tbar *bar, int cta) {
+    (void)cta;
+    ts_tbar_arrive(bar);
+}
+
+#define TS_LAUNCH_CLUSTER(name, grid, warps, shared_bytes, stream, params, cluster)                \
+    ((cluster) == 1 ? TS_LAUNCH(name, grid, warps, shared_bytes, stream, params) : TS_ERROR_UNSUPPORTED)
+/* No cluster placement limits here: as many as are asked for. */
+#define TS_CLUSTER_CAPACITY(name, warps, shared_bytes, cluster, clusters)                          \
+    ((void)(shared_bytes), *(clusters) = 1 << 30, TS_SUCCESS)
+
+#endif
+
+#endif

@@ -1,0 +1,87 @@
+/* Thread-block clusters on Hopper (the contract is in backends/cluster.h): cluster special
+ * registers, the cluster barrier, mbarrier arrivals on another block's barrier through its
+ * shared::cluster address (mapa), and launches with the cluster-dimension attribute (ts_cuda_launch, backends/cuda/launch.h). */
+#ifndef TESSERA_BACKENDS_CUDA_CLUSTER_H
+#define TESSERA_BACKENDS_CUDA_CLUSTER_H
+
+#include "backends/cuda/backend.h"
+
+#define TS_CLUSTER_MAX TS_CUDA_MAX_CLUSTER
+
+TS_DEVICE int ts_cluster_rank(void) {
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return (int)r;
+}
+
+TS_DEVICE int ts_cluster_size(void) {
+    uint32_t n;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+    return (int)n;
+}
+
+TS_DEVICE void ts_cluster_sync(void) {
+    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+}
+
+/* Release at block scope, as ts_tbar_arrive: a cluster-scope release compiles to a GPU-wide memory
+ * barrier before every arrival (MEMBAR.ALL.GPU in SASS), which made the clustered GEMM 1.7x
+ * slower on the H200. Block scope suffices for the use the template makes of it: the arriving
+ * warps read the stage through wgmma, whose reads are complete once ts_wg_wait returns, and the
+ * peer overwrites it through TMA. */
+TS_DEVICE void ts_tbar_arrive_cluster(ts_tbar *bar, int cta) {
+    if (cta == ts_cluster_rank()) {
+        ts_tbar_arrive(bar);
+        return;
+    }
+    __syncwarp();
+    if (ts_lane_id() == 0) {
+        uint32_t remote;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                     : "=r"(remote)
+                     : "r"(ts_cuda_smem_addr(bar)), "r"((uint32_t)cta));
+        asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+    }
+}
+
+/* How many clusters of `cluster` blocks of this kernel the device holds at once: a cluster's blocks
+ * must share one GPC, so on the H200 (132 SMs) fewer than 66 clusters of two may fit when each
+ * block fills an SM. Persistent kernels size their grid by it. */
+static inline ts_status ts_cuda_cluster_capacity(const void *kernel, int warps, size_t shared_bytes, int cluster,
+                                                 int *clusters) {
+    if (shared_bytes > 0) shared_bytes += TS_SHARED_ALIGN;
+    if (shared_bytes > TS_CUDA_DEFAULT_SHARED_LIMIT) {
+        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)shared_bytes);
+        if (err != cudaSuccess) return ts_cuda_map_error(err);
+    }
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((unsigned)cluster, 1, 1);
+    config.blockDim = dim3((unsigned)warps * 32u, 1, 1);
+    config.dynamicSmemBytes = shared_bytes;
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = (unsigned)cluster;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    int n = 0;
+    cudaError_t err = cudaOccupancyMaxActiveClusters(&n, kernel, &config);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        return ts_cuda_map_error(err);
+    }
+    *clusters = n;
+    return TS_SUCCESS;
+}
+#define TS_CLUSTER_CAPACITY(name, warps, shared_bytes, cluster, clusters)                          \
+    ts_cuda_cluster_capacity((const void *)(name), (warps), (shared_bytes), (cluster), (clusters))
+
+#define TS_LAUNCH_CLUSTER_IMPL(name, grid, warps, shared_bytes, stream, params, cluster)           \
+    ts_cuda_launch((const void *)(name), (grid), (warps), name##_max_warps, (shared_bytes),       \
+                   (stream), (void *)&(params), (cluster))
+#define TS_LAUNCH_CLUSTER(name, grid, warps, shared_bytes, stream, params, cluster)                \
+    TS_LAUNCH_CLUSTER_IMPL(name, grid, warps, shared_bytes, stream, params, cluster)
+
+#endif

@@ -38,18 +38,33 @@ for t in "$dir"/tests/test_*; do
   echo "$(basename "$t"): $("$t" --jobs=1 2>&1 | grep Synthesis)" >>"$out/tests-summary.txt"
 done
 
+racecheck_unmodelled='contract/transaction_barrier_with_bytes_*|contract/transaction_barrier_as_a_plain_arrival_flag'
 if [ "${GPU_CHECK_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck synccheck; do
     bad=0
     for t in "$dir"/tests/test_*; do
       case $(basename "$t") in test_contract|test_kernels|test_tiles|test_mma|test_warpgroup|test_attention) ;; *) continue ;; esac
       echo "### $tool $(basename "$t")" >>"$out/sanitizer.log"
-      if ! compute-sanitizer --tool "$tool" --error-exitcode 99 "$t" --jobs=1 >>"$out/sanitizer.log" 2>&1; then
+      filter=()
+      if [ "$tool" = racecheck ] && [ "$(basename "$t")" = test_contract ]; then
+        # racecheck does not model mbarrier arrive/wait as synchronization of ordinary shared-memory
+        # stores: it reports the canonical release-arrive / acquire-wait handoff of
+        # transaction_barrier_as_a_plain_arrival_flag (seen on the H200, 2026-11-30). Those tests run
+        # under racecheck below for the record, without deciding the result.
+        filter=(--filter "!($racecheck_unmodelled)")
+      fi
+      if ! compute-sanitizer --tool "$tool" --error-exitcode 99 "$t" --jobs=1 "${filter[@]}" >>"$out/sanitizer.log" 2>&1; then
         bad=1
         echo "   $tool $(basename "$t"): errors" >>"$out/sanitizer-summary.txt"
       fi
     done
     note "compute-sanitizer $tool: $([ $bad = 0 ] && echo clean || echo ERRORS)"
+    if [ "$tool" = racecheck ]; then
+      echo "### racecheck test_contract, mbarrier-synchronized ordinary stores (not modelled)" >>"$out/sanitizer.log"
+      compute-sanitizer --tool racecheck "$dir/tests/test_contract" --jobs=1 --filter "@($racecheck_unmodelled)" \
+        >"$out/racecheck-unmodelled.log" 2>&1
+      note "racecheck, mbarrier-only handoffs (not modelled by racecheck, informational): $(grep -E 'RACECHECK SUMMARY|Synthesis' "$out/racecheck-unmodelled.log" | tr '\n' ' ')"
+    fi
     [ $bad = 0 ] || rc=1
   done
 fi

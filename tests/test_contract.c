@@ -121,6 +121,11 @@ Test(contract, transaction_barrier_with_bytes_landing_before_announced) {
     check_pipeline(30, 512, 2, 4, 2);
 }
 
+Test(contract, transaction_barrier_as_a_plain_arrival_flag) {
+    TS_TEST_REQUIRE_DEVICE();
+    check_pipeline(30, 512, 3, 4, 3);
+}
+
 /* Launch checks come before the runtime sees the launch, so they hold without a device too. */
 Test(contract, launch_configuration_errors) {
     int *d = NULL;

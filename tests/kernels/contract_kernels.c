@@ -109,6 +109,9 @@ TS_KERNEL(ts_test_tbar_kernel, TS_MAX_WARPS_PER_BLOCK, ts_test_tbar_params, p) {
             if (p->mode == 0) {
                 ts_tbar_expect_bytes(&full[s], bytes);
                 ts_copy_async_g2s(buf, src, bytes, &full[s]);
+            } else if (p->mode == 3) {
+                for (int i = ts_lane_id(); i < n; i += TS_WARP_LANES) buf[i] = src[i];
+                ts_tbar_arrive(&full[s]);
             } else {
                 if (p->mode == 1) ts_tbar_expect_bytes(&full[s], bytes);
                 for (int i = ts_lane_id(); i < n; i += TS_WARP_LANES) buf[i] = src[i];

@@ -35,7 +35,8 @@ ts_status ts_test_barrier_exchange(int *sums, int blocks, int warps, int rounds,
  * `stages` shared buffers guarded by transaction barriers; warps-1 consumer warps write 2*x of
  * every element to dst. mode 0: ts_copy_async_g2s; mode 1: ordinary stores then
  * ts_tbar_complete_bytes after the bytes were announced; mode 2: bytes completed before they are
- * announced (the phase's byte count goes below zero first). One block. */
+ * announced (the phase's byte count goes below zero first); mode 3: ordinary stores then a plain
+ * arrival, no bytes counted (the barrier as a producer-consumer flag). One block. */
 ts_status ts_test_tbar_pipeline(float *dst, const float *src, int chunks, int chunk_floats,
                                 int stages, int warps, int mode);
 

@@ -3,6 +3,7 @@
  * one line in bench_table below.
  * Exit status: 0 when the benchmark ran, 1 when it failed, 2 for a usage error. */
 #include "bench.h"
+#include "memory_bound.h"
 #include "report.h"
 #include "timing.h"
 
@@ -20,6 +21,13 @@ static const bench_entry bench_table[] = {
      bench_gemm},
     {"attention", "attention forward, bf16, D 64 and 128, causal and not (baselines: bench/compare_torch.py)",
      bench_attention},
+    {"layernorm", "LayerNorm with the fused residual add, bf16, TB/s (baselines: bench/compare_torch_memory.py)",
+     bench_layernorm},
+    {"rmsnorm", "RMSNorm with the fused residual add, bf16, TB/s (baselines: bench/compare_torch_memory.py)",
+     bench_rmsnorm},
+    {"rope", "rotary embedding on Q and K, bf16, B8 N4096 H32 D128, TB/s (baselines: compare_torch_memory.py)",
+     bench_rope},
+    {"softmax", "row softmax, bf16, TB/s (baselines: bench/compare_torch_memory.py)", bench_softmax},
 };
 
 #define TS_BENCH_COUNT (sizeof bench_table / sizeof bench_table[0])

@@ -100,6 +100,7 @@ run_backend() {
     python3 -c 'import numpy' >/dev/null 2>&1 || python3 -m pip install --quiet --disable-pip-version-check numpy >/dev/null 2>&1
     if python3 -c 'import numpy' >/dev/null 2>&1; then
       python3 "$root/bench/compare_torch.py" --self-test --lib "$so" || return 1
+      python3 "$root/bench/compare_torch_memory.py" --self-test --lib "$so" || return 1
     else
       echo "note: numpy could not be installed; the Python driver's self-test was skipped"
     fi

@@ -231,6 +231,111 @@ ts_status ts_attention_forward(const ts_attention_shape *shape, ts_dtype dtype, 
                                const long long o_strides[3], float *lse, float scale, int causal,
                                ts_stream stream);
 
+/* ---- fused memory-bound kernels: LayerNorm, RMSNorm, rotary embedding, softmax ---------------- */
+/* docs/memory-bound.md describes these. Tensors live in device memory; the last dimension is
+ * contiguous and rows are `stride` elements apart. Pointers must be aligned to their element size
+ * (else TS_ERROR_MISALIGNED); full speed needs 16-byte aligned pointers and row strides that are
+ * multiples of 16 bytes, other layouts take a slower element-wise path. */
+
+/* Largest row the norms and the softmax take (TS_ERROR_UNSUPPORTED above it; 8192 on HIP). */
+#define TS_ROWWISE_MAX_COLS 16384
+
+/* LayerNorm and RMSNorm over the last dimension of a rows x cols matrix, with the optional
+ * pre-norm residual add:
+ *     h = x (+ residual), rounded to dtype          residual_out = h   (when residual_out != NULL)
+ *     LayerNorm: y = (h - mean(h)) / sqrt(var(h) + eps) * weight + bias
+ *     RMSNorm:   y = h / sqrt(mean(h^2) + eps) * weight + bias
+ * Statistics are fp32 (two-pass variance, biased as in PyTorch). weight and bias are optional
+ * (NULL: 1 and 0), cols elements of param_dtype. x, residual and residual_out are of dtype; y of
+ * out_dtype; each of bf16, fp16, fp32. out may be x, and residual_out may be residual (in place,
+ * with the same strides); no other overlap is allowed. */
+typedef struct ts_norm_desc {
+    long long rows;                 /* >= 1 */
+    int cols;                       /* 1 .. TS_ROWWISE_MAX_COLS */
+    ts_dtype dtype;                 /* x, residual, residual_out */
+    ts_dtype out_dtype;             /* out */
+    ts_dtype param_dtype;           /* weight, bias (ignored when both are NULL) */
+    const void *x;
+    long long x_stride;             /* elements between rows, >= cols */
+    const void *residual;           /* NULL: no residual add */
+    long long residual_stride;
+    void *residual_out;             /* NULL: the sum is not stored; needs residual */
+    long long residual_out_stride;
+    const void *weight;             /* NULL: 1 */
+    const void *bias;               /* NULL: 0 */
+    void *out;
+    long long out_stride;
+    float eps;                      /* >= 0 and finite, e.g. 1e-5 */
+} ts_norm_desc;
+
+ts_status ts_layernorm(const ts_norm_desc *desc, ts_stream stream);
+ts_status ts_rmsnorm(const ts_norm_desc *desc, ts_stream stream);
+
+/* Row softmax over the last dimension: y[r][c] = exp(scale x[r][c] - m) / sum over the row, in
+ * fp32, the maximum m subtracted first so that any finite input (and -inf, which gives 0) is safe.
+ * With causal = 1 the matrix is taken as a stack of score matrices of causal_rows query rows each:
+ * row r is query i = r % causal_rows, and its columns c > i + causal_offset are masked (weight 0).
+ * causal_offset 0 aligns the mask at the top left (PyTorch's is_causal), cols - causal_rows at the
+ * bottom right. A row whose every column is masked comes out all zeros. */
+typedef struct ts_softmax_desc {
+    long long rows;                 /* >= 1 */
+    int cols;                       /* 1 .. TS_ROWWISE_MAX_COLS */
+    ts_dtype dtype;                 /* x */
+    ts_dtype out_dtype;             /* out */
+    const void *x;
+    long long x_stride;             /* >= cols */
+    void *out;                      /* may be x (same stride) */
+    long long out_stride;
+    float scale;                    /* > 0 and finite; 1 for a plain softmax */
+    int causal;                     /* 0 or 1 */
+    long long causal_rows;          /* >= 1 when causal */
+    long long causal_offset;        /* any value when causal */
+} ts_softmax_desc;
+
+ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream);
+
+/* Rotary position embedding applied to Q and K in one call. */
+typedef enum ts_rotary_layout {
+    TS_ROTARY_BNHD = 0,             /* (batch, seq, heads, head_dim) */
+    TS_ROTARY_BHND = 1              /* (batch, heads, seq, head_dim) */
+} ts_rotary_layout;
+
+typedef enum ts_rotary_convention {
+    TS_ROTARY_ROTATE_HALF = 0,      /* pairs (i, i + D/2): GPT-NeoX, Llama */
+    TS_ROTARY_INTERLEAVED = 1       /* pairs (2i, 2i + 1): GPT-J, RoFormer */
+} ts_rotary_convention;
+
+/* Largest head dimension ts_rotary takes; head_dim is 32, 64, 128 or 256. */
+#define TS_ROTARY_MAX_HEAD_DIM 256
+
+/* For token n (position p = n + position_offset) and frequency i in 0 .. D/2-1, each pair (a, b)
+ * of a head becomes (a cos - b sin, b cos + a sin) with cos, sin of angle_i(p):
+ *   from a table: cos_table[p * D/2 + i], sin_table[p * D/2 + i], fp32, table_rows rows;
+ *   computed (both tables NULL): angle = fp32(p) * inv_freq_i in fp32, with
+ *   inv_freq_i = fp32(theta_base^(-2i/D)), as PyTorch models compute it.
+ * q and k are dtype (bf16, fp16, fp32) in `layout`, dense unless q_strides / k_strides give the
+ * {batch, seq, head} strides in elements (the last dimension contiguous); outputs use their input's
+ * strides and may be the inputs (in place). heads_k = 0 (with k, k_out NULL) rotates Q alone. */
+typedef struct ts_rotary_desc {
+    int batch, seq, heads_q, heads_k, head_dim;
+    ts_dtype dtype;
+    ts_rotary_layout layout;
+    ts_rotary_convention convention;
+    const void *q;
+    void *q_out;
+    const long long *q_strides;     /* NULL: dense in layout */
+    const void *k;
+    void *k_out;
+    const long long *k_strides;     /* NULL: dense in layout */
+    const float *cos_table;         /* NULL (with sin_table NULL): computed from theta_base */
+    const float *sin_table;
+    long long table_rows;           /* >= seq + position_offset when tables are given */
+    float theta_base;               /* > 0 and finite when computed, e.g. 10000 */
+    long long position_offset;      /* >= 0; positions stay below 2^24 */
+} ts_rotary_desc;
+
+ts_status ts_rotary(const ts_rotary_desc *desc, ts_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

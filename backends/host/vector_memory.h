@@ -1,0 +1,22 @@
+/* 16-byte loads and stores for the host backend (backends/vector_memory.h): memcpy, which is
+ * what the GPU's vector instructions mean for a single thread. */
+#ifndef TESSERA_BACKENDS_HOST_VECTOR_MEMORY_H
+#define TESSERA_BACKENDS_HOST_VECTOR_MEMORY_H
+
+#include <string.h>
+
+#include "backends/host/backend.h"
+
+typedef struct ts_v16 {
+    unsigned w[4];
+} ts_v16;
+
+TS_DEVICE ts_v16 ts_load16(const void *p) {
+    ts_v16 r;
+    memcpy(r.w, p, 16);
+    return r;
+}
+
+TS_DEVICE void ts_store16(void *p, ts_v16 v) { memcpy(p, v.w, 16); }
+
+#endif

@@ -1,0 +1,75 @@
+/* What the row-wise memory-bound kernels (kernels/norm, kernels/softmax) share on the host side:
+ * argument checks of a strided matrix, the warp-vector type and the launch plan. A row is cut
+ * into slices of TS_ROWWISE_E = 1024 elements, one warp each (a ts_rowwise_wv in registers); a
+ * row of up to 1024 elements is one warp's, a longer one is a group of W = ceil(cols / TS_ROWWISE_E) warps that combine their
+ * statistics through shared memory, at most 16 warps (8 on HIP, whose 16-wave blocks would halve
+ * the registers a lane may have: rows of 8192 at most there). A block holds G groups (about 8 warps) and walks the rows G
+ * at a time, block after block, so that any row count works; the grid is the number of row groups,
+ * capped at 32 blocks per SM, beyond which blocks loop. */
+#ifndef TESSERA_KERNELS_COMMON_ROWWISE_H
+#define TESSERA_KERNELS_COMMON_ROWWISE_H
+
+#include <stdint.h>
+
+#include <tessera/tessera.h>
+
+#include "backends/backend.h"
+#include "kernels/common/sm_count.h"
+#include "tiles/warp_vector.h"
+
+#define TS_ROWWISE_E 1024
+typedef ts_wv_f32_1024 ts_rowwise_wv;
+#if TS_WARP_LANES == 64
+#define TS_ROWWISE_MAX_WARPS 8 /* 512 threads: 256 VGPRs a lane; 16 waves would cap them at 128 */
+#else
+#define TS_ROWWISE_MAX_WARPS 16
+#endif
+#define TS_ROWWISE_BLOCK_WARPS 8
+/* The longest row this backend takes: TS_ROWWISE_MAX_COLS, or 8192 on HIP. */
+#define TS_ROWWISE_BACKEND_MAX_COLS                                                                \
+    (TS_ROWWISE_E * TS_ROWWISE_MAX_WARPS < TS_ROWWISE_MAX_COLS ? TS_ROWWISE_E * TS_ROWWISE_MAX_WARPS \
+                                                               : TS_ROWWISE_MAX_COLS)
+#define TS_ROWWISE_BLOCKS_PER_SM 32
+
+static inline int ts_rowwise_dtype_valid(ts_dtype t) {
+    return t == TS_DTYPE_F32 || t == TS_DTYPE_BF16 || t == TS_DTYPE_FP16;
+}
+
+static inline int ts_rowwise_dtype_bytes(ts_dtype t) { return t == TS_DTYPE_F32 ? 4 : 2; }
+
+/* A rows x cols matrix of dtype with a row stride: present, aligned to its element, rows that do
+ * not overlap, and an extent that fits in a signed 64-bit byte offset. */
+static inline ts_status ts_rowwise_check_matrix(const void *ptr, ts_dtype dtype, long long rows, int cols,
+                                                long long stride) {
+    if (!ptr) return TS_ERROR_NULL_POINTER;
+    if (stride < cols) return TS_ERROR_INVALID_VALUE;
+    if ((uintptr_t)ptr % (uintptr_t)ts_rowwise_dtype_bytes(dtype)) return TS_ERROR_MISALIGNED;
+    if (stride > ((long long)1 << 60) / rows) return TS_ERROR_SIZE_OVERFLOW;
+    return TS_SUCCESS;
+}
+
+typedef struct ts_rowwise_plan {
+    int warps_per_row; /* W */
+    int warps;         /* per block: G * W */
+    unsigned grid;
+    size_t shared_bytes;
+} ts_rowwise_plan;
+
+static inline ts_status ts_rowwise_make_plan(long long rows, int cols, ts_rowwise_plan *plan) {
+    const int w = (cols + TS_ROWWISE_E - 1) / TS_ROWWISE_E;
+    int groups = TS_ROWWISE_BLOCK_WARPS / w;
+    if (groups < 1) groups = 1;
+    int sms = 0;
+    ts_status s = ts_kernel_sm_count(&sms);
+    if (s != TS_SUCCESS) return s;
+    long long blocks = (rows + groups - 1) / groups;
+    const long long cap = (long long)sms * TS_ROWWISE_BLOCKS_PER_SM;
+    if (blocks > cap) blocks = cap;
+    plan->warps_per_row = w;
+    plan->warps = groups * w;
+    plan->grid = (unsigned)blocks;
+    plan->shared_bytes = w > 1 ? (size_t)plan->warps * 2 * sizeof(float) : 0;
+    return TS_SUCCESS;
+}
+
+#endif

@@ -1,0 +1,70 @@
+/* LayerNorm and RMSNorm with the optional fused residual add (tessera.h, docs/memory-bound.md):
+ * the argument checks, the launch plan and one kernel per input dtype, instantiated from
+ * norm_variant.h. */
+#include "kernels/common/rowwise.h"
+#include "kernels/norm/norm_common.h"
+
+#define TS_NORM_NAME ts_norm_bf16
+#define TS_NORM_DTYPE TS_DTYPE_BF16
+#include "kernels/norm/norm_variant.h"
+
+#define TS_NORM_NAME ts_norm_fp16
+#define TS_NORM_DTYPE TS_DTYPE_FP16
+#include "kernels/norm/norm_variant.h"
+
+#define TS_NORM_NAME ts_norm_f32
+#define TS_NORM_DTYPE TS_DTYPE_F32
+#include "kernels/norm/norm_variant.h"
+
+static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream) {
+    if (!desc) return TS_ERROR_NULL_POINTER;
+    const ts_norm_desc d = *desc;
+    if (!ts_rowwise_dtype_valid(d.dtype) || !ts_rowwise_dtype_valid(d.out_dtype)) return TS_ERROR_INVALID_ENUM;
+    if ((d.weight || d.bias) && !ts_rowwise_dtype_valid(d.param_dtype)) return TS_ERROR_INVALID_ENUM;
+    if (d.rows <= 0 || d.cols <= 0) return TS_ERROR_INVALID_SIZE;
+    if (d.cols > TS_ROWWISE_BACKEND_MAX_COLS) return TS_ERROR_UNSUPPORTED;
+    if (!(d.eps >= 0.0f) || !isfinite(d.eps)) return TS_ERROR_INVALID_VALUE;
+    if (d.residual_out && !d.residual) return TS_ERROR_INVALID_VALUE;
+    ts_status s;
+    if ((s = ts_rowwise_check_matrix(d.x, d.dtype, d.rows, d.cols, d.x_stride)) != TS_SUCCESS) return s;
+    if ((s = ts_rowwise_check_matrix(d.out, d.out_dtype, d.rows, d.cols, d.out_stride)) != TS_SUCCESS) return s;
+    if (d.residual && (s = ts_rowwise_check_matrix(d.residual, d.dtype, d.rows, d.cols, d.residual_stride)) != TS_SUCCESS)
+        return s;
+    if (d.residual_out &&
+        (s = ts_rowwise_check_matrix(d.residual_out, d.dtype, d.rows, d.cols, d.residual_out_stride)) != TS_SUCCESS)
+        return s;
+    if (d.weight && (s = ts_rowwise_check_matrix(d.weight, d.param_dtype, 1, d.cols, d.cols)) != TS_SUCCESS) return s;
+    if (d.bias && (s = ts_rowwise_check_matrix(d.bias, d.param_dtype, 1, d.cols, d.cols)) != TS_SUCCESS) return s;
+
+    ts_norm_params p;
+    memset(&p, 0, sizeof p);
+    p.x = d.x;
+    p.residual = d.residual;
+    p.weight = d.weight;
+    p.bias = d.bias;
+    p.out = d.out;
+    p.residual_out = d.residual_out;
+    p.rows = d.rows;
+    p.x_stride = d.x_stride;
+    p.residual_stride = d.residual_stride;
+    p.out_stride = d.out_stride;
+    p.residual_out_stride = d.residual_out_stride;
+    p.cols = d.cols;
+    p.rms = rms;
+    p.out_dtype = (int)d.out_dtype;
+    p.param_dtype = (d.weight || d.bias) ? (int)d.param_dtype : (int)TS_DTYPE_F32;
+    p.eps = d.eps;
+    p.inv_cols = 1.0f / (float)d.cols;
+    ts_rowwise_plan plan;
+    if ((s = ts_rowwise_make_plan(d.rows, d.cols, &plan)) != TS_SUCCESS) return s;
+    p.warps_per_row = plan.warps_per_row;
+    switch (d.dtype) {
+    case TS_DTYPE_BF16: return ts_norm_bf16_launch(&p, &plan, stream);
+    case TS_DTYPE_FP16: return ts_norm_fp16_launch(&p, &plan, stream);
+    default: return ts_norm_f32_launch(&p, &plan, stream);
+    }
+}
+
+TS_EXTERN_C ts_status ts_layernorm(const ts_norm_desc *desc, ts_stream stream) { return ts_norm_run(desc, 0, stream); }
+
+TS_EXTERN_C ts_status ts_rmsnorm(const ts_norm_desc *desc, ts_stream stream) { return ts_norm_run(desc, 1, stream); }

@@ -1,0 +1,67 @@
+/* One LayerNorm / RMSNorm kernel for the input dtype TS_NORM_DTYPE (x, residual, residual_out),
+ * instantiated by norm.c once per dtype; LayerNorm or RMSNorm, the residual, weight, bias and the
+ * output dtype are run-time choices, uniform across the grid.
+ *
+ * Each warp holds one TS_ROWWISE_E-element slice of a row in registers (ts_rowwise_wv), loaded with
+ * 16-byte accesses, and never reads it twice: the residual sum, both passes of the statistics and
+ * the normalization all work on the registers. A longer row is spread over a group of
+ * warps that combine their partial sums through shared memory (kernels/common/rowwise.h).
+ *   defines: TS_NORM_NAME (kernel; the launcher is TS_NORM_NAME##_launch), TS_NORM_DTYPE */
+#define TS_NORM_CAT2(a, b) a##b
+#define TS_NORM_CAT(a, b) TS_NORM_CAT2(a, b)
+
+TS_KERNEL(TS_NORM_NAME, TS_ROWWISE_MAX_WARPS, ts_norm_params, p) {
+    const int nw = p->warps_per_row, groups = ts_num_warps() / nw;
+    const int warp = ts_warp_id(), group = warp / nw, w = warp % nw;
+    const int bytes = TS_DTYPE_BYTES(TS_NORM_DTYPE);
+    const int out_bytes = TS_DTYPE_BYTES(p->out_dtype), param_bytes = TS_DTYPE_BYTES(p->param_dtype);
+    float *slots = (float *)ts_shared_base() + 2 * nw * group;
+    int parity = 0;
+    const long long col0 = (long long)w * TS_ROWWISE_E, left = p->cols - col0;
+    ts_rowwise_wv h, t;
+    for (long long first = (long long)ts_block_x() * groups; first < p->rows;
+         first += (long long)ts_grid_x() * groups) {
+        /* Groups past the last row still take part in the block's reductions, with nothing valid. */
+        const long long row = first + group < p->rows ? first + group : 0;
+        const long long n = first + group < p->rows ? left : 0;
+        ts_wv_load(&h, (const unsigned char *)p->x + (row * p->x_stride + col0) * bytes, TS_NORM_DTYPE, n);
+        if (p->residual) {
+            ts_wv_load(&t, (const unsigned char *)p->residual + (row * p->residual_stride + col0) * bytes,
+                       TS_NORM_DTYPE, n);
+            ts_wv_add(&h, &h, &t);
+            ts_wv_round(&h, &h, TS_NORM_DTYPE);
+            if (p->residual_out)
+                ts_wv_store((unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes, &h,
+                            TS_NORM_DTYPE, n);
+        }
+        if (!p->rms) {
+            float sum = ts_wv_sum(&h);
+            if (nw > 1) sum = ts_group_sum(sum, slots, w, nw, &parity);
+            ts_wv_sub_scalar(&h, &h, sum * p->inv_cols);
+            if (n < TS_ROWWISE_E) ts_wv_fill_from(&h, n, 0.0f); /* the padding would add mean^2 */
+        }
+        float sq = ts_wv_sum_sq(&h);
+        if (nw > 1) sq = ts_group_sum(sq, slots, w, nw, &parity);
+        ts_wv_mul_scalar(&h, &h, 1.0f / sqrtf(sq * p->inv_cols + p->eps));
+        if (p->weight) {
+            ts_wv_load(&t, (const unsigned char *)p->weight + col0 * param_bytes, p->param_dtype, left);
+            ts_wv_mul(&h, &h, &t);
+        }
+        if (p->bias) {
+            ts_wv_load(&t, (const unsigned char *)p->bias + col0 * param_bytes, p->param_dtype, left);
+            ts_wv_add(&h, &h, &t);
+        }
+        ts_wv_store((unsigned char *)p->out + (row * p->out_stride + col0) * out_bytes, &h, p->out_dtype, n);
+    }
+}
+
+static ts_status TS_NORM_CAT(TS_NORM_NAME, _launch)(const ts_norm_params *params, const ts_rowwise_plan *plan,
+                                                    ts_stream stream) {
+    const ts_norm_params p = *params;
+    return TS_LAUNCH(TS_NORM_NAME, ts_grid_1d(plan->grid), plan->warps, plan->shared_bytes, stream, p);
+}
+
+#undef TS_NORM_NAME
+#undef TS_NORM_DTYPE
+#undef TS_NORM_CAT
+#undef TS_NORM_CAT2

@@ -1,0 +1,148 @@
+/* Rotary position embedding on Q and K (tessera.h, docs/memory-bound.md): the parameters, the
+ * argument checks, the launch and one kernel per dtype, instantiated from rotary_variant.h. A
+ * warp handles a token (all its heads of Q and K) at a time; the grid is one warp per token, capped
+ * at 32 blocks of 4 warps per SM, beyond which warps loop over tokens. */
+#include <math.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "kernels/common/sm_count.h"
+#include "ops/rotary.h"
+
+#define TS_ROPE_WARPS 4
+#define TS_ROPE_STRIP 512
+#define TS_ROPE_BLOCKS_PER_SM 32
+
+/* Index 0 is Q, 1 is K (heads 0 when K is absent). Strides are in elements. */
+typedef struct ts_rope_params {
+    float inv_freq[TS_ROPE_MAX_D / 2];
+    const void *in[2];
+    void *out[2];
+    long long stride_b[2], stride_n[2], stride_h[2];
+    int heads[2];
+    const float *cos, *sin;
+    long long tokens, seq, offset;
+    int d_shift, interleaved;
+} ts_rope_params;
+
+#define TS_ROPE_NAME ts_rope_bf16
+#define TS_ROPE_DTYPE TS_DTYPE_BF16
+#include "kernels/rotary/rotary_variant.h"
+
+#define TS_ROPE_NAME ts_rope_fp16
+#define TS_ROPE_DTYPE TS_DTYPE_FP16
+#include "kernels/rotary/rotary_variant.h"
+
+#define TS_ROPE_NAME ts_rope_f32
+#define TS_ROPE_DTYPE TS_DTYPE_F32
+#include "kernels/rotary/rotary_variant.h"
+
+/* The {batch, seq, head} strides of one tensor, checked: positive, and no two (batch, token,
+ * head) rows of D elements overlap (each dimension's stride covers the extent of the ones inside
+ * it, in whatever order they nest). */
+static ts_status ts_rope_strides(const long long *given, ts_rotary_layout layout, long long b, long long n,
+                                 long long h, long long d, long long out[3]) {
+    if (given) {
+        out[0] = given[0];
+        out[1] = given[1];
+        out[2] = given[2];
+    } else if (layout == TS_ROTARY_BNHD) {
+        out[2] = d;
+        out[1] = h * d;
+        out[0] = n * h * d;
+    } else {
+        out[1] = d;
+        out[2] = n * d;
+        out[0] = h * n * d;
+    }
+    long long stride[3] = {out[0], out[1], out[2]}, extent[3] = {b, n, h};
+    for (int i = 0; i < 3; ++i)
+        if (stride[i] <= 0) return TS_ERROR_INVALID_VALUE;
+    for (int i = 0; i < 3; ++i) /* sort by stride, innermost first */
+        for (int j = 2; j > i; --j)
+            if (stride[j] < stride[j - 1]) {
+                long long ts = stride[j], te = extent[j];
+                stride[j] = stride[j - 1];
+                extent[j] = extent[j - 1];
+                stride[j - 1] = ts;
+                extent[j - 1] = te;
+            }
+    long long inner = d;
+    for (int i = 0; i < 3; ++i) {
+        if (extent[i] == 1) continue;
+        if (stride[i] < inner) return TS_ERROR_INVALID_VALUE;
+        if (stride[i] > ((long long)1 << 58) / extent[i]) return TS_ERROR_SIZE_OVERFLOW;
+        inner = stride[i] * extent[i];
+    }
+    return TS_SUCCESS;
+}
+
+TS_EXTERN_C ts_status ts_rotary(const ts_rotary_desc *desc, ts_stream stream) {
+    if (!desc) return TS_ERROR_NULL_POINTER;
+    const ts_rotary_desc d = *desc;
+    if (d.dtype != TS_DTYPE_BF16 && d.dtype != TS_DTYPE_FP16 && d.dtype != TS_DTYPE_F32) return TS_ERROR_INVALID_ENUM;
+    if (d.layout != TS_ROTARY_BNHD && d.layout != TS_ROTARY_BHND) return TS_ERROR_INVALID_ENUM;
+    if (d.convention != TS_ROTARY_ROTATE_HALF && d.convention != TS_ROTARY_INTERLEAVED) return TS_ERROR_INVALID_ENUM;
+    if (!d.q || !d.q_out) return TS_ERROR_NULL_POINTER;
+    if (d.heads_k > 0 && (!d.k || !d.k_out)) return TS_ERROR_NULL_POINTER;
+    if (!d.cos_table != !d.sin_table) return TS_ERROR_NULL_POINTER;
+    if (d.batch <= 0 || d.seq <= 0 || d.heads_q <= 0 || d.heads_k < 0 || d.head_dim <= 0) return TS_ERROR_INVALID_SIZE;
+    int d_shift = 5;
+    while (d_shift <= 8 && (1 << d_shift) != d.head_dim) ++d_shift;
+    if (d_shift > 8) return TS_ERROR_UNSUPPORTED;
+    if (d.position_offset < 0) return TS_ERROR_INVALID_VALUE;
+    if ((long long)d.seq + d.position_offset > ((long long)1 << 24)) return TS_ERROR_SIZE_OVERFLOW;
+    if (d.cos_table) {
+        if (d.table_rows < (long long)d.seq + d.position_offset) return TS_ERROR_INVALID_VALUE;
+        if (((uintptr_t)d.cos_table | (uintptr_t)d.sin_table) & 3u) return TS_ERROR_MISALIGNED;
+    } else if (!(d.theta_base > 0.0f) || !isfinite(d.theta_base)) {
+        return TS_ERROR_INVALID_VALUE;
+    }
+    const uintptr_t align = d.dtype == TS_DTYPE_F32 ? 4u : 2u;
+    if (((uintptr_t)d.q | (uintptr_t)d.q_out) % align) return TS_ERROR_MISALIGNED;
+    if (d.heads_k > 0 && ((uintptr_t)d.k | (uintptr_t)d.k_out) % align) return TS_ERROR_MISALIGNED;
+
+    ts_rope_params p;
+    memset(&p, 0, sizeof p);
+    ts_status s;
+    long long st[3];
+    if ((s = ts_rope_strides(d.q_strides, d.layout, d.batch, d.seq, d.heads_q, d.head_dim, st)) != TS_SUCCESS) return s;
+    p.stride_b[0] = st[0];
+    p.stride_n[0] = st[1];
+    p.stride_h[0] = st[2];
+    if (d.heads_k > 0) {
+        if ((s = ts_rope_strides(d.k_strides, d.layout, d.batch, d.seq, d.heads_k, d.head_dim, st)) != TS_SUCCESS)
+            return s;
+        p.stride_b[1] = st[0];
+        p.stride_n[1] = st[1];
+        p.stride_h[1] = st[2];
+        p.in[1] = d.k;
+        p.out[1] = d.k_out;
+        p.heads[1] = d.heads_k;
+    } else {
+        p.in[1] = d.q; /* never read: no heads */
+        p.out[1] = d.q_out;
+    }
+    p.in[0] = d.q;
+    p.out[0] = d.q_out;
+    p.heads[0] = d.heads_q;
+    p.cos = d.cos_table;
+    p.sin = d.sin_table;
+    p.tokens = (long long)d.batch * d.seq;
+    p.seq = d.seq;
+    p.offset = d.position_offset;
+    p.d_shift = d_shift;
+    p.interleaved = d.convention == TS_ROTARY_INTERLEAVED;
+    for (int i = 0; i < d.head_dim / 2; ++i)
+        p.inv_freq[i] = (float)pow((double)d.theta_base, -2.0 * i / d.head_dim);
+
+    int sms = 0;
+    if ((s = ts_kernel_sm_count(&sms)) != TS_SUCCESS) return s;
+    long long blocks = (p.tokens + TS_ROPE_WARPS - 1) / TS_ROPE_WARPS;
+    if (blocks > (long long)sms * TS_ROPE_BLOCKS_PER_SM) blocks = (long long)sms * TS_ROPE_BLOCKS_PER_SM;
+    switch (d.dtype) {
+    case TS_DTYPE_BF16: return ts_rope_bf16_launch(&p, (unsigned)blocks, stream);
+    case TS_DTYPE_FP16: return ts_rope_fp16_launch(&p, (unsigned)blocks, stream);
+    default: return ts_rope_f32_launch(&p, (unsigned)blocks, stream);
+    }
+}

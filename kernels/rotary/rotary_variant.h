@@ -1,0 +1,54 @@
+/* One rotary-embedding kernel for the dtype TS_ROPE_DTYPE of Q and K, instantiated by rotary.c once
+ * per dtype; layout (strides), head dimension, convention and table or computed angles are run-time
+ * choices.
+ *
+ * A warp takes one token at a time. It first makes the token's rotary pattern (ops/rotary.h: the
+ * cosines and signed sines of its position for the head columns its lanes meet, once per token),
+ * then walks the token's heads of Q and then of K in 512-element strips (ts_wv_f32_512: 512 / D
+ * heads side by side), two strips at a time, both loaded before either is used so that 2 KiB of a
+ * 16-bit tensor are in flight per warp, rotates them and stores them.
+ *   defines: TS_ROPE_NAME (kernel; the launcher is TS_ROPE_NAME##_launch), TS_ROPE_DTYPE */
+#define TS_ROPE_CAT2(a, b) a##b
+#define TS_ROPE_CAT(a, b) TS_ROPE_CAT2(a, b)
+
+TS_KERNEL(TS_ROPE_NAME, TS_ROPE_WARPS, ts_rope_params, p) {
+    const int bytes = TS_DTYPE_BYTES(TS_ROPE_DTYPE), d_shift = p->d_shift, half_d = 1 << (d_shift - 1);
+    const int per_strip = TS_ROPE_STRIP >> d_shift; /* heads in one strip */
+    const long long warps = (long long)ts_grid_x() * ts_num_warps();
+    ts_rope_pattern pat;
+    ts_wv_f32_512 x0, x1, y;
+    for (long long t = (long long)ts_block_x() * ts_num_warps() + ts_warp_id(); t < p->tokens; t += warps) {
+        const long long b = t / p->seq, n = t % p->seq, pos = n + p->offset;
+        if (p->cos)
+            ts_rope_pattern_table(&pat, p->cos + pos * half_d, p->sin + pos * half_d, d_shift, p->interleaved);
+        else
+            ts_rope_pattern_angles(&pat, (float)pos, p->inv_freq, d_shift, p->interleaved);
+        for (int which = 0; which < 2; ++which) {
+            const int heads = p->heads[which];
+            const long long sh = p->stride_h[which], token = b * p->stride_b[which] + n * p->stride_n[which];
+            const unsigned char *in = (const unsigned char *)p->in[which] + token * bytes;
+            unsigned char *out = (unsigned char *)p->out[which] + token * bytes;
+            for (int h0 = 0; h0 < heads; h0 += 2 * per_strip) {
+                const int h1 = h0 + per_strip < heads ? h0 + per_strip : h0;
+                const int n0 = (heads - h0 < per_strip ? heads - h0 : per_strip) << d_shift;
+                const int n1 = h1 == h0 ? 0 : (heads - h1 < per_strip ? heads - h1 : per_strip) << d_shift;
+                ts_wv_load_rows(&x0, in + h0 * sh * bytes, TS_ROPE_DTYPE, d_shift, sh, n0);
+                ts_wv_load_rows(&x1, in + h1 * sh * bytes, TS_ROPE_DTYPE, d_shift, sh, n1);
+                ts_wv_rope_apply(&y, &x0, &pat, d_shift, p->interleaved);
+                ts_wv_store_rows(out + h0 * sh * bytes, &y, TS_ROPE_DTYPE, d_shift, sh, n0);
+                ts_wv_rope_apply(&y, &x1, &pat, d_shift, p->interleaved);
+                ts_wv_store_rows(out + h1 * sh * bytes, &y, TS_ROPE_DTYPE, d_shift, sh, n1);
+            }
+        }
+    }
+}
+
+static ts_status TS_ROPE_CAT(TS_ROPE_NAME, _launch)(const ts_rope_params *params, unsigned grid, ts_stream stream) {
+    const ts_rope_params p = *params;
+    return TS_LAUNCH(TS_ROPE_NAME, ts_grid_1d(grid), TS_ROPE_WARPS, 0, stream, p);
+}
+
+#undef TS_ROPE_NAME
+#undef TS_ROPE_DTYPE
+#undef TS_ROPE_CAT
+#undef TS_ROPE_CAT2

@@ -1,0 +1,68 @@
+/* Row softmax with scale and causal mask (tessera.h, docs/memory-bound.md): the parameters, the
+ * argument checks, the launch plan (kernels/common/rowwise.h) and one kernel per input dtype,
+ * instantiated from softmax_variant.h. */
+#include <math.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "kernels/common/rowwise.h"
+#include "ops/warp_vector.h"
+
+typedef struct ts_softmax_params {
+    const void *x;
+    void *out;
+    long long rows, x_stride, out_stride, causal_rows, causal_offset;
+    int cols, causal, out_dtype, warps_per_row;
+    float scale_log2; /* scale * log2(e): exponents in base 2 */
+} ts_softmax_params;
+
+#define TS_SOFTMAX_NAME ts_softmax_bf16
+#define TS_SOFTMAX_DTYPE TS_DTYPE_BF16
+#include "kernels/softmax/softmax_variant.h"
+
+#define TS_SOFTMAX_NAME ts_softmax_fp16
+#define TS_SOFTMAX_DTYPE TS_DTYPE_FP16
+#include "kernels/softmax/softmax_variant.h"
+
+#define TS_SOFTMAX_NAME ts_softmax_f32
+#define TS_SOFTMAX_DTYPE TS_DTYPE_F32
+#include "kernels/softmax/softmax_variant.h"
+
+TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) {
+    if (!desc) return TS_ERROR_NULL_POINTER;
+    const ts_softmax_desc d = *desc;
+    if (!ts_rowwise_dtype_valid(d.dtype) || !ts_rowwise_dtype_valid(d.out_dtype)) return TS_ERROR_INVALID_ENUM;
+    if (d.rows <= 0 || d.cols <= 0) return TS_ERROR_INVALID_SIZE;
+    if (d.cols > TS_ROWWISE_BACKEND_MAX_COLS) return TS_ERROR_UNSUPPORTED;
+    if (!(d.scale > 0.0f) || !isfinite(d.scale) || !isfinite(d.scale * 1.4426950408889634f))
+        return TS_ERROR_INVALID_VALUE;
+    if (d.causal != 0 && d.causal != 1) return TS_ERROR_INVALID_VALUE;
+    if (d.causal && d.causal_rows <= 0) return TS_ERROR_INVALID_VALUE;
+    if (d.causal && (d.causal_offset > ((long long)1 << 40) || d.causal_offset < -((long long)1 << 40)))
+        return TS_ERROR_SIZE_OVERFLOW;
+    ts_status s;
+    if ((s = ts_rowwise_check_matrix(d.x, d.dtype, d.rows, d.cols, d.x_stride)) != TS_SUCCESS) return s;
+    if ((s = ts_rowwise_check_matrix(d.out, d.out_dtype, d.rows, d.cols, d.out_stride)) != TS_SUCCESS) return s;
+
+    ts_softmax_params p;
+    memset(&p, 0, sizeof p);
+    p.x = d.x;
+    p.out = d.out;
+    p.rows = d.rows;
+    p.x_stride = d.x_stride;
+    p.out_stride = d.out_stride;
+    p.causal_rows = d.causal ? d.causal_rows : 1;
+    p.causal_offset = d.causal ? d.causal_offset : 0;
+    p.cols = d.cols;
+    p.causal = d.causal;
+    p.out_dtype = (int)d.out_dtype;
+    p.scale_log2 = d.scale * 1.4426950408889634f;
+    ts_rowwise_plan plan;
+    if ((s = ts_rowwise_make_plan(d.rows, d.cols, &plan)) != TS_SUCCESS) return s;
+    p.warps_per_row = plan.warps_per_row;
+    switch (d.dtype) {
+    case TS_DTYPE_BF16: return ts_softmax_bf16_launch(&p, &plan, stream);
+    case TS_DTYPE_FP16: return ts_softmax_fp16_launch(&p, &plan, stream);
+    default: return ts_softmax_f32_launch(&p, &plan, stream);
+    }
+}

@@ -1,0 +1,53 @@
+/* One row-softmax kernel for the input dtype TS_SOFTMAX_DTYPE, instantiated by softmax.c once per
+ * dtype; scale, the causal mask and the output dtype are run-time choices.
+ *
+ * As the norms (kernels/norm/norm_variant.h): a warp holds a TS_ROWWISE_E-element slice of a row in
+ * registers, read once with 16-byte loads; masked and padding elements become -inf, the row
+ * maximum and then the sum of exp2((x - max) * scale * log2 e) are reduced across the warp (and
+ * across the row's warps through shared memory), and the slice is scaled and stored.
+ *   defines: TS_SOFTMAX_NAME (kernel; the launcher is TS_SOFTMAX_NAME##_launch), TS_SOFTMAX_DTYPE */
+#define TS_SOFTMAX_CAT2(a, b) a##b
+#define TS_SOFTMAX_CAT(a, b) TS_SOFTMAX_CAT2(a, b)
+
+TS_KERNEL(TS_SOFTMAX_NAME, TS_ROWWISE_MAX_WARPS, ts_softmax_params, p) {
+    const int nw = p->warps_per_row, groups = ts_num_warps() / nw;
+    const int warp = ts_warp_id(), group = warp / nw, w = warp % nw;
+    const int bytes = TS_DTYPE_BYTES(TS_SOFTMAX_DTYPE), out_bytes = TS_DTYPE_BYTES(p->out_dtype);
+    float *slots = (float *)ts_shared_base() + 2 * nw * group;
+    int parity = 0;
+    const long long col0 = (long long)w * TS_ROWWISE_E, left = p->cols - col0;
+    ts_rowwise_wv h;
+    for (long long first = (long long)ts_block_x() * groups; first < p->rows;
+         first += (long long)ts_grid_x() * groups) {
+        const long long row = first + group < p->rows ? first + group : 0;
+        const long long n = first + group < p->rows ? left : 0;
+        ts_wv_load(&h, (const unsigned char *)p->x + (row * p->x_stride + col0) * bytes, TS_SOFTMAX_DTYPE, n);
+        long long live = n; /* elements of the slice that are neither padding nor masked */
+        if (p->causal) {
+            const long long last = row % p->causal_rows + p->causal_offset - col0; /* last unmasked */
+            if (last + 1 < live) live = last + 1;
+        }
+        if (live < TS_ROWWISE_E) ts_wv_fill_from(&h, live, -INFINITY);
+        float m = ts_wv_max(&h);
+        if (nw > 1) m = ts_group_max(m, slots, w, nw, &parity);
+        if (m == -INFINITY) m = 0.0f; /* a wholly masked row: every weight is exp2(-inf) = 0 */
+        ts_wv_sub_scalar(&h, &h, m);
+        ts_wv_mul_scalar(&h, &h, p->scale_log2);
+        ts_wv_exp2(&h, &h);
+        float sum = ts_wv_sum(&h);
+        if (nw > 1) sum = ts_group_sum(sum, slots, w, nw, &parity);
+        ts_wv_mul_scalar(&h, &h, sum > 0.0f ? 1.0f / sum : 0.0f);
+        ts_wv_store((unsigned char *)p->out + (row * p->out_stride + col0) * out_bytes, &h, p->out_dtype, n);
+    }
+}
+
+static ts_status TS_SOFTMAX_CAT(TS_SOFTMAX_NAME, _launch)(const ts_softmax_params *params,
+                                                          const ts_rowwise_plan *plan, ts_stream stream) {
+    const ts_softmax_params p = *params;
+    return TS_LAUNCH(TS_SOFTMAX_NAME, ts_grid_1d(plan->grid), plan->warps, plan->shared_bytes, stream, p);
+}
+
+#undef TS_SOFTMAX_NAME
+#undef TS_SOFTMAX_DTYPE
+#undef TS_SOFTMAX_CAT
+#undef TS_SOFTMAX_CAT2

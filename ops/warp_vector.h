@@ -1,0 +1,329 @@
+/* Operations on warp vectors (tiles/warp_vector.h), destination first:
+ *   ts_wv_load(v, ptr, dtype, n) / ts_wv_store(ptr, v, dtype, n)
+ *       the strip ptr[0 .. E) of a bf16, fp16 or fp32 array; elements at and past n are zero-filled
+ *       on load and left alone on store (n <= 0: none)
+ *   ts_wv_load_rows(v, ptr, dtype, row_shift, row_stride, n) / ts_wv_store_rows(...)
+ *       a strip of rows of 2^row_shift elements (a multiple of 8), row i at ptr + i * row_stride
+ *       elements; n counts elements of the strip as above
+ *   ts_wv_fill(v, x), ts_wv_copy, ts_wv_add/sub/mul(d, a, b), ts_wv_add/sub/mul_scalar(d, a, s),
+ *   ts_wv_exp2(d, a), ts_wv_round(d, a, dtype) (to the dtype's precision and back),
+ *   ts_wv_fill_from(v, start, x) (strip elements start, start + 1, ... become x)
+ *   ts_wv_sum(v), ts_wv_sum_sq(v), ts_wv_max(v): the whole warp's strip reduced to one float,
+ *       the same (bit for bit) in every lane
+ *   ts_group_sum(x, slots, index, count, &parity) and ts_group_max: block-scope combination of one
+ *       value from each of `count` warps through shared memory (every warp of the block calls)
+ * Accesses are 16-byte vectors when the base address (and the row stride in bytes) is 16-byte
+ * aligned: a strip that is wholly valid is one run of unconditional loads, so all of a lane's
+ * chunks are in flight at once; otherwise chunks past n are skipped and a partly valid chunk, or
+ * an unaligned strip, goes element by element. Arithmetic is fp32; the dtype of a load or store
+ * may be a run-time value (the branch is uniform across the warp), best given as a constant through
+ * TS_WV_WITH_DTYPE(dtype, ts_wv_load(v, p, TS_WV_DTYPE, n)). */
+#ifndef TESSERA_OPS_WARP_VECTOR_H
+#define TESSERA_OPS_WARP_VECTOR_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "backends/lane_ops.h"
+#include "backends/vector_memory.h"
+#include "tiles/warp_vector.h"
+
+/* ---- elements ------------------------------------------------------------------------------ */
+
+/* fp32 values travel as bits through memcpy (no float read through an integer lvalue). */
+TS_DEVICE float ts_wv_bits_f32(unsigned u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+TS_DEVICE unsigned ts_wv_f32_bits(float f) {
+    unsigned u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+TS_DEVICE float ts_wv_from16(unsigned bits, int dtype) {
+    return dtype == TS_DTYPE_BF16 ? ts_unpack_bf16((unsigned short)bits) : ts_unpack_fp16((unsigned short)bits);
+}
+
+TS_DEVICE unsigned ts_wv_pack2(float lo, float hi, int dtype) {
+    return dtype == TS_DTYPE_BF16 ? ts_pack_bf16x2(lo, hi) : ts_pack_fp16x2(lo, hi);
+}
+
+TS_DEVICE float ts_wv_get(const unsigned char *p, int dtype, long long i) {
+    if (dtype == TS_DTYPE_F32) return ((const float *)p)[i];
+    return ts_wv_from16(((const unsigned short *)p)[i], dtype);
+}
+
+TS_DEVICE void ts_wv_set(unsigned char *p, int dtype, long long i, float x) {
+    if (dtype == TS_DTYPE_F32)
+        ((float *)p)[i] = x;
+    else
+        ((unsigned short *)p)[i] = (unsigned short)(ts_wv_pack2(x, 0.0f, dtype) & 0xffffu);
+}
+
+/* Element offset of strip element e: contiguous, or row e >> row_shift of length 2^row_shift. */
+TS_DEVICE long long ts_wv_offset(int e, int rows, int row_shift, long long row_stride) {
+    if (!rows) return e;
+    return (long long)(e >> row_shift) * row_stride + (e & ((1 << row_shift) - 1));
+}
+
+/* One 16-byte-aligned chunk of 8 elements, whole. */
+TS_DEVICE void ts_wv_load_chunk(float *d, const unsigned char *p, int dtype) {
+    if (dtype == TS_DTYPE_F32) {
+        const ts_v16 a = ts_load16(p), b = ts_load16(p + 16);
+        TS_UNROLL
+        for (int i = 0; i < 4; ++i) {
+            d[i] = ts_wv_bits_f32(a.w[i]);
+            d[4 + i] = ts_wv_bits_f32(b.w[i]);
+        }
+    } else {
+        const ts_v16 a = ts_load16(p);
+        TS_UNROLL
+        for (int i = 0; i < 4; ++i) {
+            d[2 * i] = ts_wv_from16(a.w[i] & 0xffffu, dtype);
+            d[2 * i + 1] = ts_wv_from16(a.w[i] >> 16, dtype);
+        }
+    }
+}
+
+TS_DEVICE void ts_wv_store_chunk(unsigned char *p, const float *s, int dtype) {
+    if (dtype == TS_DTYPE_F32) {
+        ts_v16 a, b;
+        TS_UNROLL
+        for (int i = 0; i < 4; ++i) {
+            a.w[i] = ts_wv_f32_bits(s[i]);
+            b.w[i] = ts_wv_f32_bits(s[4 + i]);
+        }
+        ts_store16(p, a);
+        ts_store16(p + 16, b);
+    } else {
+        ts_v16 a;
+        TS_UNROLL
+        for (int i = 0; i < 4; ++i) a.w[i] = ts_wv_pack2(s[2 * i], s[2 * i + 1], dtype);
+        ts_store16(p, a);
+    }
+}
+
+/* ---- loads and stores ---------------------------------------------------------------------- */
+
+TS_DEVICE int ts_wv_aligned(const void *base, long long row_stride_bytes) {
+    return (((uintptr_t)base | (uintptr_t)row_stride_bytes) & 15u) == 0;
+}
+
+TS_DEVICE void ts_wv_load_impl(float *v, int chunks, const void *base, int dtype, long long n, int rows,
+                               int row_shift, long long row_stride) {
+    const int bytes = dtype == TS_DTYPE_F32 ? 4 : 2, lane = ts_lane_id();
+    const unsigned char *b = (const unsigned char *)base;
+    const long long len = (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES;
+    const int aligned = ts_wv_aligned(b, rows ? row_stride * bytes : 0);
+    if (aligned && n >= len) {
+        /* The whole strip: straight-line loads, every chunk in flight before the first use. */
+        TS_UNROLL
+        for (int k = 0; k < chunks; ++k) {
+            const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
+            ts_wv_load_chunk(v + k * TS_WV_CHUNK, b + ts_wv_offset(e, rows, row_shift, row_stride) * bytes, dtype);
+        }
+        return;
+    }
+    TS_UNROLL
+    for (int k = 0; k < chunks; ++k) {
+        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
+        float *d = v + k * TS_WV_CHUNK;
+        const unsigned char *p = b + (e < n ? ts_wv_offset(e, rows, row_shift, row_stride) * bytes : 0);
+        if (aligned && e + TS_WV_CHUNK <= n) {
+            ts_wv_load_chunk(d, p, dtype);
+        } else {
+            TS_UNROLL
+            for (int j = 0; j < TS_WV_CHUNK; ++j) d[j] = e + j < n ? ts_wv_get(p, dtype, j) : 0.0f;
+        }
+    }
+}
+
+TS_DEVICE void ts_wv_store_impl(void *base, const float *v, int chunks, int dtype, long long n, int rows,
+                                int row_shift, long long row_stride) {
+    const int bytes = dtype == TS_DTYPE_F32 ? 4 : 2, lane = ts_lane_id();
+    unsigned char *b = (unsigned char *)base;
+    const int aligned = ts_wv_aligned(b, rows ? row_stride * bytes : 0);
+    TS_UNROLL
+    for (int k = 0; k < chunks; ++k) {
+        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
+        if (e >= n) continue;
+        unsigned char *p = b + ts_wv_offset(e, rows, row_shift, row_stride) * bytes;
+        const float *s = v + k * TS_WV_CHUNK;
+        if (aligned && e + TS_WV_CHUNK <= n) {
+            ts_wv_store_chunk(p, s, dtype);
+        } else {
+            TS_UNROLL
+            for (int j = 0; j < TS_WV_CHUNK; ++j)
+                if (e + j < n) ts_wv_set(p, dtype, j, s[j]);
+        }
+    }
+}
+
+#define ts_wv_load(dst, ptr, dtype, n)                                                             \
+    ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0)
+#define ts_wv_load_rows(dst, ptr, dtype, row_shift, row_stride, n)                                 \
+    ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 1, (row_shift), (row_stride))
+#define ts_wv_store(ptr, src, dtype, n)                                                            \
+    ts_wv_store_impl((ptr), TS_WV_CDATA(src), TS_WV_CHUNKS(src), (dtype), (n), 0, 0, 0)
+#define ts_wv_store_rows(ptr, src, dtype, row_shift, row_stride, n)                                \
+    ts_wv_store_impl((ptr), TS_WV_CDATA(src), TS_WV_CHUNKS(src), (dtype), (n), 1, (row_shift), (row_stride))
+
+/* Calls `op` (a load or store above, whose dtype argument is the token TS_WV_DTYPE) with a run-time
+ * dtype made a compile-time constant in each of three branches, so that each branch is straight-line
+ * code (a dtype tested inside the op would be tested per chunk). */
+#define TS_WV_WITH_DTYPE(dtype, op)                                                                \
+    do {                                                                                           \
+        if ((dtype) == TS_DTYPE_BF16) {                                                            \
+            enum { TS_WV_DTYPE = TS_DTYPE_BF16 };                                                  \
+            op;                                                                                    \
+        } else if ((dtype) == TS_DTYPE_FP16) {                                                     \
+            enum { TS_WV_DTYPE = TS_DTYPE_FP16 };                                                  \
+            op;                                                                                    \
+        } else {                                                                                   \
+            enum { TS_WV_DTYPE = TS_DTYPE_F32 };                                                   \
+            op;                                                                                    \
+        }                                                                                          \
+    } while (0)
+
+/* ---- maps ---------------------------------------------------------------------------------- */
+
+#define TS_WV_ELEMS(x) (TS_WV_CHUNKS(x) * TS_WV_CHUNK)
+#define TS_WV_SAME(a, b) TS_STATIC_ASSERT(sizeof(*(a)) == sizeof(*(b)), "warp vectors of different lengths")
+
+TS_DEVICE void ts_wv_fill_impl(float *d, int count, float x) {
+    TS_UNROLL
+    for (int i = 0; i < count; ++i) d[i] = x;
+}
+
+/* op: 0 add, 1 sub, 2 mul; b_stride 0 makes b a scalar. */
+TS_DEVICE void ts_wv_binary_impl(float *d, const float *a, const float *b, int b_stride, int count, int op) {
+    TS_UNROLL
+    for (int i = 0; i < count; ++i) {
+        const float y = b[i * b_stride];
+        d[i] = op == 0 ? a[i] + y : op == 1 ? a[i] - y : a[i] * y;
+    }
+}
+
+TS_DEVICE void ts_wv_exp2_impl(float *d, const float *a, int count) {
+    TS_UNROLL
+    for (int i = 0; i < count; ++i) d[i] = exp2f(a[i]);
+}
+
+TS_DEVICE void ts_wv_round_impl(float *d, const float *a, int count, int dtype) {
+    if (dtype == TS_DTYPE_F32) {
+        TS_UNROLL
+        for (int i = 0; i < count; ++i) d[i] = a[i];
+        return;
+    }
+    TS_UNROLL
+    for (int i = 0; i < count; i += 2) {
+        const unsigned w = ts_wv_pack2(a[i], a[i + 1], dtype);
+        d[i] = ts_wv_from16(w & 0xffffu, dtype);
+        d[i + 1] = ts_wv_from16(w >> 16, dtype);
+    }
+}
+
+TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, float x) {
+    const int lane = ts_lane_id();
+    TS_UNROLL
+    for (int k = 0; k < chunks; ++k) {
+        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
+        TS_UNROLL
+        for (int j = 0; j < TS_WV_CHUNK; ++j)
+            if (e + j >= start) d[k * TS_WV_CHUNK + j] = x;
+    }
+}
+
+#define ts_wv_fill(dst, x) ts_wv_fill_impl(TS_WV_DATA(dst), TS_WV_ELEMS(dst), (x))
+#define ts_wv_copy(dst, a)                                                                         \
+    do {                                                                                           \
+        TS_WV_SAME(dst, a);                                                                        \
+        ts_wv_round_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), TS_WV_ELEMS(dst), TS_DTYPE_F32);        \
+    } while (0)
+#define TS_WV_BINARY(dst, a, b, op)                                                                \
+    do {                                                                                           \
+        TS_WV_SAME(dst, a);                                                                        \
+        TS_WV_SAME(dst, b);                                                                        \
+        ts_wv_binary_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), TS_WV_CDATA(b), 1, TS_WV_ELEMS(dst), op); \
+    } while (0)
+#define TS_WV_SCALAR(dst, a, s, op)                                                                \
+    do {                                                                                           \
+        TS_WV_SAME(dst, a);                                                                        \
+        const float ts_wv_s_ = (s);                                                                \
+        ts_wv_binary_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), &ts_wv_s_, 0, TS_WV_ELEMS(dst), op);   \
+    } while (0)
+#define ts_wv_add(dst, a, b) TS_WV_BINARY(dst, a, b, 0)
+#define ts_wv_sub(dst, a, b) TS_WV_BINARY(dst, a, b, 1)
+#define ts_wv_mul(dst, a, b) TS_WV_BINARY(dst, a, b, 2)
+#define ts_wv_add_scalar(dst, a, s) TS_WV_SCALAR(dst, a, s, 0)
+#define ts_wv_sub_scalar(dst, a, s) TS_WV_SCALAR(dst, a, s, 1)
+#define ts_wv_mul_scalar(dst, a, s) TS_WV_SCALAR(dst, a, s, 2)
+#define ts_wv_exp2(dst, a)                                                                         \
+    do {                                                                                           \
+        TS_WV_SAME(dst, a);                                                                        \
+        ts_wv_exp2_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), TS_WV_ELEMS(dst));                        \
+    } while (0)
+#define ts_wv_round(dst, a, dtype)                                                                 \
+    do {                                                                                           \
+        TS_WV_SAME(dst, a);                                                                        \
+        ts_wv_round_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), TS_WV_ELEMS(dst), (dtype));             \
+    } while (0)
+#define ts_wv_fill_from(dst, start, x) ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (start), (x))
+
+/* ---- reductions ---------------------------------------------------------------------------- */
+
+/* op: 0 sum, 1 sum of squares, 2 max. Eight running partials (one per chunk position) keep the
+ * dependency chains short; then a butterfly of xor shuffles, whose every step adds the same two
+ * values in every lane, so every lane ends with the same bits. */
+TS_DEVICE float ts_wv_reduce_impl(const float *a, int chunks, int op) {
+    float part[TS_WV_CHUNK];
+    TS_UNROLL
+    for (int j = 0; j < TS_WV_CHUNK; ++j) part[j] = op == 2 ? -INFINITY : 0.0f;
+    TS_UNROLL
+    for (int k = 0; k < chunks; ++k) {
+        TS_UNROLL
+        for (int j = 0; j < TS_WV_CHUNK; ++j) {
+            const float x = a[k * TS_WV_CHUNK + j];
+            part[j] = op == 0 ? part[j] + x : op == 1 ? fmaf(x, x, part[j]) : fmaxf(part[j], x);
+        }
+    }
+    TS_UNROLL
+    for (int w = TS_WV_CHUNK / 2; w > 0; w >>= 1) {
+        TS_UNROLL
+        for (int j = 0; j < w; ++j) part[j] = op == 2 ? fmaxf(part[j], part[j + w]) : part[j] + part[j + w];
+    }
+    float s = part[0];
+    TS_UNROLL
+    for (int m = 1; m < TS_WARP_LANES; m <<= 1) {
+        const float o = ts_shfl_xor_f32(s, m);
+        s = op == 2 ? fmaxf(s, o) : s + o;
+    }
+    return s;
+}
+
+#define ts_wv_sum(a) ts_wv_reduce_impl(TS_WV_CDATA(a), TS_WV_CHUNKS(a), 0)
+#define ts_wv_sum_sq(a) ts_wv_reduce_impl(TS_WV_CDATA(a), TS_WV_CHUNKS(a), 1)
+#define ts_wv_max(a) ts_wv_reduce_impl(TS_WV_CDATA(a), TS_WV_CHUNKS(a), 2)
+
+/* Warps index = 0 .. count-1 of a group each give x; each gets the combination, taken in index
+ * order so that it is the same in every warp. slots: 2 * count floats of shared memory owned by the
+ * group; *parity alternates between the two halves so that one block barrier per call suffices
+ * (a warp writing the half of call i + 2 has passed the barrier of call i + 1, which every warp
+ * reached after reading call i). Every warp of the block must make the same calls. */
+TS_DEVICE float ts_group_reduce_impl(float x, float *slots, int index, int count, int *parity, int op) {
+    float *half = slots + *parity * count;
+    *parity ^= 1;
+    half[index] = x; /* every lane stores the same value */
+    ts_sync_block();
+    float r = half[0];
+    for (int i = 1; i < count; ++i) r = op == 2 ? fmaxf(r, half[i]) : r + half[i];
+    return r;
+}
+
+#define ts_group_sum(x, slots, index, count, parity) ts_group_reduce_impl((x), (slots), (index), (count), (parity), 0)
+#define ts_group_max(x, slots, index, count, parity) ts_group_reduce_impl((x), (slots), (index), (count), (parity), 2)
+
+#endif

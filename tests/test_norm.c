@@ -1,0 +1,226 @@
+/* LayerNorm and RMSNorm (ts_layernorm, ts_rmsnorm) against a double-precision reference: ragged
+ * rows and columns (a partial last chunk, rows spread over 1, 2, 3 and 16 warps), padded and
+ * unaligned row strides, bf16 / fp16 / fp32 inputs, other output and parameter dtypes, the residual
+ * add with and without its output, weight and bias on and off, in place, rows with a large mean;
+ * and every error path. Outputs are poisoned first; padding between rows must stay poisoned. On a
+ * GPU the same checks run at larger sizes. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "support/dtype_io.h"
+#include "support/test_support.h"
+
+typedef struct {
+    long long rows;
+    int cols, pad;
+    ts_dtype dt, out_dt, param_dt;
+    int rms, residual, residual_out, weight, bias, in_place;
+    double mean; /* added to x: a large mean tests the two-pass variance */
+} norm_case;
+
+/* HIP takes rows of at most 8192 (tessera.h). */
+static int on_hip(void) {
+    ts_backend b = TS_BACKEND_HOST;
+    return ts_get_backend(&b) == TS_SUCCESS && b == TS_BACKEND_HIP;
+}
+
+static int on_gpu(void) {
+    ts_backend b = TS_BACKEND_HOST;
+    return ts_get_backend(&b) == TS_SUCCESS && b != TS_BACKEND_HOST;
+}
+
+static void check_norm(norm_case c) {
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    if (c.in_place) c.out_dt = c.dt;
+    const long long stride = c.cols + c.pad;
+    const size_t n = (size_t)c.rows * stride, b = ts_test_dtype_bytes(c.dt), ob = ts_test_dtype_bytes(c.out_dt);
+    const size_t pb = ts_test_dtype_bytes(c.param_dt);
+    void *x = malloc(n * b), *r = malloc(n * b), *out = malloc(n * ob), *ro = malloc(n * b);
+    void *w = malloc(c.cols * pb), *bias = malloc(c.cols * pb);
+    cr_assert(x && r && out && ro && w && bias);
+    for (size_t i = 0; i < n; ++i) ts_test_put(x, c.dt, i, c.mean + ts_test_normal(&st));
+    for (size_t i = 0; i < n; ++i) ts_test_put(r, c.dt, i, ts_test_normal(&st));
+    for (int i = 0; i < c.cols; ++i) ts_test_put(w, c.param_dt, i, 1.0 + 0.5 * ts_test_normal(&st));
+    for (int i = 0; i < c.cols; ++i) ts_test_put(bias, c.param_dt, i, ts_test_normal(&st));
+    void *dx = ts_test_device_copy(x, n * b), *dr = ts_test_device_copy(r, n * b);
+    void *dout = c.in_place ? dx : ts_test_device_copy(NULL, n * ob), *dro = c.in_place ? dr : ts_test_device_copy(NULL, n * b);
+    void *dw = ts_test_device_copy(w, c.cols * pb), *db = ts_test_device_copy(bias, c.cols * pb);
+    cr_assert(dx && dr && dout && dro && dw && db);
+    if (c.in_place) {
+        /* Poison the padding so that writes into it show. */
+        unsigned char *pad = malloc(n * b);
+        memcpy(pad, x, n * b);
+        for (long long i = 0; i < c.rows; ++i) memset(pad + (i * stride + c.cols) * b, 0xFF, c.pad * b);
+        cr_assert_eq(ts_memcpy(dx, pad, n * b, TS_MEMCPY_HOST_TO_DEVICE), TS_SUCCESS);
+        memcpy(pad, r, n * b);
+        for (long long i = 0; i < c.rows; ++i) memset(pad + (i * stride + c.cols) * b, 0xFF, c.pad * b);
+        cr_assert_eq(ts_memcpy(dr, pad, n * b, TS_MEMCPY_HOST_TO_DEVICE), TS_SUCCESS);
+        free(pad);
+    }
+    const ts_norm_desc d = {
+        .rows = c.rows, .cols = c.cols, .dtype = c.dt, .out_dtype = c.out_dt, .param_dtype = c.param_dt,
+        .x = dx, .x_stride = stride,
+        .residual = c.residual ? dr : NULL, .residual_stride = stride,
+        .residual_out = c.residual && c.residual_out ? dro : NULL, .residual_out_stride = stride,
+        .weight = c.weight ? dw : NULL, .bias = c.bias ? db : NULL,
+        .out = dout, .out_stride = stride, .eps = 1e-5f,
+    };
+    cr_assert_eq(c.rms ? ts_rmsnorm(&d, NULL) : ts_layernorm(&d, NULL), TS_SUCCESS);
+    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(out, dout, n * ob), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(ro, dro, n * b), TS_SUCCESS);
+
+    double *h = malloc(sizeof(double) * c.cols), err2 = 0.0, ref2 = 0.0;
+    const double tol = ts_test_tol(c.out_dt), rtol = ts_test_tol(c.dt);
+    for (long long i = 0; i < c.rows; ++i) {
+        for (int j = 0; j < c.cols; ++j) {
+            const size_t at = (size_t)(i * stride + j);
+            h[j] = ts_test_get(x, c.dt, at);
+            if (c.residual) {
+                h[j] = ts_test_round(c.dt, h[j] + ts_test_get(r, c.dt, at));
+                if (c.residual_out) {
+                    const double got = ts_test_get(ro, c.dt, at);
+                    cr_assert_leq(fabs(got - h[j]), 0.5 * rtol * fabs(h[j]) + 1e-30, "residual_out(%lld,%d) %g vs %g (seed %llu)",
+                                  i, j, got, h[j], (unsigned long long)seed);
+                }
+            }
+        }
+        double mean = 0.0, var = 0.0;
+        if (!c.rms) {
+            for (int j = 0; j < c.cols; ++j) mean += h[j];
+            mean /= c.cols;
+        }
+        for (int j = 0; j < c.cols; ++j) var += (h[j] - mean) * (h[j] - mean);
+        const double rstd = 1.0 / sqrt(var / c.cols + 1e-5);
+        for (int j = 0; j < c.cols; ++j) {
+            const size_t at = (size_t)(i * stride + j);
+            double ref = (h[j] - mean) * rstd;
+            if (c.weight) ref *= ts_test_get(w, c.param_dt, j);
+            if (c.bias) ref += ts_test_get(bias, c.param_dt, j);
+            const double got = ts_test_get(out, c.out_dt, at);
+            cr_assert(isfinite(got), "out(%lld,%d) = %g (seed %llu)", i, j, got, (unsigned long long)seed);
+            /* x's own rounding in fp32 statistics: |h - mean| of a large mean loses digits. */
+            const double slack = c.mean != 0.0 ? 1e-6 * fabs(c.mean) * rstd : 0.0;
+            cr_assert_leq(fabs(got - ref), tol * (1.0 + fabs(ref)) + slack, "out(%lld,%d) %s: %g vs %g (seed %llu)", i, j,
+                          c.rms ? "rms" : "ln", got, ref, (unsigned long long)seed);
+            err2 += (got - ref) * (got - ref);
+            ref2 += ref * ref;
+        }
+        /* The padding is never written. */
+        cr_assert(ts_test_is_poison((unsigned char *)out + (size_t)(i * stride + c.cols) * ob, c.pad * ob),
+                  "row %lld padding written", i);
+    }
+    cr_assert_leq(sqrt(err2 / (ref2 + 1e-30)), tol + 1e-6 * fabs(c.mean), "relative error %g (seed %llu)", sqrt(err2 / (ref2 + 1e-30)),
+                  (unsigned long long)seed);
+    if (!c.in_place) {
+        cr_assert_eq(ts_free(dout), TS_SUCCESS);
+        cr_assert_eq(ts_free(dro), TS_SUCCESS);
+    }
+    cr_assert_eq(ts_free(dx), TS_SUCCESS);
+    cr_assert_eq(ts_free(dr), TS_SUCCESS);
+    cr_assert_eq(ts_free(dw), TS_SUCCESS);
+    cr_assert_eq(ts_free(db), TS_SUCCESS);
+    free(x), free(r), free(out), free(ro), free(w), free(bias), free(h);
+}
+
+static const ts_dtype BF = TS_DTYPE_BF16, FP = TS_DTYPE_FP16, F32 = TS_DTYPE_F32;
+
+Test(norm, layernorm_residual_every_dtype) {
+    TS_TEST_REQUIRE_DEVICE();
+    const long long rows = on_gpu() ? 3001 : 19;
+    const ts_dtype dts[3] = {BF, FP, F32};
+    for (int i = 0; i < 3; ++i) {
+        check_norm((norm_case){rows, 1000, 8, dts[i], dts[i], dts[i], 0, 1, 1, 1, 1, 0, 0.0});
+        check_norm((norm_case){rows, 1500, 0, dts[i], dts[i], dts[i], 0, 1, 1, 1, 1, 0, 0.0});
+    }
+}
+
+Test(norm, rmsnorm_residual_every_dtype) {
+    TS_TEST_REQUIRE_DEVICE();
+    const long long rows = on_gpu() ? 3001 : 19;
+    const ts_dtype dts[3] = {BF, FP, F32};
+    for (int i = 0; i < 3; ++i) {
+        check_norm((norm_case){rows, 1000, 8, dts[i], dts[i], dts[i], 1, 1, 1, 1, 0, 0, 0.0});
+        check_norm((norm_case){rows, 3000, 0, dts[i], dts[i], dts[i], 1, 1, 1, 1, 0, 0, 0.0});
+    }
+}
+
+Test(norm, options_weight_bias_residual_out) {
+    TS_TEST_REQUIRE_DEVICE();
+    const long long rows = on_gpu() ? 777 : 9;
+    for (int rms = 0; rms < 2; ++rms)
+        for (int opt = 0; opt < 16; ++opt)
+            check_norm((norm_case){rows, 520, 0, BF, BF, BF, rms, opt & 1, (opt >> 1) & 1, (opt >> 2) & 1, (opt >> 3) & 1, 0, 0.0});
+}
+
+Test(norm, mixed_dtypes_and_unaligned_strides) {
+    TS_TEST_REQUIRE_DEVICE();
+    const long long rows = on_gpu() ? 1025 : 7;
+    check_norm((norm_case){rows, 777, 3, BF, F32, F32, 0, 1, 1, 1, 1, 0, 0.0}); /* odd stride: element path */
+    check_norm((norm_case){rows, 2049, 5, FP, BF, BF, 1, 1, 0, 1, 1, 0, 0.0});
+    check_norm((norm_case){rows, 300, 1, F32, FP, BF, 0, 0, 0, 1, 1, 0, 0.0});
+}
+
+Test(norm, ragged_small_and_huge_rows) {
+    TS_TEST_REQUIRE_DEVICE();
+    check_norm((norm_case){1, 1, 0, BF, BF, BF, 0, 1, 1, 1, 1, 0, 0.0});
+    check_norm((norm_case){3, 7, 1, F32, F32, F32, 1, 1, 1, 1, 1, 0, 0.0});
+    check_norm((norm_case){5, 256, 0, BF, BF, BF, 0, 1, 1, 1, 1, 0, 0.0});
+    if (!on_hip()) check_norm((norm_case){on_gpu() ? 300 : 2, 16384, 8, BF, BF, BF, 0, 1, 1, 1, 1, 0, 0.0}); /* 16 warps */
+    check_norm((norm_case){on_gpu() ? 300 : 2, 8192, 0, F32, BF, BF, 1, 1, 1, 1, 1, 0, 0.0});
+    check_norm((norm_case){on_gpu() ? 100000 : 40, 64, 0, BF, BF, BF, 1, 1, 1, 1, 0, 0, 0.0}); /* many rows per block */
+}
+
+Test(norm, in_place) {
+    TS_TEST_REQUIRE_DEVICE();
+    check_norm((norm_case){on_gpu() ? 2000 : 11, 1100, 8, BF, BF, BF, 0, 1, 1, 1, 1, 1, 0.0});
+    check_norm((norm_case){on_gpu() ? 2000 : 11, 4096, 0, F32, F32, F32, 1, 1, 1, 1, 0, 1, 0.0});
+}
+
+Test(norm, large_mean_two_pass_variance) {
+    TS_TEST_REQUIRE_DEVICE();
+    check_norm((norm_case){on_gpu() ? 512 : 6, 2000, 0, F32, F32, F32, 0, 0, 0, 1, 1, 0, 1000.0});
+    check_norm((norm_case){on_gpu() ? 512 : 6, 1024, 0, F32, F32, F32, 0, 1, 1, 0, 0, 0, 300.0});
+}
+
+Test(norm, bad_arguments) {
+    static unsigned short buf[4096] __attribute__((aligned(16)));
+    ts_norm_desc ok = {.rows = 4, .cols = 256, .dtype = BF, .out_dtype = BF, .param_dtype = BF, .x = buf,
+                       .x_stride = 256, .out = buf, .out_stride = 256, .eps = 1e-5f};
+    ts_norm_desc d;
+    cr_assert_eq(ts_layernorm(NULL, NULL), TS_ERROR_NULL_POINTER);
+    cr_assert_eq(ts_rmsnorm(NULL, NULL), TS_ERROR_NULL_POINTER);
+#define EXPECT(field_change, status)                                                               \
+    do {                                                                                           \
+        d = ok;                                                                                    \
+        field_change;                                                                              \
+        cr_assert_eq(ts_layernorm(&d, NULL), status, "layernorm: " #field_change);                 \
+        cr_assert_eq(ts_rmsnorm(&d, NULL), status, "rmsnorm: " #field_change);                     \
+    } while (0)
+    EXPECT(d.x = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(d.out = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(d.dtype = (ts_dtype)9, TS_ERROR_INVALID_ENUM);
+    EXPECT(d.out_dtype = (ts_dtype)0, TS_ERROR_INVALID_ENUM);
+    EXPECT((d.weight = buf, d.param_dtype = (ts_dtype)7), TS_ERROR_INVALID_ENUM);
+    EXPECT(d.rows = 0, TS_ERROR_INVALID_SIZE);
+    EXPECT(d.cols = -1, TS_ERROR_INVALID_SIZE);
+    EXPECT((d.cols = TS_ROWWISE_MAX_COLS + 1, d.x_stride = d.out_stride = 1 << 15), TS_ERROR_UNSUPPORTED);
+    EXPECT(d.x_stride = 255, TS_ERROR_INVALID_VALUE);
+    EXPECT(d.out_stride = 100, TS_ERROR_INVALID_VALUE);
+    EXPECT(d.eps = -1.0f, TS_ERROR_INVALID_VALUE);
+    EXPECT(d.eps = NAN, TS_ERROR_INVALID_VALUE);
+    EXPECT(d.eps = INFINITY, TS_ERROR_INVALID_VALUE);
+    EXPECT(d.residual_out = buf, TS_ERROR_INVALID_VALUE); /* a sum without a residual */
+    EXPECT((d.residual = buf, d.residual_stride = 10), TS_ERROR_INVALID_VALUE);
+    EXPECT((d.residual = buf, d.residual_stride = 256, d.residual_out = buf, d.residual_out_stride = 3),
+           TS_ERROR_INVALID_VALUE);
+    EXPECT(d.x = (char *)buf + 1, TS_ERROR_MISALIGNED);
+    EXPECT(d.out = (char *)buf + 1, TS_ERROR_MISALIGNED);
+    EXPECT((d.out_dtype = F32, d.out = (char *)buf + 2), TS_ERROR_MISALIGNED);
+    EXPECT((d.residual = (char *)buf + 1, d.residual_stride = 256), TS_ERROR_MISALIGNED);
+    EXPECT(d.weight = (char *)buf + 1, TS_ERROR_MISALIGNED);
+    EXPECT(d.bias = (char *)buf + 3, TS_ERROR_MISALIGNED);
+    EXPECT((d.rows = 1LL << 40, d.x_stride = 1LL << 30), TS_ERROR_SIZE_OVERFLOW);
+#undef EXPECT
+}

@@ -1,0 +1,164 @@
+/* Row softmax (ts_softmax) against a double-precision reference: ragged rows and columns (one
+ * column, partial chunks, rows over 1, 2, 3 and 16 warps), padded and unaligned strides, bf16 /
+ * fp16 / fp32 in and other dtypes out, scale, the causal mask with top-left, bottom-right and
+ * negative offsets (whole rows masked come out zero), in place, inputs of magnitude 1e4 and -inf
+ * entries without NaN or Inf; and every error path. Outputs are poisoned first. On a GPU the same
+ * checks run at larger sizes. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "support/dtype_io.h"
+#include "support/test_support.h"
+
+typedef struct {
+    long long rows;
+    int cols, pad;
+    ts_dtype dt, out_dt;
+    float scale;
+    int causal;
+    long long causal_rows, causal_offset;
+    double magnitude; /* standard deviation of x */
+    int minus_inf;    /* put -inf entries in some rows */
+    int in_place;
+} sm_case;
+
+/* HIP takes rows of at most 8192 (tessera.h). */
+static int on_hip(void) {
+    ts_backend b = TS_BACKEND_HOST;
+    return ts_get_backend(&b) == TS_SUCCESS && b == TS_BACKEND_HIP;
+}
+
+static int on_gpu(void) {
+    ts_backend b = TS_BACKEND_HOST;
+    return ts_get_backend(&b) == TS_SUCCESS && b != TS_BACKEND_HOST;
+}
+
+static void check_softmax(sm_case c) {
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    if (c.in_place) c.out_dt = c.dt;
+    const long long stride = c.cols + c.pad;
+    const size_t n = (size_t)c.rows * stride, b = ts_test_dtype_bytes(c.dt), ob = ts_test_dtype_bytes(c.out_dt);
+    unsigned char *x = malloc(n * b), *out = malloc(n * ob);
+    double *ref = malloc(sizeof(double) * c.cols);
+    cr_assert(x && out && ref);
+    memset(x, 0xFF, n * b); /* the padding: NaN, never read */
+    for (long long i = 0; i < c.rows; ++i)
+        for (int j = 0; j < c.cols; ++j) {
+            double v = c.magnitude * ts_test_normal(&st);
+            if (c.minus_inf && (i % 3 == 0) && (j % 5 == 1)) v = -INFINITY;
+            ts_test_put(x, c.dt, (size_t)(i * stride + j), v);
+        }
+    void *dx = ts_test_device_copy(x, n * b), *dout = c.in_place ? dx : ts_test_device_copy(NULL, n * ob);
+    cr_assert(dx && dout);
+    const ts_softmax_desc d = {.rows = c.rows, .cols = c.cols, .dtype = c.dt, .out_dtype = c.out_dt, .x = dx,
+                               .x_stride = stride, .out = dout, .out_stride = stride, .scale = c.scale,
+                               .causal = c.causal, .causal_rows = c.causal_rows, .causal_offset = c.causal_offset};
+    cr_assert_eq(ts_softmax(&d, NULL), TS_SUCCESS);
+    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(out, dout, n * ob), TS_SUCCESS);
+    const double tol = ts_test_tol(c.out_dt);
+    for (long long i = 0; i < c.rows; ++i) {
+        const long long last = c.causal ? i % c.causal_rows + c.causal_offset : c.cols - 1;
+        double m = -INFINITY, sum = 0.0;
+        for (int j = 0; j < c.cols; ++j) {
+            const double v = ts_test_get(x, c.dt, (size_t)(i * stride + j));
+            ref[j] = j > last ? -INFINITY : c.scale * v;
+            if (ref[j] > m) m = ref[j];
+        }
+        for (int j = 0; j < c.cols; ++j) sum += ref[j] == -INFINITY ? 0.0 : exp(ref[j] - m);
+        for (int j = 0; j < c.cols; ++j) {
+            const double want = (ref[j] == -INFINITY || sum == 0.0) ? 0.0 : exp(ref[j] - m) / sum;
+            const double got = ts_test_get(out, c.out_dt, (size_t)(i * stride + j));
+            cr_assert(isfinite(got), "y(%lld,%d) = %g (seed %llu)", i, j, got, (unsigned long long)seed);
+            cr_assert_leq(fabs(got - want), tol * want + 1e-6, "y(%lld,%d): %g vs %g (seed %llu)", i, j, got, want,
+                          (unsigned long long)seed);
+        }
+        if (!c.in_place)
+            cr_assert(ts_test_is_poison(out + (size_t)(i * stride + c.cols) * ob, c.pad * ob), "row %lld padding written", i);
+    }
+    cr_assert_eq(ts_free(dx), TS_SUCCESS);
+    if (!c.in_place) cr_assert_eq(ts_free(dout), TS_SUCCESS);
+    free(x), free(out), free(ref);
+}
+
+static const ts_dtype BF = TS_DTYPE_BF16, FP = TS_DTYPE_FP16, F32 = TS_DTYPE_F32;
+
+Test(softmax, ragged_every_dtype) {
+    TS_TEST_REQUIRE_DEVICE();
+    const long long rows = on_gpu() ? 4099 : 13;
+    const ts_dtype dts[3] = {BF, FP, F32};
+    const int cols[5] = {1, 100, 1000, 1500, 3001};
+    for (int i = 0; i < 3; ++i)
+        for (int k = 0; k < 5; ++k) check_softmax((sm_case){rows, cols[k], k & 1 ? 8 : 0, dts[i], dts[i], 1.0f, 0, 1, 0, 1.0, 0, 0});
+}
+
+Test(softmax, scale_dtypes_and_unaligned_strides) {
+    TS_TEST_REQUIRE_DEVICE();
+    const long long rows = on_gpu() ? 1000 : 9;
+    check_softmax((sm_case){rows, 777, 3, BF, F32, 0.125f, 0, 1, 0, 4.0, 0, 0});
+    check_softmax((sm_case){rows, 2050, 1, F32, BF, 3.0f, 0, 1, 0, 1.0, 0, 0});
+    check_softmax((sm_case){rows, 512, 0, FP, F32, 0.5f, 0, 1, 0, 2.0, 0, 0});
+}
+
+Test(softmax, causal_offsets) {
+    TS_TEST_REQUIRE_DEVICE();
+    const int big = on_gpu();
+    /* top-left (PyTorch is_causal), bottom-right, and a negative offset that masks whole rows */
+    check_softmax((sm_case){big ? 4 * 1024 : 2 * 37, big ? 1024 : 37, 0, BF, BF, 0.5f, 1, big ? 1024 : 37, 0, 1.0, 0, 0});
+    check_softmax((sm_case){big ? 3 * 500 : 3 * 20, big ? 2100 : 50, 0, F32, F32, 1.0f, 1, big ? 500 : 20,
+                            big ? 1600 : 30, 1.0, 0, 0});
+    check_softmax((sm_case){big ? 2 * 700 : 2 * 30, big ? 2500 : 1100, 2, FP, FP, 1.0f, 1, big ? 700 : 30, -5, 1.0, 0, 0});
+}
+
+Test(softmax, large_magnitudes_and_minus_inf_stay_finite) {
+    TS_TEST_REQUIRE_DEVICE();
+    const long long rows = on_gpu() ? 2000 : 12;
+    check_softmax((sm_case){rows, 1000, 0, F32, F32, 1.0f, 0, 1, 0, 1e4, 0, 0});
+    check_softmax((sm_case){rows, 2000, 0, BF, BF, 1.0f, 0, 1, 0, 3e4, 1, 0});
+    check_softmax((sm_case){rows, 300, 0, F32, F32, 1.0f, 0, 1, 0, 1e30, 1, 0});
+    check_softmax((sm_case){rows, 64, 0, FP, FP, 4.0f, 0, 1, 0, 5e3, 1, 0}); /* fp16 tops out at 65504 */
+}
+
+Test(softmax, long_rows_and_in_place) {
+    TS_TEST_REQUIRE_DEVICE();
+    if (!on_hip()) check_softmax((sm_case){on_gpu() ? 300 : 2, 16384, 8, BF, BF, 1.0f, 0, 1, 0, 1.0, 0, 0});
+    check_softmax((sm_case){on_gpu() ? 300 : 2, 8192, 0, BF, F32, 1.0f, 0, 1, 0, 1.0, 0, 0});
+    check_softmax((sm_case){on_gpu() ? 5000 : 7, 1024, 0, BF, BF, 1.0f, 0, 1, 0, 1.0, 0, 1});
+    check_softmax((sm_case){on_gpu() ? 5000 : 7, 4000, 8, F32, F32, 2.0f, 1, 7, 3000, 1.0, 0, 1});
+}
+
+Test(softmax, bad_arguments) {
+    static unsigned short buf[4096] __attribute__((aligned(16)));
+    const ts_softmax_desc ok = {.rows = 4, .cols = 256, .dtype = BF, .out_dtype = BF, .x = buf, .x_stride = 256,
+                                .out = buf, .out_stride = 256, .scale = 1.0f};
+    ts_softmax_desc d;
+    cr_assert_eq(ts_softmax(NULL, NULL), TS_ERROR_NULL_POINTER);
+#define EXPECT(change, status)                                                                     \
+    do {                                                                                           \
+        d = ok;                                                                                    \
+        change;                                                                                    \
+        cr_assert_eq(ts_softmax(&d, NULL), status, #change);                                       \
+    } while (0)
+    EXPECT(d.x = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(d.out = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(d.dtype = (ts_dtype)4, TS_ERROR_INVALID_ENUM);
+    EXPECT(d.out_dtype = (ts_dtype)-1, TS_ERROR_INVALID_ENUM);
+    EXPECT(d.rows = -3, TS_ERROR_INVALID_SIZE);
+    EXPECT(d.cols = 0, TS_ERROR_INVALID_SIZE);
+    EXPECT((d.cols = TS_ROWWISE_MAX_COLS + 8, d.x_stride = d.out_stride = 1 << 15), TS_ERROR_UNSUPPORTED);
+    EXPECT(d.x_stride = 200, TS_ERROR_INVALID_VALUE);
+    EXPECT(d.out_stride = 0, TS_ERROR_INVALID_VALUE);
+    EXPECT(d.scale = 0.0f, TS_ERROR_INVALID_VALUE);
+    EXPECT(d.scale = -2.0f, TS_ERROR_INVALID_VALUE);
+    EXPECT(d.scale = NAN, TS_ERROR_INVALID_VALUE);
+    EXPECT(d.scale = INFINITY, TS_ERROR_INVALID_VALUE);
+    EXPECT(d.scale = 3e38f, TS_ERROR_INVALID_VALUE); /* scale * log2(e) overflows */
+    EXPECT(d.causal = 2, TS_ERROR_INVALID_VALUE);
+    EXPECT((d.causal = 1, d.causal_rows = 0), TS_ERROR_INVALID_VALUE);
+    EXPECT((d.causal = 1, d.causal_rows = 4, d.causal_offset = 1LL << 50), TS_ERROR_SIZE_OVERFLOW);
+    EXPECT(d.x = (char *)buf + 1, TS_ERROR_MISALIGNED);
+    EXPECT((d.out_dtype = F32, d.out = (char *)buf + 2), TS_ERROR_MISALIGNED);
+    EXPECT((d.rows = 1LL << 45, d.x_stride = 1LL << 20), TS_ERROR_SIZE_OVERFLOW);
+#undef EXPECT
+}

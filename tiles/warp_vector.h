@@ -1,0 +1,38 @@
+/* Warp vectors: a strip of E consecutive elements held by one warp in fp32 registers, the tile of
+ * the memory-bound kernels (norms, softmax, rotary embedding), where a warp owns whole rows rather
+ * than 16-row matrix fragments. The strip is cut in chunks of TS_WV_CHUNK = 8 elements (16 bytes
+ * of a 16-bit tensor, 32 of an fp32 one); chunk q belongs to lane q % TS_WARP_LANES as its chunk
+ * number q / TS_WARP_LANES. So each vector load of the warp reads TS_WARP_LANES * 16 consecutive
+ * bytes, and E is the same on every backend: a lane holds E / (8 * TS_WARP_LANES) chunks (4 of
+ * ts_wv_f32_1024 on CUDA, 2 on HIP, 128 on the host, where a warp is one thread).
+ *
+ * A strip may also be several short rows laid end to end (ops/warp_vector.h, ts_wv_load_rows):
+ * rows of a power-of-two length that is a multiple of 8, so that no chunk straddles two rows.
+ *
+ * Names: ts_wv_f32_<E>, E a multiple of 512 (8 elements times 64 lanes, the widest warp).
+ * TS_WV_DEFINE(E) makes more. */
+#ifndef TESSERA_TILES_WARP_VECTOR_H
+#define TESSERA_TILES_WARP_VECTOR_H
+
+#include "tiles/dtypes.h"
+
+#define TS_WV_CHUNK 8
+
+#define TS_WV_DEFINE(E)                                                                            \
+    typedef struct ts_wv_f32_##E {                                                                 \
+        float v[(E) / (TS_WV_CHUNK * TS_WARP_LANES)][TS_WV_CHUNK];                                 \
+    } ts_wv_f32_##E
+
+TS_WV_DEFINE(512);
+TS_WV_DEFINE(1024);
+TS_WV_DEFINE(2048);
+TS_WV_DEFINE(4096);
+
+/* Chunks per lane, elements per warp, and the lane's storage as one flat array (chunk k element j
+ * at k * TS_WV_CHUNK + j): compile-time constants read from the type. */
+#define TS_WV_CHUNKS(x) ((int)(sizeof((x)->v) / sizeof((x)->v[0])))
+#define TS_WV_LEN(x) (TS_WV_CHUNKS(x) * TS_WV_CHUNK * TS_WARP_LANES)
+#define TS_WV_DATA(x) (&(x)->v[0][0])
+#define TS_WV_CDATA(x) ((const float *)&(x)->v[0][0])
+
+#endif

@@ -5,7 +5,8 @@
 # Criterion travels as Debian packages in .device-deps (see docs/getting-started.md).
 # JSON results and bench tables go to $OUT (default: build/gpu-check), logs to $OUT/logs.tgz.
 #   usage: scripts/gpu-check.sh [bench ...]   (default benches: puzzles; attention-torch runs
-#          bench/compare_torch.py; GPU_CHECK_SANITIZER=0 skips the sanitizer)
+#          bench/compare_torch.py, memory-torch bench/compare_torch_memory.py;
+#          GPU_CHECK_SANITIZER=0 skips the sanitizer, GPU_CHECK_TABLES=0 the table reruns)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -71,9 +72,12 @@ fi
 
 for b in "${benches[@]}"; do
   f="$results/${device}-${day}-${b}.jsonl"
-  if [ "$b" = attention-torch ]; then
-    # PyTorch SDPA (cuDNN, flash) against Tessera in one process, through libtessera.so.
-    if PYTHONUNBUFFERED=1 python3 bench/compare_torch.py --lib "$dir/core/libtessera.so" >"$f" 2>"$out/bench-$b.err"; then
+  if [ "$b" = attention-torch ] || [ "$b" = memory-torch ]; then
+    # PyTorch (SDPA with cuDNN and flash; eager and torch.compile for the memory-bound kernels)
+    # against Tessera in one process, through libtessera.so.
+    driver=bench/compare_torch.py
+    [ "$b" = memory-torch ] && driver=bench/compare_torch_memory.py
+    if PYTHONUNBUFFERED=1 python3 "$driver" --lib "$dir/core/libtessera.so" >"$f" 2>"$out/bench-$b.err"; then
       note "bench $b: $(wc -l <"$f") results -> $(basename "$f")"
     else
       note "bench $b: FAILED"; rc=1; tail -n 20 "$out/bench-$b.err"
@@ -82,7 +86,8 @@ for b in "${benches[@]}"; do
   fi
   if "$dir/bench/tessera-bench" "$b" --json >"$f" 2>"$out/bench-$b.err"; then
     note "bench $b: $(wc -l <"$f") results -> $(basename "$f")"
-    "$dir/bench/tessera-bench" "$b" >"$results/${device}-${day}-${b}.txt" 2>&1 || true
+    # The same bench again as a table for people (GPU_CHECK_TABLES=0 skips it to save time).
+    [ "${GPU_CHECK_TABLES:-1}" = 1 ] && { "$dir/bench/tessera-bench" "$b" >"$results/${device}-${day}-${b}.txt" 2>&1 || true; }
   else
     note "bench $b: FAILED"; rc=1; cat "$out/bench-$b.err"
   fi

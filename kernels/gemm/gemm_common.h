@@ -38,7 +38,7 @@
 #endif
 /* Blocks per cluster: a cluster computes TS_GEMM_CLUSTER vertically adjacent tiles of C, which share
  * their columns of B, so each block loads a share of the B stage and multicasts it (A stays per
- * block). This cuts the bytes each SM pulls from L2 per stage from 48 KiB to 32 KiB: on the H200,
+ * block; for a single row of tiles, horizontally adjacent tiles sharing A instead). This cuts the bytes each SM pulls from L2 per stage from 48 KiB to 32 KiB: on the H200,
  * the loads alone of the 4096^3 product took 0.17 ms and the multiplies alone 0.18 ms, so the
  * unclustered kernel (0.23 ms) was bound by L2 -> SM bandwidth. Clusters of one elsewhere. */
 #if !defined(TS_GEMM_CLUSTER)
@@ -59,6 +59,7 @@ typedef struct ts_gemm_params {
     float alpha, beta;
     int k_iters;
     int staged;         /* nonzero: store C through shared memory (16-bit C, beta == 0) */
+    int cluster_n;      /* a cluster's tiles lie across N (sharing A), not down M (sharing B) */
     ts_tile_sched sched;
 } ts_gemm_params;
 
@@ -141,11 +142,15 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     params->alpha = alpha;
     params->beta = beta;
     params->k_iters = (k + TS_GEMM_BK - 1) / TS_GEMM_BK;
-    /* The scheduler's rows are clusters' worth of tile rows; the last may reach past M, where the
+    /* A cluster's tiles go down M, sharing B (the larger stage operand), unless M has a single
+     * row of tiles, where half the blocks would have nothing to do; then across N, sharing A. The
+     * scheduler counts clusters' worth of tiles; the last may reach past the matrix, where the
      * loads fill zeros and the stores write nothing. */
-    const int cluster_rows = TS_GEMM_BM * TS_GEMM_CLUSTER;
-    params->sched = ts_sched_make((m + cluster_rows - 1) / cluster_rows, (n + TS_GEMM_BN - 1) / TS_GEMM_BN,
-                                  TS_GEMM_GROUP_M);
+    const int tiles_m = (m + TS_GEMM_BM - 1) / TS_GEMM_BM, tiles_n = (n + TS_GEMM_BN - 1) / TS_GEMM_BN;
+    params->cluster_n = TS_GEMM_CLUSTER > 1 && tiles_m < TS_GEMM_CLUSTER && tiles_n > 1;
+    params->sched = params->cluster_n
+                        ? ts_sched_make(tiles_m, (tiles_n + TS_GEMM_CLUSTER - 1) / TS_GEMM_CLUSTER, TS_GEMM_GROUP_M)
+                        : ts_sched_make((tiles_m + TS_GEMM_CLUSTER - 1) / TS_GEMM_CLUSTER, tiles_n, TS_GEMM_GROUP_M);
     return TS_SUCCESS;
 }
 

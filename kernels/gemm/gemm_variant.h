@@ -37,14 +37,33 @@ TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) { return p->sched
 
 TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm_task *t) {
     ts_sched_tile(&p->sched, task, &t->tm, &t->tn);
-    t->tm = t->tm * TS_GEMM_CLUSTER + ts_cluster_rank();
+    /* A cluster's blocks take adjacent tiles down M (sharing B) or, with cluster_n, across N. */
+    if (p->cluster_n)
+        t->tn = t->tn * TS_GEMM_CLUSTER + ts_cluster_rank();
+    else
+        t->tm = t->tm * TS_GEMM_CLUSTER + ts_cluster_rank();
     return p->k_iters;
 }
 
+/* Tile coordinates of the stored operands: A's (m, k) tile, and B's (k, n) tile. */
+#if TS_GEMM_TRANS_A
+#define TS_GEMM_A_ROW(m_tile, k_tile) (k_tile)
+#define TS_GEMM_A_COL(m_tile, k_tile) (m_tile)
+#else
+#define TS_GEMM_A_ROW(m_tile, k_tile) (m_tile)
+#define TS_GEMM_A_COL(m_tile, k_tile) (k_tile)
+#endif
+#if TS_GEMM_TRANS_B
+#define TS_GEMM_B_ROW(k_tile, n_tile) (n_tile)
+#define TS_GEMM_B_COL(k_tile, n_tile) (k_tile)
+#else
+#define TS_GEMM_B_ROW(k_tile, n_tile) (k_tile)
+#define TS_GEMM_B_COL(k_tile, n_tile) (n_tile)
+#endif
+
 /* Timing probes for scripts/gpu-ab.sh, never set in a build that computes: TS_GEMM_PROBE_NO_LOAD
- * (stages are announced but never loaded), TS_GEMM_PROBE_NO_MMA (loads without multiplies) and
- * TS_GEMM_PROBE_NO_MULTICAST (every block loads its whole B stage) time one part of the kernel at
- * a time; each gives wrong results on purpose. */
+ * (stages are announced but never loaded) and TS_GEMM_PROBE_NO_MMA (loads without multiplies)
+ * time one part of the kernel at a time; each gives wrong results on purpose. */
 TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(input) *in,
                                 ts_tbar *full, int iter) {
 #ifdef TS_GEMM_PROBE_NO_LOAD
@@ -53,28 +72,20 @@ TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, 
     return;
 #endif
     ts_tbar_expect_bytes(full, TS_GEMM_CONSUMERS * TS_ASYNC_BYTES(&in->a[0]) + TS_ASYNC_BYTES(&in->b));
+    /* The operand the cluster's blocks have in common is loaded once for all of them. */
     for (int c = 0; c < TS_GEMM_CONSUMERS; ++c) {
         const int m_tile = t->tm * TS_GEMM_CONSUMERS + c;
-#if TS_GEMM_TRANS_A
-        ts_async_load(&in->a[c], &p->a, 0, 0, iter, m_tile, full);
-#else
-        ts_async_load(&in->a[c], &p->a, 0, 0, m_tile, iter, full);
-#endif
+        const int row = TS_GEMM_A_ROW(m_tile, iter), col = TS_GEMM_A_COL(m_tile, iter);
+        if (p->cluster_n)
+            ts_async_load_cluster(&in->a[c], &p->a, 0, 0, row, col, full);
+        else
+            ts_async_load(&in->a[c], &p->a, 0, 0, row, col, full);
     }
-    /* The cluster's blocks share this stage of B (same tile column, same iteration). */
-#ifdef TS_GEMM_PROBE_NO_MULTICAST
-#if TS_GEMM_TRANS_B
-    ts_async_load(&in->b, &p->b, 0, 0, t->tn, iter, full);
-#else
-    ts_async_load(&in->b, &p->b, 0, 0, iter, t->tn, full);
-#endif
-#else
-#if TS_GEMM_TRANS_B
-    ts_async_load_cluster(&in->b, &p->b, 0, 0, t->tn, iter, full);
-#else
-    ts_async_load_cluster(&in->b, &p->b, 0, 0, iter, t->tn, full);
-#endif
-#endif
+    const int row = TS_GEMM_B_ROW(iter, t->tn), col = TS_GEMM_B_COL(iter, t->tn);
+    if (p->cluster_n)
+        ts_async_load(&in->b, &p->b, 0, 0, row, col, full);
+    else
+        ts_async_load_cluster(&in->b, &p->b, 0, 0, row, col, full);
 }
 
 TS_DEVICE void TS_GEMM_FN(init)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
@@ -144,3 +155,7 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(output) *o
 #undef TS_GEMM_TRANS_A
 #undef TS_GEMM_TRANS_B
 #undef TS_GEMM_MMA
+#undef TS_GEMM_A_ROW
+#undef TS_GEMM_A_COL
+#undef TS_GEMM_B_ROW
+#undef TS_GEMM_B_COL

@@ -32,10 +32,10 @@
  * backends/cuda/launch.h so it can be compiled into each kernel's translation unit. */
 #include "backends/cuda/launch.h"
 
-#define TS_KERNEL_IMPL(name, max_warps, params_type, params)                                            \
+#define TS_KERNEL_IMPL(name, max_warps, min_blocks, params_type, params)                                \
     enum { name##_max_warps = (max_warps) };                                                       \
     TS_DEVICE void name##_body(const params_type *params);                                         \
-    static __global__ void __launch_bounds__((max_warps) * 32, 1)                                  \
+    static __global__ void __launch_bounds__((max_warps) * 32, (min_blocks))                       \
         name(const __grid_constant__ params_type name##_arg) {                                     \
         name##_body(&name##_arg);                                                                  \
     }                                                                                              \
@@ -179,7 +179,10 @@ TS_DEVICE void ts_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_
 
 /* The public forms expand their arguments first, so a kernel's name may itself be a macro (as in
  * kernels instantiated from an include-template). */
-#define TS_KERNEL(name, max_warps, params_type, params) TS_KERNEL_IMPL(name, max_warps, params_type, params)
+#define TS_KERNEL(name, max_warps, params_type, params) TS_KERNEL_IMPL(name, max_warps, 1, params_type, params)
+/* Asks the compiler to keep registers low enough for min_blocks blocks of max_warps warps per SM. */
+#define TS_KERNEL_RESIDENT(name, max_warps, min_blocks, params_type, params)                       \
+    TS_KERNEL_IMPL(name, max_warps, min_blocks, params_type, params)
 #define TS_LAUNCH(name, grid, warps, shared_bytes, stream, params)                                 \
     TS_LAUNCH_IMPL(name, grid, warps, shared_bytes, stream, params)
 

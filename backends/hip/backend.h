@@ -254,6 +254,9 @@ TS_DEVICE void ts_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_
 /* The public forms expand their arguments first, so a kernel's name may itself be a macro (as in
  * kernels instantiated from an include-template). */
 #define TS_KERNEL(name, max_warps, params_type, params) TS_KERNEL_IMPL(name, max_warps, params_type, params)
+/* The residency hint is CUDA's register cap; here the block size alone bounds the kernel. */
+#define TS_KERNEL_RESIDENT(name, max_warps, min_blocks, params_type, params)                       \
+    TS_KERNEL_IMPL(name, max_warps, params_type, params)
 #define TS_LAUNCH(name, grid, warps, shared_bytes, stream, params)                                 \
     TS_LAUNCH_IMPL(name, grid, warps, shared_bytes, stream, params)
 

@@ -19,10 +19,16 @@
 
 #define TS_ROWWISE_E 1024
 typedef ts_wv_f32_1024 ts_rowwise_wv;
+#ifndef TS_ROWWISE_MAX_WARPS
 #if TS_WARP_LANES == 64
 #define TS_ROWWISE_MAX_WARPS 8 /* 512 threads: 256 VGPRs a lane; 16 waves would cap them at 128 */
 #else
 #define TS_ROWWISE_MAX_WARPS 16
+#endif
+#endif
+/* Blocks of TS_ROWWISE_MAX_WARPS warps the compiler keeps registers low enough for (CUDA). */
+#ifndef TS_ROWWISE_MIN_BLOCKS
+#define TS_ROWWISE_MIN_BLOCKS 1
 #endif
 #define TS_ROWWISE_BLOCK_WARPS 8
 /* The longest row this backend takes: TS_ROWWISE_MAX_COLS, or 8192 on HIP. */

@@ -10,7 +10,7 @@
 #define TS_NORM_CAT2(a, b) a##b
 #define TS_NORM_CAT(a, b) TS_NORM_CAT2(a, b)
 
-TS_KERNEL(TS_NORM_NAME, TS_ROWWISE_MAX_WARPS, ts_norm_params, p) {
+TS_KERNEL_RESIDENT(TS_NORM_NAME, TS_ROWWISE_MAX_WARPS, TS_ROWWISE_MIN_BLOCKS, ts_norm_params, p) {
     const int nw = p->warps_per_row, groups = ts_num_warps() / nw;
     const int warp = ts_warp_id(), group = warp / nw, w = warp % nw;
     const int bytes = TS_DTYPE_BYTES(TS_NORM_DTYPE);

@@ -9,7 +9,13 @@
 #include "kernels/common/sm_count.h"
 #include "ops/rotary.h"
 
+#ifndef TS_ROPE_WARPS
 #define TS_ROPE_WARPS 4
+#endif
+/* Blocks per SM the compiler keeps registers low enough for (CUDA). */
+#ifndef TS_ROPE_MIN_BLOCKS
+#define TS_ROPE_MIN_BLOCKS 1
+#endif
 #define TS_ROPE_STRIP 512
 #define TS_ROPE_BLOCKS_PER_SM 32
 

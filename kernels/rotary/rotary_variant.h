@@ -11,7 +11,7 @@
 #define TS_ROPE_CAT2(a, b) a##b
 #define TS_ROPE_CAT(a, b) TS_ROPE_CAT2(a, b)
 
-TS_KERNEL(TS_ROPE_NAME, TS_ROPE_WARPS, ts_rope_params, p) {
+TS_KERNEL_RESIDENT(TS_ROPE_NAME, TS_ROPE_WARPS, TS_ROPE_MIN_BLOCKS, ts_rope_params, p) {
     const int bytes = TS_DTYPE_BYTES(TS_ROPE_DTYPE), d_shift = p->d_shift, half_d = 1 << (d_shift - 1);
     const int per_strip = TS_ROPE_STRIP >> d_shift; /* heads in one strip */
     const long long warps = (long long)ts_grid_x() * ts_num_warps();

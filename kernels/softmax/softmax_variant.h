@@ -9,7 +9,7 @@
 #define TS_SOFTMAX_CAT2(a, b) a##b
 #define TS_SOFTMAX_CAT(a, b) TS_SOFTMAX_CAT2(a, b)
 
-TS_KERNEL(TS_SOFTMAX_NAME, TS_ROWWISE_MAX_WARPS, ts_softmax_params, p) {
+TS_KERNEL_RESIDENT(TS_SOFTMAX_NAME, TS_ROWWISE_MAX_WARPS, TS_ROWWISE_MIN_BLOCKS, ts_softmax_params, p) {
     const int nw = p->warps_per_row, groups = ts_num_warps() / nw;
     const int warp = ts_warp_id(), group = warp / nw, w = warp % nw;
     const int bytes = TS_DTYPE_BYTES(TS_SOFTMAX_DTYPE), out_bytes = TS_DTYPE_BYTES(p->out_dtype);

@@ -26,10 +26,13 @@ typedef ts_wv_f32_1024 ts_rowwise_wv;
 #define TS_ROWWISE_MAX_WARPS 16
 #endif
 #endif
-/* Blocks of TS_ROWWISE_MAX_WARPS warps the compiler keeps registers low enough for (CUDA). */
-#ifndef TS_ROWWISE_MIN_BLOCKS
-#define TS_ROWWISE_MIN_BLOCKS 1
-#endif
+/* Rows of up to TS_ROWWISE_SHORT_WARPS * TS_ROWWISE_E columns (all but the longest) run on a second
+ * instance of each kernel, with blocks of at most TS_ROWWISE_SHORT_WARPS warps whose registers the
+ * compiler keeps low enough for several blocks per SM (TS_KERNEL_RESIDENT; each kernel picks its
+ * count). Occupancy is what these kernels need to keep enough loads in flight: on the H200 the
+ * norms went from 3.55 to 3.69 TB/s (RMSNorm + residual, 16384 x 4096) with three 8-warp blocks
+ * per SM instead of two, and softmax from 2.61 to 3.71 with four (bench/results, 2026-11-30). */
+#define TS_ROWWISE_SHORT_WARPS 8
 #define TS_ROWWISE_BLOCK_WARPS 8
 /* The longest row this backend takes: TS_ROWWISE_MAX_COLS, or 8192 on HIP. */
 #define TS_ROWWISE_BACKEND_MAX_COLS                                                                \

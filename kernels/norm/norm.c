@@ -1,19 +1,44 @@
 /* LayerNorm and RMSNorm with the optional fused residual add (tessera.h, docs/memory-bound.md):
- * the argument checks, the launch plan and one kernel per input dtype, instantiated from
- * norm_variant.h. */
+ * the argument checks, the launch plan and two kernels per input dtype, instantiated from
+ * norm_variant.h: one for rows of up to 8192 columns at high occupancy, one for longer rows
+ * (kernels/common/rowwise.h). */
 #include "kernels/common/rowwise.h"
 #include "kernels/norm/norm_common.h"
 
 #define TS_NORM_NAME ts_norm_bf16
 #define TS_NORM_DTYPE TS_DTYPE_BF16
+#define TS_NORM_MAX_WARPS TS_ROWWISE_MAX_WARPS
+#define TS_NORM_MIN_BLOCKS 1
+#include "kernels/norm/norm_variant.h"
+
+#define TS_NORM_NAME ts_norm_bf16_short
+#define TS_NORM_DTYPE TS_DTYPE_BF16
+#define TS_NORM_MAX_WARPS TS_ROWWISE_SHORT_WARPS
+#define TS_NORM_MIN_BLOCKS 3 /* 80 registers, a few bytes spilled; at four the row spills */
 #include "kernels/norm/norm_variant.h"
 
 #define TS_NORM_NAME ts_norm_fp16
 #define TS_NORM_DTYPE TS_DTYPE_FP16
+#define TS_NORM_MAX_WARPS TS_ROWWISE_MAX_WARPS
+#define TS_NORM_MIN_BLOCKS 1
+#include "kernels/norm/norm_variant.h"
+
+#define TS_NORM_NAME ts_norm_fp16_short
+#define TS_NORM_DTYPE TS_DTYPE_FP16
+#define TS_NORM_MAX_WARPS TS_ROWWISE_SHORT_WARPS
+#define TS_NORM_MIN_BLOCKS 3 /* 80 registers, a few bytes spilled; at four the row spills */
 #include "kernels/norm/norm_variant.h"
 
 #define TS_NORM_NAME ts_norm_f32
 #define TS_NORM_DTYPE TS_DTYPE_F32
+#define TS_NORM_MAX_WARPS TS_ROWWISE_MAX_WARPS
+#define TS_NORM_MIN_BLOCKS 1
+#include "kernels/norm/norm_variant.h"
+
+#define TS_NORM_NAME ts_norm_f32_short
+#define TS_NORM_DTYPE TS_DTYPE_F32
+#define TS_NORM_MAX_WARPS TS_ROWWISE_SHORT_WARPS
+#define TS_NORM_MIN_BLOCKS 3 /* 80 registers, a few bytes spilled; at four the row spills */
 #include "kernels/norm/norm_variant.h"
 
 static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream) {
@@ -58,10 +83,13 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
     ts_rowwise_plan plan;
     if ((s = ts_rowwise_make_plan(d.rows, d.cols, &plan)) != TS_SUCCESS) return s;
     p.warps_per_row = plan.warps_per_row;
+    const int short_rows = plan.warps <= TS_ROWWISE_SHORT_WARPS;
     switch (d.dtype) {
-    case TS_DTYPE_BF16: return ts_norm_bf16_launch(&p, &plan, stream);
-    case TS_DTYPE_FP16: return ts_norm_fp16_launch(&p, &plan, stream);
-    default: return ts_norm_f32_launch(&p, &plan, stream);
+    case TS_DTYPE_BF16:
+        return short_rows ? ts_norm_bf16_short_launch(&p, &plan, stream) : ts_norm_bf16_launch(&p, &plan, stream);
+    case TS_DTYPE_FP16:
+        return short_rows ? ts_norm_fp16_short_launch(&p, &plan, stream) : ts_norm_fp16_launch(&p, &plan, stream);
+    default: return short_rows ? ts_norm_f32_short_launch(&p, &plan, stream) : ts_norm_f32_launch(&p, &plan, stream);
     }
 }
 

@@ -6,11 +6,12 @@
  * 16-byte accesses, and never reads it twice: the residual sum, both passes of the statistics and
  * the normalization all work on the registers. A longer row is spread over a group of
  * warps that combine their partial sums through shared memory (kernels/common/rowwise.h).
- *   defines: TS_NORM_NAME (kernel; the launcher is TS_NORM_NAME##_launch), TS_NORM_DTYPE */
+ *   defines: TS_NORM_NAME (kernel; the launcher is TS_NORM_NAME##_launch), TS_NORM_DTYPE,
+ *            TS_NORM_MAX_WARPS (block size limit), TS_NORM_MIN_BLOCKS (blocks per SM, TS_KERNEL_RESIDENT) */
 #define TS_NORM_CAT2(a, b) a##b
 #define TS_NORM_CAT(a, b) TS_NORM_CAT2(a, b)
 
-TS_KERNEL_RESIDENT(TS_NORM_NAME, TS_ROWWISE_MAX_WARPS, TS_ROWWISE_MIN_BLOCKS, ts_norm_params, p) {
+TS_KERNEL_RESIDENT(TS_NORM_NAME, TS_NORM_MAX_WARPS, TS_NORM_MIN_BLOCKS, ts_norm_params, p) {
     const int nw = p->warps_per_row, groups = ts_num_warps() / nw;
     const int warp = ts_warp_id(), group = warp / nw, w = warp % nw;
     const int bytes = TS_DTYPE_BYTES(TS_NORM_DTYPE);
@@ -62,6 +63,8 @@ static ts_status TS_NORM_CAT(TS_NORM_NAME, _launch)(const ts_norm_params *params
 }
 
 #undef TS_NORM_NAME
+#undef TS_NORM_MAX_WARPS
+#undef TS_NORM_MIN_BLOCKS
 #undef TS_NORM_DTYPE
 #undef TS_NORM_CAT
 #undef TS_NORM_CAT2

@@ -18,14 +18,38 @@ typedef struct ts_softmax_params {
 
 #define TS_SOFTMAX_NAME ts_softmax_bf16
 #define TS_SOFTMAX_DTYPE TS_DTYPE_BF16
+#define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_MAX_WARPS
+#define TS_SOFTMAX_MIN_BLOCKS 1
+#include "kernels/softmax/softmax_variant.h"
+
+#define TS_SOFTMAX_NAME ts_softmax_bf16_short
+#define TS_SOFTMAX_DTYPE TS_DTYPE_BF16
+#define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_SHORT_WARPS
+#define TS_SOFTMAX_MIN_BLOCKS 4 /* 64 registers, no spills */
 #include "kernels/softmax/softmax_variant.h"
 
 #define TS_SOFTMAX_NAME ts_softmax_fp16
 #define TS_SOFTMAX_DTYPE TS_DTYPE_FP16
+#define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_MAX_WARPS
+#define TS_SOFTMAX_MIN_BLOCKS 1
+#include "kernels/softmax/softmax_variant.h"
+
+#define TS_SOFTMAX_NAME ts_softmax_fp16_short
+#define TS_SOFTMAX_DTYPE TS_DTYPE_FP16
+#define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_SHORT_WARPS
+#define TS_SOFTMAX_MIN_BLOCKS 4 /* 64 registers, no spills */
 #include "kernels/softmax/softmax_variant.h"
 
 #define TS_SOFTMAX_NAME ts_softmax_f32
 #define TS_SOFTMAX_DTYPE TS_DTYPE_F32
+#define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_MAX_WARPS
+#define TS_SOFTMAX_MIN_BLOCKS 1
+#include "kernels/softmax/softmax_variant.h"
+
+#define TS_SOFTMAX_NAME ts_softmax_f32_short
+#define TS_SOFTMAX_DTYPE TS_DTYPE_F32
+#define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_SHORT_WARPS
+#define TS_SOFTMAX_MIN_BLOCKS 4 /* 64 registers, no spills */
 #include "kernels/softmax/softmax_variant.h"
 
 TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) {
@@ -60,9 +84,13 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
     ts_rowwise_plan plan;
     if ((s = ts_rowwise_make_plan(d.rows, d.cols, &plan)) != TS_SUCCESS) return s;
     p.warps_per_row = plan.warps_per_row;
+    const int short_rows = plan.warps <= TS_ROWWISE_SHORT_WARPS;
     switch (d.dtype) {
-    case TS_DTYPE_BF16: return ts_softmax_bf16_launch(&p, &plan, stream);
-    case TS_DTYPE_FP16: return ts_softmax_fp16_launch(&p, &plan, stream);
-    default: return ts_softmax_f32_launch(&p, &plan, stream);
+    case TS_DTYPE_BF16:
+        return short_rows ? ts_softmax_bf16_short_launch(&p, &plan, stream) : ts_softmax_bf16_launch(&p, &plan, stream);
+    case TS_DTYPE_FP16:
+        return short_rows ? ts_softmax_fp16_short_launch(&p, &plan, stream) : ts_softmax_fp16_launch(&p, &plan, stream);
+    default:
+        return short_rows ? ts_softmax_f32_short_launch(&p, &plan, stream) : ts_softmax_f32_launch(&p, &plan, stream);
     }
 }

@@ -5,11 +5,12 @@
  * registers, read once with 16-byte loads; masked and padding elements become -inf, the row
  * maximum and then the sum of exp2((x - max) * scale * log2 e) are reduced across the warp (and
  * across the row's warps through shared memory), and the slice is scaled and stored.
- *   defines: TS_SOFTMAX_NAME (kernel; the launcher is TS_SOFTMAX_NAME##_launch), TS_SOFTMAX_DTYPE */
+ *   defines: TS_SOFTMAX_NAME (kernel; the launcher is TS_SOFTMAX_NAME##_launch), TS_SOFTMAX_DTYPE,
+ *            TS_SOFTMAX_MAX_WARPS (block size limit), TS_SOFTMAX_MIN_BLOCKS (blocks per SM, TS_KERNEL_RESIDENT) */
 #define TS_SOFTMAX_CAT2(a, b) a##b
 #define TS_SOFTMAX_CAT(a, b) TS_SOFTMAX_CAT2(a, b)
 
-TS_KERNEL_RESIDENT(TS_SOFTMAX_NAME, TS_ROWWISE_MAX_WARPS, TS_ROWWISE_MIN_BLOCKS, ts_softmax_params, p) {
+TS_KERNEL_RESIDENT(TS_SOFTMAX_NAME, TS_SOFTMAX_MAX_WARPS, TS_SOFTMAX_MIN_BLOCKS, ts_softmax_params, p) {
     const int nw = p->warps_per_row, groups = ts_num_warps() / nw;
     const int warp = ts_warp_id(), group = warp / nw, w = warp % nw;
     const int bytes = TS_DTYPE_BYTES(TS_SOFTMAX_DTYPE), out_bytes = TS_DTYPE_BYTES(p->out_dtype);
@@ -48,6 +49,8 @@ static ts_status TS_SOFTMAX_CAT(TS_SOFTMAX_NAME, _launch)(const ts_softmax_param
 }
 
 #undef TS_SOFTMAX_NAME
+#undef TS_SOFTMAX_MAX_WARPS
+#undef TS_SOFTMAX_MIN_BLOCKS
 #undef TS_SOFTMAX_DTYPE
 #undef TS_SOFTMAX_CAT
 #undef TS_SOFTMAX_CAT2

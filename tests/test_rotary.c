@@ -165,7 +165,9 @@ Test(rotary, bad_arguments) {
     const long long huge[3] = {1LL << 40, 128, 64};
     cr_assert_eq(ts_rotary(NULL, NULL), TS_ERROR_NULL_POINTER);
     d = ok;
-    cr_assert_eq(ts_rotary(&d, NULL), TS_SUCCESS);
+    /* The valid descriptor points at host memory, which only the host backend may run on (GPU
+     * backends run it with device memory in the tests above, and may have no device here). */
+    if (!on_gpu()) cr_assert_eq(ts_rotary(&d, NULL), TS_SUCCESS);
 #define EXPECT(change, status)                                                                     \
     do {                                                                                           \
         d = ok;                                                                                    \
@@ -203,6 +205,6 @@ Test(rotary, bad_arguments) {
     EXPECT(d.q_strides = overlap, TS_ERROR_INVALID_VALUE);
     EXPECT(d.q_strides = zero, TS_ERROR_INVALID_VALUE);
     EXPECT((d.batch = 1 << 20, d.q_strides = huge), TS_ERROR_SIZE_OVERFLOW);
-    EXPECT((d.heads_k = 0, d.k = NULL, d.k_out = NULL), TS_SUCCESS);
+    if (!on_gpu()) EXPECT((d.heads_k = 0, d.k = NULL, d.k_out = NULL), TS_SUCCESS); /* Q only */
 #undef EXPECT
 }

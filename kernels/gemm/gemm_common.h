@@ -28,13 +28,19 @@
 #ifndef TS_GEMM_STAGED_STORE
 #define TS_GEMM_STAGED_STORE 1
 #endif
+/* Columns of C a consumer stages at a time: all BN (64 x 256, 32 KiB a consumer, three stages
+ * fit), or half, in two rounds through a 16 KiB tile, which leaves room for four stages. */
+#ifndef TS_GEMM_OUT_COLS
+#define TS_GEMM_OUT_COLS TS_GEMM_BN
+#endif
 #ifndef TS_GEMM_STAGES
-#define TS_GEMM_STAGES (TS_GEMM_STAGED_STORE ? 3 : 4)
+#define TS_GEMM_STAGES (TS_GEMM_STAGED_STORE && TS_GEMM_OUT_COLS == TS_GEMM_BN ? 3 : 4)
 #endif
 #else
 #define TS_GEMM_BN 64
 #define TS_GEMM_STAGES 2
 #define TS_GEMM_STAGED_STORE 0
+#define TS_GEMM_OUT_COLS TS_GEMM_BN
 #endif
 /* Blocks per cluster: a cluster computes TS_GEMM_CLUSTER vertically adjacent tiles of C, which share
  * their columns of B, so each block loads a share of the B stage and multicasts it (A stays per
@@ -54,7 +60,7 @@
 
 typedef struct ts_gemm_params {
     ts_async_desc a, b; /* tensor maps first: they need 64-byte alignment */
-    ts_async_desc c_store; /* C as 16-bit elements in 64 x BN tiles, for the staged store */
+    ts_async_desc c_store; /* C as 16-bit elements in 64 x TS_GEMM_OUT_COLS tiles, for the staged store */
     ts_gl c;
     float alpha, beta;
     int k_iters;
@@ -135,7 +141,7 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     if (c_type != TS_DTYPE_F32 && beta == 0.0f && n % 8 == 0) {
         /* bf16 and fp16 are both 2-byte elements to the copy engine. */
         const ts_gl gc = ts_gl_matrix(c, TS_DTYPE_BF16, m, n, ldc);
-        if ((s = ts_async_desc_make(&params->c_store, &gc, 64, TS_GEMM_BN, TS_DTYPE_BF16)) != TS_SUCCESS) return s;
+        if ((s = ts_async_desc_make(&params->c_store, &gc, 64, TS_GEMM_OUT_COLS, TS_DTYPE_BF16)) != TS_SUCCESS) return s;
         params->staged = 1;
     }
 #endif

@@ -17,11 +17,11 @@ typedef struct TS_GEMM_FN(input) {
     TS_GEMM_B_TILE b;
 } TS_GEMM_FN(input);
 
-/* A consumer's 64 x BN results on their way to C (the staged store); the bits are C's 16-bit
- * dtype, bf16 or fp16, which the copy engine moves alike. */
+/* A consumer's 64 x TS_GEMM_OUT_COLS results on their way to C (the staged store); the bits are
+ * C's 16-bit dtype, bf16 or fp16, which the copy engine moves alike. */
 typedef struct TS_GEMM_FN(output) {
 #if TS_GEMM_STAGED_STORE
-    TS_GEMM_CAT(ts_st_bf16_64x, TS_GEMM_BN) c;
+    TS_GEMM_CAT(ts_st_bf16_64x, TS_GEMM_OUT_COLS) c;
 #else
     int unused;
 #endif
@@ -112,16 +112,23 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     ts_wg_acc_fence(&c->acc);
 #if TS_GEMM_STAGED_STORE
     if (p->staged) {
-        /* The previous tile's store must have read the output tile before it is overwritten. */
-        if (ts_warp_in_group() == 0) ts_async_store_wait_read();
-        ts_sync_named(consumer, 4);
-        ts_gemm_stage_rows(TS_ST_DATA(&out->c), TS_ST_DESC(&out->c), &c->acc.v[0][0][0], TS_RT_DESC(&c->acc),
-                           ts_warp_in_group() * 16, p->alpha, p->c.dtype == TS_DTYPE_BF16);
-        ts_async_fence_shared();
-        ts_sync_named(consumer, 4);
-        if (ts_warp_in_group() == 0) {
-            ts_async_store(&p->c_store, &out->c, 0, 0, t->tm * TS_GEMM_CONSUMERS + consumer, t->tn);
-            ts_async_store_commit();
+        /* TS_GEMM_OUT_COLS columns at a time: the accumulator's subtiles of those columns are a
+         * 16 x TS_GEMM_OUT_COLS tile of their own (one row of subtiles, laid out column after column). */
+        const ts_rt_desc part = ts_rt_make_desc(16, TS_GEMM_OUT_COLS, TS_DTYPE_F32, TS_RT_LAYOUT(&c->acc));
+        TS_UNROLL /* a constant h keeps the accumulator in registers */
+        for (int h = 0; h < TS_GEMM_BN / TS_GEMM_OUT_COLS; ++h) {
+            /* The previous store must have read the output tile before it is overwritten. */
+            if (ts_warp_in_group() == 0) ts_async_store_wait_read();
+            ts_sync_named(consumer, 4);
+            ts_gemm_stage_rows(TS_ST_DATA(&out->c), TS_ST_DESC(&out->c), &c->acc.v[0][h * (TS_GEMM_OUT_COLS / 16)][0],
+                               part, ts_warp_in_group() * 16, p->alpha, p->c.dtype == TS_DTYPE_BF16);
+            ts_async_fence_shared();
+            ts_sync_named(consumer, 4);
+            if (ts_warp_in_group() == 0) {
+                ts_async_store(&p->c_store, &out->c, 0, 0, t->tm * TS_GEMM_CONSUMERS + consumer,
+                               t->tn * (TS_GEMM_BN / TS_GEMM_OUT_COLS) + h);
+                ts_async_store_commit();
+            }
         }
         return;
     }

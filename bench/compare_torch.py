@@ -16,8 +16,9 @@ import datetime
 import json
 import math
 import os
-import statistics
 import sys
+
+from torch_timing import time_interleaved
 
 TS_DTYPE_BF16 = 2
 TS_DTYPE_F32 = 1
@@ -139,30 +140,13 @@ def main():
 
         runs = {"tessera": tessera, "cuDNN": backend(SDPBackend.CUDNN_ATTENTION),
                 "flash": backend(SDPBackend.FLASH_ATTENTION)}
-        times = {name: [] for name in runs}
-        for _ in range(args.warmup):
-            for run in runs.values():
-                run()
-        torch.cuda.synchronize()
-        for rep in range(args.reps):
-            order = list(runs) if rep % 2 == 0 else list(reversed(list(runs)))
-            for name in order:
-                flush.zero_()
-                # Keep the GPU busy while Python issues the run, so that the host's launch time
-                # (large for a torch.compile'd function next to a 0.1 ms kernel) is not timed.
-                torch.cuda._sleep(200_000)
-                start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                start.record()
-                runs[name]()
-                stop.record()
-                stop.synchronize()
-                times[name].append(start.elapsed_time(stop))
+        ms = time_interleaved(torch, runs, flush, args.reps, args.warmup)
         ref = runs["cuDNN"]()
         tessera()
         torch.cuda.synchronize()
         diff = ((o.float() - ref.float()).abs().max() / ref.float().abs().max().clamp_min(1e-30)).item()
         flops = 4.0 * b * h * n * n * d * (0.5 if causal else 1.0)
-        tflops = {name: flops / (statistics.median(t) * 1e9) for name, t in times.items()}
+        tflops = {name: flops / (t * 1e9) for name, t in ms.items()}
         print(json.dumps({
             "bench": "attention", "backend": "cuda", "device": props.name,
             "params": {"B": b, "H": h, "N": n, "D": d, "causal": causal, "dtype": "bf16"},

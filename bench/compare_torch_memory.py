@@ -18,8 +18,9 @@ import datetime
 import json
 import math
 import os
-import statistics
 import sys
+
+from torch_timing import time_interleaved
 
 TS_DTYPE_F32, TS_DTYPE_BF16, TS_DTYPE_FP16 = 1, 2, 3
 TS_ROTARY_BNHD, TS_ROTARY_BHND = 0, 1
@@ -173,25 +174,7 @@ def main():
     only = set(args.only.split(","))
 
     def time_all(runs):
-        times = {name: [] for name in runs}
-        for _ in range(args.warmup):
-            for run in runs.values():
-                run()
-        torch.cuda.synchronize()
-        for rep in range(args.reps):
-            order = list(runs) if rep % 2 == 0 else list(reversed(list(runs)))
-            for name in order:
-                flush.zero_()
-                # Keep the GPU busy while Python issues the run, so that the host's launch time
-                # (large for a torch.compile'd function next to a 0.1 ms kernel) is not timed.
-                torch.cuda._sleep(200_000)
-                start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                start.record()
-                runs[name]()
-                stop.record()
-                stop.synchronize()
-                times[name].append(start.elapsed_time(stop))
-        return {name: statistics.median(t) for name, t in times.items()}
+        return time_interleaved(torch, runs, flush, args.reps, args.warmup)
 
     def emit(bench, params, nbytes, ms, diff):
         tbs = {k: nbytes / (v * 1e9) for k, v in ms.items()}

@@ -49,23 +49,12 @@ TS_DEVICE void ts_tbar_arrive_cluster(ts_tbar *bar, int cta) {
  * block fills an SM. Persistent kernels size their grid by it. */
 static inline ts_status ts_cuda_cluster_capacity(const void *kernel, int warps, size_t shared_bytes, int cluster,
                                                  int *clusters) {
-    if (shared_bytes > 0) shared_bytes += TS_SHARED_ALIGN;
-    if (shared_bytes > TS_CUDA_DEFAULT_SHARED_LIMIT) {
-        cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               (int)shared_bytes);
-        if (err != cudaSuccess) return ts_cuda_map_error(err);
-    }
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3((unsigned)cluster, 1, 1);
-    config.blockDim = dim3((unsigned)warps * 32u, 1, 1);
-    config.dynamicSmemBytes = shared_bytes;
-    cudaLaunchAttribute attr = {};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = (unsigned)cluster;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    config.attrs = &attr;
-    config.numAttrs = 1;
+    cudaLaunchConfig_t config;
+    cudaLaunchAttribute attr;
+    const ts_status st = ts_cuda_launch_config(kernel, ts_grid_1d((unsigned)cluster), warps, shared_bytes, NULL,
+                                               cluster, &config, &attr);
+    if (st != TS_SUCCESS) return st;
+    config.numAttrs = 1; /* the query wants the attribute even for clusters of one */
     int n = 0;
     cudaError_t err = cudaOccupancyMaxActiveClusters(&n, kernel, &config);
     if (err != cudaSuccess) {

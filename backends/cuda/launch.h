@@ -25,14 +25,12 @@ ts_status ts_cuda_map_error(cudaError_t err);
 /* The portable cluster size limit of the CUDA programming guide. */
 #define TS_CUDA_MAX_CLUSTER 8
 
-/* cluster: blocks per thread-block cluster along x (backends/cluster.h); 1 launches plain blocks. */
-static inline ts_status ts_cuda_launch(const void *kernel, ts_grid grid, int warps, int max_warps,
-                                       size_t shared_bytes, ts_stream stream, void *params, int cluster) {
-    if (warps < 1 || warps > max_warps || warps > 32) return TS_ERROR_RESOURCES;
-    if (grid.x < 1 || grid.y < 1 || grid.z < 1) return TS_ERROR_INVALID_SIZE;
-    if (grid.y > 65535 || grid.z > 65535 || grid.x > 2147483647u) return TS_ERROR_SIZE_OVERFLOW;
-    if (cluster < 1 || cluster > TS_CUDA_MAX_CLUSTER) return TS_ERROR_UNSUPPORTED;
-    if (grid.x % (unsigned)cluster != 0) return TS_ERROR_INVALID_VALUE;
+/* The launch configuration of `warps`-warp blocks with `shared_bytes` of dynamic shared memory (plus
+ * the alignment slack of ts_shared_base, opted in above the default limit) in clusters of `cluster`
+ * blocks along x; attr must outlive config. */
+static inline ts_status ts_cuda_launch_config(const void *kernel, ts_grid grid, int warps, size_t shared_bytes,
+                                              ts_stream stream, int cluster, cudaLaunchConfig_t *config,
+                                              cudaLaunchAttribute *attr) {
     /* Room to align the base of dynamic shared memory (ts_shared_base). */
     if (shared_bytes > 0) shared_bytes += TS_SHARED_ALIGN;
     if (shared_bytes > TS_CUDA_MAX_DYNAMIC_SHARED) return TS_ERROR_RESOURCES;
@@ -41,19 +39,34 @@ static inline ts_status ts_cuda_launch(const void *kernel, ts_grid grid, int war
                                                (int)shared_bytes);
         if (err != cudaSuccess) return ts_cuda_map_error(err);
     }
+    *config = cudaLaunchConfig_t{};
+    config->gridDim = dim3(grid.x, grid.y, grid.z);
+    config->blockDim = dim3((unsigned)warps * 32u, 1, 1);
+    config->dynamicSmemBytes = shared_bytes;
+    config->stream = (cudaStream_t)stream;
+    *attr = cudaLaunchAttribute{};
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = (unsigned)cluster;
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+    config->attrs = attr;
+    config->numAttrs = cluster > 1 ? 1 : 0;
+    return TS_SUCCESS;
+}
+
+/* cluster: blocks per thread-block cluster along x (backends/cluster.h); 1 launches plain blocks. */
+static inline ts_status ts_cuda_launch(const void *kernel, ts_grid grid, int warps, int max_warps,
+                                       size_t shared_bytes, ts_stream stream, void *params, int cluster) {
+    if (warps < 1 || warps > max_warps || warps > 32) return TS_ERROR_RESOURCES;
+    if (grid.x < 1 || grid.y < 1 || grid.z < 1) return TS_ERROR_INVALID_SIZE;
+    if (grid.y > 65535 || grid.z > 65535 || grid.x > 2147483647u) return TS_ERROR_SIZE_OVERFLOW;
+    if (cluster < 1 || cluster > TS_CUDA_MAX_CLUSTER) return TS_ERROR_UNSUPPORTED;
+    if (grid.x % (unsigned)cluster != 0) return TS_ERROR_INVALID_VALUE;
+    cudaLaunchConfig_t config;
+    cudaLaunchAttribute attr;
+    const ts_status st = ts_cuda_launch_config(kernel, grid, warps, shared_bytes, stream, cluster, &config, &attr);
+    if (st != TS_SUCCESS) return st;
     void *args[1] = {params};
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(grid.x, grid.y, grid.z);
-    config.blockDim = dim3((unsigned)warps * 32u, 1, 1);
-    config.dynamicSmemBytes = shared_bytes;
-    config.stream = (cudaStream_t)stream;
-    cudaLaunchAttribute attr = {};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = (unsigned)cluster;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    config.attrs = &attr;
-    config.numAttrs = cluster > 1 ? 1 : 0;
     cudaError_t err = cudaLaunchKernelExC(&config, kernel, args);
     if (err == cudaSuccess) err = cudaPeekAtLastError();
     if (err != cudaSuccess) {

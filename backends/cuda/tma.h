@@ -33,28 +33,40 @@ TS_DEVICE void ts_cuda_tma_check(const ts_async_desc *d, ts_st_desc sd) {
     if (d->tile_rows != sd.rows || d->tile_cols != sd.cols || d->dtype != sd.dtype) __trap();
 }
 
+/* Issues column chunks first, first + step, ... of tile (tile_row, tile_col) of matrix (b, h) into
+ * st, completing on bar; with a nonzero cta_mask each chunk is multicast to those blocks of the
+ * cluster (same shared-memory offsets, each block's barrier at bar's offset). Lane 0 only. */
+TS_DEVICE void ts_tma_load_chunks(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h, int tile_row,
+                                  int tile_col, ts_tbar *bar, int first, int step, unsigned short cta_mask) {
+    ts_cuda_tma_check(d, sd);
+    const int bytes = TS_DTYPE_BYTES(sd.dtype);
+    const int sw = ts_cuda_st_swizzle_bytes(sd.cols * bytes);
+    const int chunk_cols = sw / bytes;
+    const unsigned dst = ts_cuda_smem_addr(st), mbar = ts_cuda_smem_addr(bar);
+    const unsigned long long map = (unsigned long long)(const void *)&d->map;
+    const int row = tile_row * sd.rows;
+    for (int c = first; c < sd.cols / chunk_cols; c += step) {
+        const unsigned chunk_dst = dst + (unsigned)(c * sd.rows * sw);
+        const int col = tile_col * sd.cols + c * chunk_cols;
+        if (cta_mask)
+            asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                         ".multicast::cluster [%0], [%1, {%2, %3, %4, %5}], [%6], %7;\n" ::"r"(chunk_dst),
+                         "l"(map), "r"(col), "r"(row), "r"(h), "r"(b), "r"(mbar), "h"(cta_mask)
+                         : "memory");
+        else
+            asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                         "[%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(chunk_dst),
+                         "l"(map), "r"(col), "r"(row), "r"(h), "r"(b), "r"(mbar)
+                         : "memory");
+    }
+}
+
 /* Starts loading tile (tile_row, tile_col) of matrix (b, h) into st; the bytes complete on bar,
  * whose phase the kernel must have announced them to (ts_tbar_expect_bytes, the full tile). */
 TS_DEVICE void ts_tma_load_async(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
                                  int tile_row, int tile_col, ts_tbar *bar) {
     __syncwarp();
-    if (ts_lane_id() == 0) {
-        ts_cuda_tma_check(d, sd);
-        const int bytes = TS_DTYPE_BYTES(sd.dtype);
-        const int sw = ts_cuda_st_swizzle_bytes(sd.cols * bytes);
-        const int chunk_cols = sw / bytes;
-        const unsigned dst = ts_cuda_smem_addr(st), mbar = ts_cuda_smem_addr(bar);
-        const unsigned long long map = (unsigned long long)(const void *)&d->map;
-        const int row = tile_row * sd.rows;
-        for (int c = 0; c < sd.cols / chunk_cols; ++c) {
-            asm volatile(
-                "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                "[%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst + (unsigned)(c * sd.rows * sw)),
-                "l"(map), "r"(tile_col * sd.cols + c * chunk_cols), "r"(row), "r"(h), "r"(b),
-                "r"(mbar)
-                : "memory");
-        }
-    }
+    if (ts_lane_id() == 0) ts_tma_load_chunks(st, sd, d, b, h, tile_row, tile_col, bar, 0, 1, 0);
 }
 
 /* The cluster's form of ts_tma_load_async (backends/cluster.h): every block of the cluster calls it
@@ -65,31 +77,11 @@ TS_DEVICE void ts_tma_load_cluster_async(void *st, ts_st_desc sd, const ts_async
                                          int tile_row, int tile_col, ts_tbar *bar) {
     uint32_t size, rank;
     asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(size));
-    if (size == 1) {
-        ts_tma_load_async(st, sd, d, b, h, tile_row, tile_col, bar);
-        return;
-    }
     asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
     __syncwarp();
-    if (ts_lane_id() == 0) {
-        ts_cuda_tma_check(d, sd);
-        const int bytes = TS_DTYPE_BYTES(sd.dtype);
-        const int sw = ts_cuda_st_swizzle_bytes(sd.cols * bytes);
-        const int chunk_cols = sw / bytes;
-        const unsigned dst = ts_cuda_smem_addr(st), mbar = ts_cuda_smem_addr(bar);
-        const unsigned long long map = (unsigned long long)(const void *)&d->map;
-        const unsigned short mask = (unsigned short)((1u << size) - 1u);
-        const int row = tile_row * sd.rows;
-        for (int c = (int)rank; c < sd.cols / chunk_cols; c += (int)size) {
-            asm volatile(
-                "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                ".multicast::cluster [%0], [%1, {%2, %3, %4, %5}], [%6], %7;\n" ::"r"(
-                    dst + (unsigned)(c * sd.rows * sw)),
-                "l"(map), "r"(tile_col * sd.cols + c * chunk_cols), "r"(row), "r"(h), "r"(b),
-                "r"(mbar), "h"(mask)
-                : "memory");
-        }
-    }
+    if (ts_lane_id() == 0)
+        ts_tma_load_chunks(st, sd, d, b, h, tile_row, tile_col, bar, (int)rank, (int)size,
+                           size == 1 ? (unsigned short)0 : (unsigned short)((1u << size) - 1u));
 }
 
 /* Starts storing st to tile (tile_row, tile_col) of matrix (b, h); elements outside the matrix

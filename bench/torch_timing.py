@@ -1,0 +1,29 @@
+"""The timing protocol of tessera-bench for the Python drivers (compare_torch.py,
+compare_torch_memory.py): warm-up, then rounds in which every implementation runs once, in
+alternating order, each run after an L2 flush and timed with CUDA events; the median per
+implementation, in milliseconds."""
+import statistics
+
+
+def time_interleaved(torch, runs, flush, reps, warmup):
+    """runs: name -> callable issuing one run on the current stream. flush: a tensor larger than the
+    L2, zeroed before every run."""
+    times = {name: [] for name in runs}
+    for _ in range(warmup):
+        for run in runs.values():
+            run()
+    torch.cuda.synchronize()
+    names = list(runs)
+    for rep in range(reps):
+        for name in (names if rep % 2 == 0 else names[::-1]):
+            flush.zero_()
+            # Keep the GPU busy while Python issues the run, so that the host's launch time (large
+            # for a torch.compile'd function next to a 0.1 ms kernel) is not timed.
+            torch.cuda._sleep(200_000)
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            runs[name]()
+            stop.record()
+            stop.synchronize()
+            times[name].append(start.elapsed_time(stop))
+    return {name: statistics.median(t) for name, t in times.items()}

@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
-"""Writes backends/cuda/wgmma_generated.h: one inline-assembly wrapper of
+"""Writes backends/cuda/wgmma_generated.h: inline-assembly wrappers of
 wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16} per N (16 to 256 in steps of 16, the widths
-register tiles come in), with both operands from shared memory through descriptors, and the
-dispatch over N that the warpgroup ops call with compile-time constants.
+register tiles come in), in two forms: both operands from shared memory through descriptors ("SS"),
+and A from registers with B through a descriptor ("RS"); and the dispatch over N that the warpgroup
+ops call with compile-time constants.
 
 The accumulator is the N/2 floats of a ts_rt_f32_16xN tile, passed as "+f" operands in storage
 order, which is the instruction's register order (backends/cuda/wgmma_layout.h). The transpose
 flags are immediates, so each (dtype, trans-a, trans-b) is its own asm statement; the flags reach
 the wrapper as constants and the other branches fold away.
+
+The RS form takes the k16 step's A fragment as four 32-bit registers, each two 16-bit elements,
+in the order of the PTX ISA's "Register fragment for wgmma A" (the mma.sync m16n8k16 A fragment
+per warp): the four words of one 16x16 subtile of a ts_rt_{bf16,fp16}_16xK row-layout tile
+(backends/cuda/fragment_layout.h, ts_cuda_wgmma_a_word). The ISA allows no transpose of a
+register A, so only trans-b is an immediate.
 
     usage: scripts/gen_wgmma.py [output]    (default: backends/cuda/wgmma_generated.h)
 """
@@ -26,7 +33,11 @@ HEADER = """\
  * the instruction overwrite d instead of accumulating; trans_a / trans_b = 1 select M-major A /
  * N-major B. Every warp of the warpgroup calls the same wrapper with the same descriptors. The
  * caller brackets the calls with wgmma.fence, commit_group and wait_group
- * (backends/cuda/warpgroup.h). Only the sm_90a pass emits these instructions. */
+ * (backends/cuda/warpgroup.h). Only the sm_90a pass emits these instructions.
+ *
+ * The _rs wrappers take A from registers instead: a points at the four 32-bit words (two 16-bit
+ * elements each) of the warp's A fragment for this k16 step, which must not change until the
+ * wgmma has completed (wait_group); there is no trans_a. */
 #ifndef TESSERA_BACKENDS_CUDA_WGMMA_GENERATED_H
 #define TESSERA_BACKENDS_CUDA_WGMMA_GENERATED_H
 
@@ -109,6 +120,76 @@ def dispatch():
     return "\n".join(lines)
 
 
+def asm_macro_rs(n):
+    regs = n // 2
+    a0 = regs          # four A registers
+    desc = regs + 4
+    scale = regs + 5
+    lines = []
+    lines.append(f"/* m64n{n}k16, A from registers: {regs} accumulator registers, 4 A registers. */")
+    lines.append(f"#define TS_CUDA_WGMMA_RS_ASM_N{n}(ab, tb) \\")
+    lines.append("    asm volatile( \\")
+    lines.append('        "{\\n\\t.reg .pred p;\\n\\t" \\')
+    lines.append(f'        "setp.ne.b32 p, %{scale}, 0;\\n\\t" \\')
+    lines.append(f'        "wgmma.mma_async.sync.aligned.m64n{n}k16.f32." #ab "." #ab "\\n\\t{{" \\')
+    per_line = 8
+    for start in range(0, regs, per_line):
+        chunk = ", ".join(f"%{i}" for i in range(start, min(start + per_line, regs)))
+        sep = ", " if start + per_line < regs else ""
+        lines.append(f'        "{chunk}{sep}" \\')
+    lines.append(f'        "}},\\n\\t{{%{a0}, %{a0 + 1}, %{a0 + 2}, %{a0 + 3}}},\\n\\t%{desc}, p, 1, 1, " #tb ";\\n}}\\n" \\')
+    outs = [f'"+f"(d[{i}])' for i in range(regs)]
+    out_lines = []
+    for start in range(0, regs, 6):
+        out_lines.append(", ".join(outs[start:start + 6]))
+    lines.append("        : " + (", \\\n          ".join(out_lines)) + " \\")
+    lines.append('        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \\')
+    lines.append('        : "memory")')
+    return "\n".join(lines)
+
+
+def wrapper_rs(n):
+    body = []
+    head = f"TS_DEVICE void ts_cuda_wgmma_rs_n{n}("
+    pad = " " * len(head)
+    body.append(f"{head}float *d, const unsigned *a, unsigned long long desc_b, int scale_d,")
+    body.append(f"{pad}int f16, int trans_b) {{")
+    body.append("#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)")
+    body.append("    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;")
+    body.append("    __trap();")
+    body.append("#else")
+    first = True
+    for name, flag in DTYPES:
+        for tb in (0, 1):
+            cond = f"f16 == {flag} && trans_b == {tb}"
+            kw = "if" if first else "else if"
+            body.append(f"    {kw} ({cond})")
+            body.append(f"        TS_CUDA_WGMMA_RS_ASM_N{n}({name}, {tb});")
+            first = False
+    body.append("#endif")
+    body.append("}")
+    return "\n".join(body)
+
+
+def dispatch_rs():
+    lines = []
+    lines.append("/* The A-from-registers wrapper for width n (a multiple of 16 in 16..256); other widths do")
+    lines.append(" * nothing, and the warpgroup ops reject them at compile time. */")
+    lines.append("TS_DEVICE void ts_cuda_wgmma_rs_m64nk16(float *d, int n, const unsigned *a,")
+    lines.append("                                        unsigned long long desc_b, int scale_d, int f16,")
+    lines.append("                                        int trans_b) {")
+    lines.append("    switch (n) {")
+    for n in WIDTHS:
+        lines.append(f"    case {n}:")
+        lines.append(f"        ts_cuda_wgmma_rs_n{n}(d, a, desc_b, scale_d, f16, trans_b);")
+        lines.append("        break;")
+    lines.append("    default:")
+    lines.append("        break;")
+    lines.append("    }")
+    lines.append("}")
+    return "\n".join(lines)
+
+
 def generate():
     parts = [HEADER]
     for n in WIDTHS:
@@ -117,6 +198,13 @@ def generate():
         parts.append(wrapper(n))
         parts.append("")
     parts.append(dispatch())
+    parts.append("")
+    for n in WIDTHS:
+        parts.append(asm_macro_rs(n))
+        parts.append("")
+        parts.append(wrapper_rs(n))
+        parts.append("")
+    parts.append(dispatch_rs())
     parts.append("")
     parts.append(FOOTER)
     return "\n".join(parts)

@@ -43,7 +43,8 @@
  *   void P_finish(const PARAMS *p, P_output *out, int consumer)
  *        after a consumer warpgroup's last task: complete what store left in flight
  *
- * The template also defines the launcher P_launch(params, grid, stream), with TS_PC_WARPS warps,
+ * The template also defines P_persistent_grid(device, tasks, &grid), the launch planner's grid for
+ * the kernel, and the launcher P_launch(params, grid, stream), with TS_PC_WARPS warps,
  * TS_PC_SHARED_BYTES of shared memory and clusters of TS_PC_CLUSTER blocks (grid a multiple of it),
  * and undefines the TS_PC_ inputs. Two schedules run the same hooks (below): warp specialization on Hopper and the host,
  * where the warps are threads with real barriers so that CI tests the protocol itself, and
@@ -51,6 +52,7 @@
 
 #include "backends/cluster.h"
 #include "ops/registers.h"
+#include "templates/tile_scheduler.h"
 #include "ops/warpgroup.h"
 #include "tiles/shared_alloc.h"
 
@@ -238,6 +240,20 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
 #define TS_PC_SHARED_BYTES                                                                         \
     (TS_ALIGN_UP(sizeof(TS_PC_HOOK(input)) * TS_PC_STAGES, TS_SHARED_ALIGN) +                      \
      TS_ALIGN_UP(sizeof(TS_PC_HOOK(output)) * TS_PC_CONSUMERS, 8) + 2 * sizeof(ts_tbar) * TS_PC_STAGES)
+
+/* The kernel's resources for the launch planner (registers are left to the compiler's launch
+ * bounds), and its persistent grid for `tasks` tasks on a device (templates/tile_scheduler.h). */
+static inline ts_kernel_resources TS_PC_HOOK(resources)(void) {
+    ts_kernel_resources r;
+    r.warps_per_block = TS_PC_WARPS;
+    r.regs_per_thread = 0;
+    r.shared_mem_per_block = TS_PC_SHARED_BYTES + TS_SHARED_ALIGN; /* with the alignment slack */
+    return r;
+}
+static inline ts_status TS_PC_HOOK(persistent_grid)(const ts_device_props *device, long long tasks, int *grid) {
+    const ts_kernel_resources r = TS_PC_HOOK(resources)();
+    return ts_sched_persistent_grid(device, &r, tasks, TS_PC_CLUSTER, grid);
+}
 
 /* The kernel's launcher, TS_PC_HOOK(launch)(params, grid, stream): the template's warps and shared
  * memory, so a kernel never restates them. */

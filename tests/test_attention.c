@@ -1,6 +1,7 @@
 /* Attention forward against a double-precision reference: ragged sequence lengths, causal and
  * not, grouped-query and multi-query heads, N_q != N_kv, padded strides, head dimensions 64 and
- * 128, bf16 and fp16; scores up to about 1e4 before scaling stay finite; and every error path.
+ * 128, bf16 and fp16, sequences long enough for the pipeline to wrap; scores up to about 1e4 before
+ * scaling stay finite; and every error path.
  * Inputs are fresh random normals each run; O and the log-sum-exp are poisoned first. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -114,6 +115,14 @@ Test(attention, grouped_and_multi_query_heads_fp16_and_padded_strides) {
     TS_TEST_REQUIRE_DEVICE();
     check_attention((attn_case){2, 4, 2, 65, 100, 64, 1, 8, TS_DTYPE_FP16, 1.0f});
     check_attention((attn_case){1, 3, 1, 40, 200, 128, 0, 16, TS_DTYPE_FP16, 1.0f});
+}
+
+Test(attention, long_sequences_wrap_the_stage_ring) {
+    /* Many key tiles per task (of 64 or 128 keys, TS_ATTN_BN): the ring of stages wraps several
+     * times within one task, with a ragged last tile, causal and not. */
+    TS_TEST_REQUIRE_DEVICE();
+    check_attention((attn_case){1, 2, 1, 150, 700, 128, 0, 0, TS_DTYPE_BF16, 1.0f});
+    check_attention((attn_case){1, 1, 1, 300, 300, 64, 1, 0, TS_DTYPE_FP16, 1.0f});
 }
 
 Test(attention, huge_scores_stay_finite) {

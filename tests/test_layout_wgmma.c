@@ -9,7 +9,12 @@
  * backends/cuda/wgmma_layout.h (the same functions the GPU ops use, one per k16 step), and D is
  * gathered through the project's CUDA row layout of a 16 x N tile per warp, the tile's floats in
  * storage order being the instruction's registers. The product must match a double-precision
- * reference; wrong descriptors or a wrong layout must not. */
+ * reference; wrong descriptors or a wrong layout must not.
+ *
+ * The register-A variant (wgmma ... d, {a0, a1, a2, a3}, b-desc, ...) is modelled the same way: the
+ * model reads each thread's four A registers as the ISA's "Register fragment for wgmma A" (Figure
+ * 148) places them, the project fills them from a ts_rt_bf16_16xK tile per warp through its CUDA
+ * row layout and ts_cuda_wgmma_a_word, exactly as ts_wg_mma_rs_raw hands them over. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -345,4 +350,186 @@ Test(layout_wgmma, wrong_descriptors_or_layout_do_not_match) {
     check_broken(64, 128, FORM_ABT, BREAK_K_STEP, "a k step that ignores the column chunks");
     check_broken(256, 64, FORM_AB, BREAK_B_LBO, "a wrong leading byte offset of an MN-major B");
     check_broken(48, 32, FORM_ATB, BREAK_B_LBO, "a wrong leading byte offset of an MN-major B");
+}
+
+/* ---- A from registers ------------------------------------------------------------------------ */
+
+/* One wgmma.mma_async.m64nNk16.f32.bf16.bf16 d, {a0, a1, a2, a3}, desc_b, scale_d, 1, 1, trans_b:
+ * a[4 * t + j] is A register j of thread t. The ISA gives a warpgroup's A fragment per warp:
+ * warp w = t / 32 supplies rows 16w .. 16w+15, laid out as the A fragment of mma.m16n8k16 (the
+ * figure of wgmma's A fragment is that of mma.m16n8k16 per warp). Register j holds elements
+ * a_{2j} (low half) and a_{2j+1}; with groupID = lane >> 2 and threadID_in_group = lane % 4,
+ * a_i sits at row groupID for i in {0, 1, 4, 5} and groupID + 8 otherwise, and at column
+ * threadID_in_group * 2 + (i & 1), plus 8 for i >= 4. D as in model_wgmma. */
+static int model_wgmma_rs(float *d, int n, const uint32_t *a, const uint8_t *smem, uint64_t desc_b, int scale_d,
+                          int trans_b) {
+    const model_desc fb = model_decode(desc_b);
+    if (fb.base_offset != 0) return -1;
+    float am[64][16];
+    unsigned char have[64][16];
+    memset(have, 0, sizeof have);
+    for (int t = 0; t < THREADS; ++t) {
+        const int w = t / 32, l = t % 32, group = l >> 2, tig = l % 4;
+        for (int i = 0; i < 8; ++i) {
+            const uint32_t reg = a[4 * t + i / 2];
+            const uint16_t bits = (uint16_t)(i % 2 ? reg >> 16 : reg & 0xFFFFu);
+            const int row = 16 * w + ((i < 2 || (i >= 4 && i < 6)) ? group : group + 8);
+            const int col = tig * 2 + (i & 1) + (i >= 4 ? 8 : 0);
+            am[row][col] = ts_f32_from_bf16_bits(bits);
+            have[row][col]++;
+        }
+    }
+    for (int r = 0; r < 64; ++r)
+        for (int c = 0; c < 16; ++c)
+            if (have[r][c] != 1) return -1; /* the fragment covers A exactly once */
+    for (int t = 0; t < THREADS; ++t) {
+        const int w = t / 32, l = t % 32;
+        for (int i = 0; i < n / 2; ++i) {
+            const int row = 16 * w + l / 4 + 8 * ((i / 2) % 2);
+            const int col = 8 * (i / 4) + 2 * (l % 4) + i % 2;
+            double sum = 0.0;
+            for (int k = 0; k < 16; ++k) {
+                const uint32_t pb = model_addr(fb, trans_b, col, k);
+                if (pb + 2 > SMEM_BYTES) return -1;
+                const unsigned short bb = (unsigned short)(smem[pb] | smem[pb + 1] << 8);
+                sum += (double)am[row][k] * (double)ts_f32_from_bf16_bits(bb);
+            }
+            float *r = &d[t * (n / 2) + i];
+            *r = (scale_d ? *r : 0.0f) + (float)sum;
+        }
+    }
+    return 0;
+}
+
+/* What may be broken on purpose in the register-A case. */
+enum {
+    RS_BREAK_NONE,
+    RS_BREAK_A_COL_LAYOUT, /* the A tile filled through the col layout */
+    RS_BREAK_A_WORD_ORDER, /* registers 1 and 2 swapped: k 8..15 of row g before row g + 8 */
+    RS_BREAK_A_STEP,       /* k step s fed from words 2s .. 2s+3, as if a subtile had 4 elements */
+    RS_BREAK_TRANS_B       /* the transpose flag of B flipped */
+};
+
+/* A (64 x k) lives in the warps' register tiles, B (k x n, or n x k when b_kmajor) in shared
+ * memory at a 1024-aligned base. Returns the elements of D that miss the reference (-1 when the
+ * model refused the input). */
+static long run_rs_case(int n, int k, int b_kmajor, int breakage, uint64_t *seed_out) {
+    const uint64_t seed = ts_test_fresh_seed();
+    uint64_t state = seed;
+    *seed_out = seed;
+    const int words = k / 4; /* per lane: (k / 16) subtiles x 8 elements / 2 */
+    const int b_rows = b_kmajor ? n : k, b_cols = b_kmajor ? k : n;
+    const uint32_t b_base = 3072;
+    uint8_t *smem = calloc(SMEM_BYTES, 1);
+    float *a = malloc(sizeof(float) * 64 * (size_t)k), *b = malloc(sizeof(float) * (size_t)k * (size_t)n);
+    uint32_t *tile = calloc((size_t)THREADS * (size_t)words, sizeof(uint32_t));
+    float *d = calloc((size_t)THREADS * (size_t)(n / 2), sizeof(float));
+    cr_assert(smem && a && b && tile && d);
+    for (int x = 0; x < 64 * k; ++x) a[x] = ts_f32_from_bf16_bits(to_bf16((float)ts_test_normal(&state)));
+    for (int kk = 0; kk < k; ++kk)
+        for (int j = 0; j < n; ++j) {
+            const uint16_t bits = to_bf16((float)ts_test_normal(&state));
+            b[kk * n + j] = ts_f32_from_bf16_bits(bits);
+            const int r = b_kmajor ? j : kk, c = b_kmajor ? kk : j;
+            put16(smem, b_base + 2u * (uint32_t)ts_cuda_st_offset(b_rows, b_cols, 2, r, c), bits);
+        }
+    /* Warp w's ts_rt_bf16_16xK tile, per lane: element e (subtile e / 8, slot e % 8) in the half
+     * e % 2 of word e / 2, as tiles/register_tile.h stores 16-bit tiles. */
+    const int layout = breakage == RS_BREAK_A_COL_LAYOUT ? TS_LAYOUT_COL : TS_LAYOUT_ROW;
+    for (int t = 0; t < THREADS; ++t) {
+        const int w = t / 32, lane = t % 32;
+        for (int e = 0; e < 2 * words; ++e) {
+            const int sub = e / TS_CUDA_RT_SUB_ELEMS, i = e % TS_CUDA_RT_SUB_ELEMS;
+            const int r = 16 * w + ts_cuda_rt_row(layout, 2, lane, i);
+            const int c = 16 * sub + ts_cuda_rt_col(layout, 2, lane, i);
+            const uint32_t bits = to_bf16(a[r * k + c]);
+            tile[t * words + e / 2] |= bits << (16 * (e % 2));
+        }
+    }
+    long misses = 0;
+    for (int s = 0; s < k / 16 && misses == 0; ++s) {
+        uint32_t regs[THREADS * 4];
+        for (int t = 0; t < THREADS; ++t)
+            for (int j = 0; j < 4; ++j) {
+                int word = ts_cuda_wgmma_a_word(s, j);
+                if (breakage == RS_BREAK_A_WORD_ORDER) word = ts_cuda_wgmma_a_word(s, j == 1 ? 2 : j == 2 ? 1 : j);
+                if (breakage == RS_BREAK_A_STEP) word = 2 * s + j;
+                regs[4 * t + j] = tile[t * words + word];
+            }
+        const uint64_t db = ts_cuda_wgmma_desc(b_base, b_rows, b_cols, 2, b_kmajor, s);
+        const int trans_b = breakage == RS_BREAK_TRANS_B ? b_kmajor : !b_kmajor;
+        if (model_wgmma_rs(d, n, regs, smem, db, s > 0, trans_b) != 0) misses = -1;
+    }
+    if (misses == 0) {
+        for (int t = 0; t < THREADS; ++t) {
+            const int w = t / 32, lane = t % 32;
+            for (int e = 0; e < n / 2; ++e) {
+                const int sub = e / TS_CUDA_RT_SUB_ELEMS, i = e % TS_CUDA_RT_SUB_ELEMS;
+                const int r = 16 * w + ts_cuda_rt_row(TS_LAYOUT_ROW, 4, lane, i);
+                const int col = 16 * sub + ts_cuda_rt_col(TS_LAYOUT_ROW, 4, lane, i);
+                double ref = 0.0, mag = 0.0;
+                for (int kk = 0; kk < k; ++kk) {
+                    const double p = (double)a[r * k + kk] * (double)b[kk * n + col];
+                    ref += p;
+                    mag += fabs(p);
+                }
+                if (!(fabs(d[t * (n / 2) + e] - ref) <= 1e-5 * mag + 1e-6)) ++misses;
+            }
+        }
+    }
+    free(smem);
+    free(a);
+    free(b);
+    free(tile);
+    free(d);
+    return misses;
+}
+
+static void check_rs_exact(int n, int k, int b_kmajor) {
+    uint64_t seed = 0;
+    const long misses = run_rs_case(n, k, b_kmajor, RS_BREAK_NONE, &seed);
+    cr_assert_eq(misses, 0, "A in registers, N=%d K=%d %s: %ld elements of D differ from the reference (seed %llu)",
+                 n, k, b_kmajor ? "ABt" : "AB", misses, (unsigned long long)seed);
+}
+
+static void check_rs_broken(int n, int k, int b_kmajor, int breakage, const char *what) {
+    uint64_t seed = 0;
+    const long misses = run_rs_case(n, k, b_kmajor, breakage, &seed);
+    cr_assert(misses != 0, "A in registers, N=%d K=%d %s: %s still matched the reference (seed %llu)", n, k,
+              b_kmajor ? "ABt" : "AB", what, (unsigned long long)seed);
+}
+
+Test(layout_wgmma, register_a_words_are_the_row_layout_fragment) {
+    /* Register j of every lane holds, per the ISA, the pair at row l/4 + 8 (j % 2), columns
+     * 2 (l % 4) + 8 (j / 2) + {0, 1} of its k step; the project's word 4s + j holds elements
+     * 2j, 2j+1 of subtile s, which its row layout puts exactly there. */
+    for (int lane = 0; lane < 32; ++lane)
+        for (int j = 0; j < 4; ++j) {
+            cr_assert_eq(ts_cuda_wgmma_a_word(3, j), 12 + j);
+            for (int h = 0; h < 2; ++h) {
+                const int i = 2 * j + h;
+                cr_assert_eq(ts_cuda_rt_row(TS_LAYOUT_ROW, 2, lane, i), lane / 4 + 8 * (j % 2), "lane %d i %d", lane, i);
+                cr_assert_eq(ts_cuda_rt_col(TS_LAYOUT_ROW, 2, lane, i), 2 * (lane % 4) + h + 8 * (j / 2), "lane %d i %d",
+                             lane, i);
+            }
+        }
+}
+
+/* The attention shapes (N = D of 64 and 128 with K = BN of 64 and 128), the widest N, and B in
+ * both storage orders at every swizzle width: K of 16 (32B for an N x K B), 32 (64B), 48 (three
+ * 32B chunks); N of 48 (three 32B chunks of a K x N B), 80, 144, 256. */
+Test(layout_wgmma, register_a_model_product_matches) {
+    const int shapes[][2] = {{64, 64}, {128, 64}, {64, 128}, {128, 128}, {256, 64}, {16, 16},
+                             {64, 16}, {64, 32},  {64, 48},  {48, 32},   {80, 32},  {144, 32}};
+    for (int bk = 0; bk < 2; ++bk)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) check_rs_exact(shapes[i][0], shapes[i][1], bk);
+}
+
+Test(layout_wgmma, register_a_wrong_layouts_do_not_match) {
+    for (int bk = 0; bk < 2; ++bk) {
+        check_rs_broken(64, 64, bk, RS_BREAK_A_COL_LAYOUT, "A filled through the col layout");
+        check_rs_broken(64, 64, bk, RS_BREAK_A_WORD_ORDER, "A registers 1 and 2 swapped");
+        check_rs_broken(64, 64, bk, RS_BREAK_A_STEP, "a k step of the wrong words");
+        check_rs_broken(128, 64, bk, RS_BREAK_TRANS_B, "a flipped transpose of B");
+    }
 }

@@ -1,8 +1,9 @@
 /* The tile scheduler on the CPU: the grouped order visits every tile exactly once, keeps a group's
  * tasks inside group_m tile rows, and the chiplet remap is a permutation that gives each chiplet a
- * run of consecutive numbers. */
+ * run of consecutive numbers; the persistent grid is the planner's wave in whole clusters. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "templates/tile_scheduler.h"
 
@@ -54,4 +55,52 @@ Test(scheduler, xcd_remap_is_a_permutation_with_runs_per_chiplet) {
         free(seen);
     }
     cr_assert_eq(ts_sched_remap_xcd(5, 10, 1), 5);
+}
+
+/* The H200 as the launch planner sees it (tests/test_planner.c gives the sources). */
+static ts_device_props hopper_like(int sms) {
+    ts_device_props d;
+    memset(&d, 0, sizeof d);
+    d.backend = TS_BACKEND_CUDA;
+    d.sm_count = sms;
+    d.warp_lanes = 32;
+    d.partitions_per_sm = 4;
+    d.max_threads_per_block = 1024;
+    d.max_warps_per_sm = 64;
+    d.max_blocks_per_sm = 32;
+    d.regs_per_sm = 65536;
+    d.max_regs_per_thread = 255;
+    d.reg_alloc_unit = 8;
+    d.shared_mem_per_block = 232448;
+    d.shared_mem_per_sm = 233472;
+    d.shared_mem_reserved_per_block = 1024;
+    return d;
+}
+
+Test(scheduler, persistent_grid_is_one_wave_in_whole_clusters) {
+    const ts_device_props h200 = hopper_like(132), odd = hopper_like(131);
+    /* The GEMM's block: 12 warps and about 215 KiB of shared memory, one per SM. */
+    const ts_kernel_resources gemm = {12, 0, 215u * 1024u};
+    int grid = 0;
+    cr_assert_eq(ts_sched_persistent_grid(&h200, &gemm, 1000, 1, &grid), TS_SUCCESS);
+    cr_assert_eq(grid, 132);
+    cr_assert_eq(ts_sched_persistent_grid(&h200, &gemm, 1000, 2, &grid), TS_SUCCESS);
+    cr_assert_eq(grid, 132);
+    cr_assert_eq(ts_sched_persistent_grid(&odd, &gemm, 1000, 2, &grid), TS_SUCCESS);
+    cr_assert_eq(grid, 130, "131 SMs hold 65 clusters of two, not 65.5");
+    /* Fewer tasks than a wave: one block (cluster) per task. */
+    cr_assert_eq(ts_sched_persistent_grid(&h200, &gemm, 10, 2, &grid), TS_SUCCESS);
+    cr_assert_eq(grid, 20);
+    cr_assert_eq(ts_sched_persistent_grid(&h200, &gemm, 1, 1, &grid), TS_SUCCESS);
+    cr_assert_eq(grid, 1);
+    /* Blocks small enough for three per SM: three per SM in the wave. */
+    const ts_kernel_resources small = {8, 0, 60u * 1024u};
+    cr_assert_eq(ts_sched_persistent_grid(&h200, &small, 100000, 1, &grid), TS_SUCCESS);
+    cr_assert_eq(grid, 3 * 132);
+    /* What cannot fit an SM is the planner's error; bad arguments are rejected. */
+    const ts_kernel_resources huge = {12, 0, 240u * 1024u};
+    cr_assert_eq(ts_sched_persistent_grid(&h200, &huge, 10, 1, &grid), TS_ERROR_RESOURCES);
+    cr_assert_eq(ts_sched_persistent_grid(NULL, &gemm, 10, 1, &grid), TS_ERROR_NULL_POINTER);
+    cr_assert_eq(ts_sched_persistent_grid(&h200, &gemm, 0, 1, &grid), TS_ERROR_INVALID_SIZE);
+    cr_assert_eq(ts_sched_persistent_grid(&h200, &gemm, 10, 0, &grid), TS_ERROR_INVALID_SIZE);
 }

@@ -91,7 +91,7 @@ static const char *form_name(int form) {
 
 /* C (m x n) = A (m x k) * B (k x n) with A stored as m x k or k x m and B as k x n or n x k per the
  * form, row strides rounded up to 8 elements and the padding NaN. */
-static void check_mma(int dtype, int tile_n, int tile_k, int form, int mode, int m, int n, int k) {
+static void check_product(int dtype, int tile_n, int tile_k, int form, int mode, int m, int n, int k, int rs) {
     uint64_t seed = ts_test_fresh_seed(), state = seed;
     const int at = form == TS_TEST_WG_ATB || form == TS_TEST_WG_ATBT;
     const int bt = form == TS_TEST_WG_ABT || form == TS_TEST_WG_ATBT;
@@ -122,7 +122,8 @@ static void check_mma(int dtype, int tile_n, int tile_k, int form, int mode, int
     void *db = ts_test_device_copy(hb, sizeof(uint16_t) * (size_t)(b_rows * ldb));
     float *dc = ts_test_device_copy(NULL, sizeof(float) * (size_t)(c_rows * ldc));
     cr_assert(da && db && dc);
-    const ts_status s = ts_test_wg_mma(dc, ldc, da, lda, db, ldb, m, n, k, dtype, tile_n, tile_k, form, mode);
+    const ts_status s = rs ? ts_test_wg_mma_rs(dc, ldc, da, lda, db, ldb, m, n, k, dtype, tile_n, tile_k, form, mode)
+                           : ts_test_wg_mma(dc, ldc, da, lda, db, ldb, m, n, k, dtype, tile_n, tile_k, form, mode);
     cr_assert_eq(s, TS_SUCCESS, "launch: %d", (int)s);
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
     cr_assert_eq(ts_test_copy_back(hc, dc, sizeof(float) * (size_t)(c_rows * ldc)), TS_SUCCESS);
@@ -132,9 +133,9 @@ static void check_mma(int dtype, int tile_n, int tile_k, int form, int mode, int
             if (i >= m || j >= n) {
                 uint32_t bits;
                 memcpy(&bits, &got, sizeof bits);
-                cr_assert_eq(bits, 0xffffffffu, "%s %s N=%d K=%d mode %d: (%lld, %lld) outside %dx%d written",
-                             dtype == TS_TEST_WG_BF16 ? "bf16" : "fp16", form_name(form), tile_n, tile_k, mode,
-                             i, j, m, n);
+                cr_assert_eq(bits, 0xffffffffu, "%s %s%s N=%d K=%d mode %d: (%lld, %lld) outside %dx%d written",
+                             dtype == TS_TEST_WG_BF16 ? "bf16" : "fp16", form_name(form), rs ? "_rs" : "", tile_n,
+                             tile_k, mode, i, j, m, n);
                 continue;
             }
             double ref = 0.0, mag = 0.0;
@@ -144,9 +145,9 @@ static void check_mma(int dtype, int tile_n, int tile_k, int form, int mode, int
                 mag += fabs(p);
             }
             cr_assert(fabs((double)got - ref) <= 1e-4 * mag + 1e-5,
-                      "%s %s N=%d K=%d mode %d, %dx%dx%d: C(%lld, %lld) = %g, expected %g (seed %llu)",
-                      dtype == TS_TEST_WG_BF16 ? "bf16" : "fp16", form_name(form), tile_n, tile_k, mode, m, n,
-                      k, i, j, (double)got, ref, (unsigned long long)seed);
+                      "%s %s%s N=%d K=%d mode %d, %dx%dx%d: C(%lld, %lld) = %g, expected %g (seed %llu)",
+                      dtype == TS_TEST_WG_BF16 ? "bf16" : "fp16", form_name(form), rs ? "_rs" : "", tile_n, tile_k,
+                      mode, m, n, k, i, j, (double)got, ref, (unsigned long long)seed);
         }
     cr_assert_eq(ts_free(da), TS_SUCCESS);
     cr_assert_eq(ts_free(db), TS_SUCCESS);
@@ -156,6 +157,10 @@ static void check_mma(int dtype, int tile_n, int tile_k, int form, int mode, int
     free(ha);
     free(hb);
     free(hc);
+}
+
+static void check_mma(int dtype, int tile_n, int tile_k, int form, int mode, int m, int n, int k) {
+    check_product(dtype, tile_n, tile_k, form, mode, m, n, k, 0);
 }
 
 /* Every form and both protocols for one (dtype, N): K of 16, 64 and 128 on a 100 x (N + 8) x 40
@@ -186,6 +191,47 @@ Test(warpgroup, mma_bf16_n48_k32) {
         check_mma(TS_TEST_WG_BF16, 48, 32, form, 0, 70, 100, 72);
         check_mma(TS_TEST_WG_BF16, 48, 32, form, 1, 64, 48, 32);
     }
+}
+
+/* ---- warpgroup multiply with A from registers ----------------------------------------------------- */
+
+/* The same products with A in each warp's registers (ts_wg_mm_AB_rs, ts_wg_mma_ABt_rs, ...): both
+ * B forms and both protocols, K of 16, 64 and 128 on a 100 x (N + 8) x 40 product (A's zero fill
+ * now comes from the register load) and a product three k tiles deep with a ragged last tile. */
+static void check_width_rs(int dtype, int tile_n) {
+    const int ks[] = {16, 64, 128};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i)
+        for (int form = TS_TEST_WG_AB; form <= TS_TEST_WG_ABT; ++form) {
+            for (int mode = 0; mode < 2; ++mode)
+                check_product(dtype, tile_n, ks[i], form, mode, 100, tile_n + 8, 40, 1);
+            check_product(dtype, tile_n, ks[i], form, 1, 50, tile_n, 2 * ks[i] + 8, 1);
+        }
+}
+
+Test(warpgroup, mma_rs_bf16_n16) { TS_TEST_REQUIRE_DEVICE(); check_width_rs(TS_TEST_WG_BF16, 16); }
+Test(warpgroup, mma_rs_bf16_n64) { TS_TEST_REQUIRE_DEVICE(); check_width_rs(TS_TEST_WG_BF16, 64); }
+Test(warpgroup, mma_rs_bf16_n128) { TS_TEST_REQUIRE_DEVICE(); check_width_rs(TS_TEST_WG_BF16, 128); }
+Test(warpgroup, mma_rs_bf16_n256) { TS_TEST_REQUIRE_DEVICE(); check_width_rs(TS_TEST_WG_BF16, 256); }
+Test(warpgroup, mma_rs_fp16_n16) { TS_TEST_REQUIRE_DEVICE(); check_width_rs(TS_TEST_WG_FP16, 16); }
+Test(warpgroup, mma_rs_fp16_n64) { TS_TEST_REQUIRE_DEVICE(); check_width_rs(TS_TEST_WG_FP16, 64); }
+Test(warpgroup, mma_rs_fp16_n128) { TS_TEST_REQUIRE_DEVICE(); check_width_rs(TS_TEST_WG_FP16, 128); }
+Test(warpgroup, mma_rs_fp16_n256) { TS_TEST_REQUIRE_DEVICE(); check_width_rs(TS_TEST_WG_FP16, 256); }
+
+/* Two k steps from one register tile (K = 32), a 64-byte swizzled N x K B and a K x N B of three
+ * 32-byte chunks (N = 48). */
+Test(warpgroup, mma_rs_bf16_n48_k32) {
+    TS_TEST_REQUIRE_DEVICE();
+    for (int form = TS_TEST_WG_AB; form <= TS_TEST_WG_ABT; ++form) {
+        check_product(TS_TEST_WG_BF16, 48, 32, form, 0, 70, 100, 72, 1);
+        check_product(TS_TEST_WG_BF16, 48, 32, form, 1, 64, 48, 32, 1);
+    }
+}
+
+Test(warpgroup, mma_rs_rejects_transposed_a) {
+    TS_TEST_REQUIRE_DEVICE();
+    cr_assert_eq(ts_test_wg_mma_rs(NULL, 64, NULL, 64, fake_matrix, 64, 64, 64, 64, TS_TEST_WG_BF16, 64, 64,
+                                   TS_TEST_WG_ATB, 0),
+                 TS_ERROR_INVALID_VALUE);
 }
 
 /* ---- tile copies ------------------------------------------------------------------------------ */

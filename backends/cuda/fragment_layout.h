@@ -88,4 +88,14 @@ TS_LAYOUT_FN int ts_cuda_rt_same_positions(int layout_a, int bytes_a, int layout
     return layout_a == layout_b;
 }
 
+/* wgmma with A from registers (m64nNk16, .bf16/.f16): per warp of the warpgroup, the A fragment
+ * of one k16 step is the mma.sync m16n8k16 A fragment of the warp's 16 rows, four 32-bit
+ * registers of two elements each (PTX ISA, "Register fragment for wgmma A", Figure 148):
+ * register j of lane l holds elements 2j and 2j+1 at row l/4 + 8 * (j % 2), columns
+ * 2 * (l % 4) + {0, 1} + 8 * (j / 2) of the step's 16 columns. That is element i = 2j, 2j+1 of
+ * the row layout above, and a 16-bit tile keeps element pairs in words in element order, so
+ * register j of k step s is word 4 * s + j of a ts_rt_{bf16,fp16}_16xK tile: the tile's words, in
+ * storage order, are the instruction's A registers step after step, with nothing to permute. */
+TS_LAYOUT_FN int ts_cuda_wgmma_a_word(int kstep, int j) { return 4 * kstep + j; }
+
 #endif

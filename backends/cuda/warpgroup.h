@@ -1,7 +1,8 @@
 /* Warpgroup-scope matrix multiply on Hopper: wgmma.mma_async m64nNk16 with both operands in
  * shared tiles, addressed in place through matrix descriptors (backends/cuda/wgmma_layout.h), an
  * f32 accumulator that is each warp's ts_rt_f32_16xN tile (warp w of the group owns rows 16w..16w+15),
- * the fence / commit / wait protocol of the asynchronous tensor cores, and setmaxnreg. ops/warpgroup.h
+ * the fence / commit / wait protocol of the asynchronous tensor cores, and setmaxnreg. The _rs form
+ * takes A from the warp's 16-bit row-layout register tile instead (wgmma's register-A variant). ops/warpgroup.h
  * and ops/registers.h put tile types on these; kernels never call them directly.
  *
  * wgmma, its fences and setmaxnreg exist only on sm_90a: the other device passes trap. */
@@ -9,6 +10,7 @@
 #define TESSERA_BACKENDS_CUDA_WARPGROUP_H
 
 #include "backends/cuda/backend.h"
+#include "backends/cuda/fragment_layout.h"
 #include "backends/cuda/wgmma_generated.h"
 #include "backends/cuda/wgmma_layout.h"
 #include "tiles/dtypes.h"
@@ -79,6 +81,44 @@ TS_DEVICE void ts_wg_mma_raw(float *d, int n, const void *a, ts_st_desc ad, int 
         ts_wg_commit();
         ts_wg_wait(0);
         ts_wg_acc_fence_raw(d, n / 2);
+    }
+}
+
+/* The same pin for the 32-bit words of a 16-bit register tile used as a wgmma A operand: before
+ * wgmma.fence it keeps the instructions that compute A (a conversion, say) ahead of the fence, so
+ * that no ordinary instruction defines an A register inside the wgmma sequence (ptxas would
+ * serialize the multiplies, or worse); after wgmma.wait_group it keeps later writes of the tile
+ * from being hoisted above the wait while the tensor cores may still read it. */
+TS_DEVICE void ts_wg_a_fence_raw(unsigned *a, int count) {
+    TS_UNROLL
+    for (int i = 0; i < count; ++i) asm volatile("" : "+r"(a[i])::"memory");
+}
+
+/* d (the warp's n/2 accumulator floats) += or = A * B over K = k with A in registers: a is the
+ * warp's 16 x k row-layout tile of 16-bit elements as 32-bit words (k/4 of them per lane), whose
+ * words 4s .. 4s+3 are k step s's A fragment (ts_cuda_wgmma_a_word); B as in ts_wg_mma_raw. One
+ * wgmma per k16 step. The A words must not change until the multiply has completed: with sync the
+ * call waits; without, the caller keeps the tile unchanged until its ts_wg_wait. */
+TS_DEVICE void ts_wg_mma_rs_raw(float *d, int n, unsigned *a, int k, const void *b, ts_st_desc bd,
+                                int b_kmajor, int accumulate, int sync) {
+    const unsigned b_addr = ts_cuda_smem_addr(b);
+    const int bytes = TS_DTYPE_BYTES(bd.dtype);
+    const int f16 = bd.dtype == TS_DTYPE_FP16;
+    if (sync) {
+        ts_wg_acc_fence_raw(d, n / 2);
+        ts_wg_a_fence_raw(a, k / 4);
+        ts_wg_fence();
+    }
+    TS_UNROLL
+    for (int s = 0; s < k / 16; ++s) {
+        const unsigned long long db = ts_cuda_wgmma_desc(b_addr, bd.rows, bd.cols, bytes, b_kmajor, s);
+        ts_cuda_wgmma_rs_m64nk16(d, n, a + ts_cuda_wgmma_a_word(s, 0), db, accumulate || s > 0, f16, !b_kmajor);
+    }
+    if (sync) {
+        ts_wg_commit();
+        ts_wg_wait(0);
+        ts_wg_acc_fence_raw(d, n / 2);
+        ts_wg_a_fence_raw(a, k / 4);
     }
 }
 

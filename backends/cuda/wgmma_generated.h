@@ -6,7 +6,11 @@
  * the instruction overwrite d instead of accumulating; trans_a / trans_b = 1 select M-major A /
  * N-major B. Every warp of the warpgroup calls the same wrapper with the same descriptors. The
  * caller brackets the calls with wgmma.fence, commit_group and wait_group
- * (backends/cuda/warpgroup.h). Only the sm_90a pass emits these instructions. */
+ * (backends/cuda/warpgroup.h). Only the sm_90a pass emits these instructions.
+ *
+ * The _rs wrappers take A from registers instead: a points at the four 32-bit words (two 16-bit
+ * elements each) of the warp's A fragment for this k16 step, which must not change until the
+ * wgmma has completed (wait_group); there is no trans_a. */
 #ifndef TESSERA_BACKENDS_CUDA_WGMMA_GENERATED_H
 #define TESSERA_BACKENDS_CUDA_WGMMA_GENERATED_H
 
@@ -951,6 +955,820 @@ TS_DEVICE void ts_cuda_wgmma_m64nk16(float *d, int n, unsigned long long desc_a,
         break;
     case 256:
         ts_cuda_wgmma_n256(d, desc_a, desc_b, scale_d, f16, trans_a, trans_b);
+        break;
+    default:
+        break;
+    }
+}
+
+/* m64n16k16, A from registers: 8 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N16(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %13, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n16k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7" \
+        "},\n\t{%8, %9, %10, %11},\n\t%12, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n16(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                    int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N16(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N16(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N16(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N16(f16, 1);
+#endif
+}
+
+/* m64n32k16, A from registers: 16 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N32(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %21, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7, " \
+        "%8, %9, %10, %11, %12, %13, %14, %15" \
+        "},\n\t{%16, %17, %18, %19},\n\t%20, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n32(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                    int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N32(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N32(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N32(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N32(f16, 1);
+#endif
+}
+
+/* m64n48k16, A from registers: 24 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N48(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %29, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n48k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7, " \
+        "%8, %9, %10, %11, %12, %13, %14, %15, " \
+        "%16, %17, %18, %19, %20, %21, %22, %23" \
+        "},\n\t{%24, %25, %26, %27},\n\t%28, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), \
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n48(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                    int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N48(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N48(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N48(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N48(f16, 1);
+#endif
+}
+
+/* m64n64k16, A from registers: 32 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N64(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %37, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7, " \
+        "%8, %9, %10, %11, %12, %13, %14, %15, " \
+        "%16, %17, %18, %19, %20, %21, %22, %23, " \
+        "%24, %25, %26, %27, %28, %29, %30, %31" \
+        "},\n\t{%32, %33, %34, %35},\n\t%36, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), \
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), \
+          "+f"(d[30]), "+f"(d[31]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n64(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                    int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N64(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N64(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N64(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N64(f16, 1);
+#endif
+}
+
+/* m64n80k16, A from registers: 40 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N80(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %45, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n80k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7, " \
+        "%8, %9, %10, %11, %12, %13, %14, %15, " \
+        "%16, %17, %18, %19, %20, %21, %22, %23, " \
+        "%24, %25, %26, %27, %28, %29, %30, %31, " \
+        "%32, %33, %34, %35, %36, %37, %38, %39" \
+        "},\n\t{%40, %41, %42, %43},\n\t%44, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), \
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), \
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
+          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n80(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                    int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N80(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N80(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N80(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N80(f16, 1);
+#endif
+}
+
+/* m64n96k16, A from registers: 48 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N96(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %53, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n96k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7, " \
+        "%8, %9, %10, %11, %12, %13, %14, %15, " \
+        "%16, %17, %18, %19, %20, %21, %22, %23, " \
+        "%24, %25, %26, %27, %28, %29, %30, %31, " \
+        "%32, %33, %34, %35, %36, %37, %38, %39, " \
+        "%40, %41, %42, %43, %44, %45, %46, %47" \
+        "},\n\t{%48, %49, %50, %51},\n\t%52, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), \
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), \
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
+          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n96(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                    int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N96(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N96(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N96(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N96(f16, 1);
+#endif
+}
+
+/* m64n112k16, A from registers: 56 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N112(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %61, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n112k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7, " \
+        "%8, %9, %10, %11, %12, %13, %14, %15, " \
+        "%16, %17, %18, %19, %20, %21, %22, %23, " \
+        "%24, %25, %26, %27, %28, %29, %30, %31, " \
+        "%32, %33, %34, %35, %36, %37, %38, %39, " \
+        "%40, %41, %42, %43, %44, %45, %46, %47, " \
+        "%48, %49, %50, %51, %52, %53, %54, %55" \
+        "},\n\t{%56, %57, %58, %59},\n\t%60, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), \
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), \
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
+          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), \
+          "+f"(d[54]), "+f"(d[55]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n112(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                     int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N112(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N112(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N112(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N112(f16, 1);
+#endif
+}
+
+/* m64n128k16, A from registers: 64 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N128(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %69, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7, " \
+        "%8, %9, %10, %11, %12, %13, %14, %15, " \
+        "%16, %17, %18, %19, %20, %21, %22, %23, " \
+        "%24, %25, %26, %27, %28, %29, %30, %31, " \
+        "%32, %33, %34, %35, %36, %37, %38, %39, " \
+        "%40, %41, %42, %43, %44, %45, %46, %47, " \
+        "%48, %49, %50, %51, %52, %53, %54, %55, " \
+        "%56, %57, %58, %59, %60, %61, %62, %63" \
+        "},\n\t{%64, %65, %66, %67},\n\t%68, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), \
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), \
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
+          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), \
+          "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), \
+          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n128(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                     int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N128(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N128(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N128(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N128(f16, 1);
+#endif
+}
+
+/* m64n144k16, A from registers: 72 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N144(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %77, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n144k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7, " \
+        "%8, %9, %10, %11, %12, %13, %14, %15, " \
+        "%16, %17, %18, %19, %20, %21, %22, %23, " \
+        "%24, %25, %26, %27, %28, %29, %30, %31, " \
+        "%32, %33, %34, %35, %36, %37, %38, %39, " \
+        "%40, %41, %42, %43, %44, %45, %46, %47, " \
+        "%48, %49, %50, %51, %52, %53, %54, %55, " \
+        "%56, %57, %58, %59, %60, %61, %62, %63, " \
+        "%64, %65, %66, %67, %68, %69, %70, %71" \
+        "},\n\t{%72, %73, %74, %75},\n\t%76, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), \
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), \
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
+          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), \
+          "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), \
+          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), \
+          "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n144(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                     int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N144(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N144(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N144(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N144(f16, 1);
+#endif
+}
+
+/* m64n160k16, A from registers: 80 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N160(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %85, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n160k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7, " \
+        "%8, %9, %10, %11, %12, %13, %14, %15, " \
+        "%16, %17, %18, %19, %20, %21, %22, %23, " \
+        "%24, %25, %26, %27, %28, %29, %30, %31, " \
+        "%32, %33, %34, %35, %36, %37, %38, %39, " \
+        "%40, %41, %42, %43, %44, %45, %46, %47, " \
+        "%48, %49, %50, %51, %52, %53, %54, %55, " \
+        "%56, %57, %58, %59, %60, %61, %62, %63, " \
+        "%64, %65, %66, %67, %68, %69, %70, %71, " \
+        "%72, %73, %74, %75, %76, %77, %78, %79" \
+        "},\n\t{%80, %81, %82, %83},\n\t%84, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), \
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), \
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
+          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), \
+          "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), \
+          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), \
+          "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), \
+          "+f"(d[78]), "+f"(d[79]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n160(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                     int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N160(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N160(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N160(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N160(f16, 1);
+#endif
+}
+
+/* m64n176k16, A from registers: 88 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N176(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %93, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n176k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7, " \
+        "%8, %9, %10, %11, %12, %13, %14, %15, " \
+        "%16, %17, %18, %19, %20, %21, %22, %23, " \
+        "%24, %25, %26, %27, %28, %29, %30, %31, " \
+        "%32, %33, %34, %35, %36, %37, %38, %39, " \
+        "%40, %41, %42, %43, %44, %45, %46, %47, " \
+        "%48, %49, %50, %51, %52, %53, %54, %55, " \
+        "%56, %57, %58, %59, %60, %61, %62, %63, " \
+        "%64, %65, %66, %67, %68, %69, %70, %71, " \
+        "%72, %73, %74, %75, %76, %77, %78, %79, " \
+        "%80, %81, %82, %83, %84, %85, %86, %87" \
+        "},\n\t{%88, %89, %90, %91},\n\t%92, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), \
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), \
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
+          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), \
+          "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), \
+          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), \
+          "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), \
+          "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), \
+          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n176(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                     int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N176(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N176(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N176(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N176(f16, 1);
+#endif
+}
+
+/* m64n192k16, A from registers: 96 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N192(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %101, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n192k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7, " \
+        "%8, %9, %10, %11, %12, %13, %14, %15, " \
+        "%16, %17, %18, %19, %20, %21, %22, %23, " \
+        "%24, %25, %26, %27, %28, %29, %30, %31, " \
+        "%32, %33, %34, %35, %36, %37, %38, %39, " \
+        "%40, %41, %42, %43, %44, %45, %46, %47, " \
+        "%48, %49, %50, %51, %52, %53, %54, %55, " \
+        "%56, %57, %58, %59, %60, %61, %62, %63, " \
+        "%64, %65, %66, %67, %68, %69, %70, %71, " \
+        "%72, %73, %74, %75, %76, %77, %78, %79, " \
+        "%80, %81, %82, %83, %84, %85, %86, %87, " \
+        "%88, %89, %90, %91, %92, %93, %94, %95" \
+        "},\n\t{%96, %97, %98, %99},\n\t%100, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), \
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), \
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
+          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), \
+          "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), \
+          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), \
+          "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), \
+          "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), \
+          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), \
+          "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n192(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                     int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N192(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N192(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N192(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N192(f16, 1);
+#endif
+}
+
+/* m64n208k16, A from registers: 104 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N208(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %109, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n208k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7, " \
+        "%8, %9, %10, %11, %12, %13, %14, %15, " \
+        "%16, %17, %18, %19, %20, %21, %22, %23, " \
+        "%24, %25, %26, %27, %28, %29, %30, %31, " \
+        "%32, %33, %34, %35, %36, %37, %38, %39, " \
+        "%40, %41, %42, %43, %44, %45, %46, %47, " \
+        "%48, %49, %50, %51, %52, %53, %54, %55, " \
+        "%56, %57, %58, %59, %60, %61, %62, %63, " \
+        "%64, %65, %66, %67, %68, %69, %70, %71, " \
+        "%72, %73, %74, %75, %76, %77, %78, %79, " \
+        "%80, %81, %82, %83, %84, %85, %86, %87, " \
+        "%88, %89, %90, %91, %92, %93, %94, %95, " \
+        "%96, %97, %98, %99, %100, %101, %102, %103" \
+        "},\n\t{%104, %105, %106, %107},\n\t%108, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), \
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), \
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
+          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), \
+          "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), \
+          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), \
+          "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), \
+          "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), \
+          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), \
+          "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), \
+          "+f"(d[102]), "+f"(d[103]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n208(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                     int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N208(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N208(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N208(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N208(f16, 1);
+#endif
+}
+
+/* m64n224k16, A from registers: 112 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N224(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %117, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n224k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7, " \
+        "%8, %9, %10, %11, %12, %13, %14, %15, " \
+        "%16, %17, %18, %19, %20, %21, %22, %23, " \
+        "%24, %25, %26, %27, %28, %29, %30, %31, " \
+        "%32, %33, %34, %35, %36, %37, %38, %39, " \
+        "%40, %41, %42, %43, %44, %45, %46, %47, " \
+        "%48, %49, %50, %51, %52, %53, %54, %55, " \
+        "%56, %57, %58, %59, %60, %61, %62, %63, " \
+        "%64, %65, %66, %67, %68, %69, %70, %71, " \
+        "%72, %73, %74, %75, %76, %77, %78, %79, " \
+        "%80, %81, %82, %83, %84, %85, %86, %87, " \
+        "%88, %89, %90, %91, %92, %93, %94, %95, " \
+        "%96, %97, %98, %99, %100, %101, %102, %103, " \
+        "%104, %105, %106, %107, %108, %109, %110, %111" \
+        "},\n\t{%112, %113, %114, %115},\n\t%116, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), \
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), \
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
+          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), \
+          "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), \
+          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), \
+          "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), \
+          "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), \
+          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), \
+          "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), \
+          "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), \
+          "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n224(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                     int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N224(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N224(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N224(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N224(f16, 1);
+#endif
+}
+
+/* m64n240k16, A from registers: 120 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N240(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %125, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n240k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7, " \
+        "%8, %9, %10, %11, %12, %13, %14, %15, " \
+        "%16, %17, %18, %19, %20, %21, %22, %23, " \
+        "%24, %25, %26, %27, %28, %29, %30, %31, " \
+        "%32, %33, %34, %35, %36, %37, %38, %39, " \
+        "%40, %41, %42, %43, %44, %45, %46, %47, " \
+        "%48, %49, %50, %51, %52, %53, %54, %55, " \
+        "%56, %57, %58, %59, %60, %61, %62, %63, " \
+        "%64, %65, %66, %67, %68, %69, %70, %71, " \
+        "%72, %73, %74, %75, %76, %77, %78, %79, " \
+        "%80, %81, %82, %83, %84, %85, %86, %87, " \
+        "%88, %89, %90, %91, %92, %93, %94, %95, " \
+        "%96, %97, %98, %99, %100, %101, %102, %103, " \
+        "%104, %105, %106, %107, %108, %109, %110, %111, " \
+        "%112, %113, %114, %115, %116, %117, %118, %119" \
+        "},\n\t{%120, %121, %122, %123},\n\t%124, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), \
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), \
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
+          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), \
+          "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), \
+          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), \
+          "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), \
+          "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), \
+          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), \
+          "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), \
+          "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), \
+          "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), \
+          "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n240(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                     int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N240(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N240(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N240(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N240(f16, 1);
+#endif
+}
+
+/* m64n256k16, A from registers: 128 accumulator registers, 4 A registers. */
+#define TS_CUDA_WGMMA_RS_ASM_N256(ab, tb) \
+    asm volatile( \
+        "{\n\t.reg .pred p;\n\t" \
+        "setp.ne.b32 p, %133, 0;\n\t" \
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32." #ab "." #ab "\n\t{" \
+        "%0, %1, %2, %3, %4, %5, %6, %7, " \
+        "%8, %9, %10, %11, %12, %13, %14, %15, " \
+        "%16, %17, %18, %19, %20, %21, %22, %23, " \
+        "%24, %25, %26, %27, %28, %29, %30, %31, " \
+        "%32, %33, %34, %35, %36, %37, %38, %39, " \
+        "%40, %41, %42, %43, %44, %45, %46, %47, " \
+        "%48, %49, %50, %51, %52, %53, %54, %55, " \
+        "%56, %57, %58, %59, %60, %61, %62, %63, " \
+        "%64, %65, %66, %67, %68, %69, %70, %71, " \
+        "%72, %73, %74, %75, %76, %77, %78, %79, " \
+        "%80, %81, %82, %83, %84, %85, %86, %87, " \
+        "%88, %89, %90, %91, %92, %93, %94, %95, " \
+        "%96, %97, %98, %99, %100, %101, %102, %103, " \
+        "%104, %105, %106, %107, %108, %109, %110, %111, " \
+        "%112, %113, %114, %115, %116, %117, %118, %119, " \
+        "%120, %121, %122, %123, %124, %125, %126, %127" \
+        "},\n\t{%128, %129, %130, %131},\n\t%132, p, 1, 1, " #tb ";\n}\n" \
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), \
+          "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), \
+          "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), \
+          "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), \
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), \
+          "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), \
+          "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), \
+          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), \
+          "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), \
+          "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), \
+          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), \
+          "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), \
+          "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), \
+          "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), \
+          "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), \
+          "+f"(d[126]), "+f"(d[127]) \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \
+        : "memory")
+
+TS_DEVICE void ts_cuda_wgmma_rs_n256(float *d, const unsigned *a, unsigned long long desc_b, int scale_d,
+                                     int f16, int trans_b) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;
+    __trap();
+#else
+    if (f16 == 0 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N256(bf16, 0);
+    else if (f16 == 0 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N256(bf16, 1);
+    else if (f16 == 1 && trans_b == 0)
+        TS_CUDA_WGMMA_RS_ASM_N256(f16, 0);
+    else if (f16 == 1 && trans_b == 1)
+        TS_CUDA_WGMMA_RS_ASM_N256(f16, 1);
+#endif
+}
+
+/* The A-from-registers wrapper for width n (a multiple of 16 in 16..256); other widths do
+ * nothing, and the warpgroup ops reject them at compile time. */
+TS_DEVICE void ts_cuda_wgmma_rs_m64nk16(float *d, int n, const unsigned *a,
+                                        unsigned long long desc_b, int scale_d, int f16,
+                                        int trans_b) {
+    switch (n) {
+    case 16:
+        ts_cuda_wgmma_rs_n16(d, a, desc_b, scale_d, f16, trans_b);
+        break;
+    case 32:
+        ts_cuda_wgmma_rs_n32(d, a, desc_b, scale_d, f16, trans_b);
+        break;
+    case 48:
+        ts_cuda_wgmma_rs_n48(d, a, desc_b, scale_d, f16, trans_b);
+        break;
+    case 64:
+        ts_cuda_wgmma_rs_n64(d, a, desc_b, scale_d, f16, trans_b);
+        break;
+    case 80:
+        ts_cuda_wgmma_rs_n80(d, a, desc_b, scale_d, f16, trans_b);
+        break;
+    case 96:
+        ts_cuda_wgmma_rs_n96(d, a, desc_b, scale_d, f16, trans_b);
+        break;
+    case 112:
+        ts_cuda_wgmma_rs_n112(d, a, desc_b, scale_d, f16, trans_b);
+        break;
+    case 128:
+        ts_cuda_wgmma_rs_n128(d, a, desc_b, scale_d, f16, trans_b);
+        break;
+    case 144:
+        ts_cuda_wgmma_rs_n144(d, a, desc_b, scale_d, f16, trans_b);
+        break;
+    case 160:
+        ts_cuda_wgmma_rs_n160(d, a, desc_b, scale_d, f16, trans_b);
+        break;
+    case 176:
+        ts_cuda_wgmma_rs_n176(d, a, desc_b, scale_d, f16, trans_b);
+        break;
+    case 192:
+        ts_cuda_wgmma_rs_n192(d, a, desc_b, scale_d, f16, trans_b);
+        break;
+    case 208:
+        ts_cuda_wgmma_rs_n208(d, a, desc_b, scale_d, f16, trans_b);
+        break;
+    case 224:
+        ts_cuda_wgmma_rs_n224(d, a, desc_b, scale_d, f16, trans_b);
+        break;
+    case 240:
+        ts_cuda_wgmma_rs_n240(d, a, desc_b, scale_d, f16, trans_b);
+        break;
+    case 256:
+        ts_cuda_wgmma_rs_n256(d, a, desc_b, scale_d, f16, trans_b);
         break;
     default:
         break;

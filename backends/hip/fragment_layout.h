@@ -67,4 +67,11 @@ TS_LAYOUT_FN int ts_hip_rt_same_positions(int layout_a, int bytes_a, int layout_
     return ts_hip_lane_holds_row(layout_a, bytes_a) == ts_hip_lane_holds_row(layout_b, bytes_b);
 }
 
+/* The warpgroup multiply with A from registers (backends/hip/warpgroup.h) feeds each k16 step's
+ * MFMA 16x16x16 A operand straight from a 16-bit row-layout tile: lane l holds row l % 16 and
+ * columns 4 * (l / 16) + 0..3 of the step's subtile, the four elements of MFMA's A register pair,
+ * stored as two 32-bit words of element pairs in element order. Register pair word j of k step s
+ * is word 2 * s + j of a ts_rt_{bf16,fp16}_16xK tile. */
+TS_LAYOUT_FN int ts_hip_wg_a_word(int kstep, int j) { return 2 * kstep + j; }
+
 #endif

@@ -3,39 +3,27 @@
  * from attention_variant.h on the producer-consumer template. Ragged sequence lengths need no
  * special code: the key/value loads zero-fill past the sequence, the scores of keys past it are
  * masked to -inf, and rows past the queries are not stored. */
-#include "kernels/common/sm_count.h"
+#include "kernels/common/device_props.h"
 #include "kernels/attention/attention_common.h"
 
 #define TS_ATTN_NAME ts_attn_bf16_d64
 #define TS_ATTN_D 64
-#define TS_ATTN_ST_D ts_st_bf16_64x64
-#define TS_ATTN_ST_P ts_st_bf16_64x64
-#define TS_ATTN_RT_P ts_rt_bf16_16x64
-#define TS_ATTN_RT_O16 ts_rt_bf16_16x64
+#define TS_ATTN_DT bf16
 #include "kernels/attention/attention_variant.h"
 
 #define TS_ATTN_NAME ts_attn_bf16_d128
 #define TS_ATTN_D 128
-#define TS_ATTN_ST_D ts_st_bf16_64x128
-#define TS_ATTN_ST_P ts_st_bf16_64x64
-#define TS_ATTN_RT_P ts_rt_bf16_16x64
-#define TS_ATTN_RT_O16 ts_rt_bf16_16x128
+#define TS_ATTN_DT bf16
 #include "kernels/attention/attention_variant.h"
 
 #define TS_ATTN_NAME ts_attn_fp16_d64
 #define TS_ATTN_D 64
-#define TS_ATTN_ST_D ts_st_fp16_64x64
-#define TS_ATTN_ST_P ts_st_fp16_64x64
-#define TS_ATTN_RT_P ts_rt_fp16_16x64
-#define TS_ATTN_RT_O16 ts_rt_fp16_16x64
+#define TS_ATTN_DT fp16
 #include "kernels/attention/attention_variant.h"
 
 #define TS_ATTN_NAME ts_attn_fp16_d128
 #define TS_ATTN_D 128
-#define TS_ATTN_ST_D ts_st_fp16_64x128
-#define TS_ATTN_ST_P ts_st_fp16_64x64
-#define TS_ATTN_RT_P ts_rt_fp16_16x64
-#define TS_ATTN_RT_O16 ts_rt_fp16_16x128
+#define TS_ATTN_DT fp16
 #include "kernels/attention/attention_variant.h"
 
 typedef ts_status (*ts_attn_launcher)(const ts_attn_params *, int, ts_stream);
@@ -97,12 +85,16 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
     params.kv_tiles = (sh.seq_kv + TS_ATTN_BN - 1) / TS_ATTN_BN;
     params.tasks = (long long)sh.batch * sh.heads_q * params.q_tiles;
 
-    int sms = 0;
-    if ((s = ts_kernel_sm_count(&sms)) != TS_SUCCESS) return s;
-    const long long grid = params.tasks < sms ? params.tasks : sms;
+    /* A persistent grid: one wave of blocks as the launch planner sizes it. */
+    ts_device_props props;
+    int grid = 0;
+    if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
+    if ((s = (sh.head_dim == 128 ? ts_attn_bf16_d128_persistent_grid : ts_attn_bf16_d64_persistent_grid)(
+             &props, params.tasks, &grid)) != TS_SUCCESS)
+        return s;
     static const ts_attn_launcher launchers[2][2] = {
         {ts_attn_bf16_d64_launch, ts_attn_bf16_d128_launch},
         {ts_attn_fp16_d64_launch, ts_attn_fp16_d128_launch},
     };
-    return launchers[dtype == TS_DTYPE_FP16][sh.head_dim == 128](&params, (int)grid, stream);
+    return launchers[dtype == TS_DTYPE_FP16][sh.head_dim == 128](&params, grid, stream);
 }

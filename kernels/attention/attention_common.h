@@ -1,8 +1,16 @@
 /* What every attention variant shares: the block tile, the kernel parameters and the task map. A
  * block takes TS_ATTN_BM query rows of one (batch, query head), TS_ATTN_CONSUMERS consumer
- * warpgroups of 64 rows each, and streams the keys and values through the pipeline 64 at a time:
- * two consumers and three stages where a block may have 227 KiB of shared memory (Hopper, host),
- * one consumer and one stage where it has 63 KiB (CDNA). */
+ * warpgroups of 64 rows each, and streams the keys and values through the pipeline TS_ATTN_BN at a
+ * time: two consumers and three stages where a block may have 227 KiB of shared memory (Hopper,
+ * host), one consumer and one stage where it has 63 KiB (CDNA).
+ *
+ * Two compile-time switches, for tuning on the GPU (-D in CMAKE_CUDA_FLAGS / CMAKE_C_FLAGS):
+ *   TS_ATTN_P_IN_REGISTERS  0 (default): P goes to shared memory and O += P V reads both operands
+ *                           from there (two named barriers per stage); 1: P stays in each warp's
+ *                           registers and O += P V takes A from them (ts_wg_mma_AB_rs).
+ *   TS_ATTN_BN              keys per stage, 64 (default) or 128. A stage of K and V is then
+ *                           2 x BN x D 16-bit values; where three stages and the consumers' areas
+ *                           do not fit, the variant runs two stages (attention_variant.h). */
 #ifndef TESSERA_KERNELS_ATTENTION_COMMON_H
 #define TESSERA_KERNELS_ATTENTION_COMMON_H
 
@@ -27,10 +35,28 @@
 #define TS_ATTN_STAGES 1
 #endif
 #define TS_ATTN_BM (64 * TS_ATTN_CONSUMERS)
+
+#ifndef TS_ATTN_P_IN_REGISTERS
+#define TS_ATTN_P_IN_REGISTERS 0
+#endif
+#if TS_ATTN_P_IN_REGISTERS != 0 && TS_ATTN_P_IN_REGISTERS != 1
+#error "TS_ATTN_P_IN_REGISTERS is 0 or 1"
+#endif
+
+/* A plain number: the tile type names are pasted from it. */
+#ifndef TS_ATTN_BN
 #define TS_ATTN_BN 64
+#endif
+#if TS_ATTN_BN != 64 && TS_ATTN_BN != 128
+#error "TS_ATTN_BN is 64 or 128"
+#endif
+#if TS_ATTN_BN == 128 && TS_MAX_SHARED_BYTES < 200 * 1024
+/* One stage of K and V of 128 x 128 is 64 KiB. */
+#error "TS_ATTN_BN=128 needs more shared memory per block than this backend has"
+#endif
 
 typedef struct ts_attn_params {
-    ts_async_desc k, v; /* 64 x D tiles of (B, Hkv, Nkv, D); tensor maps first (64-byte aligned) */
+    ts_async_desc k, v; /* BN x D tiles of (B, Hkv, Nkv, D); tensor maps first (64-byte aligned) */
     ts_gl q, o;         /* (B, Hq, Nq, D) */
     float *lse;         /* (B, Hq, Nq), or NULL */
     float scale_log2;   /* the softmax scale times log2(e): scores are kept in base-2 units */

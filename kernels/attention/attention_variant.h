@@ -2,34 +2,70 @@
  * dtype. Included by attention.c once per variant after defining:
  *   TS_ATTN_NAME        the variant's prefix
  *   TS_ATTN_D           the head dimension (64 or 128)
- *   TS_ATTN_ST_D        the shared tile type of 64 rows x D (ts_st_bf16_64x128, ...)
- *   TS_ATTN_ST_P        the shared tile type of 64 x 64 for P (ts_st_bf16_64x64, ...)
- *   TS_ATTN_RT_P        the register tile type of 16 x 64 for P (ts_rt_bf16_16x64, ...)
- *   TS_ATTN_RT_O16      the register tile type of 16 x D for the output (ts_rt_bf16_16x128, ...)
+ *   TS_ATTN_DT          the dtype as it appears in tile names (bf16 or fp16)
+ * The tile types follow from them and TS_ATTN_BN (attention_common.h): K and V stages of BN x D,
+ * Q of 64 x D per consumer, S of 16 x BN per warp.
  *
- * Per stage, each consumer warpgroup computes S = Q K^T for its 64 query rows against 64 keys,
+ * Per stage, each consumer warpgroup computes S = Q K^T for its 64 query rows against BN keys,
  * masks it, folds it into the running row maxima and sums (the online softmax of FlashAttention,
- * in base 2), rescales its output accumulator, and adds P V, with P passed through shared memory
- * as the A operand. */
+ * in base 2), rescales its output accumulator, and adds P V. P, the 16-bit softmax numerators,
+ * is the A operand of that product, and takes one of two paths (TS_ATTN_P_IN_REGISTERS):
+ *   0: each warp stores its 16 rows of P to a shared 64 x BN tile, the warpgroup meets at a named
+ *      barrier (all rows written) and the multiply reads A from shared memory; a second barrier
+ *      first keeps the tile from being overwritten while the last stage's multiply may read it;
+ *   1: each warp's 16-bit P register tile is itself its 16 rows of the A operand
+ *      (ts_wg_mma_AB_rs: a 16-bit row-layout tile is the register A operand on every backend, and
+ *      on Hopper S converts to it without leaving the lane), so P never leaves registers and the
+ *      warps need no barrier. */
 
 #define TS_ATTN_CAT2(a, b) a##b
 #define TS_ATTN_CAT(a, b) TS_ATTN_CAT2(a, b)
 #define TS_ATTN_FN(name) TS_ATTN_CAT(TS_ATTN_NAME, TS_ATTN_CAT(_, name))
+/* ts_<kind>_<dt>_<R>x<C>: R and C are plain numbers, pasted into one pp-number. */
+#define TS_ATTN_TILE(kind, R, C)                                                                   \
+    TS_ATTN_CAT(TS_ATTN_CAT(kind, TS_ATTN_DT), TS_ATTN_CAT(_, TS_ATTN_CAT(R, TS_ATTN_CAT(x, C))))
+#define TS_ATTN_ST_KV TS_ATTN_TILE(ts_st_, TS_ATTN_BN, TS_ATTN_D)
+#define TS_ATTN_ST_Q TS_ATTN_TILE(ts_st_, 64, TS_ATTN_D)
+#define TS_ATTN_ST_P TS_ATTN_TILE(ts_st_, 64, TS_ATTN_BN)
+#define TS_ATTN_RT_P TS_ATTN_TILE(ts_rt_, 16, TS_ATTN_BN)
+#define TS_ATTN_RT_O16 TS_ATTN_TILE(ts_rt_, 16, TS_ATTN_D)
+#define TS_ATTN_RT_S TS_ATTN_CAT(ts_rt_f32_16x, TS_ATTN_BN)
+#define TS_ATTN_RT_O TS_ATTN_CAT(ts_rt_f32_16x, TS_ATTN_D)
 
 typedef struct TS_ATTN_FN(input) {
-    TS_ATTN_ST_D k, v;
+    TS_ATTN_ST_KV k, v;
 } TS_ATTN_FN(input);
 
-/* A consumer's query rows, and its P tile on the way to the second multiply. */
+/* A consumer's query rows, and (shared-memory path) its P tile on the way to the second multiply. */
 typedef struct TS_ATTN_FN(output) {
-    TS_ATTN_ST_D q;
+    TS_ATTN_ST_Q q;
+#if !TS_ATTN_P_IN_REGISTERS
     TS_ATTN_ST_P p;
+#endif
 } TS_ATTN_FN(output);
+
+/* The pipeline depth: TS_ATTN_STAGES where the stages and the consumers' areas fit in the block's
+ * shared memory with 1 KiB to spare for the barriers, else one stage fewer (D = 128 with
+ * BN = 128 and P in shared memory: 3 x 64 + 2 x 32 KiB would not fit; 2 x 64 + 2 x 32 does). */
+#define TS_ATTN_STAGE_BYTES (2u * TS_ATTN_BN * TS_ATTN_D * 2u)
+#define TS_ATTN_OUTPUT_BYTES (64u * TS_ATTN_D * 2u + (TS_ATTN_P_IN_REGISTERS ? 0u : 64u * TS_ATTN_BN * 2u))
+#if TS_ATTN_STAGES * TS_ATTN_STAGE_BYTES + TS_ATTN_CONSUMERS * TS_ATTN_OUTPUT_BYTES + 1024u <= TS_MAX_SHARED_BYTES
+#define TS_ATTN_VARIANT_STAGES TS_ATTN_STAGES
+#else
+#define TS_ATTN_VARIANT_STAGES (TS_ATTN_STAGES - 1)
+#endif
+TS_STATIC_ASSERT(sizeof(TS_ATTN_FN(input)) == TS_ATTN_STAGE_BYTES &&
+                     sizeof(TS_ATTN_FN(output)) == TS_ATTN_OUTPUT_BYTES,
+                 "the shared-memory budget above counts the stage and output types");
+TS_STATIC_ASSERT(TS_ATTN_VARIANT_STAGES >= 1 && TS_ATTN_VARIANT_STAGES * TS_ATTN_STAGE_BYTES +
+                                                     TS_ATTN_CONSUMERS * TS_ATTN_OUTPUT_BYTES + 1024u <=
+                                                 TS_MAX_SHARED_BYTES,
+                 "the attention stages do not fit in shared memory");
 
 typedef ts_attn_task TS_ATTN_FN(task);
 
 typedef struct TS_ATTN_FN(consumer) {
-    TS_ATTN_CAT(ts_rt_f32_16x, TS_ATTN_D) o;
+    TS_ATTN_RT_O o;
     ts_rowvec_f32_16 m, l; /* running maximum (base-2 units) and sum of each of the warp's rows */
 } TS_ATTN_FN(consumer);
 
@@ -71,7 +107,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
                                    const TS_ATTN_FN(input) *in, TS_ATTN_FN(output) *out, int iter,
                                    int consumer) {
     const long long row0 = TS_ATTN_FN(row0)(t, consumer), col0 = (long long)iter * TS_ATTN_BN;
-    ts_rt_f32_16x64 s;
+    TS_ATTN_RT_S s;
     ts_wg_mm_ABt(&s, &out->q, &in->k);
     ts_mul_scalar(&s, &s, p->scale_log2);
     if (p->causal) ts_causal_mask(&s, &s, row0, col0, -INFINITY);
@@ -93,6 +129,11 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
 
     TS_ATTN_RT_P pb;
     ts_convert(&pb, &s);
+#if TS_ATTN_P_IN_REGISTERS
+    /* The warp's 16 rows of P are its part of the A operand as they stand: no shared memory, and
+     * no warp waits for another. The multiply is complete on return, so pb is free again. */
+    ts_wg_mma_AB_rs(&c->o, &pb, &in->v);
+#else
     /* Every warp is done with the last stage's P before any overwrites it, and has written its rows
      * of this one before the multiply reads them all. */
     ts_sync_named(consumer, 4);
@@ -100,6 +141,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_async_fence_shared();
     ts_sync_named(consumer, 4);
     ts_wg_mma_AB(&c->o, &out->p, &in->v);
+#endif
 }
 
 TS_DEVICE void TS_ATTN_FN(store)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
@@ -129,7 +171,7 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(output) *o
 #define TS_PC_KERNEL TS_ATTN_FN(kernel)
 #define TS_PC_PARAMS ts_attn_params
 #define TS_PC_HOOK(name) TS_ATTN_FN(name)
-#define TS_PC_STAGES TS_ATTN_STAGES
+#define TS_PC_STAGES TS_ATTN_VARIANT_STAGES
 #define TS_PC_CONSUMERS TS_ATTN_CONSUMERS
 #define TS_PC_PRODUCER_REGS 40
 #define TS_PC_CONSUMER_REGS 232
@@ -137,7 +179,15 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(output) *o
 
 #undef TS_ATTN_NAME
 #undef TS_ATTN_D
-#undef TS_ATTN_ST_D
+#undef TS_ATTN_DT
+#undef TS_ATTN_TILE
+#undef TS_ATTN_ST_KV
+#undef TS_ATTN_ST_Q
 #undef TS_ATTN_ST_P
 #undef TS_ATTN_RT_P
 #undef TS_ATTN_RT_O16
+#undef TS_ATTN_RT_S
+#undef TS_ATTN_RT_O
+#undef TS_ATTN_STAGE_BYTES
+#undef TS_ATTN_OUTPUT_BYTES
+#undef TS_ATTN_VARIANT_STAGES

@@ -14,7 +14,7 @@
 #include <tessera/tessera.h>
 
 #include "backends/backend.h"
-#include "kernels/common/sm_count.h"
+#include "kernels/common/device_props.h"
 #include "tiles/warp_vector.h"
 
 #define TS_ROWWISE_E 1024

@@ -3,7 +3,7 @@
  * types are compile-time; gemm_variant.h is the kernel, instantiated eight times below. Tails need
  * no special code: the asynchronous loads zero-fill past the edges of A and B, and the epilogue
  * masks the edges of C. */
-#include "kernels/common/sm_count.h"
+#include "kernels/common/device_props.h"
 #include "kernels/gemm/gemm_common.h"
 
 #define TS_GEMM_TILE_CAT2(a, b) a##b
@@ -109,18 +109,16 @@ TS_EXTERN_C ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, 
                                       c_type, ldc);
     if (s != TS_SUCCESS) return s;
 
-    int sms = 0;
-    if ((s = ts_kernel_sm_count(&sms)) != TS_SUCCESS) return s;
-    /* One block per SM (a block takes most of an SM's shared memory): a persistent grid, in whole
-     * clusters. */
-    const long long blocks = params.sched.tasks * TS_GEMM_CLUSTER;
-    long long grid = blocks < sms ? blocks : sms;
-    grid -= grid % TS_GEMM_CLUSTER;
-    if (grid < TS_GEMM_CLUSTER) grid = TS_GEMM_CLUSTER;
+    /* A persistent grid: one wave of blocks as the launch planner sizes it (one block per SM, which
+     * a block's shared memory fills), in whole clusters. Every variant has the same resources. */
+    ts_device_props props;
+    int grid = 0;
+    if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
+    if ((s = ts_gemm_bf16_nn_persistent_grid(&props, params.sched.tasks, &grid)) != TS_SUCCESS) return s;
 
     static const ts_gemm_launcher launchers[2][2][2] = {
         {{ts_gemm_bf16_nn_launch, ts_gemm_bf16_nt_launch}, {ts_gemm_bf16_tn_launch, ts_gemm_bf16_tt_launch}},
         {{ts_gemm_fp16_nn_launch, ts_gemm_fp16_nt_launch}, {ts_gemm_fp16_tn_launch, ts_gemm_fp16_tt_launch}},
     };
-    return launchers[a_type == TS_DTYPE_FP16][trans_a][trans_b](&params, (int)grid, stream);
+    return launchers[a_type == TS_DTYPE_FP16][trans_a][trans_b](&params, grid, stream);
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
-#include "kernels/common/sm_count.h"
+#include "kernels/common/device_props.h"
 #include "ops/rotary.h"
 
 #ifndef TS_ROPE_WARPS

@@ -2,9 +2,11 @@
  * copies (ops/tma.h) and register budgets (ops/registers.h) on the backend the tests are built
  * for, with their launchers. One warpgroup per block multiplies; the accumulator goes to global
  * memory through a plain per-element store written here, so these tests depend on nothing but the
- * ops under test and the layout functions. */
+ * ops under test and the layout functions (and, for the register A operand, ts_load_s2r_at, which
+ * tests/test_tiles.c covers). */
 #include <string.h>
 
+#include "ops/memory.h"
 #include "ops/registers.h"
 #include "ops/tma.h"
 #include "ops/warpgroup.h"
@@ -57,16 +59,22 @@ TS_DEVICE void ts_wgt_poison(void *acc, int count) {
     for (int i = 0; i < count; ++i) ((float *)acc)[i] = nan;
 }
 
-/* Each warp writes its 16 rows of the block's 64, element by element through the layout. */
-TS_DEVICE void ts_wgt_store_acc(const ts_wgt_mma_params *p, const void *acc, ts_rt_desc d, int bm, int bn) {
+/* Each warp writes its 16 rows of the block's 64 to out (m x n, leading dimension ldc), element by
+ * element through the layout. */
+TS_DEVICE void ts_wgt_store_acc_to(float *out, long long ldc, int m, int n, const void *acc, ts_rt_desc d, int bm,
+                                   int bn) {
     const float *v = (const float *)acc;
     const int lane = ts_lane_id();
     const long long row0 = 64LL * bm + 16 * ts_warp_in_group(), col0 = (long long)d.cols * bn;
     TS_UNROLL
     for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
         const long long r = row0 + ts_rt_elem_row(d, lane, e), c = col0 + ts_rt_elem_col(d, lane, e);
-        if (r < p->m && c < p->n) p->c[r * p->ldc + c] = v[e];
+        if (r < m && c < n) out[r * ldc + c] = v[e];
     }
+}
+
+TS_DEVICE void ts_wgt_store_acc(const ts_wgt_mma_params *p, const void *acc, ts_rt_desc d, int bm, int bn) {
+    ts_wgt_store_acc_to(p->c, p->ldc, p->m, p->n, acc, d, bm, bn);
 }
 
 /* The k loop of one operand form: warp 0 loads both tiles of k tile kt onto the barrier, the
@@ -172,6 +180,143 @@ TS_EXTERN_C ts_status ts_test_wg_mma(float *c, long long ldc, const void *a, lon
     TS_WGT_MMA_CASES(bf16, TS_DTYPE_BF16)
     TS_WGT_MMA_CASES(fp16, TS_DTYPE_FP16)
     TS_WGT_MMA_CASE(bf16, TS_DTYPE_BF16, 48, 32)
+    return TS_ERROR_INVALID_VALUE;
+}
+
+/* ---- warpgroup multiply with A from registers ---------------------------------------------------- */
+
+typedef struct ts_wgt_rs_params {
+    ts_async_desc a, b; /* tensor maps first (64-byte aligned) */
+    float *c;
+    long long ldc;
+    int m, n, k_tiles, form, mode;
+} ts_wgt_rs_params;
+
+
+/* One k tile: warp 0 loads A's 64 x K tile and B's tile onto the barrier (the copies zero-fill
+ * past the matrices), the warps wait, each takes its own 16 rows of A into a register tile, and
+ * the warpgroup multiplies with A from those registers. (A plain ts_load_g2r of A, element by
+ * element, would do too, but its per-element addresses crowd out the accumulator of the widest
+ * tiles and ptxas spills.) The first tile overwrites the accumulator and is peeled off the loop,
+ * as in the shared-operand kernels; mode 1 runs the _async forms under the explicit protocol, with
+ * the A fences around it. */
+#define TS_WGT_RS_STEP(kt, OP, acc, ra, b_row, b_col)                                              \
+    do {                                                                                           \
+        if (ts_warp_id() == 0) {                                                                   \
+            ts_tbar_expect_bytes(bar, TS_ASYNC_BYTES(ta) + TS_ASYNC_BYTES(tb));                    \
+            ts_async_load(ta, &p->a, 0, 0, bm, (kt), bar);                                         \
+            ts_async_load(tb, &p->b, 0, 0, (b_row), (b_col), bar);                                 \
+        }                                                                                          \
+        ts_tbar_wait(bar, (kt) & 1);                                                               \
+        ts_load_s2r_at(ra, ta, 16 * ts_warp_in_group(), 0);                                        \
+        if (p->mode == 0) {                                                                        \
+            OP(acc, ra, tb);                                                                       \
+        } else {                                                                                   \
+            ts_wg_acc_fence(acc);                                                                  \
+            ts_wg_a_fence(ra);                                                                     \
+            ts_wg_fence();                                                                         \
+            OP##_async(acc, ra, tb);                                                               \
+            ts_wg_commit();                                                                        \
+            ts_wg_wait(0);                                                                         \
+            ts_wg_acc_fence(acc);                                                                  \
+            ts_wg_a_fence(ra);                                                                     \
+        }                                                                                          \
+        ts_sync_block();                                                                           \
+    } while (0)
+
+#define TS_WGT_RS_FORM(acc, ra, AT, BT, b_row, b_col, FORM)                                        \
+    do {                                                                                           \
+        AT *ta = (AT *)abuf;                                                                       \
+        BT *tb = (BT *)bbuf;                                                                       \
+        int kt = 0;                                                                                \
+        TS_WGT_RS_STEP(kt, ts_wg_mm_##FORM##_rs, acc, ra, b_row, b_col);                           \
+        for (kt = 1; kt < p->k_tiles; ++kt) TS_WGT_RS_STEP(kt, ts_wg_mma_##FORM##_rs, acc, ra, b_row, b_col); \
+    } while (0)
+
+/* One kernel per (dtype, N, K); the form (AB or ABt) is a launch parameter. */
+#define TS_WGT_RS_KERNEL(DT, N, K, RT)                                                             \
+    TS_KERNEL(ts_wgt_rs_##DT##_n##N##_k##K, 4, ts_wgt_rs_params, p) {                              \
+        ts_smem sm = ts_smem_begin();                                                              \
+        unsigned char *abuf = (unsigned char *)ts_smem_take(&sm, 64 * (K) * 2, TS_SHARED_ALIGN);   \
+        unsigned char *bbuf = (unsigned char *)ts_smem_take(&sm, (K) * (N) * 2, TS_SHARED_ALIGN);  \
+        ts_tbar *bar = (ts_tbar *)ts_smem_take(&sm, sizeof(ts_tbar), 16);                          \
+        const int bm = ts_block_x(), bn = ts_block_y();                                            \
+        RT acc;                                                                                    \
+        ts_rt_##DT##_16x##K ra;                                                                    \
+        ts_wgt_poison(TS_RT_DATA(&acc), (int)(sizeof(acc.v) / sizeof(float)));                      \
+        if (ts_warp_id() == 0) ts_tbar_init(bar, 1);                                               \
+        ts_sync_block();                                                                           \
+        if (p->form == TS_TEST_WG_AB)                                                              \
+            TS_WGT_RS_FORM(&acc, &ra, ts_wgt_st_##DT##_64x##K, ts_wgt_st_##DT##_##K##x##N, kt, bn, AB); \
+        else                                                                                       \
+            TS_WGT_RS_FORM(&acc, &ra, ts_wgt_st_##DT##_64x##K, ts_wgt_st_##DT##_##N##x##K, bn, kt, ABt); \
+        ts_wgt_store_acc_to(p->c, p->ldc, p->m, p->n, TS_RT_CDATA(&acc), TS_RT_DESC(&acc), bm, bn); \
+    }
+
+#define TS_WGT_RS_KERNELS(DT)                                                                      \
+    TS_WGT_RS_KERNEL(DT, 16, 16, ts_rt_f32_16x16)                                                  \
+    TS_WGT_RS_KERNEL(DT, 16, 64, ts_rt_f32_16x16)                                                  \
+    TS_WGT_RS_KERNEL(DT, 16, 128, ts_rt_f32_16x16)                                                 \
+    TS_WGT_RS_KERNEL(DT, 64, 16, ts_rt_f32_16x64)                                                  \
+    TS_WGT_RS_KERNEL(DT, 64, 64, ts_rt_f32_16x64)                                                  \
+    TS_WGT_RS_KERNEL(DT, 64, 128, ts_rt_f32_16x64)                                                 \
+    TS_WGT_RS_KERNEL(DT, 128, 16, ts_rt_f32_16x128)                                                \
+    TS_WGT_RS_KERNEL(DT, 128, 64, ts_rt_f32_16x128)                                                \
+    TS_WGT_RS_KERNEL(DT, 128, 128, ts_rt_f32_16x128)                                               \
+    TS_WGT_RS_KERNEL(DT, 256, 16, ts_rt_f32_16x256)                                                \
+    TS_WGT_RS_KERNEL(DT, 256, 64, ts_rt_f32_16x256)                                                \
+    TS_WGT_RS_KERNEL(DT, 256, 128, ts_rt_f32_16x256)
+
+TS_WGT_RS_KERNELS(bf16)
+TS_WGT_RS_KERNELS(fp16)
+/* K = 32 (two k steps, a 64-byte swizzled N x K B), N = 48 (three 32-byte chunks of a K x N B). */
+TS_WGT_RS_KERNEL(bf16, 48, 32, ts_wgt_rt_f32_16x48)
+
+#define TS_WGT_RS_CASE(DT, DTYPE, N, K)                                                            \
+    if (dtype == (DTYPE) && tile_n == (N) && tile_k == (K))                                        \
+        return TS_LAUNCH(ts_wgt_rs_##DT##_n##N##_k##K, grid, 4, shared, NULL, params);
+
+#define TS_WGT_RS_CASES(DT, DTYPE)                                                                 \
+    TS_WGT_RS_CASE(DT, DTYPE, 16, 16)                                                              \
+    TS_WGT_RS_CASE(DT, DTYPE, 16, 64)                                                              \
+    TS_WGT_RS_CASE(DT, DTYPE, 16, 128)                                                             \
+    TS_WGT_RS_CASE(DT, DTYPE, 64, 16)                                                              \
+    TS_WGT_RS_CASE(DT, DTYPE, 64, 64)                                                              \
+    TS_WGT_RS_CASE(DT, DTYPE, 64, 128)                                                             \
+    TS_WGT_RS_CASE(DT, DTYPE, 128, 16)                                                             \
+    TS_WGT_RS_CASE(DT, DTYPE, 128, 64)                                                             \
+    TS_WGT_RS_CASE(DT, DTYPE, 128, 128)                                                            \
+    TS_WGT_RS_CASE(DT, DTYPE, 256, 16)                                                             \
+    TS_WGT_RS_CASE(DT, DTYPE, 256, 64)                                                             \
+    TS_WGT_RS_CASE(DT, DTYPE, 256, 128)
+
+TS_EXTERN_C ts_status ts_test_wg_mma_rs(float *c, long long ldc, const void *a, long long lda, const void *b,
+                                        long long ldb, int m, int n, int k, int dtype, int tile_n, int tile_k,
+                                        int form, int mode) {
+    if (m < 1 || n < 1 || k < 1 || tile_n < 16 || tile_k < 16) return TS_ERROR_INVALID_SIZE;
+    if (form != TS_TEST_WG_AB && form != TS_TEST_WG_ABT) return TS_ERROR_INVALID_VALUE;
+    const int bt = form == TS_TEST_WG_ABT;
+    ts_gl gb = bt ? ts_gl_matrix((void *)b, dtype, n, k, ldb) : ts_gl_matrix((void *)b, dtype, k, n, ldb);
+    ts_wgt_rs_params params;
+    memset(&params, 0, sizeof params);
+    ts_gl ga = ts_gl_matrix((void *)a, dtype, m, k, lda);
+    ts_status s = ts_async_desc_make(&params.a, &ga, 64, tile_k, dtype);
+    if (s != TS_SUCCESS) return s;
+    s = ts_async_desc_make(&params.b, &gb, bt ? tile_n : tile_k, bt ? tile_k : tile_n, dtype);
+    if (s != TS_SUCCESS) return s;
+    params.c = c;
+    params.ldc = ldc;
+    params.m = m;
+    params.n = n;
+    params.k_tiles = (k + tile_k - 1) / tile_k;
+    params.form = form;
+    params.mode = mode;
+    const ts_grid grid = ts_grid_3d((unsigned)((m + 63) / 64), (unsigned)((n + tile_n - 1) / tile_n), 1);
+    const size_t shared = TS_ALIGN_UP((size_t)64 * tile_k * 2, TS_SHARED_ALIGN) +
+                          TS_ALIGN_UP((size_t)tile_k * tile_n * 2, 16) + sizeof(ts_tbar);
+    TS_WGT_RS_CASES(bf16, TS_DTYPE_BF16)
+    TS_WGT_RS_CASES(fp16, TS_DTYPE_FP16)
+    TS_WGT_RS_CASE(bf16, TS_DTYPE_BF16, 48, 32)
     return TS_ERROR_INVALID_VALUE;
 }
 

@@ -29,6 +29,15 @@ ts_status ts_test_wg_mma(float *c, long long ldc, const void *a, long long lda, 
                          long long ldb, int m, int n, int k, int dtype, int tile_n, int tile_k,
                          int form, int mode);
 
+/* The same product with A from registers (ts_wg_mm_*_rs / ts_wg_mma_*_rs): A's 64 x tile_k tile
+ * (A stored m x k, row stride lda) lands in shared memory as above, each warp takes its 16 rows of
+ * it into a 16-bit register tile (ts_load_s2r_at), and the multiply reads A from there. form: TS_TEST_WG_AB or TS_TEST_WG_ABT (else
+ * TS_ERROR_INVALID_VALUE); mode 1 uses the _async forms with fences, commit and wait. The same
+ * (tile_n, tile_k) pairs as ts_test_wg_mma. */
+ts_status ts_test_wg_mma_rs(float *c, long long ldc, const void *a, long long lda, const void *b,
+                            long long ldb, int m, int n, int k, int dtype, int tile_n, int tile_k,
+                            int form, int mode);
+
 /* Tile copies through shared memory: tile (tile_row, tile_col) of matrix (bi, hi) of src (batch x
  * heads x rows x cols, row stride ld, dense otherwise) goes to tile (dst_tile_row, dst_tile_col) of
  * dst (same shape and strides) with ts_async_store. mode 0 loads it with ts_async_load; mode 1

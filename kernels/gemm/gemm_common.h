@@ -1,8 +1,10 @@
 /* What every GEMM variant shares: the block tile, the kernel parameters and the epilogue. A block
  * computes a TS_GEMM_BM x TS_GEMM_BN tile of C with TS_GEMM_CONSUMERS consumer warpgroups, each
- * owning 64 rows, stepping through K TS_GEMM_BK at a time through a ring of TS_GEMM_STAGES stages.
- * The sizes follow the backend's shared memory: 128 x 256 x 64 in four stages (192 KiB) where a
- * block may have 227 KiB (Hopper, host), 128 x 64 x 64 in two stages where it has 63 KiB (CDNA). */
+ * owning TS_GEMM_WG_TILES x 64 rows, stepping through K TS_GEMM_BK at a time through a ring of
+ * TS_GEMM_STAGES stages. The sizes follow the backend's shared memory: 128 x 256 x 64 in three
+ * stages (144 KiB, plus 64 KiB for the staged store) where a block may have 227 KiB (Hopper, host),
+ * 128 x 64 x 64 in two stages where it has 63 KiB (CDNA). TS_GEMM_WG_TILES=2 with TS_GEMM_BN=128
+ * gives cuBLAS's shape on the H200, 256 x 128 with each consumer owning 128 rows (an A/B option). */
 #ifndef TESSERA_KERNELS_GEMM_COMMON_H
 #define TESSERA_KERNELS_GEMM_COMMON_H
 
@@ -18,10 +20,14 @@
 #include "templates/tile_scheduler.h"
 
 #define TS_GEMM_CONSUMERS 2
-#define TS_GEMM_BM (64 * TS_GEMM_CONSUMERS)
 #define TS_GEMM_BK 64
 #if TS_MAX_SHARED_BYTES >= 200 * 1024
+#ifndef TS_GEMM_WG_TILES
+#define TS_GEMM_WG_TILES 1
+#endif
+#ifndef TS_GEMM_BN
 #define TS_GEMM_BN 256
+#endif
 /* 1: bf16/fp16 results go registers -> shared -> TMA store, asynchronously, so the consumers move
  * on to the next tile at once; this needs a 64 x BN output tile per consumer in shared memory,
  * which leaves room for three stages instead of four. */
@@ -33,15 +39,23 @@
 #ifndef TS_GEMM_OUT_COLS
 #define TS_GEMM_OUT_COLS TS_GEMM_BN
 #endif
+/* As many stages as fit beside the output tiles, at most four. */
+#define TS_GEMM_STAGE_BYTES ((TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES * 64 + TS_GEMM_BN) * TS_GEMM_BK * 2)
+#define TS_GEMM_OUT_BYTES (TS_GEMM_STAGED_STORE ? TS_GEMM_CONSUMERS * 64 * TS_GEMM_OUT_COLS * 2 : 0)
 #ifndef TS_GEMM_STAGES
-#define TS_GEMM_STAGES (TS_GEMM_STAGED_STORE && TS_GEMM_OUT_COLS == TS_GEMM_BN ? 3 : 4)
+#define TS_GEMM_STAGES                                                                             \
+    ((int)(TS_MAX_SHARED_BYTES - TS_GEMM_OUT_BYTES - 1024) / TS_GEMM_STAGE_BYTES < 4               \
+         ? (int)(TS_MAX_SHARED_BYTES - TS_GEMM_OUT_BYTES - 1024) / TS_GEMM_STAGE_BYTES             \
+         : 4)
 #endif
 #else
+#define TS_GEMM_WG_TILES 1
 #define TS_GEMM_BN 64
 #define TS_GEMM_STAGES 2
 #define TS_GEMM_STAGED_STORE 0
 #define TS_GEMM_OUT_COLS TS_GEMM_BN
 #endif
+#define TS_GEMM_BM (64 * TS_GEMM_WG_TILES * TS_GEMM_CONSUMERS)
 /* Blocks per cluster: a cluster computes TS_GEMM_CLUSTER vertically adjacent tiles of C, which share
  * their columns of B, so each block loads a share of the B stage and multicasts it (A stays per
  * block; for a single row of tiles, horizontally adjacent tiles sharing A instead). This cuts the bytes each SM pulls from L2 per stage from 48 KiB to 32 KiB: on the H200,

@@ -11,9 +11,10 @@
 #define TS_GEMM_CAT(a, b) TS_GEMM_CAT2(a, b)
 #define TS_GEMM_FN(name) TS_GEMM_CAT(TS_GEMM_NAME, TS_GEMM_CAT(_, name))
 
-/* One pipeline stage: each consumer's 64 rows of A, and the block's BN columns of B. */
+/* One pipeline stage: each consumer's TS_GEMM_WG_TILES x 64 rows of A (64 rows a tile), and the
+ * block's BN columns of B. */
 typedef struct TS_GEMM_FN(input) {
-    TS_GEMM_A_TILE a[TS_GEMM_CONSUMERS];
+    TS_GEMM_A_TILE a[TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES];
     TS_GEMM_B_TILE b;
 } TS_GEMM_FN(input);
 
@@ -29,8 +30,9 @@ typedef struct TS_GEMM_FN(output) {
 
 typedef ts_gemm_task TS_GEMM_FN(task);
 
+/* One accumulator per 64-row A tile: a warp's 16 rows of each. */
 typedef struct TS_GEMM_FN(consumer) {
-    TS_GEMM_CAT(ts_rt_f32_16x, TS_GEMM_BN) acc;
+    TS_GEMM_CAT(ts_rt_f32_16x, TS_GEMM_BN) acc[TS_GEMM_WG_TILES];
 } TS_GEMM_FN(consumer);
 
 TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) { return p->sched.tasks; }
@@ -71,10 +73,11 @@ TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, 
     ts_tbar_expect_bytes(full, 0);
     return;
 #endif
-    ts_tbar_expect_bytes(full, TS_GEMM_CONSUMERS * TS_ASYNC_BYTES(&in->a[0]) + TS_ASYNC_BYTES(&in->b));
+    ts_tbar_expect_bytes(full, TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES * TS_ASYNC_BYTES(&in->a[0]) +
+                                   TS_ASYNC_BYTES(&in->b));
     /* The operand the cluster's blocks have in common is loaded once for all of them. */
-    for (int c = 0; c < TS_GEMM_CONSUMERS; ++c) {
-        const int m_tile = t->tm * TS_GEMM_CONSUMERS + c;
+    for (int c = 0; c < TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES; ++c) {
+        const int m_tile = t->tm * TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + c;
         const int row = TS_GEMM_A_ROW(m_tile, iter), col = TS_GEMM_A_COL(m_tile, iter);
         if (p->cluster_n)
             ts_async_load_cluster(&in->a[c], &p->a, 0, 0, row, col, full);
@@ -91,8 +94,11 @@ TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, 
 TS_DEVICE void TS_GEMM_FN(init)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                 TS_GEMM_FN(output) *out, int consumer) {
     (void)p, (void)t, (void)out, (void)consumer;
-    ts_zero(&c->acc);
-    ts_wg_acc_fence(&c->acc);
+    TS_UNROLL
+    for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
+        ts_zero(&c->acc[r]);
+        ts_wg_acc_fence(&c->acc[r]);
+    }
 }
 
 TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
@@ -101,7 +107,9 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
     /* Issued only: the template commits, and waits one stage later (templates/producer_consumer.h). */
 #ifndef TS_GEMM_PROBE_NO_MMA
     ts_wg_fence();
-    TS_GEMM_MMA(&c->acc, &in->a[consumer], &in->b);
+    TS_UNROLL
+    for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
+        TS_GEMM_MMA(&c->acc[r], &in->a[consumer * TS_GEMM_WG_TILES + r], &in->b);
 #else
     (void)in, (void)consumer, (void)c;
 #endif
@@ -109,25 +117,31 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
 
 TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                  TS_GEMM_FN(output) *out, int consumer) {
-    ts_wg_acc_fence(&c->acc);
+    TS_UNROLL
+    for (int r = 0; r < TS_GEMM_WG_TILES; ++r) ts_wg_acc_fence(&c->acc[r]);
+    /* The consumer's 64-row tiles of C, r = 0 .. TS_GEMM_WG_TILES - 1. */
+    const int m_tile0 = (t->tm * TS_GEMM_CONSUMERS + consumer) * TS_GEMM_WG_TILES;
 #if TS_GEMM_STAGED_STORE
     if (p->staged) {
         /* TS_GEMM_OUT_COLS columns at a time: the accumulator's subtiles of those columns are a
          * 16 x TS_GEMM_OUT_COLS tile of their own (one row of subtiles, laid out column after column). */
-        const ts_rt_desc part = ts_rt_make_desc(16, TS_GEMM_OUT_COLS, TS_DTYPE_F32, TS_RT_LAYOUT(&c->acc));
-        TS_UNROLL /* a constant h keeps the accumulator in registers */
-        for (int h = 0; h < TS_GEMM_BN / TS_GEMM_OUT_COLS; ++h) {
-            /* The previous store must have read the output tile before it is overwritten. */
-            if (ts_warp_in_group() == 0) ts_async_store_wait_read();
-            ts_sync_named(consumer, 4);
-            ts_gemm_stage_rows(TS_ST_DATA(&out->c), TS_ST_DESC(&out->c), &c->acc.v[0][h * (TS_GEMM_OUT_COLS / 16)][0],
-                               part, ts_warp_in_group() * 16, p->alpha, p->c.dtype == TS_DTYPE_BF16);
-            ts_async_fence_shared();
-            ts_sync_named(consumer, 4);
-            if (ts_warp_in_group() == 0) {
-                ts_async_store(&p->c_store, &out->c, 0, 0, t->tm * TS_GEMM_CONSUMERS + consumer,
-                               t->tn * (TS_GEMM_BN / TS_GEMM_OUT_COLS) + h);
-                ts_async_store_commit();
+        const ts_rt_desc part = ts_rt_make_desc(16, TS_GEMM_OUT_COLS, TS_DTYPE_F32, TS_RT_LAYOUT(&c->acc[0]));
+        TS_UNROLL /* constant r and h keep the accumulators in registers */
+        for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
+            TS_UNROLL
+            for (int h = 0; h < TS_GEMM_BN / TS_GEMM_OUT_COLS; ++h) {
+                /* The previous store must have read the output tile before it is overwritten. */
+                if (ts_warp_in_group() == 0) ts_async_store_wait_read();
+                ts_sync_named(consumer, 4);
+                ts_gemm_stage_rows(TS_ST_DATA(&out->c), TS_ST_DESC(&out->c),
+                                   &c->acc[r].v[0][h * (TS_GEMM_OUT_COLS / 16)][0], part, ts_warp_in_group() * 16,
+                                   p->alpha, p->c.dtype == TS_DTYPE_BF16);
+                ts_async_fence_shared();
+                ts_sync_named(consumer, 4);
+                if (ts_warp_in_group() == 0) {
+                    ts_async_store(&p->c_store, &out->c, 0, 0, m_tile0 + r, t->tn * (TS_GEMM_BN / TS_GEMM_OUT_COLS) + h);
+                    ts_async_store_commit();
+                }
             }
         }
         return;
@@ -135,9 +149,12 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
 #else
     (void)out;
 #endif
-    const long long row0 = (long long)t->tm * TS_GEMM_BM + consumer * 64 + ts_warp_in_group() * 16;
     const long long col0 = (long long)t->tn * TS_GEMM_BN;
-    ts_gemm_epilogue(&c->acc.v[0][0][0], TS_RT_DESC(&c->acc), &p->c, row0, col0, p->alpha, p->beta);
+    TS_UNROLL
+    for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
+        const long long row0 = (long long)(m_tile0 + r) * 64 + ts_warp_in_group() * 16;
+        ts_gemm_epilogue(&c->acc[r].v[0][0][0], TS_RT_DESC(&c->acc[r]), &p->c, row0, col0, p->alpha, p->beta);
+    }
 }
 
 TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(output) *out, int consumer) {

@@ -22,13 +22,16 @@ typedef struct {
     int b, hq, hkv, nq, nkv, d, causal, pad;
     ts_dtype dtype;
     float input_scale; /* multiplies Q and K: large values make scores of about 1e4 */
+    int bnhd;          /* 1: memory ordered (B, N, H, D), a token's heads side by side */
 } attn_case;
 
 static void check_attention(attn_case c) {
     uint64_t seed = ts_test_fresh_seed(), st = seed;
     const long long row = c.d + c.pad;
-    const long long qs[3] = {(long long)c.hq * c.nq * row, (long long)c.nq * row, row};
-    const long long ks[3] = {(long long)c.hkv * c.nkv * row, (long long)c.nkv * row, row};
+    const long long qs[3] = {(long long)c.hq * c.nq * row, c.bnhd ? row : (long long)c.nq * row,
+                             c.bnhd ? (long long)c.hq * row : row};
+    const long long ks[3] = {(long long)c.hkv * c.nkv * row, c.bnhd ? row : (long long)c.nkv * row,
+                             c.bnhd ? (long long)c.hkv * row : row};
     const size_t nq = (size_t)c.b * qs[0], nk = (size_t)c.b * ks[0];
     unsigned short *q = malloc(nq * 2), *k = malloc(nk * 2), *v = malloc(nk * 2), *o = malloc(nq * 2);
     float *lse = malloc(sizeof(float) * c.b * c.hq * c.nq);
@@ -105,31 +108,34 @@ static void check_attention(attn_case c) {
 Test(attention, ragged_lengths_causal_and_not) {
     TS_TEST_REQUIRE_DEVICE();
     for (int causal = 0; causal < 2; ++causal) {
-        check_attention((attn_case){1, 2, 2, 70, 130, 64, causal, 0, TS_DTYPE_BF16, 1.0f});
-        check_attention((attn_case){1, 1, 1, 129, 65, 128, causal, 0, TS_DTYPE_BF16, 1.0f});
-        check_attention((attn_case){1, 1, 1, 1, 1, 64, causal, 0, TS_DTYPE_BF16, 1.0f});
+        check_attention((attn_case){1, 2, 2, 70, 130, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0});
+        check_attention((attn_case){1, 1, 1, 129, 65, 128, causal, 0, TS_DTYPE_BF16, 1.0f, 0});
+        check_attention((attn_case){1, 1, 1, 1, 1, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0});
     }
 }
 
 Test(attention, grouped_and_multi_query_heads_fp16_and_padded_strides) {
     TS_TEST_REQUIRE_DEVICE();
-    check_attention((attn_case){2, 4, 2, 65, 100, 64, 1, 8, TS_DTYPE_FP16, 1.0f});
-    check_attention((attn_case){1, 3, 1, 40, 200, 128, 0, 16, TS_DTYPE_FP16, 1.0f});
+    check_attention((attn_case){2, 4, 2, 65, 100, 64, 1, 8, TS_DTYPE_FP16, 1.0f, 0});
+    check_attention((attn_case){1, 3, 1, 40, 200, 128, 0, 16, TS_DTYPE_FP16, 1.0f, 0});
+    /* (B, N, H, D) memory, as Q, K and V sit in a fused projection's output. */
+    check_attention((attn_case){2, 4, 2, 70, 90, 64, 1, 0, TS_DTYPE_BF16, 1.0f, 1});
+    check_attention((attn_case){1, 2, 1, 33, 130, 128, 0, 8, TS_DTYPE_FP16, 1.0f, 1});
 }
 
 Test(attention, long_sequences_wrap_the_stage_ring) {
     /* Many key tiles per task (of 64 or 128 keys, TS_ATTN_BN): the ring of stages wraps several
      * times within one task, with a ragged last tile, causal and not. */
     TS_TEST_REQUIRE_DEVICE();
-    check_attention((attn_case){1, 2, 1, 150, 700, 128, 0, 0, TS_DTYPE_BF16, 1.0f});
-    check_attention((attn_case){1, 1, 1, 300, 300, 64, 1, 0, TS_DTYPE_FP16, 1.0f});
+    check_attention((attn_case){1, 2, 1, 150, 700, 128, 0, 0, TS_DTYPE_BF16, 1.0f, 0});
+    check_attention((attn_case){1, 1, 1, 300, 300, 64, 1, 0, TS_DTYPE_FP16, 1.0f, 0});
 }
 
 Test(attention, huge_scores_stay_finite) {
     /* Scores of about 1e4 before scaling: the running maximum keeps every exponent <= 0. */
     TS_TEST_REQUIRE_DEVICE();
-    check_attention((attn_case){1, 1, 1, 33, 70, 64, 0, 0, TS_DTYPE_BF16, 12.0f});
-    check_attention((attn_case){1, 1, 1, 50, 50, 128, 1, 0, TS_DTYPE_BF16, 9.0f});
+    check_attention((attn_case){1, 1, 1, 33, 70, 64, 0, 0, TS_DTYPE_BF16, 12.0f, 0});
+    check_attention((attn_case){1, 1, 1, 50, 50, 128, 1, 0, TS_DTYPE_BF16, 9.0f, 0});
 }
 
 Test(attention, bad_arguments) {
@@ -158,6 +164,12 @@ Test(attention, bad_arguments) {
     cr_assert_eq(ts_attention_forward(&ok, B, p, st, p, st, p, st, p, st, NULL, 1.0f, 2, NULL), TS_ERROR_INVALID_VALUE);
     const long long short_row[3] = {64 * 64, 64 * 64, 32};
     cr_assert_eq(ts_attention_forward(&ok, B, p, short_row, p, st, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_INVALID_VALUE);
+    /* Two heads whose rows interleave: head h row i at h * 64 + i * 64 overlaps head h + 1's row. */
+    sh = ok;
+    sh.heads_q = sh.heads_kv = 2;
+    const long long interleaved[3] = {4096, 64, 64};
+    cr_assert_eq(ts_attention_forward(&sh, B, p, interleaved, p, st, p, st, p, st, NULL, 1.0f, 0, NULL),
+                 TS_ERROR_INVALID_VALUE);
     const long long odd[3] = {64 * 68, 64 * 68, 68 + 2};
     cr_assert_eq(ts_attention_forward(&ok, B, p, odd, p, st, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_MISALIGNED);
     cr_assert_eq(ts_attention_forward(&ok, B, (char *)p + 2, st, p, st, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_MISALIGNED);

@@ -28,17 +28,33 @@
 
 typedef ts_status (*ts_attn_launcher)(const ts_attn_params *, int, ts_stream);
 
-/* A (B, H, N, D) tensor with element strides {batch, head, row}: checked and described. */
+/* A (B, H, N, D) tensor with element strides {batch, head, row}: checked and described. The
+ * dimensions may nest in any order in memory, (B, H, N, D) or (B, N, H, D) (heads of a token side by
+ * side, as in a fused QKV projection) alike, as long as no two elements share an address: taken from
+ * the smallest stride up, each stride must reach past the span of the dimensions below it (the
+ * innermost span is the D contiguous elements). */
 static ts_status ts_attn_layout(ts_gl *g, const void *ptr, ts_dtype dtype, long long b, long long h, long long n,
                                 long long d, const long long strides[3]) {
     if (!ptr || !strides) return TS_ERROR_NULL_POINTER;
     for (int i = 0; i < 3; ++i)
         if (strides[i] <= 0) return TS_ERROR_INVALID_VALUE;
-    if (strides[2] < d || (h > 1 && strides[1] < n * strides[2]) || (b > 1 && strides[0] < h * strides[1]))
-        return TS_ERROR_INVALID_VALUE;
+    if (strides[0] > (1LL << 46) || strides[1] > (1LL << 46) || strides[2] > (1LL << 46)) return TS_ERROR_SIZE_OVERFLOW;
+    long long st[3] = {strides[0], strides[1], strides[2]}, ext[3] = {b, h, n};
+    for (int i = 0; i < 3; ++i) /* by stride, ascending */
+        for (int j = i + 1; j < 3; ++j)
+            if (st[j] < st[i]) {
+                const long long ts = st[i], te = ext[i];
+                st[i] = st[j], ext[i] = ext[j], st[j] = ts, ext[j] = te;
+            }
+    long long span = d;
+    for (int i = 0; i < 3; ++i) {
+        if (ext[i] == 1) continue;
+        if (st[i] < span) return TS_ERROR_INVALID_VALUE;
+        if (ext[i] - 1 > ((1LL << 46) - span) / st[i]) return TS_ERROR_SIZE_OVERFLOW;
+        span += (ext[i] - 1) * st[i];
+    }
     /* The copy engine wants 16-byte aligned rows and strides. */
     if ((strides[0] | strides[1] | strides[2]) % 8 || ((uintptr_t)ptr & 15u)) return TS_ERROR_MISALIGNED;
-    if (strides[0] > (1LL << 46) / (b > 0 ? b : 1)) return TS_ERROR_SIZE_OVERFLOW;
     *g = ts_gl_make((void *)ptr, dtype, b, h, n, d);
     g->stride_batch = strides[0];
     g->stride_head = strides[1];

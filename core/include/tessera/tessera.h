@@ -220,7 +220,9 @@ typedef struct ts_attention_shape {
 /* O = softmax(scale * Q K^T [+ causal mask]) V, per (batch, query head); query head h reads
  * key/value head h / (heads_q / heads_kv). Q and O are (B, H, N_q, D), K and V (B, H_kv, N_kv, D),
  * all of one dtype (bf16 or fp16), the last dimension contiguous; strides[0..2] are the batch,
- * head and row strides in elements, multiples of 8, and the pointers 16-byte aligned. The softmax
+ * head and row strides in elements, multiples of 8, and the pointers 16-byte aligned. The strides
+ * may nest in any order, (B, H, N, D) or (B, N, H, D) memory alike (Q, K and V may point into one
+ * fused projection output), as long as no two elements overlap (else TS_ERROR_INVALID_VALUE). The softmax
  * runs in fp32. causal (0 or 1) masks key j > query i, aligned at the top left as PyTorch's
  * is_causal. lse, if not NULL, receives for each (b, h, i) the natural log of the row's sum of
  * exp(scale * q.k) over the unmasked keys, contiguous (B, H, N_q) fp32, for a backward pass. Any

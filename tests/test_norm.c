@@ -19,17 +19,6 @@ typedef struct {
     double mean; /* added to x: a large mean tests the two-pass variance */
 } norm_case;
 
-/* HIP takes rows of at most 8192 (tessera.h). */
-static int on_hip(void) {
-    ts_backend b = TS_BACKEND_HOST;
-    return ts_get_backend(&b) == TS_SUCCESS && b == TS_BACKEND_HIP;
-}
-
-static int on_gpu(void) {
-    ts_backend b = TS_BACKEND_HOST;
-    return ts_get_backend(&b) == TS_SUCCESS && b != TS_BACKEND_HOST;
-}
-
 static void check_norm(norm_case c) {
     uint64_t seed = ts_test_fresh_seed(), st = seed;
     if (c.in_place) c.out_dt = c.dt;
@@ -128,7 +117,7 @@ static const ts_dtype BF = TS_DTYPE_BF16, FP = TS_DTYPE_FP16, F32 = TS_DTYPE_F32
 
 Test(norm, layernorm_residual_every_dtype) {
     TS_TEST_REQUIRE_DEVICE();
-    const long long rows = on_gpu() ? 3001 : 19;
+    const long long rows = ts_test_on_gpu() ? 3001 : 19;
     const ts_dtype dts[3] = {BF, FP, F32};
     for (int i = 0; i < 3; ++i) {
         check_norm((norm_case){rows, 1000, 8, dts[i], dts[i], dts[i], 0, 1, 1, 1, 1, 0, 0.0});
@@ -138,7 +127,7 @@ Test(norm, layernorm_residual_every_dtype) {
 
 Test(norm, rmsnorm_residual_every_dtype) {
     TS_TEST_REQUIRE_DEVICE();
-    const long long rows = on_gpu() ? 3001 : 19;
+    const long long rows = ts_test_on_gpu() ? 3001 : 19;
     const ts_dtype dts[3] = {BF, FP, F32};
     for (int i = 0; i < 3; ++i) {
         check_norm((norm_case){rows, 1000, 8, dts[i], dts[i], dts[i], 1, 1, 1, 1, 0, 0, 0.0});
@@ -148,7 +137,7 @@ Test(norm, rmsnorm_residual_every_dtype) {
 
 Test(norm, options_weight_bias_residual_out) {
     TS_TEST_REQUIRE_DEVICE();
-    const long long rows = on_gpu() ? 777 : 9;
+    const long long rows = ts_test_on_gpu() ? 777 : 9;
     for (int rms = 0; rms < 2; ++rms)
         for (int opt = 0; opt < 16; ++opt)
             check_norm((norm_case){rows, 520, 0, BF, BF, BF, rms, opt & 1, (opt >> 1) & 1, (opt >> 2) & 1, (opt >> 3) & 1, 0, 0.0});
@@ -156,7 +145,7 @@ Test(norm, options_weight_bias_residual_out) {
 
 Test(norm, mixed_dtypes_and_unaligned_strides) {
     TS_TEST_REQUIRE_DEVICE();
-    const long long rows = on_gpu() ? 1025 : 7;
+    const long long rows = ts_test_on_gpu() ? 1025 : 7;
     check_norm((norm_case){rows, 777, 3, BF, F32, F32, 0, 1, 1, 1, 1, 0, 0.0}); /* odd stride: element path */
     check_norm((norm_case){rows, 2049, 5, FP, BF, BF, 1, 1, 0, 1, 1, 0, 0.0});
     check_norm((norm_case){rows, 300, 1, F32, FP, BF, 0, 0, 0, 1, 1, 0, 0.0});
@@ -167,21 +156,21 @@ Test(norm, ragged_small_and_huge_rows) {
     check_norm((norm_case){1, 1, 0, BF, BF, BF, 0, 1, 1, 1, 1, 0, 0.0});
     check_norm((norm_case){3, 7, 1, F32, F32, F32, 1, 1, 1, 1, 1, 0, 0.0});
     check_norm((norm_case){5, 256, 0, BF, BF, BF, 0, 1, 1, 1, 1, 0, 0.0});
-    if (!on_hip()) check_norm((norm_case){on_gpu() ? 300 : 2, 16384, 8, BF, BF, BF, 0, 1, 1, 1, 1, 0, 0.0}); /* 16 warps */
-    check_norm((norm_case){on_gpu() ? 300 : 2, 8192, 0, F32, BF, BF, 1, 1, 1, 1, 1, 0, 0.0});
-    check_norm((norm_case){on_gpu() ? 100000 : 40, 64, 0, BF, BF, BF, 1, 1, 1, 1, 0, 0, 0.0}); /* many rows per block */
+    if (!ts_test_on_hip()) check_norm((norm_case){ts_test_on_gpu() ? 300 : 2, 16384, 8, BF, BF, BF, 0, 1, 1, 1, 1, 0, 0.0}); /* 16 warps */
+    check_norm((norm_case){ts_test_on_gpu() ? 300 : 2, 8192, 0, F32, BF, BF, 1, 1, 1, 1, 1, 0, 0.0});
+    check_norm((norm_case){ts_test_on_gpu() ? 100000 : 40, 64, 0, BF, BF, BF, 1, 1, 1, 1, 0, 0, 0.0}); /* many rows per block */
 }
 
 Test(norm, in_place) {
     TS_TEST_REQUIRE_DEVICE();
-    check_norm((norm_case){on_gpu() ? 2000 : 11, 1100, 8, BF, BF, BF, 0, 1, 1, 1, 1, 1, 0.0});
-    check_norm((norm_case){on_gpu() ? 2000 : 11, 4096, 0, F32, F32, F32, 1, 1, 1, 1, 0, 1, 0.0});
+    check_norm((norm_case){ts_test_on_gpu() ? 2000 : 11, 1100, 8, BF, BF, BF, 0, 1, 1, 1, 1, 1, 0.0});
+    check_norm((norm_case){ts_test_on_gpu() ? 2000 : 11, 4096, 0, F32, F32, F32, 1, 1, 1, 1, 0, 1, 0.0});
 }
 
 Test(norm, large_mean_two_pass_variance) {
     TS_TEST_REQUIRE_DEVICE();
-    check_norm((norm_case){on_gpu() ? 512 : 6, 2000, 0, F32, F32, F32, 0, 0, 0, 1, 1, 0, 1000.0});
-    check_norm((norm_case){on_gpu() ? 512 : 6, 1024, 0, F32, F32, F32, 0, 1, 1, 0, 0, 0, 300.0});
+    check_norm((norm_case){ts_test_on_gpu() ? 512 : 6, 2000, 0, F32, F32, F32, 0, 0, 0, 1, 1, 0, 1000.0});
+    check_norm((norm_case){ts_test_on_gpu() ? 512 : 6, 1024, 0, F32, F32, F32, 0, 1, 1, 0, 0, 0, 300.0});
 }
 
 Test(norm, bad_arguments) {

@@ -11,63 +11,7 @@
 
 #include <tessera/tessera.h>
 
-/* Hopper (H100 and H200 share the SM): CUDA programming guide, compute capability 9.0 table:
- * 64K 32-bit registers per SM, 255 per thread, 64 resident warps and 32 resident blocks per SM,
- * 1024 threads per block, 228 KiB shared memory per SM of which a block may take 227 KiB, 1 KiB
- * reserved by the system per resident block; registers allocated per warp in units of 256
- * (8 per thread x 32 lanes). */
-static ts_device_props hopper(void)
-{
-    ts_device_props d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.name, sizeof d.name, "NVIDIA H200");
-    snprintf(d.arch, sizeof d.arch, "sm_90a");
-    d.backend = TS_BACKEND_CUDA;
-    d.sm_count = 132;
-    d.warp_lanes = 32;
-    d.partitions_per_sm = 4;
-    d.max_threads_per_block = 1024;
-    d.max_warps_per_sm = 64;
-    d.max_blocks_per_sm = 32;
-    d.regs_per_sm = 65536;
-    d.max_regs_per_thread = 255;
-    d.reg_alloc_unit = 8;
-    d.shared_mem_per_block = 232448;
-    d.shared_mem_per_sm = 233472;
-    d.shared_mem_reserved_per_block = 1024;
-    d.l2_bytes = 60u << 20;
-    return d;
-}
-
-/* CDNA3 MI300X. Sources: ROCm "AMD GPU specifications" table (gfx942: 304 CUs, wavefront 64,
- * 64 KiB LDS, 512 KiB VGPR file per CU = 4 SIMDs x 512 VGPRs x 64 lanes x 4 bytes, so 131072
- * registers); LLVM AMDGPU getMaxWavesPerEU (8 waves per SIMD on gfx90a-class targets, gfx942
- * included: 32 waves per CU) and getMaxWorkGroupsPerCU (one-wave groups: as many as waves, 32;
- * larger groups: at most 16 barriers, which never binds before the 32-wave limit does, so one cap
- * of 32 gives the same answers); 512 VGPRs per thread with AGPRs (gfx90a+ unified file), granule
- * of 8; HIP allows 1024 threads per block. LDS takes no per-block system reserve. */
-static ts_device_props mi300x(void)
-{
-    ts_device_props d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.name, sizeof d.name, "AMD Instinct MI300X");
-    snprintf(d.arch, sizeof d.arch, "gfx942");
-    d.backend = TS_BACKEND_HIP;
-    d.sm_count = 304;
-    d.warp_lanes = 64;
-    d.partitions_per_sm = 4;
-    d.max_threads_per_block = 1024;
-    d.max_warps_per_sm = 32;
-    d.max_blocks_per_sm = 32;
-    d.regs_per_sm = 131072;
-    d.max_regs_per_thread = 512;
-    d.reg_alloc_unit = 8;
-    d.shared_mem_per_block = 65536;
-    d.shared_mem_per_sm = 65536;
-    d.shared_mem_reserved_per_block = 0;
-    d.l2_bytes = 4u << 20;
-    return d;
-}
+#include "support/device_models.h"
 
 static ts_kernel_resources res(int warps, int regs, size_t shared)
 {
@@ -93,7 +37,7 @@ Test(planner_hopper, full_blocks_limited_by_warps)
     /* 1024 threads = 32 warps, 32 regs: warps 64/32 = 2. Registers: 32 x 32 = 1024 per warp,
      * 16384 per partition / 1024 = 16 warps, x4 = 64 warps, /32 = 2 blocks: a tie, reported as
      * warps. Shared: 233472 / (0 + 1024) = 228. Cap 32. */
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     ts_launch_plan p = plan_ok(&d, res(32, 32, 0), 132);
     cr_expect_eq(p.blocks_per_sm, 2);
     cr_expect_eq(p.limiter, TS_LIMIT_WARPS);
@@ -106,7 +50,7 @@ Test(planner_hopper, full_blocks_limited_by_warps)
 Test(planner_hopper, unknown_registers_are_no_limit)
 {
     /* regs 0: only warps (2), shared (228) and the cap (32) count. */
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     ts_launch_plan p = plan_ok(&d, res(32, 0, 0), 1);
     cr_expect_eq(p.blocks_per_sm, 2);
     cr_expect_eq(p.limiter, TS_LIMIT_WARPS);
@@ -116,7 +60,7 @@ Test(planner_hopper, many_registers_limit)
 {
     /* 256 threads = 8 warps, 128 regs: 4096 per warp; 16384 / 4096 = 4 warps per partition,
      * 16 per SM, 16 / 8 = 2 blocks. Warps would allow 64 / 8 = 8. Occupancy 16 / 64. */
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     ts_launch_plan p = plan_ok(&d, res(8, 128, 0), 132);
     cr_expect_eq(p.blocks_per_sm, 2);
     cr_expect_eq(p.limiter, TS_LIMIT_REGISTERS);
@@ -129,7 +73,7 @@ Test(planner_hopper, sixty_four_registers_at_1024_threads)
 {
     /* 64 regs x 32 lanes = 2048 per warp; 16384 / 2048 = 8 per partition, 32 per SM = one block
      * of 32 warps (warps alone would allow 2). */
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     ts_launch_plan p = plan_ok(&d, res(32, 64, 0), 132);
     cr_expect_eq(p.blocks_per_sm, 1);
     cr_expect_eq(p.limiter, TS_LIMIT_REGISTERS);
@@ -140,7 +84,7 @@ Test(planner_hopper, registers_round_up_to_the_allocation_unit)
 {
     /* 33 regs round to 40: 40 x 32 = 1280 per warp; 16384 / 1280 = 12 per partition, 48 per SM,
      * 48 / 8 = 6 blocks of 256 threads. Unrounded (1056 per warp) it would be 15 -> 60 -> 7. */
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     ts_launch_plan p = plan_ok(&d, res(8, 33, 0), 1);
     cr_expect_eq(p.blocks_per_sm, 6);
     cr_expect_eq(p.limiter, TS_LIMIT_REGISTERS);
@@ -150,7 +94,7 @@ Test(planner_hopper, register_file_is_split_over_partitions)
 {
     /* 80 regs, one-warp blocks: 2560 per warp; 16384 / 2560 = 6 per partition (1024 registers of
      * each partition idle), 24 per SM = 24 blocks. The whole file would give 65536 / 2560 = 25. */
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     ts_launch_plan p = plan_ok(&d, res(1, 80, 0), 1);
     cr_expect_eq(p.blocks_per_sm, 24);
     cr_expect_eq(p.limiter, TS_LIMIT_REGISTERS);
@@ -160,7 +104,7 @@ Test(planner_hopper, shared_memory_limits)
 {
     /* 100 KiB = 102400 + 1024 reserved = 103424 per block; 233472 / 103424 = 2.26 -> 2. Warps
      * (128 threads = 4 warps) would allow 16. */
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     ts_launch_plan p = plan_ok(&d, res(4, 0, 100 * 1024), 132);
     cr_expect_eq(p.blocks_per_sm, 2);
     cr_expect_eq(p.limiter, TS_LIMIT_SHARED_MEMORY);
@@ -171,7 +115,7 @@ Test(planner_hopper, reserve_counts_without_shared_memory)
 {
     /* No shared memory but 1 KiB reserve: 233472 / 1024 = 228 blocks; with a cap of 512 blocks
      * and 4096 warps that is the limit. */
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     d.max_blocks_per_sm = 512;
     d.max_warps_per_sm = 4096;
     ts_launch_plan p = plan_ok(&d, res(1, 0, 0), 1);
@@ -183,7 +127,7 @@ Test(planner_hopper, block_cap_limits_small_blocks)
 {
     /* 32 threads = 1 warp: warps allow 64, registers (32 x 32 = 1024 per warp) 64, shared 228,
      * the cap 32. Only half the warp slots are used. */
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     ts_launch_plan p = plan_ok(&d, res(1, 32, 0), 132);
     cr_expect_eq(p.blocks_per_sm, 32);
     cr_expect_eq(p.limiter, TS_LIMIT_BLOCKS);
@@ -194,7 +138,7 @@ Test(planner_hopper, block_cap_limits_small_blocks)
 
 Test(planner_hopper, ties_follow_the_documented_order)
 {
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     /* registers 2 (128 regs x 8 warps) and shared 2 (100 KiB): registers. */
     ts_launch_plan p = plan_ok(&d, res(8, 128, 100 * 1024), 1);
     cr_expect_eq(p.blocks_per_sm, 2);
@@ -233,7 +177,7 @@ Test(planner_hopper, waves_and_busiest_sm)
         {264, 1, 264, 2, 1.0, 1.0, 1.0},
         {265, 2, 1, 3, 1.0 / 264, 265.0 / 528, 265.0 / 396},
     };
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const wave_case *c = &cases[i];
         ts_launch_plan p = plan_ok(&d, res(32, 32, 0), c->grid);
@@ -254,7 +198,7 @@ Test(planner_hopper, same_threads_in_smaller_blocks)
     /* The other puzzle: 132 x 1024 threads as 528 blocks of 256 (8 warps, 32 regs): 8 per SM by
      * warps, 1056 per wave, one wave half full, every SM runs 4 blocks = 1024 threads, as with
      * 132 blocks of 1024: efficiency 1. */
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     ts_launch_plan p = plan_ok(&d, res(8, 32, 0), 528);
     cr_expect_eq(p.blocks_per_sm, 8);
     cr_expect_eq(p.limiter, TS_LIMIT_WARPS);
@@ -266,7 +210,7 @@ Test(planner_hopper, same_threads_in_smaller_blocks)
 Test(planner_hopper, huge_grid_near_the_limit)
 {
     /* LLONG_MAX - 264 leaves room for rounding up: fine. */
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     long long grid = LLONG_MAX - 264;
     ts_launch_plan p = plan_ok(&d, res(32, 32, 0), grid);
     cr_expect_eq(p.waves, grid / 264 + (grid % 264 != 0));
@@ -281,7 +225,7 @@ Test(planner_mi300x, vgprs_limit_256_thread_blocks)
     /* 256 threads = 4 waves of 64, 128 VGPRs: 8192 per wave; a SIMD has 131072 / 4 = 32768:
      * 4 waves per SIMD, 16 per CU, 16 / 4 = 4 blocks. Waves alone: 32 / 4 = 8. LDS: 0 bytes and
      * no reserve: no limit. One wave of blocks: 304 x 4 = 1216. */
-    ts_device_props d = mi300x();
+    ts_device_props d = ts_test_mi300x();
     ts_launch_plan p = plan_ok(&d, res(4, 128, 0), 304);
     cr_expect_eq(p.blocks_per_sm, 4);
     cr_expect_eq(p.limiter, TS_LIMIT_REGISTERS);
@@ -296,7 +240,7 @@ Test(planner_mi300x, vgprs_limit_256_thread_blocks)
 Test(planner_mi300x, one_block_more_than_cus)
 {
     /* 305 blocks on 304 CUs: one CU runs 2, balance 305 / 608. One wave (305 / 1216). */
-    ts_device_props d = mi300x();
+    ts_device_props d = ts_test_mi300x();
     ts_launch_plan p = plan_ok(&d, res(4, 128, 0), 305);
     cr_expect_eq(p.waves, 1);
     cr_expect_eq(p.last_wave_blocks, 305);
@@ -308,7 +252,7 @@ Test(planner_mi300x, full_blocks_and_wave_cap)
 {
     /* 1024 threads = 16 waves, 64 VGPRs: 4096 per wave, 8 per SIMD, 32 per CU = 2 blocks; waves
      * 32 / 16 = 2 as well: tie -> warps. */
-    ts_device_props d = mi300x();
+    ts_device_props d = ts_test_mi300x();
     ts_launch_plan p = plan_ok(&d, res(16, 64, 0), 1);
     cr_expect_eq(p.blocks_per_sm, 2);
     cr_expect_eq(p.limiter, TS_LIMIT_WARPS);
@@ -325,7 +269,7 @@ Test(planner_mi300x, full_blocks_and_wave_cap)
 Test(planner_mi300x, lds_limits)
 {
     /* A block that takes all 64 KiB of LDS: 65536 / 65536 = 1 per CU; 32 KiB: 2. */
-    ts_device_props d = mi300x();
+    ts_device_props d = ts_test_mi300x();
     ts_launch_plan p = plan_ok(&d, res(4, 64, 65536), 1);
     cr_expect_eq(p.blocks_per_sm, 1);
     cr_expect_eq(p.limiter, TS_LIMIT_SHARED_MEMORY);
@@ -355,7 +299,7 @@ static ts_status try_plan(const ts_device_props *d, ts_kernel_resources k, long 
 
 Test(planner_errors, null_pointers)
 {
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     ts_kernel_resources k = res(32, 32, 0);
     ts_launch_plan p;
     cr_expect_eq(ts_plan_launch(NULL, &k, 1, &p), TS_ERROR_NULL_POINTER);
@@ -365,7 +309,7 @@ Test(planner_errors, null_pointers)
 
 Test(planner_errors, invalid_sizes)
 {
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     cr_expect_eq(try_plan(&d, res(32, 32, 0), 0), TS_ERROR_INVALID_SIZE);
     cr_expect_eq(try_plan(&d, res(32, 32, 0), -5), TS_ERROR_INVALID_SIZE);
     cr_expect_eq(try_plan(&d, res(0, 32, 0), 1), TS_ERROR_INVALID_SIZE);
@@ -375,7 +319,7 @@ Test(planner_errors, invalid_sizes)
 
 Test(planner_errors, invalid_device_fields)
 {
-    const ts_device_props base = hopper();
+    const ts_device_props base = ts_test_hopper();
     /* Each field the model needs, set to 0 and to -1 in turn. */
     const size_t offsets[] = {
         offsetof(ts_device_props, sm_count),
@@ -401,11 +345,11 @@ Test(planner_errors, invalid_device_fields)
 
 Test(planner_errors, block_that_cannot_fit)
 {
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     /* 33 warps = 1056 threads > 1024. */
     cr_expect_eq(try_plan(&d, res(33, 0, 0), 1), TS_ERROR_RESOURCES);
     /* More warps than an SM holds (on a device that would allow the threads). */
-    ts_device_props small = hopper();
+    ts_device_props small = ts_test_hopper();
     small.max_warps_per_sm = 16;
     cr_expect_eq(try_plan(&small, res(32, 0, 0), 1), TS_ERROR_RESOURCES);
     /* 256 registers per thread > 255. */
@@ -416,7 +360,7 @@ Test(planner_errors, block_that_cannot_fit)
     /* Shared memory over the per-block limit. */
     cr_expect_eq(try_plan(&d, res(1, 0, 232449), 1), TS_ERROR_RESOURCES);
     /* Within the per-block limit, but with the reserve more than the SM has. */
-    ts_device_props tight = hopper();
+    ts_device_props tight = ts_test_hopper();
     tight.shared_mem_per_block = 233472;
     cr_expect_eq(try_plan(&tight, res(1, 0, 233000), 1), TS_ERROR_RESOURCES);
     /* The largest legal block does fit: 227 KiB + 1 KiB = 228 KiB, one per SM. */
@@ -425,7 +369,7 @@ Test(planner_errors, block_that_cannot_fit)
 
 Test(planner_errors, grid_overflow)
 {
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     cr_expect_eq(try_plan(&d, res(32, 32, 0), LLONG_MAX), TS_ERROR_SIZE_OVERFLOW);
     cr_expect_eq(try_plan(&d, res(32, 32, 0), LLONG_MAX - 263), TS_ERROR_SIZE_OVERFLOW);
 }
@@ -448,7 +392,7 @@ Test(planner_errors, limiter_names)
 
 Test(planner_errors, explain_arguments)
 {
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     ts_kernel_resources k = res(32, 32, 0);
     ts_launch_plan p = plan_ok(&d, k, 132);
     char buf[512];
@@ -485,7 +429,7 @@ static void explain(const ts_device_props *d, ts_kernel_resources k, long long g
 Test(planner_explain, full_wave_of_one_block_per_sm)
 {
     char buf[1024];
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     explain(&d, res(32, 32, 0), 132, buf, sizeof buf);
     EXPECT_HAS(buf, "132 blocks of 32 warps on 132 SMs");
     EXPECT_HAS(buf, "2 blocks fit per SM");
@@ -501,7 +445,7 @@ Test(planner_explain, full_wave_of_one_block_per_sm)
 Test(planner_explain, one_block_too_many)
 {
     char buf[1024];
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     explain(&d, res(32, 32, 0), 133, buf, sizeof buf);
     EXPECT_HAS(buf, "busiest SM runs 2 blocks while most run 1");
     EXPECT_HAS(buf, "predicted efficiency 50%");
@@ -519,7 +463,7 @@ Test(planner_explain, one_block_too_many)
 Test(planner_explain, names_each_limiter_with_its_numbers)
 {
     char buf[1024];
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     explain(&d, res(8, 128, 0), 264, buf, sizeof buf);
     EXPECT_HAS(buf, "limited by registers");
     EXPECT_HAS(buf, "128 registers per thread");
@@ -533,7 +477,7 @@ Test(planner_explain, names_each_limiter_with_its_numbers)
     explain(&d, res(1, 32, 0), 4224, buf, sizeof buf);
     EXPECT_HAS(buf, "limited by blocks");
     EXPECT_HAS(buf, "at most 32 blocks");
-    ts_device_props m = mi300x();
+    ts_device_props m = ts_test_mi300x();
     explain(&m, res(4, 128, 0), 305, buf, sizeof buf);
     EXPECT_HAS(buf, "305 blocks of 4 waves on 304 CUs");
     EXPECT_HAS(buf, "4 blocks fit per CU");
@@ -542,7 +486,7 @@ Test(planner_explain, names_each_limiter_with_its_numbers)
 
 Test(planner_explain, truncates_safely)
 {
-    ts_device_props d = hopper();
+    ts_device_props d = ts_test_hopper();
     ts_kernel_resources k = res(32, 32, 0);
     ts_launch_plan p = plan_ok(&d, k, 133);
     char full[1024];

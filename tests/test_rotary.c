@@ -21,11 +21,6 @@ typedef struct {
     int in_place;
 } rope_case;
 
-static int on_gpu(void) {
-    ts_backend b = TS_BACKEND_HOST;
-    return ts_get_backend(&b) == TS_SUCCESS && b != TS_BACKEND_HOST;
-}
-
 /* Strides {batch, seq, head} of a (B, N, H, D) or (B, H, N, D) tensor with rows of D + pad. */
 static void strides_of(const rope_case *c, int h, long long s[3]) {
     const long long row = c->d + c->pad;
@@ -121,7 +116,7 @@ static const ts_rotary_convention HALF = TS_ROTARY_ROTATE_HALF, INTER = TS_ROTAR
 
 Test(rotary, layouts_conventions_tables) {
     TS_TEST_REQUIRE_DEVICE();
-    const int n = on_gpu() ? 333 : 5, hq = on_gpu() ? 12 : 3;
+    const int n = ts_test_on_gpu() ? 333 : 5, hq = ts_test_on_gpu() ? 12 : 3;
     const ts_rotary_layout layouts[2] = {BNHD, BHND};
     const ts_rotary_convention convs[2] = {HALF, INTER};
     for (int l = 0; l < 2; ++l)
@@ -131,7 +126,7 @@ Test(rotary, layouts_conventions_tables) {
 
 Test(rotary, head_dims_and_dtypes) {
     TS_TEST_REQUIRE_DEVICE();
-    const int n = on_gpu() ? 200 : 3;
+    const int n = ts_test_on_gpu() ? 200 : 3;
     const int dims[4] = {32, 64, 128, 256};
     const ts_dtype dts[3] = {BF, FP, F32};
     for (int i = 0; i < 4; ++i)
@@ -143,7 +138,7 @@ Test(rotary, head_dims_and_dtypes) {
 
 Test(rotary, q_only_offsets_strides_in_place) {
     TS_TEST_REQUIRE_DEVICE();
-    const int n = on_gpu() ? 1000 : 6;
+    const int n = ts_test_on_gpu() ? 1000 : 6;
     check_rope((rope_case){2, n, 4, 0, 64, BF, BNHD, HALF, 1, 0, 0, 0});
     check_rope((rope_case){1, n, 8, 2, 128, F32, BNHD, HALF, 0, 1000, 0, 0}); /* angles up to 1000 rad */
     check_rope((rope_case){2, n, 3, 3, 64, FP, BHND, INTER, 1, 11, 8, 0});    /* padded rows: element path */
@@ -167,7 +162,7 @@ Test(rotary, bad_arguments) {
     d = ok;
     /* The valid descriptor points at host memory, which only the host backend may run on (GPU
      * backends run it with device memory in the tests above, and may have no device here). */
-    if (!on_gpu()) cr_assert_eq(ts_rotary(&d, NULL), TS_SUCCESS);
+    if (!ts_test_on_gpu()) cr_assert_eq(ts_rotary(&d, NULL), TS_SUCCESS);
 #define EXPECT(change, status)                                                                     \
     do {                                                                                           \
         d = ok;                                                                                    \
@@ -205,6 +200,6 @@ Test(rotary, bad_arguments) {
     EXPECT(d.q_strides = overlap, TS_ERROR_INVALID_VALUE);
     EXPECT(d.q_strides = zero, TS_ERROR_INVALID_VALUE);
     EXPECT((d.batch = 1 << 20, d.q_strides = huge), TS_ERROR_SIZE_OVERFLOW);
-    if (!on_gpu()) EXPECT((d.heads_k = 0, d.k = NULL, d.k_out = NULL), TS_SUCCESS); /* Q only */
+    if (!ts_test_on_gpu()) EXPECT((d.heads_k = 0, d.k = NULL, d.k_out = NULL), TS_SUCCESS); /* Q only */
 #undef EXPECT
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/device_models.h"
 #include "templates/tile_scheduler.h"
 
 Test(scheduler, grouped_order_visits_every_tile_once) {
@@ -57,28 +58,15 @@ Test(scheduler, xcd_remap_is_a_permutation_with_runs_per_chiplet) {
     cr_assert_eq(ts_sched_remap_xcd(5, 10, 1), 5);
 }
 
-/* The H200 as the launch planner sees it (tests/test_planner.c gives the sources). */
-static ts_device_props hopper_like(int sms) {
-    ts_device_props d;
-    memset(&d, 0, sizeof d);
-    d.backend = TS_BACKEND_CUDA;
+/* A Hopper part with another SM count. */
+static ts_device_props hopper_with(int sms) {
+    ts_device_props d = ts_test_hopper();
     d.sm_count = sms;
-    d.warp_lanes = 32;
-    d.partitions_per_sm = 4;
-    d.max_threads_per_block = 1024;
-    d.max_warps_per_sm = 64;
-    d.max_blocks_per_sm = 32;
-    d.regs_per_sm = 65536;
-    d.max_regs_per_thread = 255;
-    d.reg_alloc_unit = 8;
-    d.shared_mem_per_block = 232448;
-    d.shared_mem_per_sm = 233472;
-    d.shared_mem_reserved_per_block = 1024;
     return d;
 }
 
 Test(scheduler, persistent_grid_is_one_wave_in_whole_clusters) {
-    const ts_device_props h200 = hopper_like(132), odd = hopper_like(131);
+    const ts_device_props h200 = ts_test_hopper(), odd = hopper_with(131);
     /* The GEMM's block: 12 warps and about 215 KiB of shared memory, one per SM. */
     const ts_kernel_resources gemm = {12, 0, 215u * 1024u};
     int grid = 0;

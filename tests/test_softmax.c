@@ -23,17 +23,6 @@ typedef struct {
     int in_place;
 } sm_case;
 
-/* HIP takes rows of at most 8192 (tessera.h). */
-static int on_hip(void) {
-    ts_backend b = TS_BACKEND_HOST;
-    return ts_get_backend(&b) == TS_SUCCESS && b == TS_BACKEND_HIP;
-}
-
-static int on_gpu(void) {
-    ts_backend b = TS_BACKEND_HOST;
-    return ts_get_backend(&b) == TS_SUCCESS && b != TS_BACKEND_HOST;
-}
-
 static void check_softmax(sm_case c) {
     uint64_t seed = ts_test_fresh_seed(), st = seed;
     if (c.in_place) c.out_dt = c.dt;
@@ -86,7 +75,7 @@ static const ts_dtype BF = TS_DTYPE_BF16, FP = TS_DTYPE_FP16, F32 = TS_DTYPE_F32
 
 Test(softmax, ragged_every_dtype) {
     TS_TEST_REQUIRE_DEVICE();
-    const long long rows = on_gpu() ? 4099 : 13;
+    const long long rows = ts_test_on_gpu() ? 4099 : 13;
     const ts_dtype dts[3] = {BF, FP, F32};
     const int cols[5] = {1, 100, 1000, 1500, 3001};
     for (int i = 0; i < 3; ++i)
@@ -95,7 +84,7 @@ Test(softmax, ragged_every_dtype) {
 
 Test(softmax, scale_dtypes_and_unaligned_strides) {
     TS_TEST_REQUIRE_DEVICE();
-    const long long rows = on_gpu() ? 1000 : 9;
+    const long long rows = ts_test_on_gpu() ? 1000 : 9;
     check_softmax((sm_case){rows, 777, 3, BF, F32, 0.125f, 0, 1, 0, 4.0, 0, 0});
     check_softmax((sm_case){rows, 2050, 1, F32, BF, 3.0f, 0, 1, 0, 1.0, 0, 0});
     check_softmax((sm_case){rows, 512, 0, FP, F32, 0.5f, 0, 1, 0, 2.0, 0, 0});
@@ -103,7 +92,7 @@ Test(softmax, scale_dtypes_and_unaligned_strides) {
 
 Test(softmax, causal_offsets) {
     TS_TEST_REQUIRE_DEVICE();
-    const int big = on_gpu();
+    const int big = ts_test_on_gpu();
     /* top-left (PyTorch is_causal), bottom-right, and a negative offset that masks whole rows */
     check_softmax((sm_case){big ? 4 * 1024 : 2 * 37, big ? 1024 : 37, 0, BF, BF, 0.5f, 1, big ? 1024 : 37, 0, 1.0, 0, 0});
     check_softmax((sm_case){big ? 3 * 500 : 3 * 20, big ? 2100 : 50, 0, F32, F32, 1.0f, 1, big ? 500 : 20,
@@ -113,7 +102,7 @@ Test(softmax, causal_offsets) {
 
 Test(softmax, large_magnitudes_and_minus_inf_stay_finite) {
     TS_TEST_REQUIRE_DEVICE();
-    const long long rows = on_gpu() ? 2000 : 12;
+    const long long rows = ts_test_on_gpu() ? 2000 : 12;
     check_softmax((sm_case){rows, 1000, 0, F32, F32, 1.0f, 0, 1, 0, 1e4, 0, 0});
     check_softmax((sm_case){rows, 2000, 0, BF, BF, 1.0f, 0, 1, 0, 3e4, 1, 0});
     check_softmax((sm_case){rows, 300, 0, F32, F32, 1.0f, 0, 1, 0, 1e30, 1, 0});
@@ -122,10 +111,10 @@ Test(softmax, large_magnitudes_and_minus_inf_stay_finite) {
 
 Test(softmax, long_rows_and_in_place) {
     TS_TEST_REQUIRE_DEVICE();
-    if (!on_hip()) check_softmax((sm_case){on_gpu() ? 300 : 2, 16384, 8, BF, BF, 1.0f, 0, 1, 0, 1.0, 0, 0});
-    check_softmax((sm_case){on_gpu() ? 300 : 2, 8192, 0, BF, F32, 1.0f, 0, 1, 0, 1.0, 0, 0});
-    check_softmax((sm_case){on_gpu() ? 5000 : 7, 1024, 0, BF, BF, 1.0f, 0, 1, 0, 1.0, 0, 1});
-    check_softmax((sm_case){on_gpu() ? 5000 : 7, 4000, 8, F32, F32, 2.0f, 1, 7, 3000, 1.0, 0, 1});
+    if (!ts_test_on_hip()) check_softmax((sm_case){ts_test_on_gpu() ? 300 : 2, 16384, 8, BF, BF, 1.0f, 0, 1, 0, 1.0, 0, 0});
+    check_softmax((sm_case){ts_test_on_gpu() ? 300 : 2, 8192, 0, BF, F32, 1.0f, 0, 1, 0, 1.0, 0, 0});
+    check_softmax((sm_case){ts_test_on_gpu() ? 5000 : 7, 1024, 0, BF, BF, 1.0f, 0, 1, 0, 1.0, 0, 1});
+    check_softmax((sm_case){ts_test_on_gpu() ? 5000 : 7, 4000, 8, F32, F32, 2.0f, 1, 7, 3000, 1.0, 0, 1});
 }
 
 Test(softmax, bad_arguments) {

@@ -10,6 +10,16 @@ int ts_test_device_available(void) {
     return ts_device_count(&count) == TS_SUCCESS && count > 0;
 }
 
+int ts_test_on_gpu(void) {
+    ts_backend b = TS_BACKEND_HOST;
+    return ts_get_backend(&b) == TS_SUCCESS && b != TS_BACKEND_HOST;
+}
+
+int ts_test_on_hip(void) {
+    ts_backend b = TS_BACKEND_HOST;
+    return ts_get_backend(&b) == TS_SUCCESS && b == TS_BACKEND_HIP;
+}
+
 uint64_t ts_test_fresh_seed(void) {
     struct timespec t;
     clock_gettime(CLOCK_REALTIME, &t);

@@ -12,6 +12,12 @@
 /* Nonzero when the backend has a device to run kernels on (always on the host backend). */
 int ts_test_device_available(void);
 
+/* Nonzero when the library was built for a GPU backend (CUDA or HIP), device or not: tests size
+ * their problems by it, and keep host memory away from its kernels. */
+int ts_test_on_gpu(void);
+/* Nonzero for the HIP backend (some limits are lower there, e.g. rows of the norms). */
+int ts_test_on_hip(void);
+
 /* Skips the calling Criterion test when there is no device. */
 #define TS_TEST_REQUIRE_DEVICE()                                                                   \
     do {                                                                                           \

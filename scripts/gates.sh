@@ -12,7 +12,7 @@
 #       wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg. Where a disassembler is found (cuobjdump
 #       with nvdisasm: PATH, the CUDA install, or the nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm
 #       wheels), the built object's SASS must hold HGMMA; without one that check is skipped, said so.
-# hip:  the warpgroup and mma test kernels (and the gemm kernels, when built) hold v_mfma for
+# hip:  the warpgroup and mma test kernels (and the gemm and attention kernels, when built) hold v_mfma for
 #       gfx942 and gfx90a, every warpgroup test kernel on its own; every kernel of every
 #       <build>/hip/*.resource.txt has ScratchSize 0.
 # host: nothing to check.
@@ -174,7 +174,8 @@ hip_gates() {
   local wg=$dir/tests_kernels_wg_kernels_c.o
   [ -f "$wg" ] || fail "tests/kernels/wg_kernels.c is not among the built kernel sources"
   local obj arch id isa
-  for obj in "$wg" "$dir/tests_kernels_mma_kernels_c.o" "$dir/kernels_gemm_gemm_c.o"; do
+  for obj in "$wg" "$dir/tests_kernels_mma_kernels_c.o" "$dir/kernels_gemm_gemm_c.o" \
+             "$dir/kernels_attention_attention_c.o"; do
     [ -f "$obj" ] || continue
     id=$(basename "$obj" .o)
     for arch in gfx942 gfx90a; do

@@ -84,6 +84,25 @@ Test(contract, named_barriers_sync_only_their_warps) {
     check_exchange(2, 6, 30, 1);
 }
 
+Test(contract, named_barrier_arrivals_hand_off_between_warp_groups) {
+    TS_TEST_REQUIRE_DEVICE();
+    const int blocks = 3, warps = 8, rounds = 50, half = warps / 2;
+    const size_t n = (size_t)blocks * rounds * half;
+    int *out = malloc(n * sizeof(int));
+    int *d = ts_test_device_copy(NULL, n * sizeof(int));
+    cr_assert(out && d);
+    cr_assert_eq(ts_test_named_handoff(d, blocks, warps, rounds), TS_SUCCESS);
+    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(out, d, n * sizeof(int)), TS_SUCCESS);
+    for (int b = 0; b < blocks; ++b)
+        for (int r = 0; r < rounds; ++r)
+            for (int i = 0; i < half; ++i)
+                cr_assert_eq(out[((size_t)b * rounds + r) * half + i], (b * 1000 + r) * 64 + i,
+                             "block %d round %d warp %d", b, r, i);
+    cr_assert_eq(ts_free(d), TS_SUCCESS);
+    free(out);
+}
+
 static void check_pipeline(int chunks, int chunk_floats, int stages, int warps, int mode) {
     uint64_t seed = ts_test_fresh_seed(), st = seed;
     const size_t n = (size_t)chunks * chunk_floats;

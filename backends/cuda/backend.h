@@ -72,6 +72,10 @@ TS_DEVICE void ts_sync_named(int id, int warps) {
     asm volatile("bar.sync %0, %1;" ::"r"(id + 1), "r"(warps * 32) : "memory");
 }
 
+TS_DEVICE void ts_arrive_named(int id, int warps) {
+    asm volatile("bar.arrive %0, %1;" ::"r"(id + 1), "r"(warps * 32) : "memory");
+}
+
 TS_DEVICE uint32_t ts_cuda_smem_addr(const void *p) {
     return (uint32_t)__cvta_generic_to_shared(p);
 }

@@ -108,6 +108,20 @@ TS_DEVICE void ts_hip_kernel_prologue(void) {
     __syncthreads();
 }
 
+/* Counts the wave's arrival without waiting; the last arrival of a round ends it. */
+TS_DEVICE void ts_arrive_named(int id, int warps) {
+    ts_hip_named_barrier *nb = &ts_hip_named_barriers()[id];
+    ts_hip_release_block();
+    if (ts_lane_id() == 0) {
+        unsigned arrived =
+            __hip_atomic_fetch_add(&nb->count, 1u, __ATOMIC_ACQ_REL, TS_HIP_SCOPE_BLOCK) + 1u;
+        if (arrived == (unsigned)warps) {
+            __hip_atomic_store(&nb->count, 0u, __ATOMIC_RELAXED, TS_HIP_SCOPE_BLOCK);
+            __hip_atomic_fetch_add(&nb->round, 1u, __ATOMIC_RELEASE, TS_HIP_SCOPE_BLOCK);
+        }
+    }
+}
+
 TS_DEVICE void ts_sync_named(int id, int warps) {
     ts_hip_named_barrier *nb = &ts_hip_named_barriers()[id];
     ts_hip_release_block();

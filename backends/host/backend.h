@@ -69,6 +69,7 @@ TS_DEVICE void ts_sync_block(void) { ts_host_sync_block(); }
  * shared-memory accesses across the call. */
 TS_DEVICE void ts_sync_warp(void) { atomic_signal_fence(memory_order_seq_cst); }
 TS_DEVICE void ts_sync_named(int id, int warps) { ts_host_sync_named(id, warps); }
+TS_DEVICE void ts_arrive_named(int id, int warps) { ts_host_arrive_named(id, warps); }
 TS_DEVICE void ts_fence_block(void) { atomic_thread_fence(memory_order_seq_cst); }
 /* Relaxed, as CUDA's atomicAdd; the target is a plain int, which gcc's builtin accepts and C11's
  * atomic_fetch_add would not. */

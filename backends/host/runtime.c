@@ -227,8 +227,8 @@ void ts_host_sync_block(void) {
     ts_host_unlock(b);
 }
 
-void ts_host_sync_named(int id, int warps) {
-    struct ts_host_block *b = ts_host_lock();
+/* One warp's arrival at named barrier id; returns nonzero if it completed the barrier. */
+static int ts_host_named_arrive_locked(struct ts_host_block *b, int id, int warps) {
     if (id < 0 || id >= TS_NAMED_BARRIERS || warps < 1 || warps > b->warps)
         ts_host_fail_locked(b, TS_ERROR_LAUNCH_FAILED);
     /* Every arrival of one use must name the same count; a GPU would misbehave otherwise. */
@@ -236,12 +236,23 @@ void ts_host_sync_named(int id, int warps) {
         b->named_warps[id] = warps;
     else if (b->named_warps[id] != warps)
         ts_host_fail_locked(b, TS_ERROR_LAUNCH_FAILED);
-    unsigned generation = b->named_generation[id];
-    if (++b->named_arrived[id] == warps) {
-        b->named_arrived[id] = 0;
-        b->named_generation[id] = generation + 1;
-        (void)pthread_cond_broadcast(&b->cond);
-    } else {
+    if (++b->named_arrived[id] < warps) return 0;
+    b->named_arrived[id] = 0;
+    b->named_generation[id] += 1;
+    (void)pthread_cond_broadcast(&b->cond);
+    return 1;
+}
+
+void ts_host_arrive_named(int id, int warps) {
+    struct ts_host_block *b = ts_host_lock();
+    (void)ts_host_named_arrive_locked(b, id, warps);
+    ts_host_unlock(b);
+}
+
+void ts_host_sync_named(int id, int warps) {
+    struct ts_host_block *b = ts_host_lock();
+    unsigned generation = b->named_generation[id < 0 || id >= TS_NAMED_BARRIERS ? 0 : id];
+    if (!ts_host_named_arrive_locked(b, id, warps)) {
         struct timespec deadline;
         ts_host_deadline(b, &deadline);
         while (b->named_generation[id] == generation) {

@@ -70,6 +70,7 @@ ts_status ts_host_launch(ts_host_kernel_fn kernel, ts_grid grid, int warps, int 
  * leaves its thread there. */
 void ts_host_sync_block(void);
 void ts_host_sync_named(int id, int warps);
+void ts_host_arrive_named(int id, int warps);
 void ts_host_tbar_init(ts_tbar *bar, int arrivals);
 void ts_host_tbar_arrive(ts_tbar *bar);
 void ts_host_tbar_expect_bytes(ts_tbar *bar, unsigned bytes);

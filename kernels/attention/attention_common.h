@@ -66,6 +66,7 @@ typedef struct ts_attn_params {
 
 typedef struct ts_attn_task {
     int b, hq, qt;
+    int iters; /* key tiles the task visits */
 } ts_attn_task;
 
 /* The task's (batch, query head, query tile), and how many key tiles it visits: all of them, or
@@ -75,11 +76,14 @@ TS_DEVICE int ts_attn_setup(const ts_attn_params *p, long long task, ts_attn_tas
     const long long bh = task / p->q_tiles;
     t->hq = (int)(bh % p->heads_q);
     t->b = (int)(bh / p->heads_q);
-    if (!p->causal) return p->kv_tiles;
-    long long last_row = (long long)(t->qt + 1) * TS_ATTN_BM - 1;
-    if (last_row > p->seq_q - 1) last_row = p->seq_q - 1;
-    const long long tiles = last_row / TS_ATTN_BN + 1;
-    return (int)(tiles < p->kv_tiles ? tiles : p->kv_tiles);
+    t->iters = p->kv_tiles;
+    if (p->causal) {
+        long long last_row = (long long)(t->qt + 1) * TS_ATTN_BM - 1;
+        if (last_row > p->seq_q - 1) last_row = p->seq_q - 1;
+        const long long tiles = last_row / TS_ATTN_BN + 1;
+        if (tiles < t->iters) t->iters = (int)tiles;
+    }
+    return t->iters;
 }
 
 #endif

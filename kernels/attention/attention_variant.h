@@ -88,6 +88,23 @@ TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_task *t, int consumer) {
     return (long long)t->qt * TS_ATTN_BM + consumer * 64 + ts_warp_in_group() * 16;
 }
 
+/* TS_ATTN_PINGPONG=1 (two consumers): the consumers take turns at S = Q K^T, so that one's softmax
+ * runs while the other's multiplies keep the tensor cores busy (FlashAttention-3's inter-warpgroup
+ * schedule). Consumer c waits at named barrier TS_ATTN_TURN + c for the other's arrival, issues
+ * its product, and arrives at the other's barrier. Consumer 1 opens each task with an arrival for
+ * consumer 0 and leaves out its arrival after the task's last stage, so that every use of a barrier
+ * has four waiting and four arriving warps and no arrival runs ahead into the next use. Named
+ * barriers 0 and 1 are the consumers' own. */
+#ifndef TS_ATTN_PINGPONG
+#define TS_ATTN_PINGPONG 0
+#endif
+#if TS_ATTN_PINGPONG && TS_ATTN_CONSUMERS != 2
+#error "TS_ATTN_PINGPONG takes two consumer warpgroups"
+#endif
+#ifndef TS_ATTN_TURN
+#define TS_ATTN_TURN 2
+#endif
+
 TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
                                 TS_ATTN_FN(output) *out, int consumer) {
     /* The consumer's 64 query rows, zero past the sequence; the last task's multiplies are done
@@ -101,6 +118,9 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
     ts_zero(&c->o);
     ts_rv_fill(&c->m, -INFINITY);
     ts_rv_zero(&c->l);
+#if TS_ATTN_PINGPONG
+    if (consumer == 1) ts_arrive_named(TS_ATTN_TURN, 8); /* consumer 0 goes first */
+#endif
 }
 
 TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
@@ -108,7 +128,13 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
                                    int consumer) {
     const long long row0 = TS_ATTN_FN(row0)(t, consumer), col0 = (long long)iter * TS_ATTN_BN;
     TS_ATTN_RT_S s;
+#if TS_ATTN_PINGPONG
+    ts_sync_named(TS_ATTN_TURN + consumer, 8);
     ts_wg_mm_ABt(&s, &out->q, &in->k);
+    if (consumer == 0 || iter + 1 < t->iters) ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
+#else
+    ts_wg_mm_ABt(&s, &out->q, &in->k);
+#endif
     ts_mul_scalar(&s, &s, p->scale_log2);
     if (p->causal) ts_causal_mask(&s, &s, row0, col0, -INFINITY);
     ts_mask_cols_from(&s, &s, col0, p->seq_kv, -INFINITY);

@@ -77,6 +77,42 @@ TS_EXTERN_C ts_status ts_test_barrier_exchange(int *sums, int blocks, int warps,
                      (size_t)warps * sizeof(int), NULL, params);
 }
 
+/* ---- handoffs through named-barrier arrivals --------------------------------------------------- */
+
+typedef struct ts_test_handoff_params {
+    int *out;
+    int rounds;
+} ts_test_handoff_params;
+
+/* The first half of the warps (writers) and the second (readers) take turns on one shared slot per
+ * warp: writers fill it, arrive at barrier 0 and wait at 1; readers wait at 0, copy the slot out,
+ * and arrive at 1. The two barriers count every warp, the arrivals of one half releasing the other. */
+TS_KERNEL(ts_test_handoff_kernel, TS_MAX_WARPS_PER_BLOCK, ts_test_handoff_params, p) {
+    int *slot = (int *)ts_shared_base();
+    const int warps = ts_num_warps(), half = warps / 2, w = ts_warp_id();
+    for (int r = 0; r < p->rounds; ++r) {
+        if (w < half) {
+            if (ts_lane_id() == 0) slot[w] = (ts_block_x() * 1000 + r) * 64 + w;
+            ts_sync_warp();
+            ts_arrive_named(0, warps);
+            ts_sync_named(1, warps);
+        } else {
+            ts_sync_named(0, warps);
+            const int v = slot[w - half];
+            if (ts_lane_id() == 0) p->out[((long long)ts_block_x() * p->rounds + r) * half + (w - half)] = v;
+            ts_arrive_named(1, warps);
+        }
+    }
+}
+
+TS_EXTERN_C ts_status ts_test_named_handoff(int *out, int blocks, int warps, int rounds) {
+    ts_test_handoff_params params;
+    params.out = out;
+    params.rounds = rounds;
+    return TS_LAUNCH(ts_test_handoff_kernel, ts_grid_1d((unsigned)blocks), warps, (size_t)warps * sizeof(int),
+                     NULL, params);
+}
+
 /* ---- transaction barrier pipeline ------------------------------------------------------------ */
 
 typedef struct ts_test_tbar_params {

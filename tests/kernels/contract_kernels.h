@@ -31,6 +31,11 @@ ts_status ts_test_ids(int *records, int gx, int gy, int gz, int warps);
  * (first half) or 1 (second half). */
 ts_status ts_test_barrier_exchange(int *sums, int blocks, int warps, int rounds, int named);
 
+/* Writers (the first warps/2 warps) hand a value per round to the readers through shared memory,
+ * signalling with ts_arrive_named and waiting with ts_sync_named; out[(block * rounds + r) * half +
+ * i] receives (block * 1000 + r) * 64 + i. */
+ts_status ts_test_named_handoff(int *out, int blocks, int warps, int rounds);
+
 /* A producer warp streams `chunks` chunks of `chunk_floats` floats from src through a ring of
  * `stages` shared buffers guarded by transaction barriers; warps-1 consumer warps write 2*x of
  * every element to dst. mode 0: ts_copy_async_g2s; mode 1: ordinary stores then

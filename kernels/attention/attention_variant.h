@@ -91,7 +91,7 @@ TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_task *t, int consumer) {
 /* TS_ATTN_PINGPONG=1 (two consumers): the consumers take turns at S = Q K^T, so that one's softmax
  * runs while the other's multiplies keep the tensor cores busy (FlashAttention-3's inter-warpgroup
  * schedule). Consumer c waits at named barrier TS_ATTN_TURN + c for the other's arrival, issues
- * its product, and arrives at the other's barrier. Consumer 1 opens each task with an arrival for
+ * its product, and arrives at the other's barrier before waiting for the product. Consumer 1 opens each task with an arrival for
  * consumer 0 and leaves out its arrival after the task's last stage, so that every use of a barrier
  * has four waiting and four arriving warps and no arrival runs ahead into the next use. Named
  * barriers 0 and 1 are the consumers' own. */
@@ -129,9 +129,15 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     const long long row0 = TS_ATTN_FN(row0)(t, consumer), col0 = (long long)iter * TS_ATTN_BN;
     TS_ATTN_RT_S s;
 #if TS_ATTN_PINGPONG
+    /* The turn passes as soon as the product is issued: the other consumer's queues behind it. */
     ts_sync_named(TS_ATTN_TURN + consumer, 8);
-    ts_wg_mm_ABt(&s, &out->q, &in->k);
+    ts_wg_acc_fence(&s);
+    ts_wg_fence();
+    ts_wg_mm_ABt_async(&s, &out->q, &in->k);
+    ts_wg_commit();
     if (consumer == 0 || iter + 1 < t->iters) ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
+    ts_wg_wait(0);
+    ts_wg_acc_fence(&s);
 #else
     ts_wg_mm_ABt(&s, &out->q, &in->k);
 #endif

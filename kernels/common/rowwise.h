@@ -46,6 +46,9 @@ static inline int ts_rowwise_dtype_valid(ts_dtype t) {
 
 static inline int ts_rowwise_dtype_bytes(ts_dtype t) { return t == TS_DTYPE_F32 ? 4 : 2; }
 
+/* The row of a kernel family's launcher table: bf16, fp16, fp32. */
+static inline int ts_rowwise_dtype_index(ts_dtype t) { return t == TS_DTYPE_BF16 ? 0 : t == TS_DTYPE_FP16 ? 1 : 2; }
+
 /* A rows x cols matrix of dtype with a row stride: present, aligned to its element, rows that do
  * not overlap, and an extent that fits in a signed 64-bit byte offset. */
 static inline ts_status ts_rowwise_check_matrix(const void *ptr, ts_dtype dtype, long long rows, int cols,
@@ -60,6 +63,7 @@ static inline ts_status ts_rowwise_check_matrix(const void *ptr, ts_dtype dtype,
 typedef struct ts_rowwise_plan {
     int warps_per_row; /* W */
     int warps;         /* per block: G * W */
+    int short_rows;    /* 1: the instance with at most TS_ROWWISE_SHORT_WARPS warps serves it */
     unsigned grid;
     size_t shared_bytes;
 } ts_rowwise_plan;
@@ -76,6 +80,7 @@ static inline ts_status ts_rowwise_make_plan(long long rows, int cols, ts_rowwis
     if (blocks > cap) blocks = cap;
     plan->warps_per_row = w;
     plan->warps = groups * w;
+    plan->short_rows = plan->warps <= TS_ROWWISE_SHORT_WARPS;
     plan->grid = (unsigned)blocks;
     plan->shared_bytes = w > 1 ? (size_t)plan->warps * 2 * sizeof(float) : 0;
     return TS_SUCCESS;

@@ -84,13 +84,9 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
     ts_rowwise_plan plan;
     if ((s = ts_rowwise_make_plan(d.rows, d.cols, &plan)) != TS_SUCCESS) return s;
     p.warps_per_row = plan.warps_per_row;
-    const int short_rows = plan.warps <= TS_ROWWISE_SHORT_WARPS;
-    switch (d.dtype) {
-    case TS_DTYPE_BF16:
-        return short_rows ? ts_softmax_bf16_short_launch(&p, &plan, stream) : ts_softmax_bf16_launch(&p, &plan, stream);
-    case TS_DTYPE_FP16:
-        return short_rows ? ts_softmax_fp16_short_launch(&p, &plan, stream) : ts_softmax_fp16_launch(&p, &plan, stream);
-    default:
-        return short_rows ? ts_softmax_f32_short_launch(&p, &plan, stream) : ts_softmax_f32_launch(&p, &plan, stream);
-    }
+    typedef ts_status (*launcher)(const ts_softmax_params *, const ts_rowwise_plan *, ts_stream);
+    static const launcher launchers[3][2] = {{ts_softmax_bf16_launch, ts_softmax_bf16_short_launch},
+                                             {ts_softmax_fp16_launch, ts_softmax_fp16_short_launch},
+                                             {ts_softmax_f32_launch, ts_softmax_f32_short_launch}};
+    return launchers[ts_rowwise_dtype_index(d.dtype)][plan.short_rows](&p, &plan, stream);
 }

@@ -50,6 +50,47 @@ TS_DEVICE ts_hip_short4 ts_hip_wg_frag(const void *t, ts_st_desc sd, int k_along
     return v;
 }
 
+/* The wave's n/16 accumulator fragments from d (or zero), and back. */
+TS_DEVICE void ts_hip_wg_acc_load(ts_hip_float4 *acc, const float *d, int n, int accumulate) {
+    TS_UNROLL
+    for (int s = 0; s < n / 16; ++s) {
+        if (accumulate) {
+            acc[s].x = d[4 * s + 0];
+            acc[s].y = d[4 * s + 1];
+            acc[s].z = d[4 * s + 2];
+            acc[s].w = d[4 * s + 3];
+        } else {
+            acc[s] = (ts_hip_float4){0.0f, 0.0f, 0.0f, 0.0f};
+        }
+    }
+}
+
+TS_DEVICE void ts_hip_wg_acc_store(float *d, const ts_hip_float4 *acc, int n) {
+    TS_UNROLL
+    for (int s = 0; s < n / 16; ++s) {
+        d[4 * s + 0] = acc[s].x;
+        d[4 * s + 1] = acc[s].y;
+        d[4 * s + 2] = acc[s].z;
+        d[4 * s + 3] = acc[s].w;
+    }
+}
+
+/* One k16 step: A fragment fa (this lane's row and its four k values from k) against each of the
+ * n/16 B fragments, read from LDS. */
+TS_DEVICE void ts_hip_wg_mfma_step(ts_hip_float4 *acc, ts_hip_short4 fa, const void *b, ts_st_desc bd, int b_kmajor,
+                                   int k, int n, int f16) {
+    const int lane = ts_lane_id();
+    TS_UNROLL
+    for (int s = 0; s < n / 16; ++s) {
+        const ts_hip_short4 fb = ts_hip_wg_frag(b, bd, b_kmajor, 16 * s + (lane & 15), k);
+        if (f16)
+            acc[s] = __builtin_amdgcn_mfma_f32_16x16x16f16(__builtin_bit_cast(ts_hip_half4, fa),
+                                                           __builtin_bit_cast(ts_hip_half4, fb), acc[s], 0, 0, 0);
+        else
+            acc[s] = __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(fa, fb, acc[s], 0, 0, 0);
+    }
+}
+
 /* d (the wave's n/16 subtiles of 4 floats) += or = A * B; the operand conventions are those of
  * backends/cuda/warpgroup.h: a_kmajor means a is 64 x K, else K x 64; b_kmajor means
  * b is N x K (B^T), else K x N. */
@@ -62,40 +103,15 @@ TS_DEVICE void ts_wg_mma_raw(float *d, int n, const void *a, ts_st_desc ad, int 
     const int kq = 4 * (lane >> 4);
     const int f16 = ad.dtype == TS_DTYPE_FP16;
     ts_hip_float4 acc[TS_HIP_WG_MAX_N / 16];
-    TS_UNROLL
-    for (int s = 0; s < n / 16; ++s) {
-        if (accumulate) {
-            acc[s].x = d[4 * s + 0];
-            acc[s].y = d[4 * s + 1];
-            acc[s].z = d[4 * s + 2];
-            acc[s].w = d[4 * s + 3];
-        } else {
-            acc[s] = (ts_hip_float4){0.0f, 0.0f, 0.0f, 0.0f};
-        }
-    }
+    ts_hip_wg_acc_load(acc, d, n, accumulate);
     /* k outermost and not unrolled: the A fragment is read once per step, and the compiler does
      * not hoist every step's B fragments into registers at once (wide tiles would spill). */
 #pragma unroll 1
     for (int kk = 0; kk < k; kk += 16) {
         const ts_hip_short4 fa = ts_hip_wg_frag(a, ad, a_kmajor, m, kk + kq);
-        TS_UNROLL
-        for (int s = 0; s < n / 16; ++s) {
-            const ts_hip_short4 fb = ts_hip_wg_frag(b, bd, b_kmajor, 16 * s + (lane & 15), kk + kq);
-            if (f16)
-                acc[s] = __builtin_amdgcn_mfma_f32_16x16x16f16(__builtin_bit_cast(ts_hip_half4, fa),
-                                                               __builtin_bit_cast(ts_hip_half4, fb),
-                                                               acc[s], 0, 0, 0);
-            else
-                acc[s] = __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(fa, fb, acc[s], 0, 0, 0);
-        }
+        ts_hip_wg_mfma_step(acc, fa, b, bd, b_kmajor, kk + kq, n, f16);
     }
-    TS_UNROLL
-    for (int s = 0; s < n / 16; ++s) {
-        d[4 * s + 0] = acc[s].x;
-        d[4 * s + 1] = acc[s].y;
-        d[4 * s + 2] = acc[s].z;
-        d[4 * s + 3] = acc[s].w;
-    }
+    ts_hip_wg_acc_store(d, acc, n);
 }
 
 /* The same with A from registers: a is the wave's 16 x k row-layout tile of 16-bit elements, whose
@@ -119,17 +135,7 @@ TS_DEVICE void ts_wg_mma_rs_raw(float *d, int n, unsigned *a, int k, const void 
     TS_UNROLL
     for (int j = 0; j < words; ++j) w[j] = a[j];
     ts_hip_float4 acc[TS_HIP_WG_MAX_N / 16];
-    TS_UNROLL
-    for (int s = 0; s < n / 16; ++s) {
-        if (accumulate) {
-            acc[s].x = d[4 * s + 0];
-            acc[s].y = d[4 * s + 1];
-            acc[s].z = d[4 * s + 2];
-            acc[s].w = d[4 * s + 3];
-        } else {
-            acc[s] = (ts_hip_float4){0.0f, 0.0f, 0.0f, 0.0f};
-        }
-    }
+    ts_hip_wg_acc_load(acc, d, n, accumulate);
 #pragma unroll 1
     for (int kk = 0; kk < k; kk += 16) {
         const unsigned lo = w[ts_hip_wg_a_word(0, 0)], hi = w[ts_hip_wg_a_word(0, 1)];
@@ -138,26 +144,11 @@ TS_DEVICE void ts_wg_mma_rs_raw(float *d, int n, unsigned *a, int k, const void 
         fa.y = (short)(lo >> 16);
         fa.z = (short)(hi & 0xffffu);
         fa.w = (short)(hi >> 16);
-        TS_UNROLL
-        for (int s = 0; s < n / 16; ++s) {
-            const ts_hip_short4 fb = ts_hip_wg_frag(b, bd, b_kmajor, 16 * s + (lane & 15), kk + kq);
-            if (f16)
-                acc[s] = __builtin_amdgcn_mfma_f32_16x16x16f16(__builtin_bit_cast(ts_hip_half4, fa),
-                                                               __builtin_bit_cast(ts_hip_half4, fb),
-                                                               acc[s], 0, 0, 0);
-            else
-                acc[s] = __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(fa, fb, acc[s], 0, 0, 0);
-        }
+        ts_hip_wg_mfma_step(acc, fa, b, bd, b_kmajor, kk + kq, n, f16);
         TS_UNROLL
         for (int j = 0; j + 2 < words; ++j) w[j] = w[j + 2];
     }
-    TS_UNROLL
-    for (int s = 0; s < n / 16; ++s) {
-        d[4 * s + 0] = acc[s].x;
-        d[4 * s + 1] = acc[s].y;
-        d[4 * s + 2] = acc[s].z;
-        d[4 * s + 3] = acc[s].w;
-    }
+    ts_hip_wg_acc_store(d, acc, n);
 }
 
 #define ts_set_max_regs_inc_raw(n) ((void)(n))

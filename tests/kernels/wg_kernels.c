@@ -116,19 +116,24 @@ TS_DEVICE void ts_wgt_store_acc(const ts_wgt_mma_params *p, const void *acc, ts_
         ts_wgt_store_acc(p, TS_RT_CDATA(&acc), TS_RT_DESC(&acc), bm, bn);                          \
     }
 
-#define TS_WGT_MMA_KERNELS(DT)                                                                     \
-    TS_WGT_MMA_KERNEL(DT, 16, 16, ts_rt_f32_16x16)                                                 \
-    TS_WGT_MMA_KERNEL(DT, 16, 64, ts_rt_f32_16x16)                                                 \
-    TS_WGT_MMA_KERNEL(DT, 16, 128, ts_rt_f32_16x16)                                                \
-    TS_WGT_MMA_KERNEL(DT, 64, 16, ts_rt_f32_16x64)                                                 \
-    TS_WGT_MMA_KERNEL(DT, 64, 64, ts_rt_f32_16x64)                                                 \
-    TS_WGT_MMA_KERNEL(DT, 64, 128, ts_rt_f32_16x64)                                                \
-    TS_WGT_MMA_KERNEL(DT, 128, 16, ts_rt_f32_16x128)                                               \
-    TS_WGT_MMA_KERNEL(DT, 128, 64, ts_rt_f32_16x128)                                               \
-    TS_WGT_MMA_KERNEL(DT, 128, 128, ts_rt_f32_16x128)                                              \
-    TS_WGT_MMA_KERNEL(DT, 256, 16, ts_rt_f32_16x256)                                               \
-    TS_WGT_MMA_KERNEL(DT, 256, 64, ts_rt_f32_16x256)                                               \
-    TS_WGT_MMA_KERNEL(DT, 256, 128, ts_rt_f32_16x256)
+/* The (N, K) shapes the sweeps cover, with the accumulator tile of each N: X(DT, ARG, N, K, ACC)
+ * for each. One list serves the kernels and their dispatch, for both forms of A. */
+#define TS_WGT_SHAPES(X, DT, ARG)                                                                  \
+    X(DT, ARG, 16, 16, ts_rt_f32_16x16)                                                            \
+    X(DT, ARG, 16, 64, ts_rt_f32_16x16)                                                            \
+    X(DT, ARG, 16, 128, ts_rt_f32_16x16)                                                           \
+    X(DT, ARG, 64, 16, ts_rt_f32_16x64)                                                            \
+    X(DT, ARG, 64, 64, ts_rt_f32_16x64)                                                            \
+    X(DT, ARG, 64, 128, ts_rt_f32_16x64)                                                           \
+    X(DT, ARG, 128, 16, ts_rt_f32_16x128)                                                          \
+    X(DT, ARG, 128, 64, ts_rt_f32_16x128)                                                          \
+    X(DT, ARG, 128, 128, ts_rt_f32_16x128)                                                         \
+    X(DT, ARG, 256, 16, ts_rt_f32_16x256)                                                          \
+    X(DT, ARG, 256, 64, ts_rt_f32_16x256)                                                          \
+    X(DT, ARG, 256, 128, ts_rt_f32_16x256)
+
+#define TS_WGT_MMA_KERNEL_X(DT, ARG, N, K, ACC) TS_WGT_MMA_KERNEL(DT, N, K, ACC)
+#define TS_WGT_MMA_KERNELS(DT) TS_WGT_SHAPES(TS_WGT_MMA_KERNEL_X, DT, 0)
 
 TS_WGT_MMA_KERNELS(bf16)
 TS_WGT_MMA_KERNELS(fp16)
@@ -139,19 +144,8 @@ TS_WGT_MMA_KERNEL(bf16, 48, 32, ts_wgt_rt_f32_16x48)
     if (dtype == (DTYPE) && tile_n == (N) && tile_k == (K))                                        \
         return TS_LAUNCH(ts_wgt_mma_##DT##_n##N##_k##K, grid, 4, shared, NULL, params);
 
-#define TS_WGT_MMA_CASES(DT, DTYPE)                                                                \
-    TS_WGT_MMA_CASE(DT, DTYPE, 16, 16)                                                             \
-    TS_WGT_MMA_CASE(DT, DTYPE, 16, 64)                                                             \
-    TS_WGT_MMA_CASE(DT, DTYPE, 16, 128)                                                            \
-    TS_WGT_MMA_CASE(DT, DTYPE, 64, 16)                                                             \
-    TS_WGT_MMA_CASE(DT, DTYPE, 64, 64)                                                             \
-    TS_WGT_MMA_CASE(DT, DTYPE, 64, 128)                                                            \
-    TS_WGT_MMA_CASE(DT, DTYPE, 128, 16)                                                            \
-    TS_WGT_MMA_CASE(DT, DTYPE, 128, 64)                                                            \
-    TS_WGT_MMA_CASE(DT, DTYPE, 128, 128)                                                           \
-    TS_WGT_MMA_CASE(DT, DTYPE, 256, 16)                                                            \
-    TS_WGT_MMA_CASE(DT, DTYPE, 256, 64)                                                            \
-    TS_WGT_MMA_CASE(DT, DTYPE, 256, 128)
+#define TS_WGT_MMA_CASE_X(DT, DTYPE, N, K, ACC) TS_WGT_MMA_CASE(DT, DTYPE, N, K)
+#define TS_WGT_MMA_CASES(DT, DTYPE) TS_WGT_SHAPES(TS_WGT_MMA_CASE_X, DT, DTYPE)
 
 TS_EXTERN_C ts_status ts_test_wg_mma(float *c, long long ldc, const void *a, long long lda, const void *b,
                                      long long ldb, int m, int n, int k, int dtype, int tile_n, int tile_k,
@@ -253,19 +247,8 @@ typedef struct ts_wgt_rs_params {
         ts_wgt_store_acc_to(p->c, p->ldc, p->m, p->n, TS_RT_CDATA(&acc), TS_RT_DESC(&acc), bm, bn); \
     }
 
-#define TS_WGT_RS_KERNELS(DT)                                                                      \
-    TS_WGT_RS_KERNEL(DT, 16, 16, ts_rt_f32_16x16)                                                  \
-    TS_WGT_RS_KERNEL(DT, 16, 64, ts_rt_f32_16x16)                                                  \
-    TS_WGT_RS_KERNEL(DT, 16, 128, ts_rt_f32_16x16)                                                 \
-    TS_WGT_RS_KERNEL(DT, 64, 16, ts_rt_f32_16x64)                                                  \
-    TS_WGT_RS_KERNEL(DT, 64, 64, ts_rt_f32_16x64)                                                  \
-    TS_WGT_RS_KERNEL(DT, 64, 128, ts_rt_f32_16x64)                                                 \
-    TS_WGT_RS_KERNEL(DT, 128, 16, ts_rt_f32_16x128)                                                \
-    TS_WGT_RS_KERNEL(DT, 128, 64, ts_rt_f32_16x128)                                                \
-    TS_WGT_RS_KERNEL(DT, 128, 128, ts_rt_f32_16x128)                                               \
-    TS_WGT_RS_KERNEL(DT, 256, 16, ts_rt_f32_16x256)                                                \
-    TS_WGT_RS_KERNEL(DT, 256, 64, ts_rt_f32_16x256)                                                \
-    TS_WGT_RS_KERNEL(DT, 256, 128, ts_rt_f32_16x256)
+#define TS_WGT_RS_KERNEL_X(DT, ARG, N, K, ACC) TS_WGT_RS_KERNEL(DT, N, K, ACC)
+#define TS_WGT_RS_KERNELS(DT) TS_WGT_SHAPES(TS_WGT_RS_KERNEL_X, DT, 0)
 
 TS_WGT_RS_KERNELS(bf16)
 TS_WGT_RS_KERNELS(fp16)
@@ -276,19 +259,8 @@ TS_WGT_RS_KERNEL(bf16, 48, 32, ts_wgt_rt_f32_16x48)
     if (dtype == (DTYPE) && tile_n == (N) && tile_k == (K))                                        \
         return TS_LAUNCH(ts_wgt_rs_##DT##_n##N##_k##K, grid, 4, shared, NULL, params);
 
-#define TS_WGT_RS_CASES(DT, DTYPE)                                                                 \
-    TS_WGT_RS_CASE(DT, DTYPE, 16, 16)                                                              \
-    TS_WGT_RS_CASE(DT, DTYPE, 16, 64)                                                              \
-    TS_WGT_RS_CASE(DT, DTYPE, 16, 128)                                                             \
-    TS_WGT_RS_CASE(DT, DTYPE, 64, 16)                                                              \
-    TS_WGT_RS_CASE(DT, DTYPE, 64, 64)                                                              \
-    TS_WGT_RS_CASE(DT, DTYPE, 64, 128)                                                             \
-    TS_WGT_RS_CASE(DT, DTYPE, 128, 16)                                                             \
-    TS_WGT_RS_CASE(DT, DTYPE, 128, 64)                                                             \
-    TS_WGT_RS_CASE(DT, DTYPE, 128, 128)                                                            \
-    TS_WGT_RS_CASE(DT, DTYPE, 256, 16)                                                             \
-    TS_WGT_RS_CASE(DT, DTYPE, 256, 64)                                                             \
-    TS_WGT_RS_CASE(DT, DTYPE, 256, 128)
+#define TS_WGT_RS_CASE_X(DT, DTYPE, N, K, ACC) TS_WGT_RS_CASE(DT, DTYPE, N, K)
+#define TS_WGT_RS_CASES(DT, DTYPE) TS_WGT_SHAPES(TS_WGT_RS_CASE_X, DT, DTYPE)
 
 TS_EXTERN_C ts_status ts_test_wg_mma_rs(float *c, long long ldc, const void *a, long long lda, const void *b,
                                         long long ldb, int m, int n, int k, int dtype, int tile_n, int tile_k,

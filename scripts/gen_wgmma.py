@@ -52,6 +52,26 @@ FOOTER = """\
 """
 
 
+def accumulator_operands(regs):
+    """The asm template's accumulator operands %0 .. %regs-1, eight to a line."""
+    lines = []
+    per_line = 8
+    for start in range(0, regs, per_line):
+        chunk = ", ".join(f"%{i}" for i in range(start, min(start + per_line, regs)))
+        sep = ", " if start + per_line < regs else ""
+        lines.append(f'        "{chunk}{sep}" \\')
+    return lines
+
+
+def accumulator_outputs(regs):
+    """The asm statement's read-write accumulator outputs, six to a line."""
+    outs = [f'"+f"(d[{i}])' for i in range(regs)]
+    out_lines = []
+    for start in range(0, regs, 6):
+        out_lines.append(", ".join(outs[start:start + 6]))
+    return "        : " + (", \\\n          ".join(out_lines)) + " \\"
+
+
 def asm_macro(n):
     regs = n // 2
     lines = []
@@ -61,17 +81,9 @@ def asm_macro(n):
     lines.append('        "{\\n\\t.reg .pred p;\\n\\t" \\')
     lines.append(f'        "setp.ne.b32 p, %{regs + 2}, 0;\\n\\t" \\')
     lines.append(f'        "wgmma.mma_async.sync.aligned.m64n{n}k16.f32." #ab "." #ab "\\n\\t{{" \\')
-    per_line = 8
-    for start in range(0, regs, per_line):
-        chunk = ", ".join(f"%{i}" for i in range(start, min(start + per_line, regs)))
-        sep = ", " if start + per_line < regs else ""
-        lines.append(f'        "{chunk}{sep}" \\')
+    lines.extend(accumulator_operands(regs))
     lines.append(f'        "}},\\n\\t%{regs}, %{regs + 1}, p, 1, 1, " #ta ", " #tb ";\\n}}\\n" \\')
-    outs = [f'"+f"(d[{i}])' for i in range(regs)]
-    out_lines = []
-    for start in range(0, regs, 6):
-        out_lines.append(", ".join(outs[start:start + 6]))
-    lines.append("        : " + (", \\\n          ".join(out_lines)) + " \\")
+    lines.append(accumulator_outputs(regs))
     lines.append('        : "l"(desc_a), "l"(desc_b), "r"(scale_d) \\')
     lines.append('        : "memory")')
     return "\n".join(lines)
@@ -132,17 +144,9 @@ def asm_macro_rs(n):
     lines.append('        "{\\n\\t.reg .pred p;\\n\\t" \\')
     lines.append(f'        "setp.ne.b32 p, %{scale}, 0;\\n\\t" \\')
     lines.append(f'        "wgmma.mma_async.sync.aligned.m64n{n}k16.f32." #ab "." #ab "\\n\\t{{" \\')
-    per_line = 8
-    for start in range(0, regs, per_line):
-        chunk = ", ".join(f"%{i}" for i in range(start, min(start + per_line, regs)))
-        sep = ", " if start + per_line < regs else ""
-        lines.append(f'        "{chunk}{sep}" \\')
+    lines.extend(accumulator_operands(regs))
     lines.append(f'        "}},\\n\\t{{%{a0}, %{a0 + 1}, %{a0 + 2}, %{a0 + 3}}},\\n\\t%{desc}, p, 1, 1, " #tb ";\\n}}\\n" \\')
-    outs = [f'"+f"(d[{i}])' for i in range(regs)]
-    out_lines = []
-    for start in range(0, regs, 6):
-        out_lines.append(", ".join(outs[start:start + 6]))
-    lines.append("        : " + (", \\\n          ".join(out_lines)) + " \\")
+    lines.append(accumulator_outputs(regs))
     lines.append('        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \\')
     lines.append('        : "memory")')
     return "\n".join(lines)

@@ -12,13 +12,12 @@ numpy arrays and a numpy reference: it checks the bindings on a machine without 
 """
 import argparse
 import ctypes
-import datetime
 import json
 import math
 import os
 import sys
 
-from torch_timing import time_interleaved
+from torch_timing import bench_context, time_interleaved
 
 TS_DTYPE_BF16 = 2
 TS_DTYPE_F32 = 1
@@ -107,11 +106,7 @@ def main():
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     lib = load_library(args.lib)
-    dev = torch.cuda.current_device()
-    props = torch.cuda.get_device_properties(dev)
-    l2 = getattr(props, "L2_cache_size", 64 << 20) or (64 << 20)
-    flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    props, flush, date = bench_context(torch)
 
     shapes = [(16, 16, 4096, 128, c) for c in (0, 1)]
     if not args.quick:

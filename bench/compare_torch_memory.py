@@ -14,13 +14,12 @@ arrays and numpy references: it checks the bindings on a machine without a GPU.
 """
 import argparse
 import ctypes
-import datetime
 import json
 import math
 import os
 import sys
 
-from torch_timing import time_interleaved
+from torch_timing import bench_context, time_interleaved
 
 TS_DTYPE_F32, TS_DTYPE_BF16, TS_DTYPE_FP16 = 1, 2, 3
 TS_ROTARY_BNHD, TS_ROTARY_BHND = 0, 1
@@ -164,11 +163,7 @@ def main():
     import torch.nn.functional as F_
 
     lib = load_library(args.lib)
-    dev = torch.cuda.current_device()
-    props = torch.cuda.get_device_properties(dev)
-    l2 = getattr(props, "L2_cache_size", 64 << 20) or (64 << 20)
-    flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    props, flush, date = bench_context(torch)
     stream = lambda: torch.cuda.current_stream().cuda_stream  # noqa: E731
     bf = torch.bfloat16
     only = set(args.only.split(","))

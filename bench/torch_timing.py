@@ -2,7 +2,17 @@
 compare_torch_memory.py): warm-up, then rounds in which every implementation runs once, in
 alternating order, each run after an L2 flush and timed with CUDA events; the median per
 implementation, in milliseconds."""
+import datetime
 import statistics
+
+
+def bench_context(torch):
+    """The device's properties, a buffer twice the L2 to flush it with, and the date for the JSON."""
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    l2 = getattr(props, "L2_cache_size", 64 << 20) or (64 << 20)
+    flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    return props, flush, date
 
 
 def time_interleaved(torch, runs, flush, reps, warmup):

@@ -16,8 +16,7 @@
  * aligned: a strip that is wholly valid is one run of unconditional loads, so all of a lane's
  * chunks are in flight at once; otherwise chunks past n are skipped and a partly valid chunk, or
  * an unaligned strip, goes element by element. Arithmetic is fp32; the dtype of a load or store
- * may be a run-time value (the branch is uniform across the warp), best given as a constant through
- * TS_WV_WITH_DTYPE(dtype, ts_wv_load(v, p, TS_WV_DTYPE, n)). */
+ * may be a run-time value (the branch is uniform across the warp). */
 #ifndef TESSERA_OPS_WARP_VECTOR_H
 #define TESSERA_OPS_WARP_VECTOR_H
 
@@ -170,23 +169,6 @@ TS_DEVICE void ts_wv_store_impl(void *base, const float *v, int chunks, int dtyp
     ts_wv_store_impl((ptr), TS_WV_CDATA(src), TS_WV_CHUNKS(src), (dtype), (n), 0, 0, 0)
 #define ts_wv_store_rows(ptr, src, dtype, row_shift, row_stride, n)                                \
     ts_wv_store_impl((ptr), TS_WV_CDATA(src), TS_WV_CHUNKS(src), (dtype), (n), 1, (row_shift), (row_stride))
-
-/* Calls `op` (a load or store above, whose dtype argument is the token TS_WV_DTYPE) with a run-time
- * dtype made a compile-time constant in each of three branches, so that each branch is straight-line
- * code (a dtype tested inside the op would be tested per chunk). */
-#define TS_WV_WITH_DTYPE(dtype, op)                                                                \
-    do {                                                                                           \
-        if ((dtype) == TS_DTYPE_BF16) {                                                            \
-            enum { TS_WV_DTYPE = TS_DTYPE_BF16 };                                                  \
-            op;                                                                                    \
-        } else if ((dtype) == TS_DTYPE_FP16) {                                                     \
-            enum { TS_WV_DTYPE = TS_DTYPE_FP16 };                                                  \
-            op;                                                                                    \
-        } else {                                                                                   \
-            enum { TS_WV_DTYPE = TS_DTYPE_F32 };                                                   \
-            op;                                                                                    \
-        }                                                                                          \
-    } while (0)
 
 /* ---- maps ---------------------------------------------------------------------------------- */
 

@@ -89,9 +89,12 @@ ts_status bench_attention(bench_context *ctx) {
         for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal) st = attn_one(ctx, &timer, 1, 2, 128, 64, causal);
     } else {
         for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal) st = attn_one(ctx, &timer, 16, 16, 4096, 128, causal);
+        /* TESSERA_BENCH_QUICK=1: the sweep at N = 4096 only, for comparing builds quickly. */
+        const char *quick = getenv("TESSERA_BENCH_QUICK");
+        const int first = quick && quick[0] == '1' ? 2 : 0, last = quick && quick[0] == '1' ? 3 : 5;
         static const int ns[5] = {1024, 2048, 4096, 8192, 16384};
         for (int d = 64; d <= 128 && st == TS_SUCCESS; d += 64)
-            for (int i = 0; i < 5 && st == TS_SUCCESS; ++i)
+            for (int i = first; i < last && st == TS_SUCCESS; ++i)
                 for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal)
                     st = attn_one(ctx, &timer, 16384 / ns[i], 16, ns[i], d, causal);
     }

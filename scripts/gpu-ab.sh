@@ -4,7 +4,9 @@
 # interleaved order (a b c a b c), so that a difference between variants can be told from the
 # run-to-run spread. For tuning with little device time.
 #   usage: scripts/gpu-ab.sh NAME=FLAGS [NAME=FLAGS ...]      e.g.  base=  lag="-DTS_PC_RELEASE_LAG=1"
-#   BENCH (default gemm) picks the bench; TESSERA_BENCH_QUICK=1 is set for it.
+#   BENCH (default gemm) picks the bench; TESSERA_BENCH_QUICK=1 is set for it. TESTS (test binary
+#   names, e.g. "test_attention test_warpgroup") are built in every variant and run once each before
+#   the benches, so a variant's speed is only read next to its correctness.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -f .device-deps/unpack.sh ] && source .device-deps/unpack.sh
@@ -13,12 +15,17 @@ names=()
 for spec in "$@"; do
   name=${spec%%=*} flags=${spec#*=}
   names+=("$name")
-  ( cmake -S . -B "build/ab-$name" -DTESSERA_BACKEND=cuda -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_EXAMPLES=OFF \
-        -DTESSERA_PTXAS_VERBOSE=OFF -DCMAKE_CUDA_FLAGS="$flags" >/dev/null &&
-    cmake --build "build/ab-$name" -j "$(nproc)" --target tessera-bench >"build/ab-$name.log" 2>&1 ) ||
+  ( cmake -S . -B "build/ab-$name" -DTESSERA_BACKEND=cuda -DTESSERA_BUILD_TESTS="$([ -n "${TESTS:-}" ] && echo ON || echo OFF)" \
+        -DTESSERA_BUILD_EXAMPLES=OFF -DTESSERA_PTXAS_VERBOSE=OFF -DCMAKE_CUDA_FLAGS="$flags" >/dev/null &&
+    cmake --build "build/ab-$name" -j "$(nproc)" --target tessera-bench ${TESTS:-} >"build/ab-$name.log" 2>&1 ) ||
     echo "variant $name: build failed (build/ab-$name.log)" &
 done
 wait
+for name in "${names[@]}"; do
+  for t in ${TESTS:-}; do
+    echo "== $name $t: $("build/ab-$name/tests/$t" --jobs=1 2>&1 | grep -E 'Synthesis|FAIL|error' | head -n 5 | tr '\n' ' ')"
+  done
+done
 for round in 1 2; do
   for name in "${names[@]}"; do
     echo "== $name (round $round)"

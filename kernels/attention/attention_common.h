@@ -5,12 +5,16 @@
  * host), one consumer and one stage where it has 63 KiB (CDNA).
  *
  * Two compile-time switches, for tuning on the GPU (-D in CMAKE_CUDA_FLAGS / CMAKE_C_FLAGS):
- *   TS_ATTN_P_IN_REGISTERS  0 (default): P goes to shared memory and O += P V reads both operands
- *                           from there (two named barriers per stage); 1: P stays in each warp's
- *                           registers and O += P V takes A from them (ts_wg_mma_AB_rs).
- *   TS_ATTN_BN              keys per stage, 64 (default) or 128. A stage of K and V is then
- *                           2 x BN x D 16-bit values; where three stages and the consumers' areas
- *                           do not fit, the variant runs two stages (attention_variant.h). */
+ *   TS_ATTN_P_IN_REGISTERS  1 (default): P stays in each warp's registers and O += P V takes A from
+ *                           them (ts_wg_mma_AB_rs); 0: P goes to shared memory and O += P V reads
+ *                           both operands from there (two named barriers per stage).
+ *   TS_ATTN_BN              keys per stage, 64 or 128 (the default where a block has the shared
+ *                           memory for it, 64 elsewhere). A stage of K and V is 2 x BN x D 16-bit
+ *                           values; where three stages and the consumers' areas do not fit, the
+ *                           variant runs two stages (attention_variant.h).
+ * On the H200 (B16 H16 N4096 D128, bf16, 2026-11-30, scripts/gpu-ab.sh) P in registers took the
+ * kernel from 281 to 348 TFLOP/s, and 128 keys per stage on top of it to 376 (non-causal; causal
+ * 202 -> 256); docs/attention.md has the whole A/B. */
 #ifndef TESSERA_KERNELS_ATTENTION_COMMON_H
 #define TESSERA_KERNELS_ATTENTION_COMMON_H
 
@@ -37,7 +41,7 @@
 #define TS_ATTN_BM (64 * TS_ATTN_CONSUMERS)
 
 #ifndef TS_ATTN_P_IN_REGISTERS
-#define TS_ATTN_P_IN_REGISTERS 0
+#define TS_ATTN_P_IN_REGISTERS 1
 #endif
 #if TS_ATTN_P_IN_REGISTERS != 0 && TS_ATTN_P_IN_REGISTERS != 1
 #error "TS_ATTN_P_IN_REGISTERS is 0 or 1"
@@ -45,7 +49,11 @@
 
 /* A plain number: the tile type names are pasted from it. */
 #ifndef TS_ATTN_BN
+#if TS_MAX_SHARED_BYTES >= 200 * 1024
+#define TS_ATTN_BN 128
+#else
 #define TS_ATTN_BN 64
+#endif
 #endif
 #if TS_ATTN_BN != 64 && TS_ATTN_BN != 128
 #error "TS_ATTN_BN is 64 or 128"
@@ -53,6 +61,27 @@
 #if TS_ATTN_BN == 128 && TS_MAX_SHARED_BYTES < 200 * 1024
 /* One stage of K and V of 128 x 128 is 64 KiB. */
 #error "TS_ATTN_BN=128 needs more shared memory per block than this backend has"
+#endif
+
+/* Two more schedules of the consumers' work (attention_variant.h says how each runs):
+ *   TS_ATTN_PINGPONG  1: the two consumers take turns at S = Q K^T (FlashAttention-3's
+ *                     inter-warpgroup schedule); 0 (default): measured slower on the H200.
+ *   TS_ATTN_OVERLAP   1 (the default where it applies: P in registers, no ping-pong, a
+ *                     warp-specialized template schedule): each stage's S = Q K^T and the last
+ *                     stage's O += P V are issued together, and the softmax runs while the second
+ *                     runs (FlashAttention-3's intra-warpgroup overlap). */
+#ifndef TS_ATTN_PINGPONG
+#define TS_ATTN_PINGPONG 0
+#endif
+#ifndef TS_ATTN_OVERLAP
+#if TS_ATTN_P_IN_REGISTERS && !TS_ATTN_PINGPONG && !defined(TS_PREFERS_PINGPONG)
+#define TS_ATTN_OVERLAP 1
+#else
+#define TS_ATTN_OVERLAP 0
+#endif
+#endif
+#if TS_ATTN_OVERLAP && (!TS_ATTN_P_IN_REGISTERS || TS_ATTN_PINGPONG || defined(TS_PREFERS_PINGPONG))
+#error "TS_ATTN_OVERLAP needs P in registers, no ping-pong, and the warp-specialized schedule"
 #endif
 
 typedef struct ts_attn_params {

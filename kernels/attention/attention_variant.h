@@ -67,6 +67,10 @@ typedef ts_attn_task TS_ATTN_FN(task);
 typedef struct TS_ATTN_FN(consumer) {
     TS_ATTN_RT_O o;
     ts_rowvec_f32_16 m, l; /* running maximum (base-2 units) and sum of each of the warp's rows */
+#if TS_ATTN_OVERLAP
+    TS_ATTN_RT_P p;               /* the last stage's P, whose product with V is still to come */
+    const TS_ATTN_ST_KV *v_prev;  /* that stage's V, held by the template's release lag */
+#endif
 } TS_ATTN_FN(consumer);
 
 TS_DEVICE long long TS_ATTN_FN(tasks)(const ts_attn_params *p) { return p->tasks; }
@@ -88,16 +92,13 @@ TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_task *t, int consumer) {
     return (long long)t->qt * TS_ATTN_BM + consumer * 64 + ts_warp_in_group() * 16;
 }
 
-/* TS_ATTN_PINGPONG=1 (two consumers): the consumers take turns at S = Q K^T, so that one's softmax
+/* TS_ATTN_PINGPONG=1 (two consumers, attention_common.h): the consumers take turns at S = Q K^T, so that one's softmax
  * runs while the other's multiplies keep the tensor cores busy (FlashAttention-3's inter-warpgroup
  * schedule). Consumer c waits at named barrier TS_ATTN_TURN + c for the other's arrival, issues
  * its product, and arrives at the other's barrier before waiting for the product. Consumer 1 opens each task with an arrival for
  * consumer 0 and leaves out its arrival after the task's last stage, so that every use of a barrier
  * has four waiting and four arriving warps and no arrival runs ahead into the next use. Named
  * barriers 0 and 1 are the consumers' own. */
-#ifndef TS_ATTN_PINGPONG
-#define TS_ATTN_PINGPONG 0
-#endif
 #if TS_ATTN_PINGPONG && TS_ATTN_CONSUMERS != 2
 #error "TS_ATTN_PINGPONG takes two consumer warpgroups"
 #endif
@@ -123,11 +124,66 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
 #endif
 }
 
+/* The online softmax of one stage's scores s (in place: s becomes the numerators P in fp32): scale
+ * to base 2, mask, new row maxima, the correction corr = exp2(m_old - m_new) and the running sums.
+ * The output accumulator is the caller's to rescale by corr. */
+TS_DEVICE void TS_ATTN_FN(softmax)(const ts_attn_params *p, TS_ATTN_FN(consumer) *c, TS_ATTN_RT_S *s,
+                                   ts_rowvec_f32_16 *corr, long long row0, long long col0) {
+    ts_mul_scalar(s, s, p->scale_log2);
+    if (p->causal) ts_causal_mask(s, s, row0, col0, -INFINITY);
+    ts_mask_cols_from(s, s, col0, p->seq_kv, -INFINITY);
+
+    /* m_new = max(m, row max); a row with every score masked so far keeps -inf, and the finite
+     * stand-in m_safe keeps exp2(-inf - m) at 0 instead of NaN. */
+    ts_rowvec_f32_16 m_new, m_safe;
+    ts_row_max_acc(&m_new, s, &c->m);
+    ts_rv_max_scalar(&m_safe, &m_new, -FLT_MAX);
+    ts_sub_row(s, s, &m_safe);
+    ts_exp2(s, s);
+    ts_rv_sub(corr, &c->m, &m_safe);
+    ts_rv_exp2(corr, corr);
+    ts_rv_mul(&c->l, &c->l, corr);
+    ts_row_sum_acc(&c->l, s, &c->l);
+    ts_rv_copy(&c->m, &m_new);
+}
+
 TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
                                    const TS_ATTN_FN(input) *in, TS_ATTN_FN(output) *out, int iter,
                                    int consumer) {
     const long long row0 = TS_ATTN_FN(row0)(t, consumer), col0 = (long long)iter * TS_ATTN_BN;
     TS_ATTN_RT_S s;
+    ts_rowvec_f32_16 corr;
+#if TS_ATTN_OVERLAP
+    /* S = Q K^T of this stage and O += P V of the last one go to the tensor cores together; the
+     * softmax of S runs while the second product does. Invariant at entry: O holds the products
+     * of the stages before the last, scaled to the last stage's maxima, in which c->p is also
+     * expressed; so O is complete for the last stage once its product lands, and the correction
+     * of this stage then rescales it. */
+    ts_wg_acc_fence(&s);
+    ts_wg_acc_fence(&c->o);
+    ts_wg_a_fence(&c->p);
+    ts_wg_fence();
+    ts_wg_mm_ABt_async(&s, &out->q, &in->k);
+    ts_wg_commit();
+    if (iter > 0) {
+        ts_wg_mma_AB_rs_async(&c->o, &c->p, c->v_prev);
+        ts_wg_commit();
+        ts_wg_wait(1); /* groups retire in order: S has landed, P V may still run */
+    } else {
+        ts_wg_wait(0);
+    }
+    ts_wg_acc_fence(&s);
+    TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0);
+    ts_wg_wait(0);
+    ts_wg_acc_fence(&c->o);
+    ts_wg_a_fence(&c->p);
+    ts_mul_row(&c->o, &c->o, &corr);
+    ts_convert(&c->p, &s);
+    c->v_prev = &in->v;
+    /* The task's last stage has no successor to carry its product: it runs now, while the stage is
+     * still held. */
+    if (iter + 1 == t->iters) ts_wg_mma_AB_rs(&c->o, &c->p, &in->v);
+#else
 #if TS_ATTN_PINGPONG
     /* The turn passes as soon as the product is issued: the other consumer's queues behind it. */
     ts_sync_named(TS_ATTN_TURN + consumer, 8);
@@ -141,23 +197,8 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
 #else
     ts_wg_mm_ABt(&s, &out->q, &in->k);
 #endif
-    ts_mul_scalar(&s, &s, p->scale_log2);
-    if (p->causal) ts_causal_mask(&s, &s, row0, col0, -INFINITY);
-    ts_mask_cols_from(&s, &s, col0, p->seq_kv, -INFINITY);
-
-    /* m_new = max(m, row max); a row with every score masked so far keeps -inf, and the finite
-     * stand-in m_safe keeps exp2(-inf - m) at 0 instead of NaN. */
-    ts_rowvec_f32_16 m_new, m_safe, corr;
-    ts_row_max_acc(&m_new, &s, &c->m);
-    ts_rv_max_scalar(&m_safe, &m_new, -FLT_MAX);
-    ts_sub_row(&s, &s, &m_safe);
-    ts_exp2(&s, &s);
-    ts_rv_sub(&corr, &c->m, &m_safe);
-    ts_rv_exp2(&corr, &corr);
-    ts_rv_mul(&c->l, &c->l, &corr);
-    ts_row_sum_acc(&c->l, &s, &c->l);
+    TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0);
     ts_mul_row(&c->o, &c->o, &corr);
-    ts_rv_copy(&c->m, &m_new);
 
     TS_ATTN_RT_P pb;
     ts_convert(&pb, &s);
@@ -174,6 +215,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_sync_named(consumer, 4);
     ts_wg_mma_AB(&c->o, &out->p, &in->v);
 #endif
+#endif /* TS_ATTN_OVERLAP */
 }
 
 TS_DEVICE void TS_ATTN_FN(store)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
@@ -207,6 +249,10 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(output) *o
 #define TS_PC_CONSUMERS TS_ATTN_CONSUMERS
 #define TS_PC_PRODUCER_REGS 40
 #define TS_PC_CONSUMER_REGS 232
+#if TS_ATTN_OVERLAP
+/* A stage is handed back one stage late: its V is read by the next stage's compute. */
+#define TS_PC_RELEASE_LAG 1
+#endif
 #include "templates/producer_consumer.h"
 
 #undef TS_ATTN_NAME

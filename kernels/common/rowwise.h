@@ -33,12 +33,19 @@ typedef ts_wv_f32_1024 ts_rowwise_wv;
  * norms went from 3.55 to 3.69 TB/s (RMSNorm + residual, 16384 x 4096) with three 8-warp blocks
  * per SM instead of two, and softmax from 2.61 to 3.71 with four (bench/results, 2026-11-30). */
 #define TS_ROWWISE_SHORT_WARPS 8
+#ifndef TS_ROWWISE_BLOCK_WARPS
 #define TS_ROWWISE_BLOCK_WARPS 8
+#endif
 /* The longest row this backend takes: TS_ROWWISE_MAX_COLS, or 8192 on HIP. */
 #define TS_ROWWISE_BACKEND_MAX_COLS                                                                \
     (TS_ROWWISE_E * TS_ROWWISE_MAX_WARPS < TS_ROWWISE_MAX_COLS ? TS_ROWWISE_E * TS_ROWWISE_MAX_WARPS \
                                                                : TS_ROWWISE_MAX_COLS)
+#ifndef TS_ROWWISE_BLOCKS_PER_SM
 #define TS_ROWWISE_BLOCKS_PER_SM 32
+#endif
+#if TS_ROWWISE_BLOCK_WARPS > TS_ROWWISE_SHORT_WARPS
+#error "TS_ROWWISE_BLOCK_WARPS is at most TS_ROWWISE_SHORT_WARPS"
+#endif
 
 static inline int ts_rowwise_dtype_valid(ts_dtype t) {
     return t == TS_DTYPE_F32 || t == TS_DTYPE_BF16 || t == TS_DTYPE_FP16;

@@ -34,10 +34,16 @@
 #ifndef TS_GEMM_STAGED_STORE
 #define TS_GEMM_STAGED_STORE 1
 #endif
-/* Columns of C a consumer stages at a time: all BN (64 x 256, 32 KiB a consumer, three stages
- * fit), or half, in two rounds through a 16 KiB tile, which leaves room for four stages. */
+/* Columns of C a consumer stages at a time: 128, in BN / 128 rounds through a 16 KiB tile, which
+ * leaves room for four stages, or all BN (64 x 256, 32 KiB a consumer: three stages fit). On the
+ * H200 (scripts/gpu-ab.sh, 2026-11-30, two interleaved rounds) four stages with the half-width
+ * store took 4096^3 from 580 to 667 TFLOP/s and 8192^3 from 565-601 to 618-655. */
 #ifndef TS_GEMM_OUT_COLS
+#if TS_GEMM_BN > 128
+#define TS_GEMM_OUT_COLS 128 /* a plain number: tile type names are pasted from it */
+#else
 #define TS_GEMM_OUT_COLS TS_GEMM_BN
+#endif
 #endif
 /* As many stages as fit beside the output tiles, at most four. */
 #define TS_GEMM_STAGE_BYTES ((TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES * 64 + TS_GEMM_BN) * TS_GEMM_BK * 2)

@@ -16,6 +16,11 @@ typedef struct ts_softmax_params {
     float scale_log2; /* scale * log2(e): exponents in base 2 */
 } ts_softmax_params;
 
+/* Blocks per SM the short-row instances are built for: 64 registers at four, no spills. */
+#ifndef TS_SOFTMAX_SHORT_MIN_BLOCKS
+#define TS_SOFTMAX_SHORT_MIN_BLOCKS 4
+#endif
+
 #define TS_SOFTMAX_NAME ts_softmax_bf16
 #define TS_SOFTMAX_DTYPE TS_DTYPE_BF16
 #define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_MAX_WARPS
@@ -25,7 +30,7 @@ typedef struct ts_softmax_params {
 #define TS_SOFTMAX_NAME ts_softmax_bf16_short
 #define TS_SOFTMAX_DTYPE TS_DTYPE_BF16
 #define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_SHORT_WARPS
-#define TS_SOFTMAX_MIN_BLOCKS 4 /* 64 registers, no spills */
+#define TS_SOFTMAX_MIN_BLOCKS TS_SOFTMAX_SHORT_MIN_BLOCKS
 #include "kernels/softmax/softmax_variant.h"
 
 #define TS_SOFTMAX_NAME ts_softmax_fp16
@@ -37,7 +42,7 @@ typedef struct ts_softmax_params {
 #define TS_SOFTMAX_NAME ts_softmax_fp16_short
 #define TS_SOFTMAX_DTYPE TS_DTYPE_FP16
 #define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_SHORT_WARPS
-#define TS_SOFTMAX_MIN_BLOCKS 4 /* 64 registers, no spills */
+#define TS_SOFTMAX_MIN_BLOCKS TS_SOFTMAX_SHORT_MIN_BLOCKS
 #include "kernels/softmax/softmax_variant.h"
 
 #define TS_SOFTMAX_NAME ts_softmax_f32
@@ -49,7 +54,7 @@ typedef struct ts_softmax_params {
 #define TS_SOFTMAX_NAME ts_softmax_f32_short
 #define TS_SOFTMAX_DTYPE TS_DTYPE_F32
 #define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_SHORT_WARPS
-#define TS_SOFTMAX_MIN_BLOCKS 4 /* 64 registers, no spills */
+#define TS_SOFTMAX_MIN_BLOCKS TS_SOFTMAX_SHORT_MIN_BLOCKS
 #include "kernels/softmax/softmax_variant.h"
 
 TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) {

@@ -10,26 +10,14 @@
 #ifndef TS_NORM_SHORT_MIN_BLOCKS
 #define TS_NORM_SHORT_MIN_BLOCKS 3
 #endif
-/* The prefetch ring (norm_common.h) where two blocks' rings fit in shared memory (Hopper, the
- * host); -DTS_NORM_RING_ENABLED=0 turns it off, for A/B runs. The 16-bit short-row instances are
- * then built for TS_NORM_RING_MIN_BLOCKS blocks per SM, which their rings' shared memory allows:
- * on the H200 (2026-11-30, one A/B run, RMSNorm + residual, bf16) three slots at two blocks per SM
- * took 16384 x 4096 from 3.09 to 3.47 TB/s and 65536 x 1024 from 3.10 to 3.23 over the kernel
- * without the ring, two slots at three blocks per SM only to 3.20 and 3.16. */
+/* The prefetch ring (norm_common.h) where three blocks' rings fit in shared memory (Hopper, the
+ * host); -DTS_NORM_RING_ENABLED=0 turns it off, for A/B runs. */
 #ifndef TS_NORM_RING_ENABLED
-#if TS_MAX_SHARED_BYTES >= 200 * 1024
+#if TS_MAX_SHARED_BYTES >= 128 * 1024
 #define TS_NORM_RING_ENABLED 1
 #else
 #define TS_NORM_RING_ENABLED 0
 #endif
-#endif
-#ifndef TS_NORM_RING_MIN_BLOCKS
-#define TS_NORM_RING_MIN_BLOCKS 2
-#endif
-#if TS_NORM_RING_ENABLED
-#define TS_NORM_SHORT16_MIN_BLOCKS TS_NORM_RING_MIN_BLOCKS
-#else
-#define TS_NORM_SHORT16_MIN_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
 #endif
 
 #define TS_NORM_NAME ts_norm_bf16
@@ -43,7 +31,7 @@
 #define TS_NORM_RING TS_NORM_RING_ENABLED
 #define TS_NORM_DTYPE TS_DTYPE_BF16
 #define TS_NORM_MAX_WARPS TS_ROWWISE_SHORT_WARPS
-#define TS_NORM_MIN_BLOCKS TS_NORM_SHORT16_MIN_BLOCKS
+#define TS_NORM_MIN_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
 #include "kernels/norm/norm_variant.h"
 
 #define TS_NORM_NAME ts_norm_fp16
@@ -57,7 +45,7 @@
 #define TS_NORM_RING TS_NORM_RING_ENABLED
 #define TS_NORM_DTYPE TS_DTYPE_FP16
 #define TS_NORM_MAX_WARPS TS_ROWWISE_SHORT_WARPS
-#define TS_NORM_MIN_BLOCKS TS_NORM_SHORT16_MIN_BLOCKS
+#define TS_NORM_MIN_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
 #include "kernels/norm/norm_variant.h"
 
 #define TS_NORM_NAME ts_norm_f32
@@ -121,7 +109,7 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
                      d.cols % 8 == 0 && addresses % 16 == 0 && d.x_stride % 8 == 0 &&
                      (!d.residual || d.residual_stride % 8 == 0);
     ts_rowwise_plan plan;
-    if ((s = ring ? ts_rowwise_make_plan_capped(d.rows, d.cols, TS_NORM_RING_MIN_BLOCKS, &plan)
+    if ((s = ring ? ts_rowwise_make_plan_capped(d.rows, d.cols, TS_NORM_SHORT_MIN_BLOCKS, &plan)
                   : ts_rowwise_make_plan(d.rows, d.cols, &plan)) != TS_SUCCESS)
         return s;
     if (ring) plan.shared_bytes += (size_t)TS_NORM_RING_BYTES(plan.warps);

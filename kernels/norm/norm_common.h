@@ -27,7 +27,7 @@ typedef struct ts_norm_params {
  * in flight and reached 79% of the DRAM peak, 60% of cycles without an eligible warp). Shared
  * memory: the barriers, then per warp and slot the x and residual slices of TS_ROWWISE_E elements. */
 #ifndef TS_NORM_RING_SLOTS
-#define TS_NORM_RING_SLOTS 3
+#define TS_NORM_RING_SLOTS 2
 #endif
 #define TS_NORM_RING_SLICE_BYTES (TS_ROWWISE_E * 2)
 #define TS_NORM_RING_BARRIER_BYTES(warps) TS_ALIGN_UP((warps) * TS_NORM_RING_SLOTS * sizeof(ts_tbar), 16)

@@ -75,10 +75,7 @@ typedef struct ts_rowwise_plan {
     size_t shared_bytes;
 } ts_rowwise_plan;
 
-/* The plan of a kernel that keeps at most blocks_per_sm blocks per SM in its grid (beyond that,
- * blocks loop over more rows). */
-static inline ts_status ts_rowwise_make_plan_capped(long long rows, int cols, int blocks_per_sm,
-                                                    ts_rowwise_plan *plan) {
+static inline ts_status ts_rowwise_make_plan(long long rows, int cols, ts_rowwise_plan *plan) {
     const int w = (cols + TS_ROWWISE_E - 1) / TS_ROWWISE_E;
     int groups = TS_ROWWISE_BLOCK_WARPS / w;
     if (groups < 1) groups = 1;
@@ -86,7 +83,7 @@ static inline ts_status ts_rowwise_make_plan_capped(long long rows, int cols, in
     ts_status s = ts_kernel_sm_count(&sms);
     if (s != TS_SUCCESS) return s;
     long long blocks = (rows + groups - 1) / groups;
-    const long long cap = (long long)sms * blocks_per_sm;
+    const long long cap = (long long)sms * TS_ROWWISE_BLOCKS_PER_SM;
     if (blocks > cap) blocks = cap;
     plan->warps_per_row = w;
     plan->warps = groups * w;
@@ -94,10 +91,6 @@ static inline ts_status ts_rowwise_make_plan_capped(long long rows, int cols, in
     plan->grid = (unsigned)blocks;
     plan->shared_bytes = w > 1 ? (size_t)plan->warps * 2 * sizeof(float) : 0;
     return TS_SUCCESS;
-}
-
-static inline ts_status ts_rowwise_make_plan(long long rows, int cols, ts_rowwise_plan *plan) {
-    return ts_rowwise_make_plan_capped(rows, cols, TS_ROWWISE_BLOCKS_PER_SM, plan);
 }
 
 #endif

@@ -10,53 +10,38 @@
 #ifndef TS_NORM_SHORT_MIN_BLOCKS
 #define TS_NORM_SHORT_MIN_BLOCKS 3
 #endif
-/* The prefetch ring (norm_common.h) where three blocks' rings fit in shared memory (Hopper, the
- * host); -DTS_NORM_RING_ENABLED=0 turns it off, for A/B runs. */
-#ifndef TS_NORM_RING_ENABLED
-#if TS_MAX_SHARED_BYTES >= 128 * 1024
-#define TS_NORM_RING_ENABLED 1
-#else
-#define TS_NORM_RING_ENABLED 0
-#endif
-#endif
 
 #define TS_NORM_NAME ts_norm_bf16
-#define TS_NORM_RING 0
 #define TS_NORM_DTYPE TS_DTYPE_BF16
 #define TS_NORM_MAX_WARPS TS_ROWWISE_MAX_WARPS
 #define TS_NORM_MIN_BLOCKS 1
 #include "kernels/norm/norm_variant.h"
 
 #define TS_NORM_NAME ts_norm_bf16_short
-#define TS_NORM_RING TS_NORM_RING_ENABLED
 #define TS_NORM_DTYPE TS_DTYPE_BF16
 #define TS_NORM_MAX_WARPS TS_ROWWISE_SHORT_WARPS
 #define TS_NORM_MIN_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
 #include "kernels/norm/norm_variant.h"
 
 #define TS_NORM_NAME ts_norm_fp16
-#define TS_NORM_RING 0
 #define TS_NORM_DTYPE TS_DTYPE_FP16
 #define TS_NORM_MAX_WARPS TS_ROWWISE_MAX_WARPS
 #define TS_NORM_MIN_BLOCKS 1
 #include "kernels/norm/norm_variant.h"
 
 #define TS_NORM_NAME ts_norm_fp16_short
-#define TS_NORM_RING TS_NORM_RING_ENABLED
 #define TS_NORM_DTYPE TS_DTYPE_FP16
 #define TS_NORM_MAX_WARPS TS_ROWWISE_SHORT_WARPS
 #define TS_NORM_MIN_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
 #include "kernels/norm/norm_variant.h"
 
 #define TS_NORM_NAME ts_norm_f32
-#define TS_NORM_RING 0
 #define TS_NORM_DTYPE TS_DTYPE_F32
 #define TS_NORM_MAX_WARPS TS_ROWWISE_MAX_WARPS
 #define TS_NORM_MIN_BLOCKS 1
 #include "kernels/norm/norm_variant.h"
 
 #define TS_NORM_NAME ts_norm_f32_short
-#define TS_NORM_RING 0
 #define TS_NORM_DTYPE TS_DTYPE_F32
 #define TS_NORM_MAX_WARPS TS_ROWWISE_SHORT_WARPS
 #define TS_NORM_MIN_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
@@ -101,19 +86,8 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
     p.param_dtype = (d.weight || d.bias) ? (int)d.param_dtype : (int)TS_DTYPE_F32;
     p.eps = d.eps;
     p.inv_cols = 1.0f / (float)d.cols;
-    /* The prefetch ring (norm_common.h) takes 16-bit rows whose slices are whole 16-byte chunks at
-     * 16-byte aligned addresses; the grid is then one wave, whose warps loop over the rows. */
-    const int bytes = ts_rowwise_dtype_bytes(d.dtype);
-    const uintptr_t addresses = (uintptr_t)d.x | (uintptr_t)d.residual;
-    const int ring = TS_NORM_RING_ENABLED && bytes == 2 && d.cols <= TS_ROWWISE_SHORT_WARPS * TS_ROWWISE_E &&
-                     d.cols % 8 == 0 && addresses % 16 == 0 && d.x_stride % 8 == 0 &&
-                     (!d.residual || d.residual_stride % 8 == 0);
     ts_rowwise_plan plan;
-    if ((s = ring ? ts_rowwise_make_plan_capped(d.rows, d.cols, TS_NORM_SHORT_MIN_BLOCKS, &plan)
-                  : ts_rowwise_make_plan(d.rows, d.cols, &plan)) != TS_SUCCESS)
-        return s;
-    if (ring) plan.shared_bytes += (size_t)TS_NORM_RING_BYTES(plan.warps);
-    p.ring = ring;
+    if ((s = ts_rowwise_make_plan(d.rows, d.cols, &plan)) != TS_SUCCESS) return s;
     p.warps_per_row = plan.warps_per_row;
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][2] = {{ts_norm_bf16_launch, ts_norm_bf16_short_launch},

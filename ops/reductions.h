@@ -6,6 +6,10 @@
  *   ts_add_row(dst, tile, vec), ts_sub_row, ts_mul_row, ts_div_row   dst[r][c] = tile[r][c] op vec[r]
  *   ts_add_col(dst, tile, vec), ts_sub_col, ts_mul_col, ts_div_col   dst[r][c] = tile[r][c] op vec[c]
  *   ts_broadcast_row(dst, vec), ts_broadcast_col(dst, vec)          dst[r][c] = vec[r] / vec[c]
+ *   ts_exp2_scale_sub_row(dst, tile, scale, vec)   dst[r][c] = 2^(tile[r][c] * scale - vec[r]), one
+ *       fused multiply-add and one approximate exp2 per element (the backend's ts_exp2_approx,
+ *       relative error about 2^-22): the numerators of an online softmax whose row maxima vec are
+ *       kept in scaled units
  * A reduction first combines each lane's own elements, then combines across the lanes that hold
  * the same row (column) with xor shuffles over the lane-id bits the layout names. */
 #ifndef TESSERA_OPS_REDUCTIONS_H
@@ -112,6 +116,23 @@ TS_DEVICE void ts_broadcast_impl(int op, int axis, float *d, const float *a, con
 #define ts_sub_col(dst, src, vec) TS_BROADCAST(TS_OP_SUB, TS_AXIS_COLS, dst, src, vec)
 #define ts_mul_col(dst, src, vec) TS_BROADCAST(TS_OP_MUL, TS_AXIS_COLS, dst, src, vec)
 #define ts_div_col(dst, src, vec) TS_BROADCAST(TS_OP_DIV, TS_AXIS_COLS, dst, src, vec)
+TS_DEVICE void ts_exp2_scale_sub_row_impl(float *d, const float *a, float scale, const float *vec, ts_rt_desc desc) {
+    const int subcols = desc.cols / 16;
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(desc); ++e) {
+        const int sub = e / TS_RT_SUB_ELEMS, i = e % TS_RT_SUB_ELEMS;
+        const float v = vec[(sub / subcols) * TS_RV_SLOTS + ts_rv_row_slot(desc.layout, 4, i)];
+        d[e] = ts_exp2_approx(fmaf(a[e], scale, -v));
+    }
+}
+#define ts_exp2_scale_sub_row(dst, src, scale, vec)                                                \
+    do {                                                                                           \
+        TS_CHECK_F32(dst);                                                                         \
+        TS_CHECK_SAME_TILE(dst, src);                                                              \
+        TS_CHECK_VEC_FOR(vec, dst, TS_AXIS_ROWS);                                                  \
+        ts_exp2_scale_sub_row_impl(&(dst)->v[0][0][0], &(src)->v[0][0][0], (scale), TS_RV_CDATA(vec), \
+                                   TS_RT_DESC(dst));                                               \
+    } while (0)
 #define ts_broadcast_row(dst, vec)                                                                 \
     do {                                                                                           \
         TS_CHECK_F32(dst);                                                                         \

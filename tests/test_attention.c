@@ -111,6 +111,10 @@ Test(attention, ragged_lengths_causal_and_not) {
         check_attention((attn_case){1, 2, 2, 70, 130, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0});
         check_attention((attn_case){1, 1, 1, 129, 65, 128, causal, 0, TS_DTYPE_BF16, 1.0f, 0});
         check_attention((attn_case){1, 1, 1, 1, 1, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0});
+        /* Key counts a few short of a whole tile of 64 and of 128: the last tile's mask covers
+         * only its last columns. */
+        check_attention((attn_case){1, 1, 1, 100, 255, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0});
+        check_attention((attn_case){1, 2, 1, 70, 377, 128, causal, 0, TS_DTYPE_BF16, 1.0f, 0});
     }
 }
 

@@ -9,6 +9,14 @@ TS_DEVICE float ts_shfl_xor_f32(float v, int lane_mask) { return __shfl_xor_sync
 TS_DEVICE float ts_shfl_f32(float v, int src_lane) { return __shfl_sync(0xffffffffu, v, src_lane); }
 TS_DEVICE unsigned ts_shfl_u32(unsigned v, int src_lane) { return __shfl_sync(0xffffffffu, v, src_lane); }
 
+/* 2^x in one MUFU.EX2 (relative error about 2^-22, subnormal results flushed to 0, 2^-inf = 0):
+ * exp2f adds a range check and two multiplies around it for subnormal results. */
+TS_DEVICE float ts_exp2_approx(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
 /* lo in the low half, hi in the high half, as the matrix instructions read a pair. */
 TS_DEVICE unsigned ts_pack_bf16x2(float lo, float hi) {
     unsigned r;

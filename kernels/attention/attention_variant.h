@@ -124,22 +124,26 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
 #endif
 }
 
-/* The online softmax of one stage's scores s (in place: s becomes the numerators P in fp32): scale
- * to base 2, mask, new row maxima, the correction corr = exp2(m_old - m_new) and the running sums.
- * The output accumulator is the caller's to rescale by corr. */
+/* The online softmax of one stage's scores s (in place: s becomes the numerators P in fp32): mask,
+ * new row maxima, the correction corr = exp2(m_old - m_new) and the running sums. The maxima are
+ * kept in scaled base-2 units, so that each numerator is one fused multiply-add and one exp2,
+ * 2^(s * scale - m) (the scale is positive: the maximum of the scaled scores is the scaled
+ * maximum). Only the tiles that reach past the diagonal or past the sequence are masked; a tile
+ * needs the causal mask when its last key lies beyond the warp's first query row. The output
+ * accumulator is the caller's to rescale by corr. */
 TS_DEVICE void TS_ATTN_FN(softmax)(const ts_attn_params *p, TS_ATTN_FN(consumer) *c, TS_ATTN_RT_S *s,
                                    ts_rowvec_f32_16 *corr, long long row0, long long col0) {
-    ts_mul_scalar(s, s, p->scale_log2);
-    if (p->causal) ts_causal_mask(s, s, row0, col0, -INFINITY);
-    ts_mask_cols_from(s, s, col0, p->seq_kv, -INFINITY);
+    if (p->causal && col0 + TS_ATTN_BN - 1 > row0) ts_causal_mask(s, s, row0, col0, -INFINITY);
+    if (col0 + TS_ATTN_BN > p->seq_kv) ts_mask_cols_from(s, s, col0, p->seq_kv, -INFINITY);
 
-    /* m_new = max(m, row max); a row with every score masked so far keeps -inf, and the finite
-     * stand-in m_safe keeps exp2(-inf - m) at 0 instead of NaN. */
+    /* m_new = max(m, scaled row max); a row with every score masked so far keeps -inf, and the
+     * finite stand-in m_safe keeps 2^(-inf - m) at 0 instead of NaN. */
     ts_rowvec_f32_16 m_new, m_safe;
-    ts_row_max_acc(&m_new, s, &c->m);
+    ts_row_max(&m_new, s);
+    ts_rv_mul_scalar(&m_new, &m_new, p->scale_log2);
+    ts_rv_max(&m_new, &m_new, &c->m);
     ts_rv_max_scalar(&m_safe, &m_new, -FLT_MAX);
-    ts_sub_row(s, s, &m_safe);
-    ts_exp2(s, s);
+    ts_exp2_scale_sub_row(s, s, p->scale_log2, &m_safe);
     ts_rv_sub(corr, &c->m, &m_safe);
     ts_rv_exp2(corr, corr);
     ts_rv_mul(&c->l, &c->l, corr);
@@ -222,9 +226,12 @@ TS_DEVICE void TS_ATTN_FN(store)(const ts_attn_params *p, const ts_attn_task *t,
                                  TS_ATTN_FN(output) *out, int consumer) {
     (void)out;
     const long long row0 = TS_ATTN_FN(row0)(t, consumer);
-    ts_rowvec_f32_16 l_safe;
-    ts_rv_max_scalar(&l_safe, &c->l, FLT_MIN);
-    ts_div_row(&c->o, &c->o, &l_safe);
+    /* One division per row, not per element. */
+    ts_rowvec_f32_16 inv_l, one;
+    ts_rv_fill(&one, 1.0f);
+    ts_rv_max_scalar(&inv_l, &c->l, FLT_MIN);
+    ts_rv_div(&inv_l, &one, &inv_l);
+    ts_mul_row(&c->o, &c->o, &inv_l);
     TS_ATTN_RT_O16 o16;
     ts_convert(&o16, &c->o);
     ts_store_r2g(&p->o, &o16, t->b, t->hq, row0 / 16, 0);

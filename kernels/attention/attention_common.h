@@ -64,24 +64,26 @@
 #endif
 
 /* Two more schedules of the consumers' work (attention_variant.h says how each runs):
- *   TS_ATTN_PINGPONG  1: the two consumers take turns at S = Q K^T (FlashAttention-3's
- *                     inter-warpgroup schedule); 0 (default): measured slower on the H200.
- *   TS_ATTN_OVERLAP   1 (the default where it applies: P in registers, no ping-pong, a
- *                     warp-specialized template schedule): each stage's S = Q K^T and the last
- *                     stage's O += P V are issued together, and the softmax runs while the second
- *                     runs (FlashAttention-3's intra-warpgroup overlap). */
+ *   TS_ATTN_OVERLAP   1 (the default where it applies: P in registers and the warp-specialized
+ *                     template schedule): each stage's S = Q K^T and the last stage's O += P V
+ *                     are issued together, and the softmax runs while the second runs
+ *                     (FlashAttention-3's intra-warpgroup overlap).
+ *   TS_ATTN_PINGPONG  1: the two consumers take turns at issuing their products
+ *                     (FlashAttention-3's inter-warpgroup schedule), with or without the overlap;
+ *                     0 (default): without the overlap it measured slower on the H200, with it it
+ *                     has not been measured. */
 #ifndef TS_ATTN_PINGPONG
 #define TS_ATTN_PINGPONG 0
 #endif
 #ifndef TS_ATTN_OVERLAP
-#if TS_ATTN_P_IN_REGISTERS && !TS_ATTN_PINGPONG && !defined(TS_PREFERS_PINGPONG)
+#if TS_ATTN_P_IN_REGISTERS && !defined(TS_PREFERS_PINGPONG)
 #define TS_ATTN_OVERLAP 1
 #else
 #define TS_ATTN_OVERLAP 0
 #endif
 #endif
-#if TS_ATTN_OVERLAP && (!TS_ATTN_P_IN_REGISTERS || TS_ATTN_PINGPONG || defined(TS_PREFERS_PINGPONG))
-#error "TS_ATTN_OVERLAP needs P in registers, no ping-pong, and the warp-specialized schedule"
+#if TS_ATTN_OVERLAP && (!TS_ATTN_P_IN_REGISTERS || defined(TS_PREFERS_PINGPONG))
+#error "TS_ATTN_OVERLAP needs P in registers and the warp-specialized schedule"
 #endif
 
 typedef struct ts_attn_params {

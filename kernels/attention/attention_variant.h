@@ -163,6 +163,12 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
      * of the stages before the last, scaled to the last stage's maxima, in which c->p is also
      * expressed; so O is complete for the last stage once its product lands, and the correction
      * of this stage then rescales it. */
+#if TS_ATTN_PINGPONG
+    /* With the ping-pong turns, both products are issued within the consumer's turn, so the two
+     * consumers' products reach the tensor cores one consumer at a time and each one's softmax
+     * runs beside the other's products (FlashAttention-3 with both overlaps). */
+    ts_sync_named(TS_ATTN_TURN + consumer, 8);
+#endif
     ts_wg_acc_fence(&s);
     ts_wg_acc_fence(&c->o);
     ts_wg_a_fence(&c->p);
@@ -172,10 +178,14 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     if (iter > 0) {
         ts_wg_mma_AB_rs_async(&c->o, &c->p, c->v_prev);
         ts_wg_commit();
-        ts_wg_wait(1); /* groups retire in order: S has landed, P V may still run */
-    } else {
-        ts_wg_wait(0);
     }
+#if TS_ATTN_PINGPONG
+    if (consumer == 0 || iter + 1 < t->iters) ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
+#endif
+    if (iter > 0)
+        ts_wg_wait(1); /* groups retire in order: S has landed, P V may still run */
+    else
+        ts_wg_wait(0);
     ts_wg_acc_fence(&s);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0);
     ts_wg_wait(0);

@@ -76,7 +76,9 @@
 #endif
 
 /* Tiles of C are taken down groups of this many tile rows (templates/tile_scheduler.h). */
+#ifndef TS_GEMM_GROUP_M
 #define TS_GEMM_GROUP_M 8
+#endif
 
 typedef struct ts_gemm_params {
     ts_async_desc a, b; /* tensor maps first: they need 64-byte alignment */

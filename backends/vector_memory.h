@@ -1,17 +1,44 @@
-/* Selects the 16-byte global-memory accesses of the backend being built: ts_v16 (four 32-bit
- * words), ts_load16(p) and ts_store16(p, v) on 16-byte aligned addresses, one vector instruction
- * per lane on a GPU (LDG.E.128 / STG.E.128 on Hopper, global_load_dwordx4 on CDNA), memcpy on the
- * host. Only ops' implementations include this; kernels use the warp-vector ops
- * (ops/warp_vector.h). */
+/* The 16-byte global-memory accesses of the backend being built: ts_v16 (four 32-bit words),
+ * ts_load16(p) and ts_store16(p, v) on 16-byte aligned addresses, one vector instruction per lane
+ * on a GPU (LDG.E.128 / STG.E.128 on Hopper, global_load_dwordx4 / global_store_dwordx4 on CDNA,
+ * through the backend's four-word vector type), memcpy on the host. Only ops' implementations
+ * include this; kernels use the warp-vector ops (ops/warp_vector.h). */
 #ifndef TESSERA_BACKENDS_VECTOR_MEMORY_H
 #define TESSERA_BACKENDS_VECTOR_MEMORY_H
 
 #include "backends/backend.h"
 
+#if defined(TESSERA_BACKEND_CUDA) || defined(TESSERA_BACKEND_HIP)
+
 #if defined(TESSERA_BACKEND_CUDA)
-#include "backends/cuda/vector_memory.h"
-#elif defined(TESSERA_BACKEND_HIP)
-#include "backends/hip/vector_memory.h"
+typedef uint4 ts_gpu_u32x4;
+#else
+typedef ts_hip_u32x4 ts_gpu_u32x4;
+#endif
+
+typedef struct ts_v16 {
+    unsigned w[4];
+} ts_v16;
+
+TS_DEVICE ts_v16 ts_load16(const void *p) {
+    const ts_gpu_u32x4 t = *(const ts_gpu_u32x4 *)p;
+    ts_v16 r;
+    r.w[0] = t.x;
+    r.w[1] = t.y;
+    r.w[2] = t.z;
+    r.w[3] = t.w;
+    return r;
+}
+
+TS_DEVICE void ts_store16(void *p, ts_v16 v) {
+    ts_gpu_u32x4 t;
+    t.x = v.w[0];
+    t.y = v.w[1];
+    t.z = v.w[2];
+    t.w = v.w[3];
+    *(ts_gpu_u32x4 *)p = t;
+}
+
 #else
 #include "backends/host/vector_memory.h"
 #endif

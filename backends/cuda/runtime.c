@@ -96,66 +96,6 @@ ts_status ts_backend_malloc(void **ptr, size_t bytes) {
     return ts_cuda_map_error(err);
 }
 
-ts_status ts_backend_free(void *ptr) { return ts_cuda_map_error(cudaFree(ptr)); }
-
-static enum cudaMemcpyKind ts_cuda_copy_kind(ts_memcpy_kind kind) {
-    switch (kind) {
-    case TS_MEMCPY_HOST_TO_HOST: return cudaMemcpyHostToHost;
-    case TS_MEMCPY_HOST_TO_DEVICE: return cudaMemcpyHostToDevice;
-    case TS_MEMCPY_DEVICE_TO_HOST: return cudaMemcpyDeviceToHost;
-    case TS_MEMCPY_DEVICE_TO_DEVICE: return cudaMemcpyDeviceToDevice;
-    default: return cudaMemcpyDefault;
-    }
-}
-
-ts_status ts_backend_memcpy(void *dst, const void *src, size_t bytes, ts_memcpy_kind kind,
-                            ts_stream stream, int async) {
-    cudaError_t err = async ? cudaMemcpyAsync(dst, src, bytes, ts_cuda_copy_kind(kind),
-                                              (cudaStream_t)stream)
-                            : cudaMemcpy(dst, src, bytes, ts_cuda_copy_kind(kind));
-    return ts_cuda_map_error(err);
-}
-
-ts_status ts_backend_memset(void *dst, int value, size_t bytes, ts_stream stream, int async) {
-    cudaError_t err = async ? cudaMemsetAsync(dst, value, bytes, (cudaStream_t)stream)
-                            : cudaMemset(dst, value, bytes);
-    return ts_cuda_map_error(err);
-}
-
-ts_status ts_backend_stream_create(ts_stream *stream) {
-    cudaStream_t s = NULL;
-    cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-    *stream = (ts_stream)s;
-    return ts_cuda_map_error(err);
-}
-
-ts_status ts_backend_stream_destroy(ts_stream stream) {
-    return ts_cuda_map_error(cudaStreamDestroy((cudaStream_t)stream));
-}
-
-ts_status ts_backend_stream_synchronize(ts_stream stream) {
-    return ts_cuda_map_error(cudaStreamSynchronize((cudaStream_t)stream));
-}
-
-ts_status ts_backend_event_create(ts_event *event) {
-    cudaEvent_t e = NULL;
-    cudaError_t err = cudaEventCreate(&e);
-    *event = (ts_event)e;
-    return ts_cuda_map_error(err);
-}
-
-ts_status ts_backend_event_destroy(ts_event event) {
-    return ts_cuda_map_error(cudaEventDestroy((cudaEvent_t)event));
-}
-
-ts_status ts_backend_event_record(ts_event event, ts_stream stream) {
-    return ts_cuda_map_error(cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream));
-}
-
-ts_status ts_backend_event_synchronize(ts_event event) {
-    return ts_cuda_map_error(cudaEventSynchronize((cudaEvent_t)event));
-}
-
-ts_status ts_backend_event_elapsed_ms(float *ms, ts_event start, ts_event end) {
-    return ts_cuda_map_error(cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)end));
-}
+#define TS_GPU(name) cuda##name
+#define TS_GPU_CHECK(err) ts_cuda_map_error(err)
+#include "backends/gpu_runtime_common.h"

@@ -21,24 +21,13 @@
 #include <string.h>
 
 #include "backends/lane_ops.h"
+#include "ops/bits.h"
 #include "tiles/global_layout.h"
 #include "tiles/register_tile.h"
 #include "tiles/shared_tile.h"
 
 /* ---- raw element access ---------------------------------------------------------------------- */
 
-/* fp32 values travel as their bits, through memcpy so that no float object is read through an
- * integer lvalue (which C's aliasing rules forbid and GCC exploits). */
-TS_DEVICE unsigned ts_f32_bits(float f) {
-    unsigned u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-TS_DEVICE float ts_bits_f32(unsigned u) {
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
 
 /* Element `idx` of an array of `bytes`-byte elements (floats or 16-bit values), as raw bits. */
 TS_DEVICE unsigned ts_raw_get(const void *p, int bytes, long long idx) {

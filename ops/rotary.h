@@ -45,7 +45,7 @@ TS_DEVICE void ts_rope_get4(float *d, const float *p, int aligned) {
     if (aligned) {
         const ts_v16 a = ts_load16(p);
         TS_UNROLL
-        for (int i = 0; i < 4; ++i) d[i] = ts_wv_bits_f32(a.w[i]);
+        for (int i = 0; i < 4; ++i) d[i] = ts_bits_f32(a.w[i]);
     } else {
         TS_UNROLL
         for (int i = 0; i < 4; ++i) d[i] = p[i];

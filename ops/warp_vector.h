@@ -26,21 +26,11 @@
 
 #include "backends/lane_ops.h"
 #include "backends/vector_memory.h"
+#include "ops/bits.h"
 #include "tiles/warp_vector.h"
 
 /* ---- elements ------------------------------------------------------------------------------ */
 
-/* fp32 values travel as bits through memcpy (no float read through an integer lvalue). */
-TS_DEVICE float ts_wv_bits_f32(unsigned u) {
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-TS_DEVICE unsigned ts_wv_f32_bits(float f) {
-    unsigned u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
 
 TS_DEVICE float ts_wv_from16(unsigned bits, int dtype) {
     return dtype == TS_DTYPE_BF16 ? ts_unpack_bf16((unsigned short)bits) : ts_unpack_fp16((unsigned short)bits);
@@ -74,8 +64,8 @@ TS_DEVICE void ts_wv_load_chunk(float *d, const unsigned char *p, int dtype) {
         const ts_v16 a = ts_load16(p), b = ts_load16(p + 16);
         TS_UNROLL
         for (int i = 0; i < 4; ++i) {
-            d[i] = ts_wv_bits_f32(a.w[i]);
-            d[4 + i] = ts_wv_bits_f32(b.w[i]);
+            d[i] = ts_bits_f32(a.w[i]);
+            d[4 + i] = ts_bits_f32(b.w[i]);
         }
     } else {
         const ts_v16 a = ts_load16(p);
@@ -92,8 +82,8 @@ TS_DEVICE void ts_wv_store_chunk(unsigned char *p, const float *s, int dtype) {
         ts_v16 a, b;
         TS_UNROLL
         for (int i = 0; i < 4; ++i) {
-            a.w[i] = ts_wv_f32_bits(s[i]);
-            b.w[i] = ts_wv_f32_bits(s[4 + i]);
+            a.w[i] = ts_f32_bits(s[i]);
+            b.w[i] = ts_f32_bits(s[4 + i]);
         }
         ts_store16(p, a);
         ts_store16(p + 16, b);

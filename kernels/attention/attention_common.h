@@ -101,9 +101,13 @@ typedef struct ts_attn_task {
 } ts_attn_task;
 
 /* The task's (batch, query head, query tile), and how many key tiles it visits: all of them, or
- * under the causal mask only those left of the tile's last row. */
+ * under the causal mask only those left of the tile's last row. Tasks go head after head, so that
+ * the blocks running at once share a few heads' keys and values in L2; under the causal mask a
+ * head's query tiles go from the last (the longest task) to the first, so that the grid ends on
+ * short tasks rather than long ones. */
 TS_DEVICE int ts_attn_setup(const ts_attn_params *p, long long task, ts_attn_task *t) {
     t->qt = (int)(task % p->q_tiles);
+    if (p->causal) t->qt = p->q_tiles - 1 - t->qt;
     const long long bh = task / p->q_tiles;
     t->hq = (int)(bh % p->heads_q);
     t->b = (int)(bh / p->heads_q);

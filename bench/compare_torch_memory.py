@@ -4,8 +4,10 @@ embedding, softmax) against PyTorch eager and torch.compile, in one process: lib
 loaded through ctypes and runs on the same torch tensors. The protocol is tessera-bench's: random
 normal bf16 inputs, warm-up, the median of at least 20 timed runs with CUDA events, the L2 flushed
 before every run, the three implementations interleaved. TB/s counts each input read once and each
-output written once, the same bytes for all three. Prints one JSON object per line with the keys
-of tessera-bench --json; the baseline is torch.compile, and eager_value / ratio_eager report eager.
+output written once, the same bytes for all three. A device copy of the same bytes runs interleaved
+with them: copy_value is this run's copy bandwidth and copy_fraction Tessera's share of it. Prints
+one JSON object per line with the keys of tessera-bench --json; the baseline is torch.compile, and
+eager_value / ratio_eager report eager.
 
     python3 bench/compare_torch_memory.py --lib build/gpu/core/libtessera.so [--only layernorm,rope]
 
@@ -175,12 +177,17 @@ def main():
         torch._dynamo.reset()
         return torch.compile(fn, dynamic=False)
 
-    def time_all(runs):
-        return time_interleaved(torch, runs, flush, args.reps, args.warmup)
+    def time_all(runs, nbytes):
+        # A device copy of the same bytes (half read, half written) joins the interleaved runs: the
+        # copy bandwidth of this run, which the target is a fraction of.
+        src = torch.zeros(int(nbytes // 2) // 16 * 16, dtype=torch.uint8, device="cuda")
+        dst = torch.empty_like(src)
+        return time_interleaved(torch, dict(runs, copy=lambda: dst.copy_(src)), flush, args.reps, args.warmup)
 
     def emit(bench, params, nbytes, ms, diff):
         tbs = {k: nbytes / (v * 1e9) for k, v in ms.items()}
-        params = dict(params, dtype="bf16", ms=ms["tessera"], copy_fraction=tbs["tessera"] / 4.3,
+        params = dict(params, dtype="bf16", ms=ms["tessera"], copy_value=tbs["copy"],
+                      copy_fraction=tbs["tessera"] / tbs["copy"],
                       eager_value=tbs["eager"], ratio_eager=tbs["tessera"] / tbs["eager"],
                       max_abs_diff_vs_eager=diff)
         print(json.dumps({"bench": bench, "backend": "cuda", "device": props.name, "params": params,
@@ -209,11 +216,11 @@ def main():
             compiled = compile_fresh(eager)
             runs = {"tessera": lambda desc=desc, fn=fn: call(lib, fn, desc, stream()),
                     "eager": eager, "compile": compiled}
-            ms = time_all(runs)
+            nbytes = 2.0 * rows * cols * 4 + 2.0 * cols * (2 if kind == "layernorm" else 1)
+            ms = time_all(runs, nbytes)
             ref, _ = eager()
             runs["tessera"]()
             torch.cuda.synchronize()
-            nbytes = 2.0 * rows * cols * 4 + 2.0 * cols * (2 if kind == "layernorm" else 1)
             emit(kind, {"rows": rows, "cols": cols, "residual": 1}, nbytes, ms,
                  (out.float() - ref.float()).abs().max().item())
 
@@ -229,7 +236,7 @@ def main():
 
             compiled = compile_fresh(eager)
             ms = time_all({"tessera": lambda desc=desc: call(lib, "ts_softmax", desc, stream()), "eager": eager,
-                           "compile": compiled})
+                           "compile": compiled}, 4.0 * rows * cols)
             ref = eager()
             call(lib, "ts_softmax", desc, stream())
             torch.cuda.synchronize()
@@ -262,12 +269,12 @@ def main():
                 return q * cs + rotate_half(q) * sn, k * cs + rotate_half(k) * sn
 
             compiled = compile_fresh(eager)
+            nbytes = 2.0 * 2 * 2 * q.numel() + 8.0 * n * (d // 2)
             ms = time_all({"tessera": lambda desc=desc: call(lib, "ts_rotary", desc, stream()), "eager": eager,
-                           "compile": compiled})
+                           "compile": compiled}, nbytes)
             ref, _ = eager(q0, k0)
             call(lib, "ts_rotary", desc, stream())
             torch.cuda.synchronize()
-            nbytes = 2.0 * 2 * 2 * q.numel() + 8.0 * n * (d // 2)
             emit("rope", {"B": bsz, "N": n, "H": h, "D": d,
                           "layout": "BNHD" if layout == TS_ROTARY_BNHD else "BHND",
                           "convention": "rotate_half", "angles": "table"}, nbytes, ms,

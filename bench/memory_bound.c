@@ -4,8 +4,10 @@
  * (and bias for LayerNorm) read and out, residual_out written; for RoPE Q and K read and written
  * plus the fp32 cos/sin table rows of the positions used; for softmax x read and y written. The
  * shapes are the issue's: norms with residual and softmax at 16384x4096 and 65536x1024, RoPE at
- * B8 N4096 H32 D128; plus a few variants. PyTorch eager and torch.compile are timed against these
- * by bench/compare_torch_memory.py, in one process. */
+ * B8 N4096 H32 D128; plus a few variants. Each row's baseline is a device-to-device copy of the
+ * same bytes timed interleaved with it, so the ratio is the fraction of this run's copy bandwidth.
+ * PyTorch eager and torch.compile are timed against these by bench/compare_torch_memory.py, in one
+ * process. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,14 +45,41 @@ static ts_status mb_timer(bench_context *ctx, bench_timer *timer) {
     return bench_timer_init(timer, &config, &ctx->props, ctx->stream);
 }
 
-static void mb_report(bench_context *ctx, const char *name, const bench_stats *stats, double bytes, bench_result *r) {
-    bench_result_init(r, name, "TB/s", bytes / (stats->median_ms * 1e9));
-    r->value_min = bytes / (stats->max_ms * 1e9);
-    r->value_max = bytes / (stats->min_ms * 1e9);
-    (void)ctx;
+/* The baseline of every row: a device-to-device copy of half the row's bytes (so the same bytes
+ * are read and written), timed interleaved with the kernel. Its TB/s is the copy bandwidth of
+ * this run, on this device, and the ratio is the kernel's fraction of it, the issue's measure. */
+typedef struct mb_copy {
+    void *dst, *src;
+    size_t bytes;
+    ts_stream stream;
+} mb_copy;
+
+static ts_status mb_copy_one(void *ctx, int rep) {
+    const mb_copy *c = ctx;
+    (void)rep;
+    return ts_memcpy_async(c->dst, c->src, c->bytes, TS_MEMCPY_DEVICE_TO_DEVICE, c->stream);
 }
 
-static double mb_copy_fraction(double tbs) { return tbs / 4.3; }
+/* Times one kernel run (r) against the copy and fills the row's value, baseline and spread. */
+static ts_status mb_measure(bench_context *ctx, bench_timer *timer, mb_run *r, const char *name, double bytes,
+                            bench_result *row, double *ms) {
+    mb_copy copy = {NULL, NULL, (size_t)(bytes / 2.0) / 16 * 16, ctx->stream};
+    ts_status st = ts_malloc(&copy.dst, copy.bytes);
+    if (st == TS_SUCCESS) st = ts_malloc(&copy.src, copy.bytes);
+    if (st == TS_SUCCESS) st = ts_memset(copy.src, 0, copy.bytes);
+    bench_stats stats, copy_stats;
+    if (st == TS_SUCCESS) st = bench_time_pair(timer, mb_run_one, r, mb_copy_one, &copy, &stats, &copy_stats);
+    if (st == TS_SUCCESS) {
+        bench_result_init(row, name, "TB/s", bytes / (stats.median_ms * 1e9));
+        row->value_min = bytes / (stats.max_ms * 1e9);
+        row->value_max = bytes / (stats.min_ms * 1e9);
+        row->baseline = "device copy";
+        row->baseline_value = 2.0 * (double)copy.bytes / (copy_stats.median_ms * 1e9);
+        *ms = stats.median_ms;
+    }
+    (void)ts_free(copy.dst), (void)ts_free(copy.src);
+    return st;
+}
 
 /* One norm shape: x, residual (when asked), weight, bias (layernorm) in bf16. */
 static ts_status mb_norm(bench_context *ctx, bench_timer *timer, int rms, long long rows, int cols, int residual) {
@@ -74,18 +103,16 @@ static ts_status mb_norm(bench_context *ctx, bench_timer *timer, int rms, long l
                             .param_dtype = TS_DTYPE_BF16, .x = x, .x_stride = cols, .residual = res,
                             .residual_stride = cols, .residual_out = ro, .residual_out_stride = cols,
                             .weight = w, .bias = rms ? NULL : b, .out = out, .out_stride = cols, .eps = 1e-5f};
-    bench_stats stats;
-    if (st == TS_SUCCESS) st = bench_time(timer, mb_run_one, &r, &stats);
+    bench_result row;
+    double ms = 0.0;
+    const double bytes = 2.0 * n * (residual ? 4 : 2) + 2.0 * cols * (rms ? 1 : 2);
+    if (st == TS_SUCCESS) st = mb_measure(ctx, timer, &r, rms ? "rmsnorm" : "layernorm", bytes, &row, &ms);
     if (st == TS_SUCCESS) {
-        const double bytes = 2.0 * n * (residual ? 4 : 2) + 2.0 * cols * (rms ? 1 : 2);
-        bench_result row;
-        mb_report(ctx, rms ? "rmsnorm" : "layernorm", &stats, bytes, &row);
         bench_param_int(&row, "rows", rows);
         bench_param_int(&row, "cols", cols);
         bench_param_int(&row, "residual", residual);
         bench_param_text(&row, "dtype", "bf16");
-        bench_param_real(&row, "ms", stats.median_ms);
-        bench_param_real(&row, "copy_fraction", mb_copy_fraction(row.value));
+        bench_param_real(&row, "ms", ms);
         bench_report_row(ctx->report, &row);
     }
     (void)ts_free(x), (void)ts_free(res), (void)ts_free(out), (void)ts_free(ro), (void)ts_free(w), (void)ts_free(b);
@@ -97,8 +124,9 @@ static ts_status mb_norm_all(bench_context *ctx, int rms) {
     ts_status st = mb_timer(ctx, &timer);
     if (st != TS_SUCCESS) return st;
     bench_report_heading(ctx->report, rms ? "RMSNorm (+ residual), bf16" : "LayerNorm (+ residual), bf16");
-    bench_report_note(ctx->report, "TB/s = bytes of inputs read once and outputs written once / median; copy_fraction "
-                                   "against the H200's 4.3 TB/s; baselines: bench/compare_torch_memory.py");
+    bench_report_note(ctx->report, "TB/s = bytes of inputs read once and outputs written once / median; baseline: a "
+                                   "device copy of the same bytes, interleaved (ratio = fraction of copy bandwidth); "
+                                   "PyTorch: bench/compare_torch_memory.py");
     if (ctx->backend == TS_BACKEND_HOST) {
         st = mb_norm(ctx, &timer, rms, 64, 1024, 1);
     } else {
@@ -127,17 +155,15 @@ static ts_status mb_softmax(bench_context *ctx, bench_timer *timer, long long ro
     r.softmax = (ts_softmax_desc){.rows = rows, .cols = cols, .dtype = TS_DTYPE_BF16, .out_dtype = TS_DTYPE_BF16,
                                   .x = x, .x_stride = cols, .out = out, .out_stride = cols, .scale = 1.0f,
                                   .causal = causal, .causal_rows = cols, .causal_offset = 0};
-    bench_stats stats;
-    if (st == TS_SUCCESS) st = bench_time(timer, mb_run_one, &r, &stats);
+    bench_result row;
+    double ms = 0.0;
+    if (st == TS_SUCCESS) st = mb_measure(ctx, timer, &r, "softmax", 4.0 * n, &row, &ms);
     if (st == TS_SUCCESS) {
-        bench_result row;
-        mb_report(ctx, "softmax", &stats, 4.0 * n, &row);
         bench_param_int(&row, "rows", rows);
         bench_param_int(&row, "cols", cols);
         bench_param_int(&row, "causal", causal);
         bench_param_text(&row, "dtype", "bf16");
-        bench_param_real(&row, "ms", stats.median_ms);
-        bench_param_real(&row, "copy_fraction", mb_copy_fraction(row.value));
+        bench_param_real(&row, "ms", ms);
         bench_report_row(ctx->report, &row);
     }
     (void)ts_free(x), (void)ts_free(out);
@@ -150,7 +176,8 @@ ts_status bench_softmax(bench_context *ctx) {
     if (st != TS_SUCCESS) return st;
     bench_report_heading(ctx->report, "row softmax, bf16");
     bench_report_note(ctx->report, "TB/s = (x read + y written) / median; causal rows mask columns past the row "
-                                   "(square blocks); baselines: bench/compare_torch_memory.py");
+                                   "(square blocks); baseline: a device copy of the same bytes, interleaved; "
+                                   "PyTorch: bench/compare_torch_memory.py");
     if (ctx->backend == TS_BACKEND_HOST) {
         st = mb_softmax(ctx, &timer, 64, 1024, 0);
     } else {
@@ -184,12 +211,11 @@ static ts_status mb_rope(bench_context *ctx, bench_timer *timer, int b, int n, i
                               .layout = layout, .convention = conv, .q = q, .q_out = q, .k = k, .k_out = k,
                               .cos_table = table ? ct : NULL, .sin_table = table ? sn : NULL, .table_rows = n,
                               .theta_base = 10000.0f};
-    bench_stats stats;
-    if (st == TS_SUCCESS) st = bench_time(timer, mb_run_one, &r, &stats);
+    bench_result row;
+    double ms = 0.0;
+    const double bytes = 2.0 * 2.0 * 2.0 * count + (table ? 8.0 * tab : 0.0);
+    if (st == TS_SUCCESS) st = mb_measure(ctx, timer, &r, "rope", bytes, &row, &ms);
     if (st == TS_SUCCESS) {
-        const double bytes = 2.0 * 2.0 * 2.0 * count + (table ? 8.0 * tab : 0.0);
-        bench_result row;
-        mb_report(ctx, "rope", &stats, bytes, &row);
         bench_param_int(&row, "B", b);
         bench_param_int(&row, "N", n);
         bench_param_int(&row, "H", h);
@@ -198,8 +224,7 @@ static ts_status mb_rope(bench_context *ctx, bench_timer *timer, int b, int n, i
         bench_param_text(&row, "convention", conv == TS_ROTARY_ROTATE_HALF ? "rotate_half" : "interleaved");
         bench_param_text(&row, "angles", table ? "table" : "computed");
         bench_param_text(&row, "dtype", "bf16");
-        bench_param_real(&row, "ms", stats.median_ms);
-        bench_param_real(&row, "copy_fraction", mb_copy_fraction(row.value));
+        bench_param_real(&row, "ms", ms);
         bench_report_row(ctx->report, &row);
     }
     (void)ts_free(q), (void)ts_free(k), (void)ts_free(ct), (void)ts_free(sn);
@@ -211,8 +236,8 @@ ts_status bench_rope(bench_context *ctx) {
     ts_status st = mb_timer(ctx, &timer);
     if (st != TS_SUCCESS) return st;
     bench_report_heading(ctx->report, "rotary embedding on Q and K, in place, bf16");
-    bench_report_note(ctx->report, "TB/s = (Q, K read and written + cos/sin table rows read) / median; baselines: "
-                                   "bench/compare_torch_memory.py");
+    bench_report_note(ctx->report, "TB/s = (Q, K read and written + cos/sin table rows read) / median; baseline: a "
+                                   "device copy of the same bytes, interleaved; PyTorch: bench/compare_torch_memory.py");
     const ts_rotary_layout BNHD = TS_ROTARY_BNHD, BHND = TS_ROTARY_BHND;
     const ts_rotary_convention HALF = TS_ROTARY_ROTATE_HALF, INTER = TS_ROTARY_INTERLEAVED;
     if (ctx->backend == TS_BACKEND_HOST) {

@@ -126,6 +126,7 @@ static double expect_elem(int mode, mats m, int r, int c, int row0, int col0) {
         return ref_binary(mode, x, y);
     case TS_TEST_OP_ADD_ROW: return x + row_reduce(m.b, m.cols, r, 2);
     case TS_TEST_OP_SUB_ROW: return x - row_reduce(m.b, m.cols, r, 0);
+    case TS_TEST_OP_EXP2_SCALE_SUB_ROW: return exp2(0.7 * x - 0.7 * row_reduce(m.b, m.cols, r, 0));
     case TS_TEST_OP_MUL_ROW: return x * row_reduce(m.b, m.cols, r, 1);
     case TS_TEST_OP_DIV_ROW: return x / exp(row_reduce(m.b, m.cols, r, 0));
     case TS_TEST_OP_ADD_COL: return x + col_reduce(m.b, m.rows, m.cols, c, 2);

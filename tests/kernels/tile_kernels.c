@@ -119,6 +119,11 @@ typedef struct ts_test_f32_params {
             break;                                                                                 \
         case TS_TEST_OP_ADD_ROW: ts_row_sum(&rv, &b); ts_add_row(&d, &a, &rv); break;              \
         case TS_TEST_OP_SUB_ROW: ts_row_max(&rv, &b); ts_sub_row(&d, &a, &rv); break;              \
+        case TS_TEST_OP_EXP2_SCALE_SUB_ROW:                                                        \
+            ts_row_max(&rv, &b);                                                                   \
+            ts_rv_mul_scalar(&rv, &rv, 0.7f);                                                      \
+            ts_exp2_scale_sub_row(&d, &a, 0.7f, &rv);                                              \
+            break;                                                                                 \
         case TS_TEST_OP_MUL_ROW: ts_row_min(&rv, &b); ts_mul_row(&d, &a, &rv); break;              \
         case TS_TEST_OP_DIV_ROW: ts_row_max(&rv, &b); ts_rv_exp(&rv, &rv); ts_div_row(&d, &a, &rv); break; \
         case TS_TEST_OP_ADD_COL: ts_col_sum(&cv, &b); ts_add_col(&d, &a, &cv); break;              \

@@ -187,6 +187,10 @@ Test(norm, large_mean_two_pass_variance) {
     TS_TEST_REQUIRE_DEVICE();
     check_norm((norm_case){ts_test_on_gpu() ? 512 : 6, 2000, 0, F32, F32, F32, 0, 0, 0, 1, 1, 0, 1000.0});
     check_norm((norm_case){ts_test_on_gpu() ? 512 : 6, 1024, 0, F32, F32, F32, 0, 1, 1, 0, 0, 0, 300.0});
+    /* Seven warps a row, the last with a partial slice: the warps' pairs combine around the row's
+     * mean. */
+    check_norm((norm_case){ts_test_on_gpu() ? 512 : 5, 7000, 4, F32, F32, F32, 0, 1, 1, 1, 1, 0, 1000.0});
+    check_norm((norm_case){ts_test_on_gpu() ? 512 : 5, 7000, 0, BF, BF, BF, 0, 0, 0, 1, 1, 0, 30.0});
 }
 
 Test(norm, bad_arguments) {

@@ -156,6 +156,11 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--only", default="layernorm,rmsnorm,rope,softmax")
     parser.add_argument("--self-test", action="store_true")
+    parser.add_argument("--profile-runs", type=int, default=0,
+                        help="instead of timing, run each implementation this many times after the "
+                             "warm-up and print nothing: for Nsight Compute, e.g. ncu -k "
+                             "'regex:triton|ts_norm' -c 8 python3 bench/compare_torch_memory.py "
+                             "--only rmsnorm --profile-runs 2")
     args = parser.parse_args()
     if args.self_test:
         return self_test(args.lib)
@@ -178,6 +183,12 @@ def main():
         return torch.compile(fn, dynamic=False)
 
     def time_all(runs, nbytes):
+        if args.profile_runs > 0:
+            for run in runs.values():
+                for _ in range(args.warmup + args.profile_runs):
+                    run()
+            torch.cuda.synchronize()
+            return None
         # A device copy of the same bytes (half read, half written) joins the interleaved runs: the
         # copy bandwidth of this run, which the target is a fraction of.
         src = torch.zeros(int(nbytes // 2) // 16 * 16, dtype=torch.uint8, device="cuda")
@@ -185,6 +196,8 @@ def main():
         return time_interleaved(torch, dict(runs, copy=lambda: dst.copy_(src)), flush, args.reps, args.warmup)
 
     def emit(bench, params, nbytes, ms, diff):
+        if ms is None:
+            return
         tbs = {k: nbytes / (v * 1e9) for k, v in ms.items()}
         params = dict(params, dtype="bf16", ms=ms["tessera"], copy_value=tbs["copy"],
                       copy_fraction=tbs["tessera"] / tbs["copy"],

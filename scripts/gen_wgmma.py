@@ -18,6 +18,7 @@ register A, so only trans-b is an immediate.
 
     usage: scripts/gen_wgmma.py [output]    (default: backends/cuda/wgmma_generated.h)
 """
+import itertools
 import os
 import sys
 
@@ -72,120 +73,103 @@ def accumulator_outputs(regs):
     return "        : " + (", \\\n          ".join(out_lines)) + " \\"
 
 
-def asm_macro(n):
+class Form:
+    """One operand form of the instruction. SS and RS differ only in these data: the A operand's
+    asm text and inputs, which transposes are immediates, and the names."""
+
+    def __init__(self, tag, comment, transposes, params, a_operand, a_inputs, dispatch_comment,
+                 dispatch_params):
+        self.tag = tag                            # "" or "_rs", in every name
+        self.comment = comment                    # the asm macro's comment after "m64nNk16"
+        self.transposes = transposes              # ("a", "b") or ("b",): immediate flags
+        self.params = params                      # the wrapper's parameter lines
+        self.a_operand = a_operand                # regs -> (asm text of A and B, their operand count)
+        self.a_inputs = a_inputs                  # the asm inputs before scale_d
+        self.dispatch_comment = dispatch_comment
+        self.dispatch_params = dispatch_params    # the dispatch's parameter lines
+        # the wrapper's parameter names, in order: A is registers (a) or a descriptor (desc_a)
+        self.args = ["d", "a" if tag else "desc_a", "desc_b", "scale_d", "f16"] + [f"trans_{t}" for t in transposes]
+
+
+SS = Form(
+    "", ": {regs} accumulator registers.", ("a", "b"),
+    ("float *d, unsigned long long desc_a, unsigned long long desc_b,",
+     "int scale_d, int f16, int trans_a, int trans_b) {"),
+    lambda regs: (f"%{regs}, %{regs + 1}", 2),
+    '"l"(desc_a), "l"(desc_b)',
+    ("/* The wrapper for width n (a multiple of 16 in 16..256); other widths do nothing, and the",
+     " * warpgroup ops reject them at compile time. */"),
+    ("float *d, int n, unsigned long long desc_a,",
+     "unsigned long long desc_b, int scale_d, int f16,",
+     "int trans_a, int trans_b) {"))
+
+RS = Form(
+    "_rs", ", A from registers: {regs} accumulator registers, 4 A registers.", ("b",),
+    ("float *d, const unsigned *a, unsigned long long desc_b, int scale_d,",
+     "int f16, int trans_b) {"),
+    lambda regs: (f"{{%{regs}, %{regs + 1}, %{regs + 2}, %{regs + 3}}},\\n\\t%{regs + 4}", 5),
+    '"r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b)',
+    ("/* The A-from-registers wrapper for width n (a multiple of 16 in 16..256); other widths do",
+     " * nothing, and the warpgroup ops reject them at compile time. */"),
+    ("float *d, int n, const unsigned *a,",
+     "unsigned long long desc_b, int scale_d, int f16,",
+     "int trans_b) {"))
+
+
+def asm_macro(form, n):
     regs = n // 2
+    operands, count = form.a_operand(regs)
+    flags = ' ", " '.join(f"#t{t}" for t in form.transposes)
+    macro_args = ", ".join(f"t{t}" for t in form.transposes)
     lines = []
-    lines.append(f"/* m64n{n}k16: {regs} accumulator registers. */")
-    lines.append(f"#define TS_CUDA_WGMMA_ASM_N{n}(ab, ta, tb) \\")
+    lines.append(f"/* m64n{n}k16{form.comment.format(regs=regs)} */")
+    lines.append(f"#define TS_CUDA_WGMMA{form.tag.upper()}_ASM_N{n}(ab, {macro_args}) \\")
     lines.append("    asm volatile( \\")
     lines.append('        "{\\n\\t.reg .pred p;\\n\\t" \\')
-    lines.append(f'        "setp.ne.b32 p, %{regs + 2}, 0;\\n\\t" \\')
+    lines.append(f'        "setp.ne.b32 p, %{regs + count}, 0;\\n\\t" \\')
     lines.append(f'        "wgmma.mma_async.sync.aligned.m64n{n}k16.f32." #ab "." #ab "\\n\\t{{" \\')
     lines.extend(accumulator_operands(regs))
-    lines.append(f'        "}},\\n\\t%{regs}, %{regs + 1}, p, 1, 1, " #ta ", " #tb ";\\n}}\\n" \\')
+    lines.append(f'        "}},\\n\\t{operands}, p, 1, 1, " {flags} ";\\n}}\\n" \\')
     lines.append(accumulator_outputs(regs))
-    lines.append('        : "l"(desc_a), "l"(desc_b), "r"(scale_d) \\')
+    lines.append(f'        : {form.a_inputs}, "r"(scale_d) \\')
     lines.append('        : "memory")')
     return "\n".join(lines)
 
 
-def wrapper(n):
+def wrapper(form, n):
     body = []
-    head = f"TS_DEVICE void ts_cuda_wgmma_n{n}("
+    head = f"TS_DEVICE void ts_cuda_wgmma{form.tag}_n{n}("
     pad = " " * len(head)
-    body.append(f"{head}float *d, unsigned long long desc_a, unsigned long long desc_b,")
-    body.append(f"{pad}int scale_d, int f16, int trans_a, int trans_b) {{")
+    body.append(f"{head}{form.params[0]}")
+    body.append(f"{pad}{form.params[1]}")
     body.append("#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)")
-    body.append("    (void)d, (void)desc_a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_a, (void)trans_b;")
+    body.append("    " + ", ".join(f"(void){x}" for x in form.args) + ";")
     body.append("    __trap();")
     body.append("#else")
     first = True
     for name, flag in DTYPES:
-        for ta in (0, 1):
-            for tb in (0, 1):
-                cond = f"f16 == {flag} && trans_a == {ta} && trans_b == {tb}"
-                kw = "if" if first else "else if"
-                body.append(f"    {kw} ({cond})")
-                body.append(f"        TS_CUDA_WGMMA_ASM_N{n}({name}, {ta}, {tb});")
-                first = False
-    body.append("#endif")
-    body.append("}")
-    return "\n".join(body)
-
-
-def dispatch():
-    lines = []
-    lines.append("/* The wrapper for width n (a multiple of 16 in 16..256); other widths do nothing, and the")
-    lines.append(" * warpgroup ops reject them at compile time. */")
-    lines.append("TS_DEVICE void ts_cuda_wgmma_m64nk16(float *d, int n, unsigned long long desc_a,")
-    lines.append("                                     unsigned long long desc_b, int scale_d, int f16,")
-    lines.append("                                     int trans_a, int trans_b) {")
-    lines.append("    switch (n) {")
-    for n in WIDTHS:
-        lines.append(f"    case {n}:")
-        lines.append(f"        ts_cuda_wgmma_n{n}(d, desc_a, desc_b, scale_d, f16, trans_a, trans_b);")
-        lines.append("        break;")
-    lines.append("    default:")
-    lines.append("        break;")
-    lines.append("    }")
-    lines.append("}")
-    return "\n".join(lines)
-
-
-def asm_macro_rs(n):
-    regs = n // 2
-    a0 = regs          # four A registers
-    desc = regs + 4
-    scale = regs + 5
-    lines = []
-    lines.append(f"/* m64n{n}k16, A from registers: {regs} accumulator registers, 4 A registers. */")
-    lines.append(f"#define TS_CUDA_WGMMA_RS_ASM_N{n}(ab, tb) \\")
-    lines.append("    asm volatile( \\")
-    lines.append('        "{\\n\\t.reg .pred p;\\n\\t" \\')
-    lines.append(f'        "setp.ne.b32 p, %{scale}, 0;\\n\\t" \\')
-    lines.append(f'        "wgmma.mma_async.sync.aligned.m64n{n}k16.f32." #ab "." #ab "\\n\\t{{" \\')
-    lines.extend(accumulator_operands(regs))
-    lines.append(f'        "}},\\n\\t{{%{a0}, %{a0 + 1}, %{a0 + 2}, %{a0 + 3}}},\\n\\t%{desc}, p, 1, 1, " #tb ";\\n}}\\n" \\')
-    lines.append(accumulator_outputs(regs))
-    lines.append('        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d) \\')
-    lines.append('        : "memory")')
-    return "\n".join(lines)
-
-
-def wrapper_rs(n):
-    body = []
-    head = f"TS_DEVICE void ts_cuda_wgmma_rs_n{n}("
-    pad = " " * len(head)
-    body.append(f"{head}float *d, const unsigned *a, unsigned long long desc_b, int scale_d,")
-    body.append(f"{pad}int f16, int trans_b) {{")
-    body.append("#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)")
-    body.append("    (void)d, (void)a, (void)desc_b, (void)scale_d, (void)f16, (void)trans_b;")
-    body.append("    __trap();")
-    body.append("#else")
-    first = True
-    for name, flag in DTYPES:
-        for tb in (0, 1):
-            cond = f"f16 == {flag} && trans_b == {tb}"
+        for values in itertools.product((0, 1), repeat=len(form.transposes)):
+            cond = f"f16 == {flag}" + "".join(f" && trans_{t} == {v}" for t, v in zip(form.transposes, values))
             kw = "if" if first else "else if"
             body.append(f"    {kw} ({cond})")
-            body.append(f"        TS_CUDA_WGMMA_RS_ASM_N{n}({name}, {tb});")
+            body.append(f"        TS_CUDA_WGMMA{form.tag.upper()}_ASM_N{n}({name}, "
+                        + ", ".join(str(v) for v in values) + ");")
             first = False
     body.append("#endif")
     body.append("}")
     return "\n".join(body)
 
 
-def dispatch_rs():
-    lines = []
-    lines.append("/* The A-from-registers wrapper for width n (a multiple of 16 in 16..256); other widths do")
-    lines.append(" * nothing, and the warpgroup ops reject them at compile time. */")
-    lines.append("TS_DEVICE void ts_cuda_wgmma_rs_m64nk16(float *d, int n, const unsigned *a,")
-    lines.append("                                        unsigned long long desc_b, int scale_d, int f16,")
-    lines.append("                                        int trans_b) {")
+def dispatch(form):
+    head = f"TS_DEVICE void ts_cuda_wgmma{form.tag}_m64nk16("
+    pad = " " * len(head)
+    lines = list(form.dispatch_comment)
+    lines.append(f"{head}{form.dispatch_params[0]}")
+    lines.extend(f"{pad}{p}" for p in form.dispatch_params[1:])
     lines.append("    switch (n) {")
     for n in WIDTHS:
         lines.append(f"    case {n}:")
-        lines.append(f"        ts_cuda_wgmma_rs_n{n}(d, a, desc_b, scale_d, f16, trans_b);")
+        lines.append(f"        ts_cuda_wgmma{form.tag}_n{n}({', '.join(form.args)});")
         lines.append("        break;")
     lines.append("    default:")
     lines.append("        break;")
@@ -196,20 +180,14 @@ def dispatch_rs():
 
 def generate():
     parts = [HEADER]
-    for n in WIDTHS:
-        parts.append(asm_macro(n))
+    for form in (SS, RS):
+        for n in WIDTHS:
+            parts.append(asm_macro(form, n))
+            parts.append("")
+            parts.append(wrapper(form, n))
+            parts.append("")
+        parts.append(dispatch(form))
         parts.append("")
-        parts.append(wrapper(n))
-        parts.append("")
-    parts.append(dispatch())
-    parts.append("")
-    for n in WIDTHS:
-        parts.append(asm_macro_rs(n))
-        parts.append("")
-        parts.append(wrapper_rs(n))
-        parts.append("")
-    parts.append(dispatch_rs())
-    parts.append("")
     parts.append(FOOTER)
     return "\n".join(parts)
 

@@ -10,14 +10,12 @@ interleaved. Prints one JSON object per line, with the keys of tessera-bench --j
 --self-test runs Tessera's attention through the same bindings on a host-backend build, with
 numpy arrays and a numpy reference: it checks the bindings on a machine without a GPU.
 """
-import argparse
 import ctypes
 import json
 import math
-import os
 import sys
 
-from torch_timing import bench_context, time_interleaved
+from torch_timing import bench_context, driver_arguments, parse_driver_arguments, time_interleaved
 
 TS_DTYPE_BF16 = 2
 TS_DTYPE_F32 = 1
@@ -90,16 +88,11 @@ def self_test(lib_path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--lib", default=os.environ.get("TESSERA_LIB", "build/gpu/core/libtessera.so"))
-    parser.add_argument("--reps", type=int, default=20)
-    parser.add_argument("--warmup", type=int, default=3)
+    parser = driver_arguments(__doc__, reps=20, warmup=3)
     parser.add_argument("--quick", action="store_true", help="the two B16 H16 N4096 D128 points only")
-    parser.add_argument("--self-test", action="store_true")
-    args = parser.parse_args()
+    args = parse_driver_arguments(parser)
     if args.self_test:
         return self_test(args.lib)
-    args.reps = max(args.reps, 20)
 
     import torch
     import torch.nn.functional as F

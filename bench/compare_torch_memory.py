@@ -14,14 +14,12 @@ eager_value / ratio_eager report eager.
 --self-test runs every kernel through the same bindings on a host-backend build, with numpy
 arrays and numpy references: it checks the bindings on a machine without a GPU.
 """
-import argparse
 import ctypes
 import json
 import math
-import os
 import sys
 
-from torch_timing import bench_context, time_interleaved
+from torch_timing import bench_context, driver_arguments, parse_driver_arguments, time_interleaved
 
 TS_DTYPE_F32, TS_DTYPE_BF16, TS_DTYPE_FP16 = 1, 2, 3
 TS_ROTARY_BNHD, TS_ROTARY_BHND = 0, 1
@@ -150,21 +148,16 @@ def self_test(lib_path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--lib", default=os.environ.get("TESSERA_LIB", "build/gpu/core/libtessera.so"))
-    parser.add_argument("--reps", type=int, default=30)
-    parser.add_argument("--warmup", type=int, default=5)
+    parser = driver_arguments(__doc__, reps=30, warmup=5)
     parser.add_argument("--only", default="layernorm,rmsnorm,rope,softmax")
-    parser.add_argument("--self-test", action="store_true")
     parser.add_argument("--profile-runs", type=int, default=0,
                         help="instead of timing, run each implementation this many times after the "
                              "warm-up and print nothing: for Nsight Compute, e.g. ncu -k "
                              "'regex:triton|ts_norm' -c 8 python3 bench/compare_torch_memory.py "
                              "--only rmsnorm --profile-runs 2")
-    args = parser.parse_args()
+    args = parse_driver_arguments(parser)
     if args.self_test:
         return self_test(args.lib)
-    args.reps = max(args.reps, 20)
 
     import torch
     import torch.nn.functional as F_

@@ -2,8 +2,28 @@
 compare_torch_memory.py): warm-up, then rounds in which every implementation runs once, in
 alternating order, each run after an L2 flush and timed with CUDA events; the median per
 implementation, in milliseconds."""
+import argparse
 import datetime
+import os
 import statistics
+
+MIN_REPS = 20  # tessera-bench's TS_BENCH_MIN_REPS
+
+
+def driver_arguments(doc, reps, warmup):
+    """The options every driver takes: the library, the repetitions, the host self-test."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--lib", default=os.environ.get("TESSERA_LIB", "build/gpu/core/libtessera.so"))
+    parser.add_argument("--reps", type=int, default=reps, help=f"timed runs (at least {MIN_REPS})")
+    parser.add_argument("--warmup", type=int, default=warmup)
+    parser.add_argument("--self-test", action="store_true")
+    return parser
+
+
+def parse_driver_arguments(parser):
+    args = parser.parse_args()
+    args.reps = max(args.reps, MIN_REPS)
+    return args
 
 
 def bench_context(torch):

@@ -93,4 +93,11 @@ static inline ts_status ts_rowwise_make_plan(long long rows, int cols, ts_rowwis
     return TS_SUCCESS;
 }
 
+/* Defines launcher(params, plan, stream): kernel over the plan's grid, warps and shared memory. */
+#define TS_ROWWISE_LAUNCHER(launcher, kernel, params_type)                                         \
+    static ts_status launcher(const params_type *params, const ts_rowwise_plan *plan, ts_stream stream) { \
+        const params_type p = *params;                                                             \
+        return TS_LAUNCH(kernel, ts_grid_1d(plan->grid), plan->warps, plan->shared_bytes, stream, p); \
+    }
+
 #endif

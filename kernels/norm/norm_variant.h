@@ -56,11 +56,7 @@ TS_KERNEL_RESIDENT(TS_NORM_NAME, TS_NORM_MAX_WARPS, TS_NORM_MIN_BLOCKS, ts_norm_
     }
 }
 
-static ts_status TS_NORM_CAT(TS_NORM_NAME, _launch)(const ts_norm_params *params, const ts_rowwise_plan *plan,
-                                                    ts_stream stream) {
-    const ts_norm_params p = *params;
-    return TS_LAUNCH(TS_NORM_NAME, ts_grid_1d(plan->grid), plan->warps, plan->shared_bytes, stream, p);
-}
+TS_ROWWISE_LAUNCHER(TS_NORM_CAT(TS_NORM_NAME, _launch), TS_NORM_NAME, ts_norm_params)
 
 #undef TS_NORM_NAME
 #undef TS_NORM_MAX_WARPS

@@ -42,11 +42,7 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_NAME, TS_SOFTMAX_MAX_WARPS, TS_SOFTMAX_MIN_BLOCKS,
     }
 }
 
-static ts_status TS_SOFTMAX_CAT(TS_SOFTMAX_NAME, _launch)(const ts_softmax_params *params,
-                                                          const ts_rowwise_plan *plan, ts_stream stream) {
-    const ts_softmax_params p = *params;
-    return TS_LAUNCH(TS_SOFTMAX_NAME, ts_grid_1d(plan->grid), plan->warps, plan->shared_bytes, stream, p);
-}
+TS_ROWWISE_LAUNCHER(TS_SOFTMAX_CAT(TS_SOFTMAX_NAME, _launch), TS_SOFTMAX_NAME, ts_softmax_params)
 
 #undef TS_SOFTMAX_NAME
 #undef TS_SOFTMAX_MAX_WARPS

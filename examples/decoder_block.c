@@ -18,31 +18,10 @@
 
 #include <tessera/tessera.h>
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        ts_status s_ = (call);                                                                     \
-        if (s_ != TS_SUCCESS) {                                                                    \
-            fprintf(stderr, "%s failed: %s\n", #call, ts_status_string(s_));                       \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
+#include "example_util.h"
 
 enum { N = 48, HQ = 2, HKV = 1, D = 64, HID = HQ * D, QKV = (HQ + 2 * HKV) * D };
 
-/* fp32 -> bf16 by rounding to nearest even, and back. */
-static unsigned short to_bf16(double x) {
-    const float f = (float)x;
-    unsigned u;
-    memcpy(&u, &f, sizeof u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (unsigned short)(u >> 16);
-}
-static double from_bf16(unsigned short b) {
-    const unsigned u = (unsigned)b << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
 static double round_bf16(double x) { return from_bf16(to_bf16(x)); }
 
 static unsigned lcg = 12345u;

@@ -8,28 +8,7 @@
 
 #include <tessera/tessera.h>
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        ts_status s_ = (call);                                                                     \
-        if (s_ != TS_SUCCESS) {                                                                    \
-            fprintf(stderr, "%s failed: %s\n", #call, ts_status_string(s_));                       \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
-
-/* fp32 -> bf16 by rounding to nearest even, and back. */
-static unsigned short to_bf16(float f) {
-    unsigned u;
-    memcpy(&u, &f, sizeof u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (unsigned short)(u >> 16);
-}
-static float from_bf16(unsigned short b) {
-    const unsigned u = (unsigned)b << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
+#include "example_util.h"
 
 int main(void) {
     /* Not multiples of the kernel's tiles: the tails are the library's business. */

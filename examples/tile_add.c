@@ -6,14 +6,7 @@
 
 #include <tessera/tessera.h>
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        ts_status s_ = (call);                                                                     \
-        if (s_ != TS_SUCCESS) {                                                                    \
-            fprintf(stderr, "%s failed: %s\n", #call, ts_status_string(s_));                       \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
+#include "example_util.h"
 
 int main(void) {
     enum { ROWS = 100, COLS = 70 };

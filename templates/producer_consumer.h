@@ -12,6 +12,11 @@
  *   TS_PC_STAGES      pipeline depth (stages of TS_PC_HOOK(input) in shared memory)
  *   TS_PC_CONSUMERS   consumer warpgroups (one producer warpgroup comes on top)
  *   TS_PC_PRODUCER_REGS, TS_PC_CONSUMER_REGS   register budgets (Hopper setmaxnreg)
+ *   TS_PC_CONSUMER_BARRIER  optional, default 0; 1 gives each consumer warpgroup a transaction
+ *                     barrier of its own (arrival count 1), for operands the warpgroup loads itself
+ *                     rather than through the stages: a tile that lasts the whole task, which it may
+ *                     fetch for its next task while finishing this one. P_consumer then has a field
+ *                     `ts_pc_consumer pc` (templates/consumer_info.h), filled before each P_init
  *   TS_PC_CLUSTER     optional, default 1: blocks per thread-block cluster (backends/cluster.h),
  *                     at most TS_CLUSTER_MAX. The blocks of a cluster work on the same task at
  *                     once (each tells its part by ts_cluster_rank()), and a stage is refilled
@@ -51,6 +56,7 @@
  * ping-pong on CDNA, which the host also runs in tests (tests/kernels/pingpong_kernels.c). */
 
 #include "backends/cluster.h"
+#include "templates/consumer_info.h"
 #include "ops/registers.h"
 #include "templates/tile_scheduler.h"
 #include "ops/warpgroup.h"
@@ -109,6 +115,20 @@
 #define TS_PC_RELEASE_LAG 0
 #endif
 
+#ifndef TS_PC_CONSUMER_BARRIER
+#define TS_PC_CONSUMER_BARRIER 0
+#endif
+#if TS_PC_CONSUMER_BARRIER
+#define TS_PC_CONSUMER_INFO(c, task, round)                                                        \
+    do {                                                                                           \
+        (c).pc.bar = &consumer_bars[consumer];                                                     \
+        (c).pc.next_task = (task) + step < tasks ? (task) + step : -1;                             \
+        (c).pc.round = (round);                                                                    \
+    } while (0)
+#else
+#define TS_PC_CONSUMER_INFO(c, task, round) ((void)0)
+#endif
+
 TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     ts_smem smem = ts_smem_begin();
     TS_PC_HOOK(input) *stages = (TS_PC_HOOK(input) *)ts_smem_take(
@@ -117,12 +137,18 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         &smem, sizeof(TS_PC_HOOK(output)) * TS_PC_CONSUMERS, TS_SHARED_ALIGN);
     ts_tbar *full = (ts_tbar *)ts_smem_take(&smem, sizeof(ts_tbar) * TS_PC_STAGES, 8);
     ts_tbar *empty = (ts_tbar *)ts_smem_take(&smem, sizeof(ts_tbar) * TS_PC_STAGES, 8);
+#if TS_PC_CONSUMER_BARRIER
+    ts_tbar *consumer_bars = (ts_tbar *)ts_smem_take(&smem, sizeof(ts_tbar) * TS_PC_CONSUMERS, 8);
+#endif
     if (ts_warp_id() == 0) {
         for (int s = 0; s < TS_PC_STAGES; ++s) {
             ts_tbar_init(&full[s], 1);
             /* Every consumer warp of every block of the cluster hands a stage back. */
             ts_tbar_init(&empty[s], 4 * TS_PC_CONSUMERS * TS_PC_CLUSTER);
         }
+#if TS_PC_CONSUMER_BARRIER
+        for (int c = 0; c < TS_PC_CONSUMERS; ++c) ts_tbar_init(&consumer_bars[c], 1);
+#endif
     }
     /* The barriers must be initialised cluster-wide before any block signals another's. */
     ts_cluster_sync();
@@ -163,10 +189,12 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     } while (0)
     for (int i = 0; i < TS_PC_STAGES - 1; ++i) TS_PC_ISSUE_NEXT_LOAD();
     long long ring = 0;
-    for (long long task = first; task < tasks; task += step) {
+    int round = 0;
+    for (long long task = first; task < tasks; task += step, ++round) {
         TS_PC_HOOK(task) t;
         TS_PC_HOOK(consumer) c;
         const int iters = TS_PC_HOOK(setup)(p, task, &t);
+        TS_PC_CONSUMER_INFO(c, task, round);
         TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
         for (int i = 0; i < iters; ++i, ++ring) {
             TS_PC_ISSUE_NEXT_LOAD();
@@ -201,10 +229,12 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         ts_set_max_regs_inc(TS_PC_CONSUMER_REGS);
         const int consumer = ts_warpgroup_id() - 1;
         long long ring = 0;
-        for (long long task = first; task < tasks; task += step) {
+        int round = 0;
+        for (long long task = first; task < tasks; task += step, ++round) {
             TS_PC_HOOK(task) t;
             TS_PC_HOOK(consumer) c;
             const int iters = TS_PC_HOOK(setup)(p, task, &t);
+            TS_PC_CONSUMER_INFO(c, task, round);
             TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
             int previous = -1;
             for (int i = 0; i < iters; ++i, ++ring) {
@@ -239,7 +269,8 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
 /* Shared memory the launcher asks for: the same carving as above. */
 #define TS_PC_SHARED_BYTES                                                                         \
     (TS_ALIGN_UP(sizeof(TS_PC_HOOK(input)) * TS_PC_STAGES, TS_SHARED_ALIGN) +                      \
-     TS_ALIGN_UP(sizeof(TS_PC_HOOK(output)) * TS_PC_CONSUMERS, 8) + 2 * sizeof(ts_tbar) * TS_PC_STAGES)
+     TS_ALIGN_UP(sizeof(TS_PC_HOOK(output)) * TS_PC_CONSUMERS, 8) + 2 * sizeof(ts_tbar) * TS_PC_STAGES +   \
+     (TS_PC_CONSUMER_BARRIER ? sizeof(ts_tbar) * TS_PC_CONSUMERS : 0))
 
 /* The kernel's resources for the launch planner (registers are left to the compiler's launch
  * bounds), and its persistent grid for `tasks` tasks on a device (templates/tile_scheduler.h). */
@@ -286,3 +317,5 @@ static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_str
 #undef TS_PC_CONSUMER_REGS
 #undef TS_PC_CLUSTER
 #undef TS_PC_RELEASE
+#undef TS_PC_CONSUMER_BARRIER
+#undef TS_PC_CONSUMER_INFO

@@ -28,7 +28,10 @@ typedef struct TS_ALIGNED(64) ts_async_desc {
     int tile_rows, tile_cols, dtype, chunk_cols;
 } ts_async_desc;
 
-/* A tile of another shape or dtype than the map's box would land garbled: that traps. */
+/* A tile of another shape or dtype than the map's box would land garbled: that traps. Every lane
+ * of the issuing warp checks (the descriptor lives in the kernel parameters, so the branch is
+ * uniform): a trap on a path that only lane 0 takes counts as divergent, and ptxas then serializes
+ * every warpgroup multiply of a kernel whose consumers issue a copy (C7520). */
 TS_DEVICE void ts_cuda_tma_check(const ts_async_desc *d, ts_st_desc sd) {
     if (d->tile_rows != sd.rows || d->tile_cols != sd.cols || d->dtype != sd.dtype) __trap();
 }
@@ -38,7 +41,6 @@ TS_DEVICE void ts_cuda_tma_check(const ts_async_desc *d, ts_st_desc sd) {
  * cluster (same shared-memory offsets, each block's barrier at bar's offset). Lane 0 only. */
 TS_DEVICE void ts_tma_load_chunks(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h, int tile_row,
                                   int tile_col, ts_tbar *bar, int first, int step, unsigned short cta_mask) {
-    ts_cuda_tma_check(d, sd);
     const int bytes = TS_DTYPE_BYTES(sd.dtype);
     const int sw = ts_cuda_st_swizzle_bytes(sd.cols * bytes);
     const int chunk_cols = sw / bytes;
@@ -65,6 +67,7 @@ TS_DEVICE void ts_tma_load_chunks(void *st, ts_st_desc sd, const ts_async_desc *
  * whose phase the kernel must have announced them to (ts_tbar_expect_bytes, the full tile). */
 TS_DEVICE void ts_tma_load_async(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
                                  int tile_row, int tile_col, ts_tbar *bar) {
+    ts_cuda_tma_check(d, sd);
     __syncwarp();
     if (ts_lane_id() == 0) ts_tma_load_chunks(st, sd, d, b, h, tile_row, tile_col, bar, 0, 1, 0);
 }
@@ -78,6 +81,7 @@ TS_DEVICE void ts_tma_load_cluster_async(void *st, ts_st_desc sd, const ts_async
     uint32_t size, rank;
     asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(size));
     asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    ts_cuda_tma_check(d, sd);
     __syncwarp();
     if (ts_lane_id() == 0)
         ts_tma_load_chunks(st, sd, d, b, h, tile_row, tile_col, bar, (int)rank, (int)size,
@@ -88,9 +92,9 @@ TS_DEVICE void ts_tma_load_cluster_async(void *st, ts_st_desc sd, const ts_async
  * are not written. st must not change until ts_tma_store_wait_read() (or _wait) returns. */
 TS_DEVICE void ts_tma_store_async(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
                                   int tile_row, int tile_col) {
+    ts_cuda_tma_check(d, sd);
     __syncwarp();
     if (ts_lane_id() == 0) {
-        ts_cuda_tma_check(d, sd);
         const int bytes = TS_DTYPE_BYTES(sd.dtype);
         const int sw = ts_cuda_st_swizzle_bytes(sd.cols * bytes);
         const int chunk_cols = sw / bytes;

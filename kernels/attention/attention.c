@@ -81,13 +81,14 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
 
     ts_attn_params params;
     memset(&params, 0, sizeof params);
-    ts_gl gk, gv;
+    ts_gl gq, gk, gv;
     ts_status s;
-    if ((s = ts_attn_layout(&params.q, q, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, q_strides)) != TS_SUCCESS ||
+    if ((s = ts_attn_layout(&gq, q, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, q_strides)) != TS_SUCCESS ||
         (s = ts_attn_layout(&gk, k, dtype, sh.batch, sh.heads_kv, sh.seq_kv, sh.head_dim, k_strides)) != TS_SUCCESS ||
         (s = ts_attn_layout(&gv, v, dtype, sh.batch, sh.heads_kv, sh.seq_kv, sh.head_dim, v_strides)) != TS_SUCCESS ||
         (s = ts_attn_layout(&params.o, o, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, o_strides)) != TS_SUCCESS)
         return s;
+    if ((s = ts_async_desc_make(&params.q, &gq, 64, sh.head_dim, dtype)) != TS_SUCCESS) return s;
     if ((s = ts_async_desc_make(&params.k, &gk, TS_ATTN_BN, sh.head_dim, dtype)) != TS_SUCCESS) return s;
     if ((s = ts_async_desc_make(&params.v, &gv, TS_ATTN_BN, sh.head_dim, dtype)) != TS_SUCCESS) return s;
     params.lse = lse;

@@ -30,6 +30,7 @@
 #include "ops/reductions.h"
 #include "ops/tma.h"
 #include "ops/warpgroup.h"
+#include "templates/consumer_info.h"
 
 #if TS_MAX_SHARED_BYTES >= 200 * 1024
 #define TS_ATTN_CONSUMERS 2
@@ -88,7 +89,8 @@
 
 typedef struct ts_attn_params {
     ts_async_desc k, v; /* BN x D tiles of (B, Hkv, Nkv, D); tensor maps first (64-byte aligned) */
-    ts_gl q, o;         /* (B, Hq, Nq, D) */
+    ts_async_desc q;    /* 64 x D tiles of (B, Hq, Nq, D) */
+    ts_gl o;            /* (B, Hq, Nq, D) */
     float *lse;         /* (B, Hq, Nq), or NULL */
     float scale_log2;   /* the softmax scale times log2(e): scores are kept in base-2 units */
     int causal, heads_q, group, q_tiles, kv_tiles;

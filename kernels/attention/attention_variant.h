@@ -65,6 +65,7 @@ TS_STATIC_ASSERT(TS_ATTN_VARIANT_STAGES >= 1 && TS_ATTN_VARIANT_STAGES * TS_ATTN
 typedef ts_attn_task TS_ATTN_FN(task);
 
 typedef struct TS_ATTN_FN(consumer) {
+    ts_pc_consumer pc; /* the warpgroup's barrier for its query tile, and its next task */
     TS_ATTN_RT_O o;
     ts_rowvec_f32_16 m, l; /* running maximum (base-2 units) and sum of each of the warp's rows */
 #if TS_ATTN_OVERLAP
@@ -106,16 +107,35 @@ TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_task *t, int consumer) {
 #define TS_ATTN_TURN 2
 #endif
 
+/* The consumer's 64 query rows of task t (zero past the sequence) start on their way to out->q,
+ * completing on the consumer's own barrier: one copy per task, issued by the warpgroup's first
+ * warp. */
+TS_DEVICE void TS_ATTN_FN(load_q)(const ts_attn_params *p, const ts_attn_task *t, const ts_pc_consumer *pc,
+                                  TS_ATTN_FN(output) *out, int consumer) {
+    if (ts_warp_in_group() != 0) return;
+    ts_tbar_expect_bytes(pc->bar, TS_ASYNC_BYTES(&out->q));
+    ts_async_load(&out->q, &p->q, t->b, t->hq, t->qt * TS_ATTN_CONSUMERS + consumer, 0, pc->bar);
+}
+
+/* Called once the task's last S = Q K^T has landed, when no multiply reads out->q any more: the
+ * next task's query tile starts loading into it, so that it waits in shared memory by the time the
+ * next task begins instead of costing that task a round trip to memory. Every warp of the group
+ * must be past its last read first: the group meets at its named barrier. */
+TS_DEVICE void TS_ATTN_FN(prefetch_q)(const ts_attn_params *p, const TS_ATTN_FN(consumer) *c,
+                                      TS_ATTN_FN(output) *out, int consumer) {
+    if (c->pc.next_task < 0) return;
+    ts_attn_task next;
+    ts_sync_named(consumer, 4);
+    (void)ts_attn_setup(p, c->pc.next_task, &next);
+    TS_ATTN_FN(load_q)(p, &next, &c->pc, out, consumer);
+}
+
 TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
                                 TS_ATTN_FN(output) *out, int consumer) {
-    /* The consumer's 64 query rows, zero past the sequence; the last task's multiplies are done
-     * with the tile before any warp overwrites it. The multiplies read it through the async
-     * proxy, hence the fence. */
-    const int first_warp = ts_warpgroup_id() * 4;
-    ts_sync_named(consumer, 4);
-    ts_load_g2s_group(&out->q, &p->q, t->b, t->hq, t->qt * TS_ATTN_CONSUMERS + consumer, 0, first_warp, 4);
-    ts_async_fence_shared();
-    ts_sync_named(consumer, 4);
+    /* The first task loads its query tile here; every later one finds it loaded, or on its way,
+     * by the last task's prefetch_q (every task visits at least one key tile, so it runs). */
+    if (c->pc.round == 0) TS_ATTN_FN(load_q)(p, t, &c->pc, out, consumer);
+    ts_tbar_wait(c->pc.bar, c->pc.round & 1);
     ts_zero(&c->o);
     ts_rv_fill(&c->m, -INFINITY);
     ts_rv_zero(&c->l);
@@ -189,6 +209,9 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_wg_acc_fence(&s);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0);
     ts_wg_wait(0);
+    /* The task's last S has landed and nothing reads out->q any more: the next query tile may
+     * come in. */
+    if (iter + 1 == t->iters) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
     ts_wg_acc_fence(&c->o);
     ts_wg_a_fence(&c->p);
     ts_mul_row(&c->o, &c->o, &corr);
@@ -211,6 +234,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
 #else
     ts_wg_mm_ABt(&s, &out->q, &in->k);
 #endif
+    if (iter + 1 == t->iters) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0);
     ts_mul_row(&c->o, &c->o, &corr);
 
@@ -266,6 +290,7 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(output) *o
 #define TS_PC_CONSUMERS TS_ATTN_CONSUMERS
 #define TS_PC_PRODUCER_REGS 40
 #define TS_PC_CONSUMER_REGS 232
+#define TS_PC_CONSUMER_BARRIER 1
 #if TS_ATTN_OVERLAP
 /* A stage is handed back one stage late: its V is read by the next stage's compute. */
 #define TS_PC_RELEASE_LAG 1

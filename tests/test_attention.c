@@ -1,7 +1,7 @@
 /* Attention forward against a double-precision reference: ragged sequence lengths, causal and
  * not, grouped-query and multi-query heads, N_q != N_kv, padded strides, head dimensions 64 and
  * 128, bf16 and fp16, sequences long enough for the pipeline to wrap; scores up to about 1e4 before
- * scaling stay finite; and every error path.
+ * scaling stay finite; row maxima that rise from key tile to key tile; and every error path.
  * Inputs are fresh random normals each run; O and the log-sum-exp are poisoned first. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -23,6 +23,7 @@ typedef struct {
     ts_dtype dtype;
     float input_scale; /* multiplies Q and K: large values make scores of about 1e4 */
     int bnhd;          /* 1: memory ordered (B, N, H, D), a token's heads side by side */
+    float key_ramp;    /* key j is multiplied by 1 + key_ramp * j / nkv: scores grow along the keys */
 } attn_case;
 
 static void check_attention(attn_case c) {
@@ -36,7 +37,11 @@ static void check_attention(attn_case c) {
     unsigned short *q = malloc(nq * 2), *k = malloc(nk * 2), *v = malloc(nk * 2), *o = malloc(nq * 2);
     float *lse = malloc(sizeof(float) * c.b * c.hq * c.nq);
     for (size_t i = 0; i < nq; ++i) q[i] = to_bits((float)ts_test_normal(&st) * c.input_scale, c.dtype);
-    for (size_t i = 0; i < nk; ++i) k[i] = to_bits((float)ts_test_normal(&st) * c.input_scale, c.dtype);
+    for (size_t i = 0; i < nk; ++i) {
+        const long long key = c.bnhd ? (long long)(i % ks[0]) / ks[2] : (long long)(i % ks[1]) / ks[2];
+        const float ramp = 1.0f + c.key_ramp * (float)key / (float)c.nkv;
+        k[i] = to_bits((float)ts_test_normal(&st) * c.input_scale * ramp, c.dtype);
+    }
     for (size_t i = 0; i < nk; ++i) v[i] = to_bits((float)ts_test_normal(&st), c.dtype);
     void *dq = ts_test_device_copy(q, nq * 2), *dk = ts_test_device_copy(k, nk * 2), *dv = ts_test_device_copy(v, nk * 2);
     void *dout = ts_test_device_copy(NULL, nq * 2);
@@ -108,38 +113,47 @@ static void check_attention(attn_case c) {
 Test(attention, ragged_lengths_causal_and_not) {
     TS_TEST_REQUIRE_DEVICE();
     for (int causal = 0; causal < 2; ++causal) {
-        check_attention((attn_case){1, 2, 2, 70, 130, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0});
-        check_attention((attn_case){1, 1, 1, 129, 65, 128, causal, 0, TS_DTYPE_BF16, 1.0f, 0});
-        check_attention((attn_case){1, 1, 1, 1, 1, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0});
+        check_attention((attn_case){1, 2, 2, 70, 130, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
+        check_attention((attn_case){1, 1, 1, 129, 65, 128, causal, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
+        check_attention((attn_case){1, 1, 1, 1, 1, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
         /* Key counts a few short of a whole tile of 64 and of 128: the last tile's mask covers
          * only its last columns. */
-        check_attention((attn_case){1, 1, 1, 100, 255, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0});
-        check_attention((attn_case){1, 2, 1, 70, 377, 128, causal, 0, TS_DTYPE_BF16, 1.0f, 0});
+        check_attention((attn_case){1, 1, 1, 100, 255, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
+        check_attention((attn_case){1, 2, 1, 70, 377, 128, causal, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
     }
 }
 
 Test(attention, grouped_and_multi_query_heads_fp16_and_padded_strides) {
     TS_TEST_REQUIRE_DEVICE();
-    check_attention((attn_case){2, 4, 2, 65, 100, 64, 1, 8, TS_DTYPE_FP16, 1.0f, 0});
-    check_attention((attn_case){1, 3, 1, 40, 200, 128, 0, 16, TS_DTYPE_FP16, 1.0f, 0});
+    check_attention((attn_case){2, 4, 2, 65, 100, 64, 1, 8, TS_DTYPE_FP16, 1.0f, 0, 0.0f});
+    check_attention((attn_case){1, 3, 1, 40, 200, 128, 0, 16, TS_DTYPE_FP16, 1.0f, 0, 0.0f});
     /* (B, N, H, D) memory, as Q, K and V sit in a fused projection's output. */
-    check_attention((attn_case){2, 4, 2, 70, 90, 64, 1, 0, TS_DTYPE_BF16, 1.0f, 1});
-    check_attention((attn_case){1, 2, 1, 33, 130, 128, 0, 8, TS_DTYPE_FP16, 1.0f, 1});
+    check_attention((attn_case){2, 4, 2, 70, 90, 64, 1, 0, TS_DTYPE_BF16, 1.0f, 1, 0.0f});
+    check_attention((attn_case){1, 2, 1, 33, 130, 128, 0, 8, TS_DTYPE_FP16, 1.0f, 1, 0.0f});
 }
 
 Test(attention, long_sequences_wrap_the_stage_ring) {
     /* Many key tiles per task (of 64 or 128 keys, TS_ATTN_BN): the ring of stages wraps several
      * times within one task, with a ragged last tile, causal and not. */
     TS_TEST_REQUIRE_DEVICE();
-    check_attention((attn_case){1, 2, 1, 150, 700, 128, 0, 0, TS_DTYPE_BF16, 1.0f, 0});
-    check_attention((attn_case){1, 1, 1, 300, 300, 64, 1, 0, TS_DTYPE_FP16, 1.0f, 0});
+    check_attention((attn_case){1, 2, 1, 150, 700, 128, 0, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
+    check_attention((attn_case){1, 1, 1, 300, 300, 64, 1, 0, TS_DTYPE_FP16, 1.0f, 0, 0.0f});
 }
 
 Test(attention, huge_scores_stay_finite) {
     /* Scores of about 1e4 before scaling: the running maximum keeps every exponent <= 0. */
     TS_TEST_REQUIRE_DEVICE();
-    check_attention((attn_case){1, 1, 1, 33, 70, 64, 0, 0, TS_DTYPE_BF16, 12.0f, 0});
-    check_attention((attn_case){1, 1, 1, 50, 50, 128, 1, 0, TS_DTYPE_BF16, 9.0f, 0});
+    check_attention((attn_case){1, 1, 1, 33, 70, 64, 0, 0, TS_DTYPE_BF16, 12.0f, 0, 0.0f});
+    check_attention((attn_case){1, 1, 1, 50, 50, 128, 1, 0, TS_DTYPE_BF16, 9.0f, 0, 0.0f});
+}
+
+Test(attention, maxima_rising_from_tile_to_tile) {
+    /* Keys grow along the sequence, so that most key tiles raise the row maxima by far more than
+     * the slack within which the kernel leaves a maximum (and the output's scale) as it is: a
+     * rescale left out, or a maximum kept too long, fails it. */
+    TS_TEST_REQUIRE_DEVICE();
+    check_attention((attn_case){1, 2, 1, 70, 700, 128, 0, 0, TS_DTYPE_BF16, 3.0f, 0, 3.0f});
+    check_attention((attn_case){1, 1, 1, 300, 600, 64, 1, 0, TS_DTYPE_FP16, 3.0f, 0, 3.0f});
 }
 
 Test(attention, bad_arguments) {

@@ -87,15 +87,6 @@
 #error "TS_ATTN_OVERLAP needs P in registers and the warp-specialized schedule"
 #endif
 
-/* TS_ATTN_RESCALE_SLACK (base-2 units, default 8; 0 turns it off): a row's running maximum moves
- * only when a new score exceeds it by more than this, so most stages leave every maximum as it
- * is, the correction is exactly 1 and the output accumulator need not be rescaled. The numerators
- * 2^(s - m) then reach at most 2^8 = 256 before the final division, far inside fp32 and the 16-bit
- * formats' ranges, and their relative precision does not change. */
-#ifndef TS_ATTN_RESCALE_SLACK
-#define TS_ATTN_RESCALE_SLACK 8
-#endif
-
 typedef struct ts_attn_params {
     ts_async_desc k, v; /* BN x D tiles of (B, Hkv, Nkv, D); tensor maps first (64-byte aligned) */
     ts_async_desc q;    /* 64 x D tiles of (B, Hq, Nq, D) */

@@ -156,19 +156,12 @@ TS_DEVICE void TS_ATTN_FN(softmax)(const ts_attn_params *p, TS_ATTN_FN(consumer)
     if (p->causal && col0 + TS_ATTN_BN - 1 > row0) ts_causal_mask(s, s, row0, col0, -INFINITY);
     if (col0 + TS_ATTN_BN > p->seq_kv) ts_mask_cols_from(s, s, col0, p->seq_kv, -INFINITY);
 
-    /* m_new = max(m, scaled row max), or m itself while the new maximum stays within
-     * TS_ATTN_RESCALE_SLACK of it; a row with every score masked so far keeps -inf, and the finite
-     * stand-in m_safe keeps 2^(-inf - m) at 0 instead of NaN. */
+    /* m_new = max(m, scaled row max); a row with every score masked so far keeps -inf, and the
+     * finite stand-in m_safe keeps 2^(-inf - m) at 0 instead of NaN. */
     ts_rowvec_f32_16 m_new, m_safe;
     ts_row_max(&m_new, s);
     ts_rv_mul_scalar(&m_new, &m_new, p->scale_log2);
     ts_rv_max(&m_new, &m_new, &c->m);
-#if TS_ATTN_RESCALE_SLACK > 0
-    for (int i = 0; i < TS_RV_N(&m_new); ++i) {
-        const float m_old = TS_RV_CDATA(&c->m)[i];
-        if (!(TS_RV_CDATA(&m_new)[i] > m_old + (float)TS_ATTN_RESCALE_SLACK)) TS_RV_DATA(&m_new)[i] = m_old;
-    }
-#endif
     ts_rv_max_scalar(&m_safe, &m_new, -FLT_MAX);
     ts_exp2_scale_sub_row(s, s, p->scale_log2, &m_safe);
     ts_rv_sub(corr, &c->m, &m_safe);
@@ -176,17 +169,6 @@ TS_DEVICE void TS_ATTN_FN(softmax)(const ts_attn_params *p, TS_ATTN_FN(consumer)
     ts_rv_mul(&c->l, &c->l, corr);
     ts_row_sum_acc(&c->l, s, &c->l);
     ts_rv_copy(&c->m, &m_new);
-}
-
-/* O *= corr for each row, left out where every correction this thread holds is exactly 1 (most
- * stages, with TS_ATTN_RESCALE_SLACK). */
-TS_DEVICE void TS_ATTN_FN(rescale)(TS_ATTN_RT_O *o, const ts_rowvec_f32_16 *corr) {
-#if TS_ATTN_RESCALE_SLACK > 0
-    int needed = 0;
-    for (int i = 0; i < TS_RV_N(corr); ++i) needed |= TS_RV_CDATA(corr)[i] != 1.0f;
-    if (!needed) return;
-#endif
-    ts_mul_row(o, o, corr);
 }
 
 TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
@@ -232,7 +214,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     if (iter + 1 == t->iters) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
     ts_wg_acc_fence(&c->o);
     ts_wg_a_fence(&c->p);
-    TS_ATTN_FN(rescale)(&c->o, &corr);
+    ts_mul_row(&c->o, &c->o, &corr);
     ts_convert(&c->p, &s);
     c->v_prev = &in->v;
     /* The task's last stage has no successor to carry its product: it runs now, while the stage is
@@ -254,7 +236,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
 #endif
     if (iter + 1 == t->iters) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0);
-    TS_ATTN_FN(rescale)(&c->o, &corr);
+    ts_mul_row(&c->o, &c->o, &corr);
 
     TS_ATTN_RT_P pb;
     ts_convert(&pb, &s);

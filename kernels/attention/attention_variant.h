@@ -70,7 +70,6 @@ typedef struct TS_ATTN_FN(consumer) {
     ts_rowvec_f32_16 m, l; /* running maximum (base-2 units) and sum of each of the warp's rows */
 #if TS_ATTN_OVERLAP
     TS_ATTN_RT_P p;               /* the last stage's P, whose product with V is still to come */
-    ts_rowvec_f32_16 corr;        /* that stage's correction, still to be applied to O */
     const TS_ATTN_ST_KV *v_prev;  /* that stage's V, held by the template's release lag */
 #endif
 } TS_ATTN_FN(consumer);
@@ -181,10 +180,9 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
 #if TS_ATTN_OVERLAP
     /* S = Q K^T of this stage and O += P V of the last one go to the tensor cores together; the
      * softmax of S runs while the second product does. Invariant at entry: O holds the products
-     * of the stages before the last, scaled to the maxima of the stage before it; c->corr takes
-     * it to the last stage's maxima, in which c->p is expressed. That rescale runs while S is on
-     * the tensor cores, just before the product that adds to O is issued (FlashAttention-3's
-     * order), rather than between one stage's products and the next's. */
+     * of the stages before the last, scaled to the last stage's maxima, in which c->p is also
+     * expressed; so O is complete for the last stage once its product lands, and the correction
+     * of this stage then rescales it. */
 #if TS_ATTN_PINGPONG
     /* With the ping-pong turns, both products are issued within the consumer's turn, so the two
      * consumers' products reach the tensor cores one consumer at a time and each one's softmax
@@ -198,9 +196,6 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_wg_mm_ABt_async(&s, &out->q, &in->k);
     ts_wg_commit();
     if (iter > 0) {
-        ts_mul_row(&c->o, &c->o, &c->corr);
-        ts_wg_acc_fence(&c->o);
-        ts_wg_fence();
         ts_wg_mma_AB_rs_async(&c->o, &c->p, c->v_prev);
         ts_wg_commit();
     }
@@ -219,15 +214,12 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     if (iter + 1 == t->iters) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
     ts_wg_acc_fence(&c->o);
     ts_wg_a_fence(&c->p);
+    ts_mul_row(&c->o, &c->o, &corr);
     ts_convert(&c->p, &s);
-    ts_rv_copy(&c->corr, &corr);
     c->v_prev = &in->v;
     /* The task's last stage has no successor to carry its product: it runs now, while the stage is
      * still held. */
-    if (iter + 1 == t->iters) {
-        ts_mul_row(&c->o, &c->o, &corr);
-        ts_wg_mma_AB_rs(&c->o, &c->p, &in->v);
-    }
+    if (iter + 1 == t->iters) ts_wg_mma_AB_rs(&c->o, &c->p, &in->v);
 #else
 #if TS_ATTN_PINGPONG
     /* The turn passes as soon as the product is issued: the other consumer's queues behind it. */

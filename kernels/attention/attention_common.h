@@ -14,7 +14,7 @@
  *                           variant runs two stages (attention_variant.h).
  * On the H200 (B16 H16 N4096 D128, bf16, 2026-11-30, scripts/gpu-ab.sh) P in registers took the
  * kernel from 281 to 348 TFLOP/s, and 128 keys per stage on top of it to 376 (non-causal; causal
- * 202 -> 256); docs/attention.md has the whole A/B. */
+ * 202 -> 256); docs/attention.md and docs/results.md have every step since. */
 #ifndef TESSERA_KERNELS_ATTENTION_COMMON_H
 #define TESSERA_KERNELS_ATTENTION_COMMON_H
 

@@ -43,12 +43,13 @@ TS_RT_STRUCT(ts_wgt_rt_f32_16x48, float, TS_RT_SUB_ELEMS, TS_DTYPE_F32, TS_LAYOU
 
 /* ---- warpgroup multiply ---------------------------------------------------------------------- */
 
-typedef struct ts_wgt_mma_params {
-    ts_async_desc a, b;
+/* Both families' parameters (shared operands, and A from registers). */
+typedef struct ts_wgt_params {
+    ts_async_desc a, b; /* tensor maps first (64-byte aligned) */
     float *c;
     long long ldc;
     int m, n, k_tiles, form, mode;
-} ts_wgt_mma_params;
+} ts_wgt_params;
 
 /* NaN in every accumulator register: an overwriting multiply must not read them. */
 TS_DEVICE void ts_wgt_poison(void *acc, int count) {
@@ -73,7 +74,7 @@ TS_DEVICE void ts_wgt_store_acc_to(float *out, long long ldc, int m, int n, cons
     }
 }
 
-TS_DEVICE void ts_wgt_store_acc(const ts_wgt_mma_params *p, const void *acc, ts_rt_desc d, int bm, int bn) {
+TS_DEVICE void ts_wgt_store_acc(const ts_wgt_params *p, const void *acc, ts_rt_desc d, int bm, int bn) {
     ts_wgt_store_acc_to(p->c, p->ldc, p->m, p->n, acc, d, bm, bn);
 }
 
@@ -89,7 +90,7 @@ TS_DEVICE void ts_wgt_store_acc(const ts_wgt_mma_params *p, const void *acc, ts_
 
 /* One kernel per (dtype, N, K); the form is a launch parameter. */
 #define TS_WGT_MMA_KERNEL(DT, N, K, RT)                                                            \
-    TS_KERNEL(ts_wgt_mma_##DT##_n##N##_k##K, 4, ts_wgt_mma_params, p) {                            \
+    TS_KERNEL(ts_wgt_mma_##DT##_n##N##_k##K, 4, ts_wgt_params, p) {                            \
         ts_smem sm = ts_smem_begin();                                                              \
         unsigned char *abuf = (unsigned char *)ts_smem_take(&sm, 64 * (K) * 2, TS_SHARED_ALIGN);   \
         unsigned char *bbuf = (unsigned char *)ts_smem_take(&sm, (K) * (N) * 2, TS_SHARED_ALIGN);  \
@@ -140,51 +141,59 @@ TS_WGT_MMA_KERNELS(fp16)
 /* 64- and 32-byte swizzles in both operands, and a B of three 32-byte column chunks. */
 TS_WGT_MMA_KERNEL(bf16, 48, 32, ts_wgt_rt_f32_16x48)
 
-#define TS_WGT_MMA_CASE(DT, DTYPE, N, K)                                                           \
+/* Launches kernel FAM (mma or rs) of (DT, N, K) when the call asks for it. */
+#define TS_WGT_CASE(FAM, DT, DTYPE, N, K)                                                          \
     if (dtype == (DTYPE) && tile_n == (N) && tile_k == (K))                                        \
-        return TS_LAUNCH(ts_wgt_mma_##DT##_n##N##_k##K, grid, 4, shared, NULL, params);
+        return TS_LAUNCH(ts_wgt_##FAM##_##DT##_n##N##_k##K, grid, 4, shared, NULL, params);
 
-#define TS_WGT_MMA_CASE_X(DT, DTYPE, N, K, ACC) TS_WGT_MMA_CASE(DT, DTYPE, N, K)
+#define TS_WGT_MMA_CASE_X(DT, DTYPE, N, K, ACC) TS_WGT_CASE(mma, DT, DTYPE, N, K)
 #define TS_WGT_MMA_CASES(DT, DTYPE) TS_WGT_SHAPES(TS_WGT_MMA_CASE_X, DT, DTYPE)
 
-TS_EXTERN_C ts_status ts_test_wg_mma(float *c, long long ldc, const void *a, long long lda, const void *b,
-                                     long long ldb, int m, int n, int k, int dtype, int tile_n, int tile_k,
-                                     int form, int mode) {
+/* Either family's launch: the operands' tensor maps (A's tile 64 x tile_k, or tile_k x 64 when
+ * transposed; B's tile_k x tile_n, or tile_n x tile_k), one block per 64 x tile_n tile of C, and
+ * the shared memory of the kernels above. */
+static ts_status ts_wgt_setup(ts_wgt_params *params, ts_grid *grid, size_t *shared, float *c, long long ldc,
+                              const void *a, long long lda, const void *b, long long ldb, int m, int n, int k,
+                              int dtype, int tile_n, int tile_k, int form, int mode) {
     if (m < 1 || n < 1 || k < 1 || tile_n < 16 || tile_k < 16) return TS_ERROR_INVALID_SIZE;
     const int at = form == TS_TEST_WG_ATB || form == TS_TEST_WG_ATBT;
     const int bt = form == TS_TEST_WG_ABT || form == TS_TEST_WG_ATBT;
     ts_gl ga = at ? ts_gl_matrix((void *)a, dtype, k, m, lda) : ts_gl_matrix((void *)a, dtype, m, k, lda);
     ts_gl gb = bt ? ts_gl_matrix((void *)b, dtype, n, k, ldb) : ts_gl_matrix((void *)b, dtype, k, n, ldb);
-    ts_wgt_mma_params params;
-    memset(&params, 0, sizeof params);
-    ts_status s = ts_async_desc_make(&params.a, &ga, at ? tile_k : 64, at ? 64 : tile_k, dtype);
+    memset(params, 0, sizeof *params);
+    ts_status s = ts_async_desc_make(&params->a, &ga, at ? tile_k : 64, at ? 64 : tile_k, dtype);
     if (s != TS_SUCCESS) return s;
-    s = ts_async_desc_make(&params.b, &gb, bt ? tile_n : tile_k, bt ? tile_k : tile_n, dtype);
+    s = ts_async_desc_make(&params->b, &gb, bt ? tile_n : tile_k, bt ? tile_k : tile_n, dtype);
     if (s != TS_SUCCESS) return s;
-    params.c = c;
-    params.ldc = ldc;
-    params.m = m;
-    params.n = n;
-    params.k_tiles = (k + tile_k - 1) / tile_k;
-    params.form = form;
-    params.mode = mode;
-    const ts_grid grid = ts_grid_3d((unsigned)((m + 63) / 64), (unsigned)((n + tile_n - 1) / tile_n), 1);
-    const size_t shared = TS_ALIGN_UP((size_t)64 * tile_k * 2, TS_SHARED_ALIGN) +
-                          TS_ALIGN_UP((size_t)tile_k * tile_n * 2, 16) + sizeof(ts_tbar);
+    params->c = c;
+    params->ldc = ldc;
+    params->m = m;
+    params->n = n;
+    params->k_tiles = (k + tile_k - 1) / tile_k;
+    params->form = form;
+    params->mode = mode;
+    *grid = ts_grid_3d((unsigned)((m + 63) / 64), (unsigned)((n + tile_n - 1) / tile_n), 1);
+    *shared = TS_ALIGN_UP((size_t)64 * tile_k * 2, TS_SHARED_ALIGN) + TS_ALIGN_UP((size_t)tile_k * tile_n * 2, 16) +
+              sizeof(ts_tbar);
+    return TS_SUCCESS;
+}
+
+TS_EXTERN_C ts_status ts_test_wg_mma(float *c, long long ldc, const void *a, long long lda, const void *b,
+                                     long long ldb, int m, int n, int k, int dtype, int tile_n, int tile_k,
+                                     int form, int mode) {
+    ts_wgt_params params;
+    ts_grid grid;
+    size_t shared;
+    const ts_status s = ts_wgt_setup(&params, &grid, &shared, c, ldc, a, lda, b, ldb, m, n, k, dtype, tile_n, tile_k,
+                                     form, mode);
+    if (s != TS_SUCCESS) return s;
     TS_WGT_MMA_CASES(bf16, TS_DTYPE_BF16)
     TS_WGT_MMA_CASES(fp16, TS_DTYPE_FP16)
-    TS_WGT_MMA_CASE(bf16, TS_DTYPE_BF16, 48, 32)
+    TS_WGT_CASE(mma, bf16, TS_DTYPE_BF16, 48, 32)
     return TS_ERROR_INVALID_VALUE;
 }
 
 /* ---- warpgroup multiply with A from registers ---------------------------------------------------- */
-
-typedef struct ts_wgt_rs_params {
-    ts_async_desc a, b; /* tensor maps first (64-byte aligned) */
-    float *c;
-    long long ldc;
-    int m, n, k_tiles, form, mode;
-} ts_wgt_rs_params;
 
 
 /* One k tile: warp 0 loads A's 64 x K tile and B's tile onto the barrier (the copies zero-fill
@@ -229,7 +238,7 @@ typedef struct ts_wgt_rs_params {
 
 /* One kernel per (dtype, N, K); the form (AB or ABt) is a launch parameter. */
 #define TS_WGT_RS_KERNEL(DT, N, K, RT)                                                             \
-    TS_KERNEL(ts_wgt_rs_##DT##_n##N##_k##K, 4, ts_wgt_rs_params, p) {                              \
+    TS_KERNEL(ts_wgt_rs_##DT##_n##N##_k##K, 4, ts_wgt_params, p) {                              \
         ts_smem sm = ts_smem_begin();                                                              \
         unsigned char *abuf = (unsigned char *)ts_smem_take(&sm, 64 * (K) * 2, TS_SHARED_ALIGN);   \
         unsigned char *bbuf = (unsigned char *)ts_smem_take(&sm, (K) * (N) * 2, TS_SHARED_ALIGN);  \
@@ -255,11 +264,7 @@ TS_WGT_RS_KERNELS(fp16)
 /* K = 32 (two k steps, a 64-byte swizzled N x K B), N = 48 (three 32-byte chunks of a K x N B). */
 TS_WGT_RS_KERNEL(bf16, 48, 32, ts_wgt_rt_f32_16x48)
 
-#define TS_WGT_RS_CASE(DT, DTYPE, N, K)                                                            \
-    if (dtype == (DTYPE) && tile_n == (N) && tile_k == (K))                                        \
-        return TS_LAUNCH(ts_wgt_rs_##DT##_n##N##_k##K, grid, 4, shared, NULL, params);
-
-#define TS_WGT_RS_CASE_X(DT, DTYPE, N, K, ACC) TS_WGT_RS_CASE(DT, DTYPE, N, K)
+#define TS_WGT_RS_CASE_X(DT, DTYPE, N, K, ACC) TS_WGT_CASE(rs, DT, DTYPE, N, K)
 #define TS_WGT_RS_CASES(DT, DTYPE) TS_WGT_SHAPES(TS_WGT_RS_CASE_X, DT, DTYPE)
 
 TS_EXTERN_C ts_status ts_test_wg_mma_rs(float *c, long long ldc, const void *a, long long lda, const void *b,
@@ -267,28 +272,15 @@ TS_EXTERN_C ts_status ts_test_wg_mma_rs(float *c, long long ldc, const void *a, 
                                         int form, int mode) {
     if (m < 1 || n < 1 || k < 1 || tile_n < 16 || tile_k < 16) return TS_ERROR_INVALID_SIZE;
     if (form != TS_TEST_WG_AB && form != TS_TEST_WG_ABT) return TS_ERROR_INVALID_VALUE;
-    const int bt = form == TS_TEST_WG_ABT;
-    ts_gl gb = bt ? ts_gl_matrix((void *)b, dtype, n, k, ldb) : ts_gl_matrix((void *)b, dtype, k, n, ldb);
-    ts_wgt_rs_params params;
-    memset(&params, 0, sizeof params);
-    ts_gl ga = ts_gl_matrix((void *)a, dtype, m, k, lda);
-    ts_status s = ts_async_desc_make(&params.a, &ga, 64, tile_k, dtype);
+    ts_wgt_params params;
+    ts_grid grid;
+    size_t shared;
+    const ts_status s = ts_wgt_setup(&params, &grid, &shared, c, ldc, a, lda, b, ldb, m, n, k, dtype, tile_n, tile_k,
+                                     form, mode);
     if (s != TS_SUCCESS) return s;
-    s = ts_async_desc_make(&params.b, &gb, bt ? tile_n : tile_k, bt ? tile_k : tile_n, dtype);
-    if (s != TS_SUCCESS) return s;
-    params.c = c;
-    params.ldc = ldc;
-    params.m = m;
-    params.n = n;
-    params.k_tiles = (k + tile_k - 1) / tile_k;
-    params.form = form;
-    params.mode = mode;
-    const ts_grid grid = ts_grid_3d((unsigned)((m + 63) / 64), (unsigned)((n + tile_n - 1) / tile_n), 1);
-    const size_t shared = TS_ALIGN_UP((size_t)64 * tile_k * 2, TS_SHARED_ALIGN) +
-                          TS_ALIGN_UP((size_t)tile_k * tile_n * 2, 16) + sizeof(ts_tbar);
     TS_WGT_RS_CASES(bf16, TS_DTYPE_BF16)
     TS_WGT_RS_CASES(fp16, TS_DTYPE_FP16)
-    TS_WGT_RS_CASE(bf16, TS_DTYPE_BF16, 48, 32)
+    TS_WGT_CASE(rs, bf16, TS_DTYPE_BF16, 48, 32)
     return TS_ERROR_INVALID_VALUE;
 }
 

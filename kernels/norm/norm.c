@@ -1,7 +1,7 @@
 /* LayerNorm and RMSNorm with the optional fused residual add (tessera.h, docs/memory-bound.md):
  * the argument checks, the launch plan and two kernels per input dtype, instantiated from
  * norm_variant.h: one for rows of up to 8192 columns at high occupancy, one for longer rows
- * (kernels/common/rowwise.h). */
+ * (kernels/common/rowwise.h, rowwise_instances.h). */
 #include "kernels/common/rowwise.h"
 #include "kernels/norm/norm_common.h"
 
@@ -11,41 +11,19 @@
 #define TS_NORM_SHORT_MIN_BLOCKS 3
 #endif
 
-#define TS_NORM_NAME ts_norm_bf16
-#define TS_NORM_DTYPE TS_DTYPE_BF16
-#define TS_NORM_MAX_WARPS TS_ROWWISE_MAX_WARPS
-#define TS_NORM_MIN_BLOCKS 1
-#include "kernels/norm/norm_variant.h"
-
-#define TS_NORM_NAME ts_norm_bf16_short
-#define TS_NORM_DTYPE TS_DTYPE_BF16
-#define TS_NORM_MAX_WARPS TS_ROWWISE_SHORT_WARPS
-#define TS_NORM_MIN_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
-#include "kernels/norm/norm_variant.h"
-
-#define TS_NORM_NAME ts_norm_fp16
-#define TS_NORM_DTYPE TS_DTYPE_FP16
-#define TS_NORM_MAX_WARPS TS_ROWWISE_MAX_WARPS
-#define TS_NORM_MIN_BLOCKS 1
-#include "kernels/norm/norm_variant.h"
-
-#define TS_NORM_NAME ts_norm_fp16_short
-#define TS_NORM_DTYPE TS_DTYPE_FP16
-#define TS_NORM_MAX_WARPS TS_ROWWISE_SHORT_WARPS
-#define TS_NORM_MIN_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
-#include "kernels/norm/norm_variant.h"
-
-#define TS_NORM_NAME ts_norm_f32
-#define TS_NORM_DTYPE TS_DTYPE_F32
-#define TS_NORM_MAX_WARPS TS_ROWWISE_MAX_WARPS
-#define TS_NORM_MIN_BLOCKS 1
-#include "kernels/norm/norm_variant.h"
-
-#define TS_NORM_NAME ts_norm_f32_short
-#define TS_NORM_DTYPE TS_DTYPE_F32
-#define TS_NORM_MAX_WARPS TS_ROWWISE_SHORT_WARPS
-#define TS_NORM_MIN_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
-#include "kernels/norm/norm_variant.h"
+#define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"
+#define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
+#define TS_ROWWISE_INSTANCE_NAME ts_norm_bf16
+#define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_BF16
+#include "kernels/common/rowwise_instances.h"
+#define TS_ROWWISE_INSTANCE_NAME ts_norm_fp16
+#define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_FP16
+#include "kernels/common/rowwise_instances.h"
+#define TS_ROWWISE_INSTANCE_NAME ts_norm_f32
+#define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_F32
+#include "kernels/common/rowwise_instances.h"
+#undef TS_ROWWISE_INSTANCE_VARIANT
+#undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 
 static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream) {
     if (!desc) return TS_ERROR_NULL_POINTER;

@@ -1,20 +1,18 @@
-/* One LayerNorm / RMSNorm kernel for the input dtype TS_NORM_DTYPE (x, residual, residual_out),
- * instantiated by norm.c once per dtype; LayerNorm or RMSNorm, the residual, weight, bias and the
- * output dtype are run-time choices, uniform across the grid.
+/* One LayerNorm / RMSNorm kernel for the input dtype TS_ROWWISE_DTYPE (x, residual, residual_out),
+ * instantiated by norm.c twice per dtype through kernels/common/rowwise_instances.h; LayerNorm or
+ * RMSNorm, the residual, weight, bias and the output dtype are run-time choices, uniform across
+ * the grid.
  *
  * Each warp holds one TS_ROWWISE_E-element slice of a row in registers (ts_rowwise_wv), loaded with
  * 16-byte accesses, and never reads it twice: the residual sum, both passes of the statistics and
  * the normalization all work on the registers. A longer row is spread over a group of
  * warps that combine their partial sums through shared memory (kernels/common/rowwise.h).
- *   defines: TS_NORM_NAME (kernel; the launcher is TS_NORM_NAME##_launch), TS_NORM_DTYPE,
- *            TS_NORM_MAX_WARPS (block size limit), TS_NORM_MIN_BLOCKS (blocks per SM, TS_KERNEL_RESIDENT) */
-#define TS_NORM_CAT2(a, b) a##b
-#define TS_NORM_CAT(a, b) TS_NORM_CAT2(a, b)
-
-TS_KERNEL_RESIDENT(TS_NORM_NAME, TS_NORM_MAX_WARPS, TS_NORM_MIN_BLOCKS, ts_norm_params, p) {
+ *   reads: TS_ROWWISE_NAME (the kernel; its launcher is TS_ROWWISE_NAME##_launch), TS_ROWWISE_DTYPE,
+ *          TS_ROWWISE_BLOCK_WARPS_MAX (block size limit), TS_ROWWISE_MIN_BLOCKS (blocks per SM) */
+TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_BLOCKS, ts_norm_params, p) {
     const int nw = p->warps_per_row, groups = ts_num_warps() / nw;
     const int warp = ts_warp_id(), group = warp / nw, w = warp % nw;
-    const int bytes = TS_DTYPE_BYTES(TS_NORM_DTYPE);
+    const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE);
     const int out_bytes = TS_DTYPE_BYTES(p->out_dtype), param_bytes = TS_DTYPE_BYTES(p->param_dtype);
     float *slots = (float *)ts_shared_base() + 2 * nw * group;
     int parity = 0;
@@ -25,15 +23,15 @@ TS_KERNEL_RESIDENT(TS_NORM_NAME, TS_NORM_MAX_WARPS, TS_NORM_MIN_BLOCKS, ts_norm_
         /* Groups past the last row still take part in the block's reductions, with nothing valid. */
         const long long row = first + group < p->rows ? first + group : 0;
         const long long n = first + group < p->rows ? left : 0;
-        ts_wv_load(&h, (const unsigned char *)p->x + (row * p->x_stride + col0) * bytes, TS_NORM_DTYPE, n);
+        ts_wv_load(&h, (const unsigned char *)p->x + (row * p->x_stride + col0) * bytes, TS_ROWWISE_DTYPE, n);
         if (p->residual) {
             ts_wv_load(&t, (const unsigned char *)p->residual + (row * p->residual_stride + col0) * bytes,
-                       TS_NORM_DTYPE, n);
+                       TS_ROWWISE_DTYPE, n);
             ts_wv_add(&h, &h, &t);
-            ts_wv_round(&h, &h, TS_NORM_DTYPE);
+            ts_wv_round(&h, &h, TS_ROWWISE_DTYPE);
             if (p->residual_out)
                 ts_wv_store((unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes, &h,
-                            TS_NORM_DTYPE, n);
+                            TS_ROWWISE_DTYPE, n);
         }
         if (!p->rms) {
             float sum = ts_wv_sum(&h);
@@ -56,11 +54,4 @@ TS_KERNEL_RESIDENT(TS_NORM_NAME, TS_NORM_MAX_WARPS, TS_NORM_MIN_BLOCKS, ts_norm_
     }
 }
 
-TS_ROWWISE_LAUNCHER(TS_NORM_CAT(TS_NORM_NAME, _launch), TS_NORM_NAME, ts_norm_params)
-
-#undef TS_NORM_NAME
-#undef TS_NORM_MAX_WARPS
-#undef TS_NORM_MIN_BLOCKS
-#undef TS_NORM_DTYPE
-#undef TS_NORM_CAT
-#undef TS_NORM_CAT2
+TS_ROWWISE_LAUNCHER(TS_ROWWISE_CAT(TS_ROWWISE_NAME, _launch), TS_ROWWISE_NAME, ts_norm_params)

@@ -1,6 +1,7 @@
 /* Row softmax with scale and causal mask (tessera.h, docs/memory-bound.md): the parameters, the
- * argument checks, the launch plan (kernels/common/rowwise.h) and one kernel per input dtype,
- * instantiated from softmax_variant.h. */
+ * argument checks, the launch plan (kernels/common/rowwise.h) and two kernels per input dtype
+ * (rows of up to 8192 columns at high occupancy, and longer ones), instantiated from
+ * softmax_variant.h through kernels/common/rowwise_instances.h. */
 #include <math.h>
 #include <string.h>
 
@@ -21,41 +22,19 @@ typedef struct ts_softmax_params {
 #define TS_SOFTMAX_SHORT_MIN_BLOCKS 4
 #endif
 
-#define TS_SOFTMAX_NAME ts_softmax_bf16
-#define TS_SOFTMAX_DTYPE TS_DTYPE_BF16
-#define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_MAX_WARPS
-#define TS_SOFTMAX_MIN_BLOCKS 1
-#include "kernels/softmax/softmax_variant.h"
-
-#define TS_SOFTMAX_NAME ts_softmax_bf16_short
-#define TS_SOFTMAX_DTYPE TS_DTYPE_BF16
-#define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_SHORT_WARPS
-#define TS_SOFTMAX_MIN_BLOCKS TS_SOFTMAX_SHORT_MIN_BLOCKS
-#include "kernels/softmax/softmax_variant.h"
-
-#define TS_SOFTMAX_NAME ts_softmax_fp16
-#define TS_SOFTMAX_DTYPE TS_DTYPE_FP16
-#define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_MAX_WARPS
-#define TS_SOFTMAX_MIN_BLOCKS 1
-#include "kernels/softmax/softmax_variant.h"
-
-#define TS_SOFTMAX_NAME ts_softmax_fp16_short
-#define TS_SOFTMAX_DTYPE TS_DTYPE_FP16
-#define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_SHORT_WARPS
-#define TS_SOFTMAX_MIN_BLOCKS TS_SOFTMAX_SHORT_MIN_BLOCKS
-#include "kernels/softmax/softmax_variant.h"
-
-#define TS_SOFTMAX_NAME ts_softmax_f32
-#define TS_SOFTMAX_DTYPE TS_DTYPE_F32
-#define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_MAX_WARPS
-#define TS_SOFTMAX_MIN_BLOCKS 1
-#include "kernels/softmax/softmax_variant.h"
-
-#define TS_SOFTMAX_NAME ts_softmax_f32_short
-#define TS_SOFTMAX_DTYPE TS_DTYPE_F32
-#define TS_SOFTMAX_MAX_WARPS TS_ROWWISE_SHORT_WARPS
-#define TS_SOFTMAX_MIN_BLOCKS TS_SOFTMAX_SHORT_MIN_BLOCKS
-#include "kernels/softmax/softmax_variant.h"
+#define TS_ROWWISE_INSTANCE_VARIANT "kernels/softmax/softmax_variant.h"
+#define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_SOFTMAX_SHORT_MIN_BLOCKS
+#define TS_ROWWISE_INSTANCE_NAME ts_softmax_bf16
+#define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_BF16
+#include "kernels/common/rowwise_instances.h"
+#define TS_ROWWISE_INSTANCE_NAME ts_softmax_fp16
+#define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_FP16
+#include "kernels/common/rowwise_instances.h"
+#define TS_ROWWISE_INSTANCE_NAME ts_softmax_f32
+#define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_F32
+#include "kernels/common/rowwise_instances.h"
+#undef TS_ROWWISE_INSTANCE_VARIANT
+#undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 
 TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) {
     if (!desc) return TS_ERROR_NULL_POINTER;

@@ -1,19 +1,17 @@
-/* One row-softmax kernel for the input dtype TS_SOFTMAX_DTYPE, instantiated by softmax.c once per
- * dtype; scale, the causal mask and the output dtype are run-time choices.
+/* One row-softmax kernel for the input dtype TS_ROWWISE_DTYPE, instantiated by softmax.c twice per
+ * dtype through kernels/common/rowwise_instances.h; scale, the causal mask and the output dtype
+ * are run-time choices.
  *
  * As the norms (kernels/norm/norm_variant.h): a warp holds a TS_ROWWISE_E-element slice of a row in
  * registers, read once with 16-byte loads; masked and padding elements become -inf, the row
  * maximum and then the sum of exp2((x - max) * scale * log2 e) are reduced across the warp (and
  * across the row's warps through shared memory), and the slice is scaled and stored.
- *   defines: TS_SOFTMAX_NAME (kernel; the launcher is TS_SOFTMAX_NAME##_launch), TS_SOFTMAX_DTYPE,
- *            TS_SOFTMAX_MAX_WARPS (block size limit), TS_SOFTMAX_MIN_BLOCKS (blocks per SM, TS_KERNEL_RESIDENT) */
-#define TS_SOFTMAX_CAT2(a, b) a##b
-#define TS_SOFTMAX_CAT(a, b) TS_SOFTMAX_CAT2(a, b)
-
-TS_KERNEL_RESIDENT(TS_SOFTMAX_NAME, TS_SOFTMAX_MAX_WARPS, TS_SOFTMAX_MIN_BLOCKS, ts_softmax_params, p) {
+ *   reads: TS_ROWWISE_NAME (the kernel; its launcher is TS_ROWWISE_NAME##_launch), TS_ROWWISE_DTYPE,
+ *          TS_ROWWISE_BLOCK_WARPS_MAX (block size limit), TS_ROWWISE_MIN_BLOCKS (blocks per SM) */
+TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_BLOCKS, ts_softmax_params, p) {
     const int nw = p->warps_per_row, groups = ts_num_warps() / nw;
     const int warp = ts_warp_id(), group = warp / nw, w = warp % nw;
-    const int bytes = TS_DTYPE_BYTES(TS_SOFTMAX_DTYPE), out_bytes = TS_DTYPE_BYTES(p->out_dtype);
+    const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE), out_bytes = TS_DTYPE_BYTES(p->out_dtype);
     float *slots = (float *)ts_shared_base() + 2 * nw * group;
     int parity = 0;
     const long long col0 = (long long)w * TS_ROWWISE_E, left = p->cols - col0;
@@ -22,7 +20,7 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_NAME, TS_SOFTMAX_MAX_WARPS, TS_SOFTMAX_MIN_BLOCKS,
          first += (long long)ts_grid_x() * groups) {
         const long long row = first + group < p->rows ? first + group : 0;
         const long long n = first + group < p->rows ? left : 0;
-        ts_wv_load(&h, (const unsigned char *)p->x + (row * p->x_stride + col0) * bytes, TS_SOFTMAX_DTYPE, n);
+        ts_wv_load(&h, (const unsigned char *)p->x + (row * p->x_stride + col0) * bytes, TS_ROWWISE_DTYPE, n);
         long long live = n; /* elements of the slice that are neither padding nor masked */
         if (p->causal) {
             const long long last = row % p->causal_rows + p->causal_offset - col0; /* last unmasked */
@@ -42,11 +40,4 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_NAME, TS_SOFTMAX_MAX_WARPS, TS_SOFTMAX_MIN_BLOCKS,
     }
 }
 
-TS_ROWWISE_LAUNCHER(TS_SOFTMAX_CAT(TS_SOFTMAX_NAME, _launch), TS_SOFTMAX_NAME, ts_softmax_params)
-
-#undef TS_SOFTMAX_NAME
-#undef TS_SOFTMAX_MAX_WARPS
-#undef TS_SOFTMAX_MIN_BLOCKS
-#undef TS_SOFTMAX_DTYPE
-#undef TS_SOFTMAX_CAT
-#undef TS_SOFTMAX_CAT2
+TS_ROWWISE_LAUNCHER(TS_ROWWISE_CAT(TS_ROWWISE_NAME, _launch), TS_ROWWISE_NAME, ts_softmax_params)

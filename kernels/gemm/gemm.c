@@ -6,71 +6,65 @@
 #include "kernels/common/device_props.h"
 #include "kernels/gemm/gemm_common.h"
 
-#define TS_GEMM_TILE_CAT2(a, b) a##b
-#define TS_GEMM_TILE_CAT(a, b) TS_GEMM_TILE_CAT2(a, b)
-/* B's stage tile: BK x BN as stored, or BN x BK when B is stored transposed. */
-#define TS_GEMM_B_KN(dt) TS_GEMM_TILE_CAT(ts_st_##dt##_64x, TS_GEMM_BN)
-#define TS_GEMM_B_NK(dt) TS_GEMM_TILE_CAT(TS_GEMM_TILE_CAT(ts_st_##dt##_, TS_GEMM_BN), x64)
-
 #define TS_GEMM_NAME ts_gemm_bf16_nn
-#define TS_GEMM_A_TILE ts_st_bf16_64x64
-#define TS_GEMM_B_TILE TS_GEMM_B_KN(bf16)
+#define TS_GEMM_A_TILE TS_GEMM_A_ST(bf16, 0)
+#define TS_GEMM_B_TILE TS_GEMM_B_ST(bf16, 0)
 #define TS_GEMM_TRANS_A 0
 #define TS_GEMM_TRANS_B 0
 #define TS_GEMM_MMA ts_wg_mma_AB_async
 #include "kernels/gemm/gemm_variant.h"
 
 #define TS_GEMM_NAME ts_gemm_bf16_nt
-#define TS_GEMM_A_TILE ts_st_bf16_64x64
-#define TS_GEMM_B_TILE TS_GEMM_B_NK(bf16)
+#define TS_GEMM_A_TILE TS_GEMM_A_ST(bf16, 0)
+#define TS_GEMM_B_TILE TS_GEMM_B_ST(bf16, 1)
 #define TS_GEMM_TRANS_A 0
 #define TS_GEMM_TRANS_B 1
 #define TS_GEMM_MMA ts_wg_mma_ABt_async
 #include "kernels/gemm/gemm_variant.h"
 
 #define TS_GEMM_NAME ts_gemm_bf16_tn
-#define TS_GEMM_A_TILE ts_st_bf16_64x64
-#define TS_GEMM_B_TILE TS_GEMM_B_KN(bf16)
+#define TS_GEMM_A_TILE TS_GEMM_A_ST(bf16, 1)
+#define TS_GEMM_B_TILE TS_GEMM_B_ST(bf16, 0)
 #define TS_GEMM_TRANS_A 1
 #define TS_GEMM_TRANS_B 0
 #define TS_GEMM_MMA ts_wg_mma_AtB_async
 #include "kernels/gemm/gemm_variant.h"
 
 #define TS_GEMM_NAME ts_gemm_bf16_tt
-#define TS_GEMM_A_TILE ts_st_bf16_64x64
-#define TS_GEMM_B_TILE TS_GEMM_B_NK(bf16)
+#define TS_GEMM_A_TILE TS_GEMM_A_ST(bf16, 1)
+#define TS_GEMM_B_TILE TS_GEMM_B_ST(bf16, 1)
 #define TS_GEMM_TRANS_A 1
 #define TS_GEMM_TRANS_B 1
 #define TS_GEMM_MMA ts_wg_mma_AtBt_async
 #include "kernels/gemm/gemm_variant.h"
 
 #define TS_GEMM_NAME ts_gemm_fp16_nn
-#define TS_GEMM_A_TILE ts_st_fp16_64x64
-#define TS_GEMM_B_TILE TS_GEMM_B_KN(fp16)
+#define TS_GEMM_A_TILE TS_GEMM_A_ST(fp16, 0)
+#define TS_GEMM_B_TILE TS_GEMM_B_ST(fp16, 0)
 #define TS_GEMM_TRANS_A 0
 #define TS_GEMM_TRANS_B 0
 #define TS_GEMM_MMA ts_wg_mma_AB_async
 #include "kernels/gemm/gemm_variant.h"
 
 #define TS_GEMM_NAME ts_gemm_fp16_nt
-#define TS_GEMM_A_TILE ts_st_fp16_64x64
-#define TS_GEMM_B_TILE TS_GEMM_B_NK(fp16)
+#define TS_GEMM_A_TILE TS_GEMM_A_ST(fp16, 0)
+#define TS_GEMM_B_TILE TS_GEMM_B_ST(fp16, 1)
 #define TS_GEMM_TRANS_A 0
 #define TS_GEMM_TRANS_B 1
 #define TS_GEMM_MMA ts_wg_mma_ABt_async
 #include "kernels/gemm/gemm_variant.h"
 
 #define TS_GEMM_NAME ts_gemm_fp16_tn
-#define TS_GEMM_A_TILE ts_st_fp16_64x64
-#define TS_GEMM_B_TILE TS_GEMM_B_KN(fp16)
+#define TS_GEMM_A_TILE TS_GEMM_A_ST(fp16, 1)
+#define TS_GEMM_B_TILE TS_GEMM_B_ST(fp16, 0)
 #define TS_GEMM_TRANS_A 1
 #define TS_GEMM_TRANS_B 0
 #define TS_GEMM_MMA ts_wg_mma_AtB_async
 #include "kernels/gemm/gemm_variant.h"
 
 #define TS_GEMM_NAME ts_gemm_fp16_tt
-#define TS_GEMM_A_TILE ts_st_fp16_64x64
-#define TS_GEMM_B_TILE TS_GEMM_B_NK(fp16)
+#define TS_GEMM_A_TILE TS_GEMM_A_ST(fp16, 1)
+#define TS_GEMM_B_TILE TS_GEMM_B_ST(fp16, 1)
 #define TS_GEMM_TRANS_A 1
 #define TS_GEMM_TRANS_B 1
 #define TS_GEMM_MMA ts_wg_mma_AtBt_async

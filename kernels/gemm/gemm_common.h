@@ -1,10 +1,13 @@
 /* What every GEMM variant shares: the block tile, the kernel parameters and the epilogue. A block
  * computes a TS_GEMM_BM x TS_GEMM_BN tile of C with TS_GEMM_CONSUMERS consumer warpgroups, each
  * owning TS_GEMM_WG_TILES x 64 rows, stepping through K TS_GEMM_BK at a time through a ring of
- * TS_GEMM_STAGES stages. The sizes follow the backend's shared memory: 128 x 256 x 64 in three
- * stages (144 KiB, plus 64 KiB for the staged store) where a block may have 227 KiB (Hopper, host),
+ * TS_GEMM_STAGES stages. The sizes follow the backend's shared memory: 128 x 256 x 64 in four
+ * stages (192 KiB, plus 32 KiB for the staged store) where a block may have 227 KiB (Hopper, host),
  * 128 x 64 x 64 in two stages where it has 63 KiB (CDNA). TS_GEMM_WG_TILES=2 with TS_GEMM_BN=128
- * gives cuBLAS's shape on the H200, 256 x 128 with each consumer owning 128 rows (an A/B option). */
+ * gives cuBLAS's shape on the H200, 256 x 128 with each consumer owning 128 rows (an A/B option).
+ * TS_GEMM_BK=32 (an A/B option) halves each stage and doubles the stages that fit (eight): with the
+ * template's release lag (TS_PC_RELEASE_LAG=1), which holds every stage one stage longer, the lag
+ * then costs an eighth of the ring instead of a quarter. */
 #ifndef TESSERA_KERNELS_GEMM_COMMON_H
 #define TESSERA_KERNELS_GEMM_COMMON_H
 
@@ -20,7 +23,12 @@
 #include "templates/tile_scheduler.h"
 
 #define TS_GEMM_CONSUMERS 2
-#define TS_GEMM_BK 64
+#ifndef TS_GEMM_BK
+#define TS_GEMM_BK 64 /* a plain number: tile type names are pasted from it */
+#endif
+#if TS_GEMM_BK != 32 && TS_GEMM_BK != 64
+#error "TS_GEMM_BK is 32 or 64"
+#endif
 #if TS_MAX_SHARED_BYTES >= 200 * 1024
 #ifndef TS_GEMM_WG_TILES
 #define TS_GEMM_WG_TILES 1
@@ -45,14 +53,14 @@
 #define TS_GEMM_OUT_COLS TS_GEMM_BN
 #endif
 #endif
-/* As many stages as fit beside the output tiles, at most four. */
+/* As many stages as fit beside the output tiles, at most eight. */
 #define TS_GEMM_STAGE_BYTES ((TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES * 64 + TS_GEMM_BN) * TS_GEMM_BK * 2)
 #define TS_GEMM_OUT_BYTES (TS_GEMM_STAGED_STORE ? TS_GEMM_CONSUMERS * 64 * TS_GEMM_OUT_COLS * 2 : 0)
 #ifndef TS_GEMM_STAGES
 #define TS_GEMM_STAGES                                                                             \
-    ((int)(TS_MAX_SHARED_BYTES - TS_GEMM_OUT_BYTES - 1024) / TS_GEMM_STAGE_BYTES < 4               \
+    ((int)(TS_MAX_SHARED_BYTES - TS_GEMM_OUT_BYTES - 1024) / TS_GEMM_STAGE_BYTES < 8               \
          ? (int)(TS_MAX_SHARED_BYTES - TS_GEMM_OUT_BYTES - 1024) / TS_GEMM_STAGE_BYTES             \
-         : 4)
+         : 8)
 #endif
 #else
 #define TS_GEMM_WG_TILES 1
@@ -62,6 +70,18 @@
 #define TS_GEMM_OUT_COLS TS_GEMM_BN
 #endif
 #define TS_GEMM_BM (64 * TS_GEMM_WG_TILES * TS_GEMM_CONSUMERS)
+
+/* The stage tiles of a dtype (bf16 or fp16) and transpose form: A's 64 x BK tile of M x K as
+ * stored, or BK x 64 of A^T; B's BK x BN tile as stored, or BN x BK of B^T. */
+#define TS_GEMM_PASTE2(a, b) a##b
+#define TS_GEMM_PASTE(a, b) TS_GEMM_PASTE2(a, b)
+#define TS_GEMM_ST(dt, R, C) TS_GEMM_PASTE(TS_GEMM_PASTE(ts_st_##dt##_, R), TS_GEMM_PASTE(x, C))
+#define TS_GEMM_A_ST(dt, trans) TS_GEMM_A_ST_##trans(dt)
+#define TS_GEMM_A_ST_0(dt) TS_GEMM_ST(dt, 64, TS_GEMM_BK)
+#define TS_GEMM_A_ST_1(dt) TS_GEMM_ST(dt, TS_GEMM_BK, 64)
+#define TS_GEMM_B_ST(dt, trans) TS_GEMM_B_ST_##trans(dt)
+#define TS_GEMM_B_ST_0(dt) TS_GEMM_ST(dt, TS_GEMM_BK, TS_GEMM_BN)
+#define TS_GEMM_B_ST_1(dt) TS_GEMM_ST(dt, TS_GEMM_BN, TS_GEMM_BK)
 /* Blocks per cluster: a cluster computes TS_GEMM_CLUSTER vertically adjacent tiles of C, which share
  * their columns of B, so each block loads a share of the B stage and multicasts it (A stays per
  * block; for a single row of tiles, horizontally adjacent tiles sharing A instead). This cuts the bytes each SM pulls from L2 per stage from 48 KiB to 32 KiB: on the H200,
@@ -150,7 +170,8 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     memset(params, 0, sizeof *params);
     const ts_gl ga = ts_gl_matrix((void *)a, ab_type, trans_a ? k : m, trans_a ? m : k, lda);
     const ts_gl gb = ts_gl_matrix((void *)b, ab_type, trans_b ? n : k, trans_b ? k : n, ldb);
-    ts_status s = ts_async_desc_make(&params->a, &ga, 64, 64, ab_type);
+    ts_status s = trans_a ? ts_async_desc_make(&params->a, &ga, TS_GEMM_BK, 64, ab_type)
+                          : ts_async_desc_make(&params->a, &ga, 64, TS_GEMM_BK, ab_type);
     if (s != TS_SUCCESS) return s;
     s = trans_b ? ts_async_desc_make(&params->b, &gb, TS_GEMM_BN, TS_GEMM_BK, ab_type)
                 : ts_async_desc_make(&params->b, &gb, TS_GEMM_BK, TS_GEMM_BN, ab_type);

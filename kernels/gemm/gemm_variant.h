@@ -1,7 +1,7 @@
 /* One GEMM kernel on the producer-consumer template, for one operand dtype and transpose form.
  * Included by gemm.c once per variant after defining:
  *   TS_GEMM_NAME         the variant's prefix (its kernel is TS_GEMM_NAME##_kernel)
- *   TS_GEMM_A_TILE       the A stage tile type: 64 x 64 of M x K (A as stored) or K x M (A^T)
+ *   TS_GEMM_A_TILE       the A stage tile type: 64 x BK of M x K (A as stored) or BK x 64 (A^T)
  *   TS_GEMM_B_TILE       the B stage tile type: BK x BN (B as stored) or BN x BK (B^T)
  *   TS_GEMM_TRANS_A, TS_GEMM_TRANS_B   0 or 1
  *   TS_GEMM_MMA          the asynchronous warpgroup multiply of that form (ts_wg_mma_AB_async, ...)

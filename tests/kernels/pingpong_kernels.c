@@ -5,12 +5,9 @@
 #include "kernels/gemm/gemm_common.h"
 #include "tests/kernels/pingpong_kernels.h"
 
-#define TS_PP_CAT2(a, b) a##b
-#define TS_PP_CAT(a, b) TS_PP_CAT2(a, b)
-
 #define TS_GEMM_NAME ts_test_pp_gemm
-#define TS_GEMM_A_TILE ts_st_bf16_64x64
-#define TS_GEMM_B_TILE TS_PP_CAT(ts_st_bf16_64x, TS_GEMM_BN)
+#define TS_GEMM_A_TILE TS_GEMM_A_ST(bf16, 0)
+#define TS_GEMM_B_TILE TS_GEMM_B_ST(bf16, 0)
 #define TS_GEMM_TRANS_A 0
 #define TS_GEMM_TRANS_B 0
 #define TS_GEMM_MMA ts_wg_mma_AB_async

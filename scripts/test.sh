@@ -110,6 +110,21 @@ run_backend() {
     say "$backend: compile and ISA gates"
     "$root/scripts/gates.sh" "$backend" "$dir" || return 1
   fi
+  if [ "$backend" = host ]; then
+    # The schedules kept behind switches for A/B runs on the GPU stay correct: the kernels'
+    # tests, built with each switch set.
+    local name flags tests
+    for variant in "gemm-bk32-lag|-DTS_GEMM_BK=32 -DTS_PC_RELEASE_LAG=1|test_gemm" \
+                   "attention-pingpong|-DTS_ATTN_PINGPONG=1|test_attention"; do
+      IFS='|' read -r name flags tests <<<"$variant"
+      say "host: $name ($flags): $tests"
+      cmake -S "$root" -B "$build/host-$name" -DTESSERA_BACKEND=host -DCMAKE_BUILD_TYPE=Release \
+        -DTESSERA_BUILD_EXAMPLES=OFF -DCMAKE_C_FLAGS="$flags" >/dev/null \
+        && cmake --build "$build/host-$name" -j "$jobs" --target $tests >"$build/host-$name.build.log" 2>&1 \
+        || { tail -n 40 "$build/host-$name.build.log"; return 1; }
+      for t in $tests; do "$build/host-$name/tests/$t" --jobs="$jobs" || return 1; done
+    done
+  fi
 }
 
 mkdir -p "$build"

@@ -45,6 +45,11 @@ static inline ts_grid ts_grid_3d(unsigned x, unsigned y, unsigned z) {
 #define TS_LAYOUT_FN static inline
 #endif
 
+/* Token pasting after both sides are macro-expanded: kernel, launcher and tile type names made
+ * from a variant's prefix and a size macro. */
+#define TS_CAT2(a, b) a##b
+#define TS_CAT(a, b) TS_CAT2(a, b)
+
 /* Loops over a register tile's elements must unroll fully so the tile stays in registers. */
 #if defined(__CUDACC__) || defined(__HIP__)
 #define TS_UNROLL _Pragma("unroll")

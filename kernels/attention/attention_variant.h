@@ -18,19 +18,17 @@
  *      on Hopper S converts to it without leaving the lane), so P never leaves registers and the
  *      warps need no barrier. */
 
-#define TS_ATTN_CAT2(a, b) a##b
-#define TS_ATTN_CAT(a, b) TS_ATTN_CAT2(a, b)
-#define TS_ATTN_FN(name) TS_ATTN_CAT(TS_ATTN_NAME, TS_ATTN_CAT(_, name))
+#define TS_ATTN_FN(name) TS_CAT(TS_ATTN_NAME, TS_CAT(_, name))
 /* ts_<kind>_<dt>_<R>x<C>: R and C are plain numbers, pasted into one pp-number. */
 #define TS_ATTN_TILE(kind, R, C)                                                                   \
-    TS_ATTN_CAT(TS_ATTN_CAT(kind, TS_ATTN_DT), TS_ATTN_CAT(_, TS_ATTN_CAT(R, TS_ATTN_CAT(x, C))))
+    TS_CAT(TS_CAT(kind, TS_ATTN_DT), TS_CAT(_, TS_CAT(R, TS_CAT(x, C))))
 #define TS_ATTN_ST_KV TS_ATTN_TILE(ts_st_, TS_ATTN_BN, TS_ATTN_D)
 #define TS_ATTN_ST_Q TS_ATTN_TILE(ts_st_, 64, TS_ATTN_D)
 #define TS_ATTN_ST_P TS_ATTN_TILE(ts_st_, 64, TS_ATTN_BN)
 #define TS_ATTN_RT_P TS_ATTN_TILE(ts_rt_, 16, TS_ATTN_BN)
 #define TS_ATTN_RT_O16 TS_ATTN_TILE(ts_rt_, 16, TS_ATTN_D)
-#define TS_ATTN_RT_S TS_ATTN_CAT(ts_rt_f32_16x, TS_ATTN_BN)
-#define TS_ATTN_RT_O TS_ATTN_CAT(ts_rt_f32_16x, TS_ATTN_D)
+#define TS_ATTN_RT_S TS_CAT(ts_rt_f32_16x, TS_ATTN_BN)
+#define TS_ATTN_RT_O TS_CAT(ts_rt_f32_16x, TS_ATTN_D)
 
 typedef struct TS_ATTN_FN(input) {
     TS_ATTN_ST_KV k, v;

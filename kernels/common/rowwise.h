@@ -17,10 +17,6 @@
 #include "kernels/common/device_props.h"
 #include "tiles/warp_vector.h"
 
-/* Token pasting after expansion, for kernel and launcher names. */
-#define TS_ROWWISE_CAT2(a, b) a##b
-#define TS_ROWWISE_CAT(a, b) TS_ROWWISE_CAT2(a, b)
-
 #define TS_ROWWISE_E 1024
 typedef ts_wv_f32_1024 ts_rowwise_wv;
 #ifndef TS_ROWWISE_MAX_WARPS

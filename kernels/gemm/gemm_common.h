@@ -73,9 +73,7 @@
 
 /* The stage tiles of a dtype (bf16 or fp16) and transpose form: A's 64 x BK tile of M x K as
  * stored, or BK x 64 of A^T; B's BK x BN tile as stored, or BN x BK of B^T. */
-#define TS_GEMM_PASTE2(a, b) a##b
-#define TS_GEMM_PASTE(a, b) TS_GEMM_PASTE2(a, b)
-#define TS_GEMM_ST(dt, R, C) TS_GEMM_PASTE(TS_GEMM_PASTE(ts_st_##dt##_, R), TS_GEMM_PASTE(x, C))
+#define TS_GEMM_ST(dt, R, C) TS_CAT(TS_CAT(ts_st_##dt##_, R), TS_CAT(x, C))
 #define TS_GEMM_A_ST(dt, trans) TS_GEMM_A_ST_##trans(dt)
 #define TS_GEMM_A_ST_0(dt) TS_GEMM_ST(dt, 64, TS_GEMM_BK)
 #define TS_GEMM_A_ST_1(dt) TS_GEMM_ST(dt, TS_GEMM_BK, 64)

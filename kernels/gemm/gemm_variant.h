@@ -7,9 +7,7 @@
  *   TS_GEMM_MMA          the asynchronous warpgroup multiply of that form (ts_wg_mma_AB_async, ...)
  * The hooks below are the whole kernel; the template (templates/producer_consumer.h) runs them. */
 
-#define TS_GEMM_CAT2(a, b) a##b
-#define TS_GEMM_CAT(a, b) TS_GEMM_CAT2(a, b)
-#define TS_GEMM_FN(name) TS_GEMM_CAT(TS_GEMM_NAME, TS_GEMM_CAT(_, name))
+#define TS_GEMM_FN(name) TS_CAT(TS_GEMM_NAME, TS_CAT(_, name))
 
 /* One pipeline stage: each consumer's TS_GEMM_WG_TILES x 64 rows of A (64 rows a tile), and the
  * block's BN columns of B. */
@@ -22,7 +20,7 @@ typedef struct TS_GEMM_FN(input) {
  * C's 16-bit dtype, bf16 or fp16, which the copy engine moves alike. */
 typedef struct TS_GEMM_FN(output) {
 #if TS_GEMM_STAGED_STORE
-    TS_GEMM_CAT(ts_st_bf16_64x, TS_GEMM_OUT_COLS) c;
+    TS_CAT(ts_st_bf16_64x, TS_GEMM_OUT_COLS) c;
 #else
     int unused;
 #endif
@@ -32,7 +30,7 @@ typedef ts_gemm_task TS_GEMM_FN(task);
 
 /* One accumulator per 64-row A tile: a warp's 16 rows of each. */
 typedef struct TS_GEMM_FN(consumer) {
-    TS_GEMM_CAT(ts_rt_f32_16x, TS_GEMM_BN) acc[TS_GEMM_WG_TILES];
+    TS_CAT(ts_rt_f32_16x, TS_GEMM_BN) acc[TS_GEMM_WG_TILES];
 } TS_GEMM_FN(consumer);
 
 TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) { return p->sched.tasks; }

@@ -8,8 +8,6 @@
  * heads side by side), two strips at a time, both loaded before either is used so that 2 KiB of a
  * 16-bit tensor are in flight per warp, rotates them and stores them.
  *   defines: TS_ROPE_NAME (kernel; the launcher is TS_ROPE_NAME##_launch), TS_ROPE_DTYPE */
-#define TS_ROPE_CAT2(a, b) a##b
-#define TS_ROPE_CAT(a, b) TS_ROPE_CAT2(a, b)
 
 TS_KERNEL_RESIDENT(TS_ROPE_NAME, TS_ROPE_WARPS, TS_ROPE_MIN_BLOCKS, ts_rope_params, p) {
     const int bytes = TS_DTYPE_BYTES(TS_ROPE_DTYPE), d_shift = p->d_shift, half_d = 1 << (d_shift - 1);
@@ -43,12 +41,10 @@ TS_KERNEL_RESIDENT(TS_ROPE_NAME, TS_ROPE_WARPS, TS_ROPE_MIN_BLOCKS, ts_rope_para
     }
 }
 
-static ts_status TS_ROPE_CAT(TS_ROPE_NAME, _launch)(const ts_rope_params *params, unsigned grid, ts_stream stream) {
+static ts_status TS_CAT(TS_ROPE_NAME, _launch)(const ts_rope_params *params, unsigned grid, ts_stream stream) {
     const ts_rope_params p = *params;
     return TS_LAUNCH(TS_ROPE_NAME, ts_grid_1d(grid), TS_ROPE_WARPS, 0, stream, p);
 }
 
 #undef TS_ROPE_NAME
 #undef TS_ROPE_DTYPE
-#undef TS_ROPE_CAT
-#undef TS_ROPE_CAT2

@@ -31,15 +31,18 @@ static void check_io(const ts_test_tile_io_case *c, int rows, int cols, int pad)
     const int out_cols = (cols + c->cols - 1) / c->cols * c->cols;
     const int ld = out_cols + pad;
     const size_t n = (size_t)out_rows * ld, nbytes = n * bytes;
-    unsigned char *in = malloc(nbytes), *direct = malloc(nbytes), *shared = malloc(nbytes);
+    unsigned char *in = malloc(nbytes), *direct = malloc(nbytes), *shared = malloc(nbytes), *group = malloc(nbytes);
     fill_random_elements(in, c->dtype, n, &st);
     void *d_in = ts_test_device_copy(in, nbytes);
     void *d_direct = ts_test_device_copy(NULL, nbytes), *d_shared = ts_test_device_copy(NULL, nbytes);
-    cr_assert(d_in && d_direct && d_shared);
-    cr_assert_eq(c->run(d_direct, d_shared, d_in, rows, cols, out_rows, out_cols, ld), TS_SUCCESS, "%s", c->name);
+    void *d_group = ts_test_device_copy(NULL, nbytes);
+    cr_assert(d_in && d_direct && d_shared && d_group);
+    cr_assert_eq(c->run(d_direct, d_shared, d_group, d_in, rows, cols, out_rows, out_cols, ld), TS_SUCCESS, "%s",
+                 c->name);
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
     cr_assert_eq(ts_test_copy_back(direct, d_direct, nbytes), TS_SUCCESS);
     cr_assert_eq(ts_test_copy_back(shared, d_shared, nbytes), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(group, d_group, nbytes), TS_SUCCESS);
     for (int r = 0; r < out_rows; ++r)
         for (int j = 0; j < ld; ++j) {
             const size_t i = ((size_t)r * ld + j) * bytes;
@@ -55,13 +58,17 @@ static void check_io(const ts_test_tile_io_case *c, int rows, int cols, int pad)
                          (unsigned long long)seed);
             cr_assert_eq(memcmp(shared + i, expect, bytes), 0, "%s %dx%d: via shared (%d,%d) (seed %llu)", c->name, rows, cols,
                          r, j, (unsigned long long)seed);
+            cr_assert_eq(memcmp(group + i, expect, bytes), 0, "%s %dx%d: group copies (%d,%d) (seed %llu)", c->name, rows,
+                         cols, r, j, (unsigned long long)seed);
         }
     cr_assert_eq(ts_free(d_in), TS_SUCCESS);
     cr_assert_eq(ts_free(d_direct), TS_SUCCESS);
     cr_assert_eq(ts_free(d_shared), TS_SUCCESS);
+    cr_assert_eq(ts_free(d_group), TS_SUCCESS);
     free(in);
     free(direct);
     free(shared);
+    free(group);
 }
 
 Test(tiles, memory_round_trips_every_dtype_layout_and_shape) {

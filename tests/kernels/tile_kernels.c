@@ -11,36 +11,45 @@
 /* ---- memory round trips ---------------------------------------------------------------------- */
 
 typedef struct ts_test_io_params {
-    ts_gl in, out_direct, out_shared;
+    ts_gl in, out_direct, out_shared, out_group;
     int tiles_across;
 } ts_test_io_params;
 
+/* Two warps a block: warp 0 runs the warp-scope paths, and both share the group-scope copies
+ * (global -> shared -> global, each warp a share of the elements, a block barrier between). */
 #define TS_TEST_IO_KERNEL(NAME, RT, ST)                                                            \
-    TS_KERNEL(NAME##_kernel, 1, ts_test_io_params, p) {                                            \
+    TS_KERNEL(NAME##_kernel, 2, ts_test_io_params, p) {                                            \
         const int tr = ts_block_x() / p->tiles_across, tc = ts_block_x() % p->tiles_across;        \
-        RT direct;                                                                                 \
-        ts_load_g2r(&direct, &p->in, 0, 0, tr, tc);                                                \
-        ts_store_r2g(&p->out_direct, &direct, 0, 0, tr, tc);                                       \
         ts_smem smem = ts_smem_begin();                                                            \
         ST *s_in = TS_SMEM_TILE(&smem, ST);                                                        \
         ST *s_out = TS_SMEM_TILE(&smem, ST);                                                       \
-        ts_load_g2s(s_in, &p->in, 0, 0, tr, tc);                                                   \
-        RT via;                                                                                    \
-        ts_load_s2r(&via, s_in);                                                                   \
-        ts_store_r2s(s_out, &via);                                                                 \
-        ts_store_s2g(&p->out_shared, s_out, 0, 0, tr, tc);                                         \
+        ST *s_group = TS_SMEM_TILE(&smem, ST);                                                     \
+        if (ts_warp_id() == 0) {                                                                   \
+            RT direct;                                                                             \
+            ts_load_g2r(&direct, &p->in, 0, 0, tr, tc);                                            \
+            ts_store_r2g(&p->out_direct, &direct, 0, 0, tr, tc);                                   \
+            ts_load_g2s(s_in, &p->in, 0, 0, tr, tc);                                               \
+            RT via;                                                                                \
+            ts_load_s2r(&via, s_in);                                                               \
+            ts_store_r2s(s_out, &via);                                                             \
+            ts_store_s2g(&p->out_shared, s_out, 0, 0, tr, tc);                                     \
+        }                                                                                          \
+        ts_load_g2s_group(s_group, &p->in, 0, 0, tr, tc, 0, 2);                                    \
+        ts_sync_block();                                                                           \
+        ts_store_s2g_group(&p->out_group, s_group, 0, 0, tr, tc, 0, 2);                            \
     }                                                                                              \
-    static ts_status NAME(void *out_direct, void *out_shared, const void *in, int rows, int cols,  \
-                          int out_rows, int out_cols, int ld) {                                    \
+    static ts_status NAME(void *out_direct, void *out_shared, void *out_group, const void *in,    \
+                          int rows, int cols, int out_rows, int out_cols, int ld) {                \
         const int dtype = TS_RT_DTYPE((RT *)0), R = TS_RT_ROWS((RT *)0), C = TS_RT_COLS((RT *)0);  \
         ts_test_io_params params;                                                                  \
         params.in = ts_gl_matrix((void *)in, dtype, rows, cols, ld);                               \
         params.out_direct = ts_gl_matrix(out_direct, dtype, out_rows, out_cols, ld);               \
         params.out_shared = ts_gl_matrix(out_shared, dtype, out_rows, out_cols, ld);               \
+        params.out_group = ts_gl_matrix(out_group, dtype, out_rows, out_cols, ld);                 \
         params.tiles_across = (out_cols + C - 1) / C;                                              \
         const int tiles = ((out_rows + R - 1) / R) * params.tiles_across;                          \
-        const size_t shared = 2 * TS_ALIGN_UP(sizeof(ST), TS_SHARED_ALIGN);                        \
-        return TS_LAUNCH(NAME##_kernel, ts_grid_1d((unsigned)tiles), 1, shared, NULL, params);     \
+        const size_t shared = 3 * TS_ALIGN_UP(sizeof(ST), TS_SHARED_ALIGN);                        \
+        return TS_LAUNCH(NAME##_kernel, ts_grid_1d((unsigned)tiles), 2, shared, NULL, params);     \
     }
 
 TS_TEST_IO_KERNEL(io_f32_16x16, ts_rt_f32_16x16, ts_st_f32_16x16)

@@ -15,13 +15,13 @@ enum { TS_TEST_F32 = 1, TS_TEST_BF16 = 2, TS_TEST_FP16 = 3 };
 
 /* Memory round trips: each block takes tile (block / tiles_across, block % tiles_across) of `in`
  * (rows x cols, leading dimension ld, elements of the case's dtype) and writes it to out_direct
- * through registers (global -> registers -> global) and to out_shared through shared memory
- * (global -> shared -> registers -> shared -> global). The outputs have out_rows x out_cols with
- * the same ld. */
+ * through registers (global -> registers -> global), to out_shared through shared memory
+ * (global -> shared -> registers -> shared -> global) and to out_group through shared memory with
+ * the group-scope copies of two warps. The outputs have out_rows x out_cols with the same ld. */
 typedef struct ts_test_tile_io_case {
     const char *name;
     int dtype, rows, cols, col_layout;
-    ts_status (*run)(void *out_direct, void *out_shared, const void *in, int rows, int cols,
+    ts_status (*run)(void *out_direct, void *out_shared, void *out_group, const void *in, int rows, int cols,
                      int out_rows, int out_cols, int ld);
 } ts_test_tile_io_case;
 /* Case k, or NULL past the last. */

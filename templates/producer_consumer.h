@@ -12,6 +12,16 @@
  *   TS_PC_STAGES      pipeline depth (stages of TS_PC_HOOK(input) in shared memory)
  *   TS_PC_CONSUMERS   consumer warpgroups (one producer warpgroup comes on top)
  *   TS_PC_PRODUCER_REGS, TS_PC_CONSUMER_REGS   register budgets (Hopper setmaxnreg)
+ *   TS_PC_LOAD_WARPS  optional, default 1: how many warps run P_load for each stage (at most 4).
+ *                     Each waits until the stage is free and calls P_load; the hook tells its share
+ *                     of the copies by ts_warp_in_group() (0 .. TS_PC_LOAD_WARPS - 1) and announces
+ *                     the stage's bytes from one warp only. Several issuing warps keep the copy
+ *                     engine fed where one warp's issue loop would take as long as a stage's
+ *                     compute (tens of dependent instructions per copy)
+ *   TS_PC_COMPUTE_WAITS  optional, default 0; 1: P_compute commits and waits for its own
+ *                     multiplies, none running when it returns, and the template neither commits
+ *                     nor waits after it (on Hopper a commit with nothing issued costs a placeholder
+ *                     multiply, which queues behind the other consumers' on the tensor cores)
  *   TS_PC_CONSUMER_BARRIER  optional, default 0; 1 gives each consumer warpgroup a transaction
  *                     barrier of its own (arrival count 1), for operands the warpgroup loads itself
  *                     rather than through the stages: a tile that lasts the whole task, which it may
@@ -32,8 +42,9 @@
  *   long long P_tasks(const PARAMS *p)                     how many tasks in all
  *   int  P_setup(const PARAMS *p, long long task, P_task *t)  fill t; return the iterations
  *   void P_load(const PARAMS *p, const P_task *t, P_input *in, ts_tbar *full, int iter)
- *        one producer warp: announce the stage's bytes on full (ts_tbar_expect_bytes) and start
- *        its copies (ts_async_load)
+ *        TS_PC_LOAD_WARPS warps of a warpgroup (ts_warp_in_group() below it): announce the
+ *        stage's bytes on full (ts_tbar_expect_bytes, one warp) and start the copies
+ *        (ts_async_load), each warp its share
  *   void P_init(const PARAMS *p, const P_task *t, P_consumer *c, P_output *out, int consumer)
  *   void P_compute(const PARAMS *p, const P_task *t, P_consumer *c, const P_input *in,
  *                  P_output *out, int iter, int consumer)   a consumer warpgroup consumes a landed
@@ -42,7 +53,7 @@
  *        commits them as one group and hands the stage back only once that group has finished
  *        (see TS_PC_RELEASE_LAG); every other read of `in` must be done when compute returns.
  *        Before store runs, every group has finished (store reads the accumulators after
- *        ts_wg_acc_fence).
+ *        ts_wg_acc_fence). With TS_PC_COMPUTE_WAITS the hook commits and waits itself instead.
  *   void P_store(const PARAMS *p, const P_task *t, P_consumer *c, P_output *out, int consumer)
  *        the epilogue of one task
  *   void P_finish(const PARAMS *p, P_output *out, int consumer)
@@ -115,6 +126,27 @@
 #define TS_PC_RELEASE_LAG 0
 #endif
 
+#ifndef TS_PC_COMPUTE_WAITS
+#define TS_PC_COMPUTE_WAITS 0
+#endif
+/* After a stage's compute: close its multiplies into a group and wait until at most n groups run. */
+#if TS_PC_COMPUTE_WAITS
+#define TS_PC_COMMIT_WAIT(n) ((void)0)
+#else
+#define TS_PC_COMMIT_WAIT(n)                                                                       \
+    do {                                                                                           \
+        ts_wg_commit();                                                                            \
+        ts_wg_wait(n);                                                                             \
+    } while (0)
+#endif
+
+#ifndef TS_PC_LOAD_WARPS
+#define TS_PC_LOAD_WARPS 1
+#endif
+#if TS_PC_LOAD_WARPS < 1 || TS_PC_LOAD_WARPS > 4
+#error "TS_PC_LOAD_WARPS is 1 to 4 (the warps of one warpgroup)"
+#endif
+
 #ifndef TS_PC_CONSUMER_BARRIER
 #define TS_PC_CONSUMER_BARRIER 0
 #endif
@@ -159,8 +191,8 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
 #if TS_PC_SCHEDULE == TS_PC_PINGPONG
     const int consumer = ts_warpgroup_id();
     /* Every warp follows the load cursor (which task and iteration the next load is), so that
-     * whichever warpgroup's turn it is knows what to load; only the first warp of that warpgroup
-     * issues. Loads run TS_PC_STAGES - 1 stages ahead of the computation. */
+     * whichever warpgroup's turn it is knows what to load; only its first TS_PC_LOAD_WARPS warps
+     * issue. Loads run TS_PC_STAGES - 1 stages ahead of the computation. */
     long long load_task = first, load_ring = 0;
     int load_iter = 0, load_iters = 0;
     TS_PC_HOOK(task) lt;
@@ -173,7 +205,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     do {                                                                                           \
         if (load_task < tasks) {                                                                   \
             const int s_ = (int)(load_ring % TS_PC_STAGES);                                        \
-            if (consumer == (int)(load_ring % TS_PC_CONSUMERS) && ts_warp_in_group() == 0) {       \
+            if (consumer == (int)(load_ring % TS_PC_CONSUMERS) && ts_warp_in_group() < TS_PC_LOAD_WARPS) { \
                 if (load_ring >= TS_PC_STAGES)                                                     \
                     ts_tbar_wait(&empty[s_], (int)((load_ring / TS_PC_STAGES - 1) & 1));           \
                 TS_PC_HOOK(load)(p, &lt, &stages[s_], &full[s_], load_iter);                       \
@@ -201,8 +233,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
             const int s = (int)(ring % TS_PC_STAGES);
             ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
             TS_PC_HOOK(compute)(p, &t, &c, &stages[s], &outputs[consumer], i, consumer);
-            ts_wg_commit();
-            ts_wg_wait(0);
+            TS_PC_COMMIT_WAIT(0);
             ts_tbar_arrive(&empty[s]);
         }
         TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
@@ -212,7 +243,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
 #else
     if (ts_warpgroup_id() == 0) {
         ts_set_max_regs_dec(TS_PC_PRODUCER_REGS);
-        if (ts_warp_id() == 0) {
+        if (ts_warp_in_group() < TS_PC_LOAD_WARPS) {
             long long ring = 0; /* stages filled so far, across tasks */
             for (long long task = first; task < tasks; task += step) {
                 TS_PC_HOOK(task) t;
@@ -241,19 +272,20 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
                 const int s = (int)(ring % TS_PC_STAGES);
                 ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
                 TS_PC_HOOK(compute)(p, &t, &c, &stages[s], &outputs[consumer], i, consumer);
-                ts_wg_commit();
 #if TS_PC_RELEASE_LAG
                 /* Keep this stage's multiplies running while the previous stage's finish; only
                  * then is the previous stage free to refill. */
-                ts_wg_wait(1);
+                TS_PC_COMMIT_WAIT(1);
                 if (previous >= 0) TS_PC_RELEASE(&empty[previous]);
                 previous = s;
 #else
-                ts_wg_wait(0);
+                TS_PC_COMMIT_WAIT(0);
                 TS_PC_RELEASE(&empty[s]);
 #endif
             }
+#if !TS_PC_COMPUTE_WAITS
             ts_wg_wait(0);
+#endif
             if (previous >= 0) TS_PC_RELEASE(&empty[previous]);
             TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
         }
@@ -318,4 +350,7 @@ static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_str
 #undef TS_PC_CLUSTER
 #undef TS_PC_RELEASE
 #undef TS_PC_CONSUMER_BARRIER
+#undef TS_PC_LOAD_WARPS
+#undef TS_PC_COMPUTE_WAITS
+#undef TS_PC_COMMIT_WAIT
 #undef TS_PC_CONSUMER_INFO

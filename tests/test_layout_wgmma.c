@@ -208,8 +208,11 @@ static long run_case(wg_case *c, int breakage) {
     int trans_b = !c->b_kmajor;
     if (breakage == BREAK_TRANS_B) trans_b = !trans_b;
     for (int s = 0; s < steps; ++s) {
-        uint64_t da = ts_cuda_wgmma_desc(c->a_base, c->a_rows, c->a_cols, 2, c->a_kmajor, s);
-        uint64_t db = ts_cuda_wgmma_desc(c->b_base, c->b_rows, c->b_cols, 2, c->b_kmajor, s);
+        /* As the kernels build them: step 0's descriptor, advanced to step s. */
+        uint64_t da = ts_cuda_wgmma_desc_step(ts_cuda_wgmma_desc(c->a_base, c->a_rows, c->a_cols, 2, c->a_kmajor, 0),
+                                              c->a_rows, c->a_cols, 2, c->a_kmajor, s);
+        uint64_t db = ts_cuda_wgmma_desc_step(ts_cuda_wgmma_desc(c->b_base, c->b_rows, c->b_cols, 2, c->b_kmajor, 0),
+                                              c->b_rows, c->b_cols, 2, c->b_kmajor, s);
         if (breakage == BREAK_A_SWIZZLE) da = with_mode(da, (int)(da >> 62) == 1 ? 2 : 1);
         if (breakage == BREAK_B_SWIZZLE) db = with_mode(db, (int)(db >> 62) == 1 ? 3 : 1);
         if (breakage == BREAK_A_SBO) {
@@ -300,6 +303,36 @@ Test(layout_wgmma, descriptor_fields_follow_the_isa) {
     cr_assert_eq(f.mode, 1);
     /* Only bits 17..4 of an address are encoded. */
     cr_assert_eq(ts_cuda_wgmma_encode(0x40000u + 0x10u, 0, 0, 0) & 0x3FFFu, 1u);
+}
+
+Test(layout_wgmma, advanced_descriptor_equals_the_rebuilt_one_across_the_window) {
+    /* Every tile shape and direction the kernels use, at 1024-byte aligned starts over the whole
+     * 228 KiB of a block, and with a cluster rank in the address bits above the field: step s from
+     * step 0 must be the descriptor built for step s, bit for bit. */
+    static const int shapes[][2] = {{64, 64}, {64, 128}, {64, 32}, {32, 64}, {128, 64}, {64, 256},
+                                    {256, 64}, {32, 256}, {256, 32}, {128, 128}, {16, 64}, {64, 16}};
+    long checked = 0;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
+        for (int k_major = 0; k_major <= 1; ++k_major) {
+            const int rows = shapes[i][0], cols = shapes[i][1];
+            const int k = k_major ? cols : rows;
+            const uint32_t bytes = (uint32_t)(rows * cols * 2);
+            for (uint32_t rank = 0; rank < 4; ++rank)
+                for (uint32_t start = 0; start + bytes <= 228u * 1024u; start += 1024u) {
+                    const uint32_t addr = (rank << 24) | start;
+                    const uint64_t d0 = ts_cuda_wgmma_desc(addr, rows, cols, 2, k_major, 0);
+                    for (int s = 0; s < k / 16; ++s) {
+                        const uint64_t want = ts_cuda_wgmma_desc(addr, rows, cols, 2, k_major, s);
+                        const uint64_t got = ts_cuda_wgmma_desc_step(d0, rows, cols, 2, k_major, s);
+                        if (got != want)
+                            cr_assert_fail("%dx%d %s-major at 0x%x step %d: %#llx, rebuilt %#llx", rows, cols,
+                                     k_major ? "K" : "MN", addr, s, (unsigned long long)got,
+                                     (unsigned long long)want);
+                        ++checked;
+                    }
+                }
+        }
+    cr_assert_gt(checked, 10000);
 }
 
 Test(layout_wgmma, project_swizzle_is_the_address_swizzle_of_the_isa) {
@@ -456,7 +489,8 @@ static long run_rs_case(int n, int k, int b_kmajor, int breakage, uint64_t *seed
                 if (breakage == RS_BREAK_A_STEP) word = 2 * s + j;
                 regs[4 * t + j] = tile[t * words + word];
             }
-        const uint64_t db = ts_cuda_wgmma_desc(b_base, b_rows, b_cols, 2, b_kmajor, s);
+        const uint64_t db =
+            ts_cuda_wgmma_desc_step(ts_cuda_wgmma_desc(b_base, b_rows, b_cols, 2, b_kmajor, 0), b_rows, b_cols, 2, b_kmajor, s);
         const int trans_b = breakage == RS_BREAK_TRANS_B ? b_kmajor : !b_kmajor;
         if (model_wgmma_rs(d, n, regs, smem, db, s > 0, trans_b) != 0) misses = -1;
     }

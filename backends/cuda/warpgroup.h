@@ -57,10 +57,11 @@ TS_DEVICE void ts_wg_acc_fence_raw(float *d, int count) {
 
 /* d (the warp's n/2 accumulator floats) += or = A * B over K = k, where A's k-steps come from the
  * shared tile a (shape ad; K along its columns when a_kmajor, else along its rows) and B's from b
- * (K along its columns when b_kmajor, i.e. b holds B^T). One wgmma per k16 step; the descriptors
- * of step s move by the swizzle-aware offsets of wgmma_layout.h. With sync the call is complete on
- * return (fence, the steps, commit, wait 0); without, it only issues the steps and the caller owns
- * fence, commit and wait. All four warps of the warpgroup make the same call. */
+ * (K along its columns when b_kmajor, i.e. b holds B^T). One wgmma per k16 step; each operand's
+ * descriptor is built once and moved per step by the swizzle-aware offsets of wgmma_layout.h. With
+ * sync the call is complete on return (fence, the steps, commit, wait 0); without, it only issues
+ * the steps and the caller owns fence, commit and wait. All four warps of the warpgroup make the
+ * same call. */
 TS_DEVICE void ts_wg_mma_raw(float *d, int n, const void *a, ts_st_desc ad, int a_kmajor,
                              const void *b, ts_st_desc bd, int b_kmajor, int k, int accumulate,
                              int sync) {
@@ -71,10 +72,18 @@ TS_DEVICE void ts_wg_mma_raw(float *d, int n, const void *a, ts_st_desc ad, int 
         ts_wg_acc_fence_raw(d, n / 2);
         ts_wg_fence();
     }
+    const unsigned long long da0 = ts_cuda_wgmma_desc(a_addr, ad.rows, ad.cols, bytes, a_kmajor, 0);
+    const unsigned long long db0 = ts_cuda_wgmma_desc(b_addr, bd.rows, bd.cols, bytes, b_kmajor, 0);
     TS_UNROLL
     for (int s = 0; s < k / 16; ++s) {
+#ifdef TS_AB_OLD_DESC
+        (void)da0, (void)db0;
         const unsigned long long da = ts_cuda_wgmma_desc(a_addr, ad.rows, ad.cols, bytes, a_kmajor, s);
         const unsigned long long db = ts_cuda_wgmma_desc(b_addr, bd.rows, bd.cols, bytes, b_kmajor, s);
+#else
+        const unsigned long long da = ts_cuda_wgmma_desc_step(da0, ad.rows, ad.cols, bytes, a_kmajor, s);
+        const unsigned long long db = ts_cuda_wgmma_desc_step(db0, bd.rows, bd.cols, bytes, b_kmajor, s);
+#endif
         ts_cuda_wgmma_m64nk16(d, n, da, db, accumulate || s > 0, f16, !a_kmajor, !b_kmajor);
     }
     if (sync) {
@@ -109,9 +118,15 @@ TS_DEVICE void ts_wg_mma_rs_raw(float *d, int n, unsigned *a, int k, const void 
         ts_wg_a_fence_raw(a, k / 4);
         ts_wg_fence();
     }
+    const unsigned long long db0 = ts_cuda_wgmma_desc(b_addr, bd.rows, bd.cols, bytes, b_kmajor, 0);
     TS_UNROLL
     for (int s = 0; s < k / 16; ++s) {
+#ifdef TS_AB_OLD_DESC
+        (void)db0;
         const unsigned long long db = ts_cuda_wgmma_desc(b_addr, bd.rows, bd.cols, bytes, b_kmajor, s);
+#else
+        const unsigned long long db = ts_cuda_wgmma_desc_step(db0, bd.rows, bd.cols, bytes, b_kmajor, s);
+#endif
         ts_cuda_wgmma_rs_m64nk16(d, n, a + ts_cuda_wgmma_a_word(s, 0), db, accumulate || s > 0, f16, !b_kmajor);
     }
     if (sync) {

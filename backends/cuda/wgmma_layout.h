@@ -76,6 +76,16 @@ TS_LAYOUT_FN unsigned long long ts_cuda_wgmma_desc(unsigned tile_addr, int rows,
                                 ts_cuda_wgmma_swizzle_mode(ts_cuda_wgmma_tile_swizzle(cols, bytes)));
 }
 
+/* The descriptor of k step `kstep` from the same tile's step-0 descriptor desc0: the step's byte
+ * offset added to the start-address field alone. A tile lies inside the 256 KiB the field spans, so
+ * the sum never carries out of it, and the other fields stay as they are; in a kernel this is one
+ * 32-bit add per step where ts_cuda_wgmma_desc would mask, shift and merge the address again. */
+TS_LAYOUT_FN unsigned long long ts_cuda_wgmma_desc_step(unsigned long long desc0, int rows, int cols, int bytes,
+                                                        int k_major, int kstep) {
+    const unsigned start = (unsigned)desc0 + (ts_cuda_wgmma_step_offset(rows, cols, bytes, k_major, kstep) >> 4);
+    return (desc0 & 0xFFFFFFFF00000000ull) | start;
+}
+
 /* The wgmma m64nN accumulator, per warp of the warpgroup, is the mma.sync m16n8 accumulator
  * repeated over N/8: register i of lane l holds row (l / 4) + 8 * ((i / 2) % 2) of the warp's 16
  * rows and column 8 * (i / 4) + 2 * (l % 4) + i % 2. With the CUDA row layout of a 16x16 subtile

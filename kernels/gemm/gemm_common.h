@@ -93,6 +93,12 @@
 #endif
 #endif
 
+/* Producer warps that issue a stage's copies, each its share of the A tiles and the B tile
+ * (TS_PC_LOAD_WARPS): one copy each where there are warps for them. */
+#ifndef TS_GEMM_LOAD_WARPS
+#define TS_GEMM_LOAD_WARPS (TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + 1 < 4 ? TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + 1 : 4)
+#endif
+
 /* Tiles of C are taken down groups of this many tile rows (templates/tile_scheduler.h). */
 #ifndef TS_GEMM_GROUP_M
 #define TS_GEMM_GROUP_M 8

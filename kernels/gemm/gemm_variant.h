@@ -68,25 +68,32 @@ TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, 
                                 ts_tbar *full, int iter) {
 #ifdef TS_GEMM_PROBE_NO_LOAD
     (void)p, (void)t, (void)in, (void)iter;
-    ts_tbar_expect_bytes(full, 0);
+    if (ts_warp_in_group() == 0) ts_tbar_expect_bytes(full, 0);
     return;
 #endif
-    ts_tbar_expect_bytes(full, TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES * TS_ASYNC_BYTES(&in->a[0]) +
-                                   TS_ASYNC_BYTES(&in->b));
-    /* The operand the cluster's blocks have in common is loaded once for all of them. */
-    for (int c = 0; c < TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES; ++c) {
-        const int m_tile = t->tm * TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + c;
-        const int row = TS_GEMM_A_ROW(m_tile, iter), col = TS_GEMM_A_COL(m_tile, iter);
-        if (p->cluster_n)
-            ts_async_load_cluster(&in->a[c], &p->a, 0, 0, row, col, full);
-        else
-            ts_async_load(&in->a[c], &p->a, 0, 0, row, col, full);
+    const int warp = ts_warp_in_group(); /* 0 .. TS_GEMM_LOAD_WARPS - 1 */
+    if (warp == 0)
+        ts_tbar_expect_bytes(full, TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES * TS_ASYNC_BYTES(&in->a[0]) +
+                                       TS_ASYNC_BYTES(&in->b));
+    /* Copy c < a_tiles is A tile c, copy a_tiles is B; warp w issues copies w, w + LOAD_WARPS, ....
+     * The operand the cluster's blocks have in common is loaded once for all of them. */
+    const int a_tiles = TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES;
+    for (int c = warp; c <= a_tiles; c += TS_GEMM_LOAD_WARPS) {
+        if (c < a_tiles) {
+            const int m_tile = t->tm * a_tiles + c;
+            const int row = TS_GEMM_A_ROW(m_tile, iter), col = TS_GEMM_A_COL(m_tile, iter);
+            if (p->cluster_n)
+                ts_async_load_cluster(&in->a[c], &p->a, 0, 0, row, col, full);
+            else
+                ts_async_load(&in->a[c], &p->a, 0, 0, row, col, full);
+        } else {
+            const int row = TS_GEMM_B_ROW(iter, t->tn), col = TS_GEMM_B_COL(iter, t->tn);
+            if (p->cluster_n)
+                ts_async_load(&in->b, &p->b, 0, 0, row, col, full);
+            else
+                ts_async_load_cluster(&in->b, &p->b, 0, 0, row, col, full);
+        }
     }
-    const int row = TS_GEMM_B_ROW(iter, t->tn), col = TS_GEMM_B_COL(iter, t->tn);
-    if (p->cluster_n)
-        ts_async_load(&in->b, &p->b, 0, 0, row, col, full);
-    else
-        ts_async_load_cluster(&in->b, &p->b, 0, 0, row, col, full);
 }
 
 TS_DEVICE void TS_GEMM_FN(init)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
@@ -169,6 +176,7 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(output) *o
 #define TS_PC_PRODUCER_REGS 40
 #define TS_PC_CONSUMER_REGS 232
 #define TS_PC_CLUSTER TS_GEMM_CLUSTER
+#define TS_PC_LOAD_WARPS TS_GEMM_LOAD_WARPS
 #include "templates/producer_consumer.h"
 
 #undef TS_GEMM_NAME

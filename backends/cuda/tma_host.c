@@ -7,7 +7,6 @@
  * source (a generated .cu wrapper) so that it sees the same types as the kernels. */
 #include <cuda.h>
 #include <cudaTypedefs.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "backends/cuda/shared_layout.h"
@@ -59,18 +58,13 @@ TS_EXTERN_C ts_status ts_async_desc_make(ts_async_desc *d, const ts_gl *g, int t
                                        : sw == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                                   : CU_TENSOR_MAP_SWIZZLE_32B;
 
-    const char *ab_env = getenv("TS_AB_L2_PROMO");
-    const CUtensorMapL2promotion ab_promo = !ab_env ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
-                                            : ab_env[0] == '2' ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
-                                            : ab_env[0] == '6' ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
-                                                               : CU_TENSOR_MAP_L2_PROMOTION_NONE;
     PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
     status = ts_cuda_encode_tiled(&encode);
     if (status != TS_SUCCESS) return status;
     CUtensorMap map; /* 64-byte aligned by its type, wherever the caller's d lies */
     memset(&map, 0, sizeof map);
     const CUresult r = encode(&map, type, 4, g->ptr, dims, strides, box, element_strides,
-                              CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, ab_promo,
+                              CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) return r == CUDA_ERROR_INVALID_VALUE ? TS_ERROR_INVALID_VALUE : TS_ERROR_RUNTIME;
 

@@ -76,14 +76,8 @@ TS_DEVICE void ts_wg_mma_raw(float *d, int n, const void *a, ts_st_desc ad, int 
     const unsigned long long db0 = ts_cuda_wgmma_desc(b_addr, bd.rows, bd.cols, bytes, b_kmajor, 0);
     TS_UNROLL
     for (int s = 0; s < k / 16; ++s) {
-#ifdef TS_AB_OLD_DESC
-        (void)da0, (void)db0;
-        const unsigned long long da = ts_cuda_wgmma_desc(a_addr, ad.rows, ad.cols, bytes, a_kmajor, s);
-        const unsigned long long db = ts_cuda_wgmma_desc(b_addr, bd.rows, bd.cols, bytes, b_kmajor, s);
-#else
         const unsigned long long da = ts_cuda_wgmma_desc_step(da0, ad.rows, ad.cols, bytes, a_kmajor, s);
         const unsigned long long db = ts_cuda_wgmma_desc_step(db0, bd.rows, bd.cols, bytes, b_kmajor, s);
-#endif
         ts_cuda_wgmma_m64nk16(d, n, da, db, accumulate || s > 0, f16, !a_kmajor, !b_kmajor);
     }
     if (sync) {
@@ -121,12 +115,7 @@ TS_DEVICE void ts_wg_mma_rs_raw(float *d, int n, unsigned *a, int k, const void 
     const unsigned long long db0 = ts_cuda_wgmma_desc(b_addr, bd.rows, bd.cols, bytes, b_kmajor, 0);
     TS_UNROLL
     for (int s = 0; s < k / 16; ++s) {
-#ifdef TS_AB_OLD_DESC
-        (void)db0;
-        const unsigned long long db = ts_cuda_wgmma_desc(b_addr, bd.rows, bd.cols, bytes, b_kmajor, s);
-#else
         const unsigned long long db = ts_cuda_wgmma_desc_step(db0, bd.rows, bd.cols, bytes, b_kmajor, s);
-#endif
         ts_cuda_wgmma_rs_m64nk16(d, n, a + ts_cuda_wgmma_a_word(s, 0), db, accumulate || s > 0, f16, !b_kmajor);
     }
     if (sync) {

@@ -290,9 +290,7 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(output) *o
 #define TS_PC_CONSUMER_REGS 232
 #define TS_PC_CONSUMER_BARRIER 1
 /* compute commits and waits for its own products (every one has landed when it returns). */
-#ifndef TS_AB_TEMPLATE_COMMITS
 #define TS_PC_COMPUTE_WAITS 1
-#endif
 #if TS_ATTN_OVERLAP
 /* A stage is handed back one stage late: its V is read by the next stage's compute. */
 #define TS_PC_RELEASE_LAG 1

@@ -2,13 +2,15 @@
  * not, grouped-query and multi-query heads, N_q != N_kv, padded strides, head dimensions 64 and
  * 128, bf16 and fp16, sequences long enough for the pipeline to wrap; scores up to about 1e4 before
  * scaling stay finite; row maxima that rise from key tile to key tile; and every error path.
- * Inputs are fresh random normals each run; O and the log-sum-exp are poisoned first. */
+ * Inputs are fresh random normals each run; O and the log-sum-exp are poisoned first. On the CPU,
+ * the order the causal tasks run in: each tile once, blocks evenly loaded, heads grouped. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/half_bits.h"
+#include "kernels/attention/task_order.h"
 #include "support/test_support.h"
 
 static unsigned short to_bits(float x, ts_dtype t) {
@@ -154,6 +156,82 @@ Test(attention, maxima_rising_from_tile_to_tile) {
     TS_TEST_REQUIRE_DEVICE();
     check_attention((attn_case){1, 2, 1, 70, 700, 128, 0, 0, TS_DTYPE_BF16, 3.0f, 0, 3.0f});
     check_attention((attn_case){1, 1, 1, 300, 600, 64, 1, 0, TS_DTYPE_FP16, 3.0f, 0, 3.0f});
+}
+
+Test(attention, many_heads_causal_in_groups) {
+    /* 18 heads of 3 query tiles, causal: on a device with few blocks (the host backend) every block
+     * runs many tasks, through a full group of heads and a partial last one (task_order.h). */
+    TS_TEST_REQUIRE_DEVICE();
+    check_attention((attn_case){2, 9, 3, 300, 300, 64, 1, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
+}
+
+/* ---- the task order (kernels/attention/task_order.h), on the CPU ------------------------------ */
+
+/* Every (head, query tile) comes from exactly one task, for groups that do and do not divide the
+ * heads and grids that do and do not divide the tasks; without the mask the order is head-major. */
+Test(attention_order, every_tile_exactly_once) {
+    static const int cfg[][4] = {/* heads, q_tiles, group_heads, step */
+                                 {1, 1, 1, 1},     {16, 128, 16, 132}, {256, 8, 66, 132}, {18, 3, 16, 5},
+                                 {7, 10, 3, 4},    {5, 33, 16, 132},   {40, 17, 16, 13},  {3, 5, 2, 1000},
+                                 {32, 64, 16, 132}, {9, 9, 4, 7}};
+    for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; ++i)
+        for (int causal = 0; causal < 2; ++causal) {
+            const int heads = cfg[i][0], q = cfg[i][1], g = cfg[i][2], step = cfg[i][3];
+            const long long tasks = (long long)heads * q;
+            unsigned char *seen = calloc((size_t)tasks, 1);
+            cr_assert_not_null(seen);
+            for (long long t = 0; t < tasks; ++t) {
+                long long h;
+                int qt;
+                ts_attn_task_tile(t, tasks, q, causal, g, step, &h, &qt);
+                cr_assert(h >= 0 && h < heads && qt >= 0 && qt < q, "config %zu task %lld: (%lld, %d)", i, t, h, qt);
+                cr_assert_eq(seen[h * q + qt]++, 0, "config %zu causal %d: (%lld, %d) twice", i, causal, h, qt);
+                if (!causal) cr_assert(h == t / q && qt == t % q);
+            }
+            free(seen);
+        }
+}
+
+/* Work per block under the causal mask (tile q costs q + 1), with block c running tasks c, c +
+ * step, ...: the busiest block of the benchmark's causal sweep (a grid of 132) has at most 5% above
+ * the average; the head-major order had up to 57% (N = 16384) and 38% (N = 1024). And the tasks that
+ * run at once (a window of step consecutive tasks) come from at most two groups of heads. */
+Test(attention_order, causal_blocks_balanced_and_heads_grouped) {
+    static const int sweep[][2] = {{16 * 16, 1024}, {8 * 16, 2048}, {4 * 16, 4096}, {2 * 16, 8192},
+                                   {16, 16384},     {16 * 16, 4096}, {1, 16384},    {3, 5000}};
+    const int step = 132;
+    for (size_t i = 0; i < sizeof sweep / sizeof sweep[0]; ++i) {
+        const int heads = sweep[i][0], q = (sweep[i][1] + 127) / 128;
+        const int g = ts_attn_group_heads(heads, q, step);
+        const long long tasks = (long long)heads * q;
+        long long work[132] = {0}, total = 0;
+        for (long long t = 0; t < tasks; ++t) {
+            long long h;
+            int qt;
+            ts_attn_task_tile(t, tasks, q, 1, g, step, &h, &qt);
+            work[t % step] += qt + 1;
+            total += qt + 1;
+        }
+        const long long blocks = tasks < step ? tasks : step;
+        long long most = 0;
+        for (int c = 0; c < blocks; ++c) most = work[c] > most ? work[c] : most;
+        const double ratio = (double)most * (double)blocks / (double)total;
+        if (tasks >= 4 * step)
+            cr_assert_leq(ratio, 1.05, "%d heads x %d tiles (groups of %d): busiest block %.3f x average", heads, q,
+                          g, ratio);
+        for (long long w = 0; w + step <= tasks; w += step) {
+            long long lo = heads, hi = -1;
+            for (long long t = w; t < w + step; ++t) {
+                long long h;
+                int qt;
+                ts_attn_task_tile(t, tasks, q, 1, g, step, &h, &qt);
+                lo = h < lo ? h : lo;
+                hi = h > hi ? h : hi;
+            }
+            cr_assert_lt(hi / g - lo / g, 2, "%d heads x %d tiles: tasks %lld.. span heads %lld..%lld (groups of %d)",
+                         heads, q, w, lo, hi, g);
+        }
+    }
 }
 
 Test(attention, bad_arguments) {

@@ -109,6 +109,8 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
     if ((s = (sh.head_dim == 128 ? ts_attn_bf16_d128_persistent_grid : ts_attn_bf16_d64_persistent_grid)(
              &props, params.tasks, &grid)) != TS_SUCCESS)
         return s;
+    params.step = grid;
+    params.group_heads = ts_attn_group_heads(params.tasks / params.q_tiles, params.q_tiles, grid);
     static const ts_attn_launcher launchers[2][2] = {
         {ts_attn_bf16_d64_launch, ts_attn_bf16_d128_launch},
         {ts_attn_fp16_d64_launch, ts_attn_fp16_d128_launch},

@@ -29,6 +29,7 @@
 #include "ops/memory.h"
 #include "ops/reductions.h"
 #include "ops/tma.h"
+#include "kernels/attention/task_order.h"
 #include "ops/warpgroup.h"
 #include "templates/consumer_info.h"
 
@@ -94,6 +95,7 @@ typedef struct ts_attn_params {
     float *lse;         /* (B, Hq, Nq), or NULL */
     float scale_log2;   /* the softmax scale times log2(e): scores are kept in base-2 units */
     int causal, heads_q, group, q_tiles, kv_tiles;
+    int group_heads, step; /* the causal task order (task_order.h): heads per group, the grid */
     long long seq_q, seq_kv, tasks;
 } ts_attn_params;
 
@@ -102,15 +104,11 @@ typedef struct ts_attn_task {
     int iters; /* key tiles the task visits */
 } ts_attn_task;
 
-/* The task's (batch, query head, query tile), and how many key tiles it visits: all of them, or
- * under the causal mask only those left of the tile's last row. Tasks go head after head, so that
- * the blocks running at once share a few heads' keys and values in L2; under the causal mask a
- * head's query tiles go from the last (the longest task) to the first, so that the grid ends on
- * short tasks rather than long ones. */
+/* The task's (batch, query head, query tile), in the order of task_order.h, and how many key tiles
+ * it visits: all of them, or under the causal mask only those left of the tile's last row. */
 TS_DEVICE int ts_attn_setup(const ts_attn_params *p, long long task, ts_attn_task *t) {
-    t->qt = (int)(task % p->q_tiles);
-    if (p->causal) t->qt = p->q_tiles - 1 - t->qt;
-    const long long bh = task / p->q_tiles;
+    long long bh;
+    ts_attn_task_tile(task, p->tasks, p->q_tiles, p->causal, p->group_heads, p->step, &bh, &t->qt);
     t->hq = (int)(bh % p->heads_q);
     t->b = (int)(bh / p->heads_q);
     t->iters = p->kv_tiles;

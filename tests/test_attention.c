@@ -192,6 +192,18 @@ Test(attention_order, every_tile_exactly_once) {
         }
 }
 
+/* Groups of one head and rounds of one task are the head-major order, each head's longest tile
+ * first (what TS_ATTN_HEAD_MAJOR=1 builds, for comparing the two on a GPU). */
+Test(attention_order, one_head_groups_are_head_major) {
+    const int heads = 5, q = 7;
+    for (long long t = 0; t < heads * q; ++t) {
+        long long h;
+        int qt;
+        ts_attn_task_tile(t, heads * q, q, 1, 1, 1, &h, &qt);
+        cr_assert(h == t / q && qt == q - 1 - (int)(t % q), "task %lld: (%lld, %d)", t, h, qt);
+    }
+}
+
 /* Work per block under the causal mask (tile q costs q + 1), with block c running tasks c, c +
  * step, ...: the busiest block of the benchmark's causal sweep (a grid of 132) has at most 5% above
  * the average; the head-major order had up to 57% (N = 16384) and 38% (N = 1024). And the tasks that

@@ -109,8 +109,15 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
     if ((s = (sh.head_dim == 128 ? ts_attn_bf16_d128_persistent_grid : ts_attn_bf16_d64_persistent_grid)(
              &props, params.tasks, &grid)) != TS_SUCCESS)
         return s;
+    /* TS_ATTN_HEAD_MAJOR=1, for A/B runs: the causal order before task_order.h's, head after head
+     * with a head's longest tile first (groups of one head, rounds of one task). */
+#if defined(TS_ATTN_HEAD_MAJOR) && TS_ATTN_HEAD_MAJOR
+    params.step = 1;
+    params.group_heads = 1;
+#else
     params.step = grid;
     params.group_heads = ts_attn_group_heads(params.tasks / params.q_tiles, params.q_tiles, grid);
+#endif
     static const ts_attn_launcher launchers[2][2] = {
         {ts_attn_bf16_d64_launch, ts_attn_bf16_d128_launch},
         {ts_attn_fp16_d64_launch, ts_attn_fp16_d128_launch},

@@ -540,27 +540,6 @@ Test(layouts, every_backend_layout_is_a_bijection) {
             }
 }
 
-/* TS_<backend>_RT_ROW_PAIRS says exactly whether a lane's row-layout elements 2j, 2j + 1 are
- * columns c, c + 1 of one row with c even, for both element sizes (stores of such pairs as one
- * 32-bit word rely on it). */
-static int row_pairs_hold(const arch *ar) {
-    for (int bytes = 2; bytes <= 4; bytes += 2)
-        for (int lane = 0; lane < ar->lanes; ++lane)
-            for (int i = 0; i + 1 < ar->sub_elems; i += 2) {
-                const int r = ar->row(TS_LAYOUT_ROW, bytes, lane, i), c = ar->col(TS_LAYOUT_ROW, bytes, lane, i);
-                if (c % 2 != 0 || ar->row(TS_LAYOUT_ROW, bytes, lane, i + 1) != r ||
-                    ar->col(TS_LAYOUT_ROW, bytes, lane, i + 1) != c + 1)
-                    return 0;
-            }
-    return 1;
-}
-
-Test(layouts, row_pair_flags_match_the_layouts) {
-    cr_assert_eq(row_pairs_hold(&cuda_arch), TS_CUDA_RT_ROW_PAIRS);
-    cr_assert_eq(row_pairs_hold(&hip_arch), TS_HIP_RT_ROW_PAIRS);
-    cr_assert_eq(row_pairs_hold(&host_arch), TS_HOST_RT_ROW_PAIRS);
-}
-
 /* ---- CUDA: mma.sync m16n8k16 --------------------------------------------------------------- */
 
 Test(cuda_mma_sync, all_forms_one_subtile) { check_all_forms(&cuda_arch, 16, 16, 16); }

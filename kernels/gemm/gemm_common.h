@@ -152,20 +152,10 @@ TS_DEVICE void ts_gemm_epilogue(const float *acc, ts_rt_desc d, const ts_gl *c, 
 }
 
 /* A warp's 16 rows of the accumulator, times alpha, as 16-bit values into rows row0 .. row0 + 15 of
- * the output tile (shape sd) in shared memory. Where the layout holds row neighbours in pairs
- * (TS_RT_ROW_PAIRS), each pair goes out as one 32-bit store: the tile's swizzle moves 16-byte units,
- * so columns c, c + 1 (c even) stay side by side. */
+ * the output tile (shape sd) in shared memory. */
 TS_DEVICE void ts_gemm_stage_rows(void *st, ts_st_desc sd, const float *acc, ts_rt_desc d, int row0,
                                   float alpha, int bf16) {
     const int lane = ts_lane_id();
-#if TS_RT_ROW_PAIRS
-    TS_UNROLL
-    for (int e = 0; e < TS_RT_DESC_ELEMS(d); e += 2) {
-        const float lo = alpha * acc[e], hi = alpha * acc[e + 1];
-        const int i = ts_st_index(sd, row0 + ts_rt_elem_row(d, lane, e), ts_rt_elem_col(d, lane, e));
-        ((unsigned *)st)[i / 2] = bf16 ? ts_pack_bf16x2(lo, hi) : ts_pack_fp16x2(lo, hi);
-    }
-#else
     TS_UNROLL
     for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
         const float v = alpha * acc[e];
@@ -173,7 +163,6 @@ TS_DEVICE void ts_gemm_stage_rows(void *st, ts_st_desc sd, const float *acc, ts_
         ((unsigned short *)st)[ts_st_index(sd, row0 + ts_rt_elem_row(d, lane, e), ts_rt_elem_col(d, lane, e))] =
             (unsigned short)bits;
     }
-#endif
 }
 
 /* The kernel parameters of one GEMM call, from arguments ts_gemm has already checked: tensor maps

@@ -23,13 +23,13 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "kernels/attention/task_order.h"
 #include "ops/convert.h"
 #include "ops/maps.h"
 #include "ops/masks.h"
 #include "ops/memory.h"
 #include "ops/reductions.h"
 #include "ops/tma.h"
-#include "kernels/attention/task_order.h"
 #include "ops/warpgroup.h"
 #include "templates/consumer_info.h"
 

@@ -43,16 +43,35 @@
  *   ts_wg_a_fence(&a);       before ts_wg_fence(): a's computation stays ahead of the fence;
  *                            after ts_wg_wait(): later writes of a stay behind the wait.
  *
+ * A shared tile pointer a kernel carries from one stage to the next in its own state (attention's
+ * last V tile) is the same in every lane, but the compiler may keep it in per-lane registers and
+ * rebuild the multiply's operand addresses there before every instruction:
+ *
+ *   ts_wg_operand(p)         p as lane 0 holds it (a const void *, cast back to the tile type),
+ *                            which the compiler knows to be the same in every lane
+ *
  * On Hopper this is wgmma.mma_async with shared-memory descriptors (one instruction per k16 step;
  * the _rs forms are its register-A variant); on CDNA each wave runs MFMA 16x16x16 on its rows and
  * the protocol calls do nothing; on the host each warp thread loops. */
 #ifndef TESSERA_OPS_WARPGROUP_H
 #define TESSERA_OPS_WARPGROUP_H
 
+#include <stdint.h>
+
+#include "backends/lane_ops.h"
 #include "backends/warpgroup.h"
 #include "tiles/dtypes.h"
 #include "tiles/register_tile.h"
 #include "tiles/shared_tile.h"
+
+/* Lane 0's copy of p, through two 32-bit shuffles. On the H200 this let ptxas keep attention's V
+ * descriptors in uniform registers (one add per HGMMA) instead of building them in vector registers
+ * and moving each to a uniform one (R2UR) before every HGMMA. */
+TS_DEVICE const void *ts_wg_operand(const void *p) {
+    const unsigned long long u = (unsigned long long)(uintptr_t)p;
+    const unsigned lo = ts_shfl_u32((unsigned)u, 0), hi = ts_shfl_u32((unsigned)(u >> 32), 0);
+    return (const void *)(uintptr_t)(((unsigned long long)hi << 32) | lo);
+}
 
 /* The tile shapes of one form, checked at compile time: A's M side is 64, both K sides agree, B's N
  * side is the accumulator's width. */

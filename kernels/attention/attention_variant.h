@@ -194,7 +194,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_wg_mm_ABt_async(&s, &out->q, &in->k);
     ts_wg_commit();
     if (iter > 0) {
-        ts_wg_mma_AB_rs_async(&c->o, &c->p, c->v_prev);
+        ts_wg_mma_AB_rs_async(&c->o, &c->p, (const TS_ATTN_ST_KV *)ts_wg_operand(c->v_prev));
         ts_wg_commit();
     }
 #if TS_ATTN_PINGPONG

@@ -93,6 +93,13 @@
 #endif
 #endif
 
+/* 1, an A/B option: a cluster's tiles always lie across N and share the A stage, as in cuBLAS's
+ * 256 x 128 kernel on the H200 (with TS_GEMM_WG_TILES=2 TS_GEMM_BN=128, A is the larger operand);
+ * 0: down M, sharing B, unless M has a single row of tiles. */
+#ifndef TS_GEMM_CLUSTER_ACROSS_N
+#define TS_GEMM_CLUSTER_ACROSS_N 0
+#endif
+
 /* Producer warps that issue a stage's copies, each its share of the A tiles and the B tile
  * (TS_PC_LOAD_WARPS): one copy each where there are warps for them. */
 #ifndef TS_GEMM_LOAD_WARPS
@@ -196,11 +203,12 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     params->beta = beta;
     params->k_iters = (k + TS_GEMM_BK - 1) / TS_GEMM_BK;
     /* A cluster's tiles go down M, sharing B (the larger stage operand), unless M has a single
-     * row of tiles, where half the blocks would have nothing to do; then across N, sharing A. The
+     * row of tiles, where half the blocks would have nothing to do, or TS_GEMM_CLUSTER_ACROSS_N
+     * asks; then across N, sharing A. The
      * scheduler counts clusters' worth of tiles; the last may reach past the matrix, where the
      * loads fill zeros and the stores write nothing. */
     const int tiles_m = (m + TS_GEMM_BM - 1) / TS_GEMM_BM, tiles_n = (n + TS_GEMM_BN - 1) / TS_GEMM_BN;
-    params->cluster_n = TS_GEMM_CLUSTER > 1 && tiles_m < TS_GEMM_CLUSTER && tiles_n > 1;
+    params->cluster_n = TS_GEMM_CLUSTER > 1 && tiles_n > 1 && (TS_GEMM_CLUSTER_ACROSS_N || tiles_m < TS_GEMM_CLUSTER);
     params->sched = params->cluster_n
                         ? ts_sched_make(tiles_m, (tiles_n + TS_GEMM_CLUSTER - 1) / TS_GEMM_CLUSTER, TS_GEMM_GROUP_M)
                         : ts_sched_make((tiles_m + TS_GEMM_CLUSTER - 1) / TS_GEMM_CLUSTER, tiles_n, TS_GEMM_GROUP_M);

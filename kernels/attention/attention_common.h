@@ -77,6 +77,14 @@
 #ifndef TS_ATTN_PINGPONG
 #define TS_ATTN_PINGPONG 0
 #endif
+
+/* 1 (default): each task starts its successor's query rows towards L2 (ts_async_prefetch), so
+ * that the copy into shared memory at the task's end (prefetch_q) waits on L2, not on memory; a
+ * task's tail after its last S = Q K^T (the last softmax, P V and the store of O) is shorter than
+ * a trip to memory. 0 leaves it out (for A/B runs). */
+#ifndef TS_ATTN_Q_L2_PREFETCH
+#define TS_ATTN_Q_L2_PREFETCH 1
+#endif
 #ifndef TS_ATTN_OVERLAP
 #if TS_ATTN_P_IN_REGISTERS && !defined(TS_PREFERS_PINGPONG)
 #define TS_ATTN_OVERLAP 1

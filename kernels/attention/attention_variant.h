@@ -133,6 +133,15 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
     /* The first task loads its query tile here; every later one finds it loaded, or on its way,
      * by the last task's prefetch_q (every task visits at least one key tile, so it runs). */
     if (c->pc.round == 0) TS_ATTN_FN(load_q)(p, t, &c->pc, out, consumer);
+#if TS_ATTN_Q_L2_PREFETCH
+    /* The next task's query rows are read once, from memory: start them towards L2 a whole task
+     * before prefetch_q copies them in, so that the copy finds them there. */
+    if (c->pc.next_task >= 0 && ts_warp_in_group() == 0) {
+        ts_attn_task next;
+        (void)ts_attn_setup(p, c->pc.next_task, &next);
+        ts_async_prefetch(&out->q, &p->q, next.b, next.hq, next.qt * TS_ATTN_CONSUMERS + consumer, 0);
+    }
+#endif
     ts_tbar_wait(c->pc.bar, c->pc.round & 1);
     ts_zero(&c->o);
     ts_rv_fill(&c->m, -INFINITY);

@@ -7,8 +7,9 @@
 #
 # cuda: every kernel source (its generated .cu wrapper in <build>/generated) is compiled to PTX for
 #       sm_90a; those with wgmma.mma_async go through ptxas -v, and each kernel that issues wgmma
-#       must have 0 bytes of spill stores and loads; ptxas must not report C7510 (wgmma serialized)
-#       or C7508 (setmaxnreg ignored), nor may the build log. tests/kernels/wg_kernels.c must hold
+#       must have 0 bytes of spill stores and loads; ptxas must not report serialized wgmma (C7510,
+#       C7514, C7520, or any other "wgmma.mma_async instructions are serialized" message) or C7508
+#       (setmaxnreg ignored), nor may the build log. tests/kernels/wg_kernels.c must hold
 #       wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg. Where a disassembler is found (cuobjdump
 #       with nvdisasm: PATH, the CUDA install, or the nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm
 #       wheels), the built object's SASS must hold HGMMA; without one that check is skipped, said so.
@@ -18,6 +19,10 @@
 # host: nothing to check.
 # Exits non-zero, naming what failed, when a gate fails.
 set -uo pipefail
+# ptxas's reports of wgmma serialized for the whole kernel: C7510 (registers of a wgmma touched
+# between its start and end), C7514 (accumulators read there), C7520 (a trap on a divergent path),
+# and any later code that words it the same way.
+serialized='C7510|C7514|C7520|instructions are serialized'
 
 usage() {
   echo "usage: $0 <cuda|hip|host> <build-dir>" >&2
@@ -110,9 +115,9 @@ cuda_gates() {
       fail "$id: ptxas failed"
       continue
     fi
-    if grep -q "C7510" "$report"; then
-      grep "C7510" "$report" | head -n 5 >&2
-      fail "$id: ptxas serialized wgmma (C7510)"
+    if grep -qE "$serialized" "$report"; then
+      grep -E "$serialized" "$report" | head -n 5 >&2
+      fail "$id: ptxas serialized wgmma"
     fi
     if grep -q "C7508" "$report"; then
       grep "C7508" "$report" | head -n 5 >&2
@@ -139,9 +144,9 @@ cuda_gates() {
 
   # The build log, where scripts/test.sh keeps one beside the build folder.
   local log=${build%/}.build.log
-  if [ -f "$log" ] && grep -q "C7510" "$log"; then
-    grep "C7510" "$log" | head -n 5 >&2
-    fail "the build log reports serialized wgmma (C7510)"
+  if [ -f "$log" ] && grep -qE "$serialized" "$log"; then
+    grep -E "$serialized" "$log" | head -n 5 >&2
+    fail "the build log reports serialized wgmma"
   fi
 
   # SASS: HGMMA in the object the build made.

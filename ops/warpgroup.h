@@ -64,9 +64,9 @@
 #include "tiles/register_tile.h"
 #include "tiles/shared_tile.h"
 
-/* Lane 0's copy of p, through two 32-bit shuffles. On the H200 this let ptxas keep attention's V
- * descriptors in uniform registers (one add per HGMMA) instead of building them in vector registers
- * and moving each to a uniform one (R2UR) before every HGMMA. */
+/* Lane 0's copy of p, through two 32-bit shuffles. In the sm_90a build it lets ptxas keep
+ * attention's V descriptors in uniform registers (one add per HGMMA) instead of building them in
+ * vector registers and moving each to a uniform one (R2UR) before every HGMMA. */
 TS_DEVICE const void *ts_wg_operand(const void *p) {
     const unsigned long long u = (unsigned long long)(uintptr_t)p;
     const unsigned lo = ts_shfl_u32((unsigned)u, 0), hi = ts_shfl_u32((unsigned)(u >> 32), 0);

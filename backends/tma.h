@@ -27,8 +27,12 @@
 #ifndef ts_async_load_cluster_raw
 #define ts_async_load_cluster_raw ts_async_load_raw
 #endif
-/* Backends without an L2 prefetch of a tile (CDNA, the host): a prefetch does nothing. */
-#ifndef ts_async_prefetch_raw
+/* Backends without an L2 prefetch of a tile (CDNA, the host): a prefetch does nothing, and
+ * TS_ASYNC_HAS_PREFETCH (1 where it does something) lets a kernel skip computing its coordinates. */
+#ifdef ts_async_prefetch_raw
+#define TS_ASYNC_HAS_PREFETCH 1
+#else
+#define TS_ASYNC_HAS_PREFETCH 0
 #define ts_async_prefetch_raw(sd, d, b, h, tile_row, tile_col)                                     \
     ((void)(sd), (void)(d), (void)(b), (void)(h), (void)(tile_row), (void)(tile_col))
 #endif

@@ -183,7 +183,7 @@ Test(attention_order, every_tile_exactly_once) {
             for (long long t = 0; t < tasks; ++t) {
                 long long h;
                 int qt;
-                ts_attn_task_tile(t, tasks, q, causal, g, step, &h, &qt);
+                ts_attn_task_tile(t, heads, q, causal, g, step, &h, &qt);
                 cr_assert(h >= 0 && h < heads && qt >= 0 && qt < q, "config %zu task %lld: (%lld, %d)", i, t, h, qt);
                 cr_assert_eq(seen[h * q + qt]++, 0, "config %zu causal %d: (%lld, %d) twice", i, causal, h, qt);
                 if (!causal) cr_assert(h == t / q && qt == t % q);
@@ -199,7 +199,7 @@ Test(attention_order, one_head_groups_are_head_major) {
     for (long long t = 0; t < heads * q; ++t) {
         long long h;
         int qt;
-        ts_attn_task_tile(t, heads * q, q, 1, 1, 1, &h, &qt);
+        ts_attn_task_tile(t, heads, q, 1, 1, 1, &h, &qt);
         cr_assert(h == t / q && qt == q - 1 - (int)(t % q), "task %lld: (%lld, %d)", t, h, qt);
     }
 }
@@ -220,7 +220,7 @@ Test(attention_order, causal_blocks_balanced_and_heads_grouped) {
         for (long long t = 0; t < tasks; ++t) {
             long long h;
             int qt;
-            ts_attn_task_tile(t, tasks, q, 1, g, step, &h, &qt);
+            ts_attn_task_tile(t, heads, q, 1, g, step, &h, &qt);
             work[t % step] += qt + 1;
             total += qt + 1;
         }
@@ -236,7 +236,7 @@ Test(attention_order, causal_blocks_balanced_and_heads_grouped) {
             for (long long t = w; t < w + step; ++t) {
                 long long h;
                 int qt;
-                ts_attn_task_tile(t, tasks, q, 1, g, step, &h, &qt);
+                ts_attn_task_tile(t, heads, q, 1, g, step, &h, &qt);
                 lo = h < lo ? h : lo;
                 hi = h > hi ? h : hi;
             }

@@ -100,7 +100,8 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
     params.seq_kv = sh.seq_kv;
     params.q_tiles = (sh.seq_q + TS_ATTN_BM - 1) / TS_ATTN_BM;
     params.kv_tiles = (sh.seq_kv + TS_ATTN_BN - 1) / TS_ATTN_BN;
-    params.tasks = (long long)sh.batch * sh.heads_q * params.q_tiles;
+    params.heads = (long long)sh.batch * sh.heads_q;
+    params.tasks = params.heads * params.q_tiles;
 
     /* A persistent grid: one wave of blocks as the launch planner sizes it. */
     ts_device_props props;
@@ -116,7 +117,7 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
     params.group_heads = 1;
 #else
     params.step = grid;
-    params.group_heads = ts_attn_group_heads(params.tasks / params.q_tiles, params.q_tiles, grid);
+    params.group_heads = ts_attn_group_heads(params.heads, params.q_tiles, grid);
 #endif
     static const ts_attn_launcher launchers[2][2] = {
         {ts_attn_bf16_d64_launch, ts_attn_bf16_d128_launch},

@@ -78,12 +78,13 @@
 #define TS_ATTN_PINGPONG 0
 #endif
 
-/* 1 (default): each task starts its successor's query rows towards L2 (ts_async_prefetch), so
- * that the copy into shared memory at the task's end (prefetch_q) waits on L2, not on memory; a
- * task's tail after its last S = Q K^T (the last softmax, P V and the store of O) is shorter than
- * a trip to memory. 0 leaves it out (for A/B runs). */
+/* 1 (the default where the backend has the prefetch: Hopper): each task starts its successor's
+ * query rows towards L2 (ts_async_prefetch), so that the copy into shared memory at the task's end
+ * (prefetch_q) waits on L2, not on memory; a task's tail after its last S = Q K^T (the last
+ * softmax, P V and the store of O) is likely shorter than a trip to memory. 0 leaves it out (for
+ * A/B runs). */
 #ifndef TS_ATTN_Q_L2_PREFETCH
-#define TS_ATTN_Q_L2_PREFETCH 1
+#define TS_ATTN_Q_L2_PREFETCH TS_ASYNC_HAS_PREFETCH
 #endif
 #ifndef TS_ATTN_OVERLAP
 #if TS_ATTN_P_IN_REGISTERS && !defined(TS_PREFERS_PINGPONG)
@@ -104,7 +105,7 @@ typedef struct ts_attn_params {
     float scale_log2;   /* the softmax scale times log2(e): scores are kept in base-2 units */
     int causal, heads_q, group, q_tiles, kv_tiles;
     int group_heads, step; /* the causal task order (task_order.h): heads per group, the grid */
-    long long seq_q, seq_kv, tasks;
+    long long seq_q, seq_kv, tasks, heads; /* heads: batch x query heads */
 } ts_attn_params;
 
 typedef struct ts_attn_task {
@@ -116,7 +117,7 @@ typedef struct ts_attn_task {
  * it visits: all of them, or under the causal mask only those left of the tile's last row. */
 TS_DEVICE int ts_attn_setup(const ts_attn_params *p, long long task, ts_attn_task *t) {
     long long bh;
-    ts_attn_task_tile(task, p->tasks, p->q_tiles, p->causal, p->group_heads, p->step, &bh, &t->qt);
+    ts_attn_task_tile(task, p->heads, p->q_tiles, p->causal, p->group_heads, p->step, &bh, &t->qt);
     t->hq = (int)(bh % p->heads_q);
     t->b = (int)(bh / p->heads_q);
     t->iters = p->kv_tiles;

@@ -15,6 +15,18 @@
 
 #include "backends/common.h"
 
+/* 1 (default): a group's rounds alternate direction. On CDNA (ping-pong schedule) the reversal's
+ * arithmetic, live beside the accumulators where the schedule follows the load cursor, took the
+ * fp16 D = 128 kernel from 224 + 32 to 225 + 32 registers and its occupancy from two waves to one;
+ * there the rounds keep one direction (the groups stay). */
+#ifndef TS_ATTN_ALTERNATE_ROUNDS
+#if defined(TS_PREFERS_PINGPONG)
+#define TS_ATTN_ALTERNATE_ROUNDS 0
+#else
+#define TS_ATTN_ALTERNATE_ROUNDS 1
+#endif
+#endif
+
 /* Heads (batch x query head pairs) per causal group: at least 16, and enough that a group holds
  * four rounds of the grid, so that alternating rounds can even the blocks out; at most all of them.
  * Host code, for the launcher. */
@@ -25,23 +37,29 @@ static inline int ts_attn_group_heads(long long heads, int q_tiles, int step) {
     return g < 1 ? 1 : (int)g;
 }
 
-/* Task `task` of `tasks` (= heads x q_tiles): its head (batch x query head, head-major) and query
- * tile. group_heads and step as above; any values >= 1 give each (head, tile) exactly one task. */
-TS_LAYOUT_FN void ts_attn_task_tile(long long task, long long tasks, int q_tiles, int causal, int group_heads,
+/* Task `task` of heads x q_tiles: its head (batch x query head, head-major) and query tile.
+ * group_heads and step as above; any values >= 1 give each (head, tile) exactly one task. Within a
+ * group the arithmetic is 32-bit: a group holds at most max(16 q_tiles, 4 step + q_tiles) tasks
+ * (ts_attn_group_heads), far below 2^31 for any sequence TMA can address. */
+TS_LAYOUT_FN void ts_attn_task_tile(long long task, long long heads, int q_tiles, int causal, int group_heads,
                                     int step, long long *head, int *q_tile) {
     if (!causal) {
         *head = task / q_tiles;
         *q_tile = (int)(task % q_tiles);
         return;
     }
-    const long long heads = tasks / q_tiles, per_group = (long long)group_heads * q_tiles;
+    const long long per_group = (long long)group_heads * q_tiles;
     const long long g = task / per_group;
-    long long local = task % per_group;
-    const long long g_heads = heads - g * group_heads < group_heads ? heads - g * group_heads : group_heads;
-    const long long round = local / step;
-    if ((round & 1) && (round + 1) * step <= g_heads * q_tiles) local = round * step + (step - 1 - local % step);
+    int local = (int)(task - g * per_group);
+    const int g_heads = heads - g * group_heads < group_heads ? (int)(heads - g * group_heads) : group_heads;
+#if TS_ATTN_ALTERNATE_ROUNDS
+    const int round = local / step;
+    if ((round & 1) && (round + 1) * step <= g_heads * q_tiles) local = (2 * round + 1) * step - 1 - local;
+#else
+    (void)step;
+#endif
     *head = g * group_heads + local % g_heads;
-    *q_tile = q_tiles - 1 - (int)(local / g_heads);
+    *q_tile = q_tiles - 1 - local / g_heads;
 }
 
 #endif

@@ -28,7 +28,6 @@
 
 /* ---- raw element access ---------------------------------------------------------------------- */
 
-
 /* Element `idx` of an array of `bytes`-byte elements (floats or 16-bit values), as raw bits. */
 TS_DEVICE unsigned ts_raw_get(const void *p, int bytes, long long idx) {
     if (bytes == 4) return ts_f32_bits(((const float *)p)[idx]);

@@ -31,7 +31,6 @@
 
 /* ---- elements ------------------------------------------------------------------------------ */
 
-
 TS_DEVICE float ts_wv_from16(unsigned bits, int dtype) {
     return dtype == TS_DTYPE_BF16 ? ts_unpack_bf16((unsigned short)bits) : ts_unpack_fp16((unsigned short)bits);
 }

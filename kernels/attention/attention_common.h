@@ -78,14 +78,6 @@
 #define TS_ATTN_PINGPONG 0
 #endif
 
-/* 1 (the default where the backend has the prefetch: Hopper): each task starts its successor's
- * query rows towards L2 (ts_async_prefetch), so that the copy into shared memory at the task's end
- * (prefetch_q) waits on L2, not on memory; a task's tail after its last S = Q K^T (the last
- * softmax, P V and the store of O) is likely shorter than a trip to memory. 0 leaves it out (for
- * A/B runs). */
-#ifndef TS_ATTN_Q_L2_PREFETCH
-#define TS_ATTN_Q_L2_PREFETCH TS_ASYNC_HAS_PREFETCH
-#endif
 #ifndef TS_ATTN_OVERLAP
 #if TS_ATTN_P_IN_REGISTERS && !defined(TS_PREFERS_PINGPONG)
 #define TS_ATTN_OVERLAP 1
@@ -97,6 +89,15 @@
 #error "TS_ATTN_OVERLAP needs P in registers and the warp-specialized schedule"
 #endif
 
+/* 1 (the default where the backend has the prefetch: Hopper): each task starts its successor's
+ * query rows towards L2 (ts_async_prefetch), so that the copy into shared memory at the task's end
+ * (prefetch_q) waits on L2, not on memory; a task's tail after its last S = Q K^T (the last
+ * softmax, P V and the store of O) is likely shorter than a trip to memory. 0 leaves it out (for
+ * A/B runs). */
+#ifndef TS_ATTN_Q_L2_PREFETCH
+#define TS_ATTN_Q_L2_PREFETCH TS_ASYNC_HAS_PREFETCH
+#endif
+
 typedef struct ts_attn_params {
     ts_async_desc k, v; /* BN x D tiles of (B, Hkv, Nkv, D); tensor maps first (64-byte aligned) */
     ts_async_desc q;    /* 64 x D tiles of (B, Hq, Nq, D) */
@@ -105,7 +106,9 @@ typedef struct ts_attn_params {
     float scale_log2;   /* the softmax scale times log2(e): scores are kept in base-2 units */
     int causal, heads_q, group, q_tiles, kv_tiles;
     int group_heads, step; /* the causal task order (task_order.h): heads per group, the grid */
-    long long seq_q, seq_kv, tasks, heads; /* heads: batch x query heads */
+    /* heads: batch x query heads. tasks = heads x q_tiles stays a parameter: computed in the kernel
+     * it cost the gfx942 fp16 D = 128 kernel one register and with it its second wave per SIMD. */
+    long long seq_q, seq_kv, heads, tasks;
 } ts_attn_params;
 
 typedef struct ts_attn_task {

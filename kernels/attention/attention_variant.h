@@ -91,13 +91,14 @@ TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_task *t, int consumer) {
     return (long long)t->qt * TS_ATTN_BM + consumer * 64 + ts_warp_in_group() * 16;
 }
 
-/* TS_ATTN_PINGPONG=1 (two consumers, attention_common.h): the consumers take turns at S = Q K^T, so that one's softmax
- * runs while the other's multiplies keep the tensor cores busy (FlashAttention-3's inter-warpgroup
- * schedule). Consumer c waits at named barrier TS_ATTN_TURN + c for the other's arrival, issues
- * its product, and arrives at the other's barrier before waiting for the product. Consumer 1 opens each task with an arrival for
- * consumer 0 and leaves out its arrival after the task's last stage, so that every use of a barrier
- * has four waiting and four arriving warps and no arrival runs ahead into the next use. Named
- * barriers 0 and 1 are the consumers' own. */
+/* TS_ATTN_PINGPONG=1 (two consumers, attention_common.h): the consumers take turns at S = Q K^T,
+ * so that one's softmax runs while the other's multiplies keep the tensor cores busy
+ * (FlashAttention-3's inter-warpgroup schedule). Consumer c waits at named barrier
+ * TS_ATTN_TURN + c for the other's arrival, issues its product, and arrives at the other's barrier
+ * before waiting for the product. Consumer 1 opens each task with an arrival for consumer 0 and
+ * leaves out its arrival after the task's last stage, so that every use of a barrier has four
+ * waiting and four arriving warps and no arrival runs ahead into the next use. Named barriers 0
+ * and 1 are the consumers' own. */
 #if TS_ATTN_PINGPONG && TS_ATTN_CONSUMERS != 2
 #error "TS_ATTN_PINGPONG takes two consumer warpgroups"
 #endif

@@ -33,8 +33,7 @@
 static inline int ts_attn_group_heads(long long heads, int q_tiles, int step) {
     long long g = (4LL * step + q_tiles - 1) / q_tiles;
     if (g < 16) g = 16;
-    if (g > heads) g = heads;
-    return g < 1 ? 1 : (int)g;
+    return (int)(g < heads ? g : heads); /* heads >= 1 */
 }
 
 /* Task `task` of heads x q_tiles: its head (batch x query head, head-major) and query tile.

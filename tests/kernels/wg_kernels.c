@@ -195,7 +195,6 @@ TS_EXTERN_C ts_status ts_test_wg_mma(float *c, long long ldc, const void *a, lon
 
 /* ---- warpgroup multiply with A from registers ---------------------------------------------------- */
 
-
 /* One k tile: warp 0 loads A's 64 x K tile and B's tile onto the barrier (the copies zero-fill
  * past the matrices), the warps wait, each takes its own 16 rows of A into a register tile, and
  * the warpgroup multiplies with A from those registers. (A plain ts_load_g2r of A, element by

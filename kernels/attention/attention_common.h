@@ -89,13 +89,12 @@
 #error "TS_ATTN_OVERLAP needs P in registers and the warp-specialized schedule"
 #endif
 
-/* 1 (the default where the backend has the prefetch: Hopper): each task starts its successor's
- * query rows towards L2 (ts_async_prefetch), so that the copy into shared memory at the task's end
- * (prefetch_q) waits on L2, not on memory; a task's tail after its last S = Q K^T (the last
- * softmax, P V and the store of O) is likely shorter than a trip to memory. 0 leaves it out (for
- * A/B runs). */
+/* 1: each task starts its successor's query rows towards L2 (ts_async_prefetch, where the backend
+ * has it: Hopper), so that the copy into shared memory at the task's end (prefetch_q) would wait
+ * on L2, not on memory. Off: on the H200 it made the N = 4096 points 1-3% slower, causal most
+ * (bench/results/nvidia-h200-2026-11-30-attention-order-ab.txt). Kept for A/B runs. */
 #ifndef TS_ATTN_Q_L2_PREFETCH
-#define TS_ATTN_Q_L2_PREFETCH TS_ASYNC_HAS_PREFETCH
+#define TS_ATTN_Q_L2_PREFETCH 0
 #endif
 
 typedef struct ts_attn_params {

@@ -138,15 +138,21 @@ Test(gemm, alpha_and_beta) {
 }
 
 Test(gemm, more_tiles_than_blocks) {
-    /* More output tiles than one persistent wave holds: blocks loop over tasks. */
+    /* More output tiles than one persistent wave holds (two tile columns of 128 + 3 rows a block,
+     * so even clusters of two blocks loop): each block runs several tasks, and with the deferred
+     * staged store a task's results go out during its successor's stages (K = 200: four of them)
+     * or, where the successor has fewer stages than parts (K = 40: one), at its end. N = 296 ends C's rows on 16 bytes, for the staged store. */
     TS_TEST_REQUIRE_DEVICE();
     int count = 0;
     ts_device_props p;
     cr_assert_eq(ts_device_count(&count), TS_SUCCESS);
     cr_assert_eq(ts_device_get_props(0, &p), TS_SUCCESS);
-    const int m = 128 * (p.sm_count + 3) <= 4096 ? 128 * (p.sm_count + 3) : 4096;
-    gemm_case g = {TS_NO_TRANS, TS_NO_TRANS, m, 300, 72, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f};
-    check_gemm(g);
+    const int ks[2] = {40, 200};
+    for (int i = 0; i < 2; ++i) {
+        gemm_case g = {TS_NO_TRANS, TS_NO_TRANS, 128 * (p.sm_count + 3), 296, ks[i], 0, TS_DTYPE_BF16, TS_DTYPE_BF16,
+                       1.0f, 0.0f};
+        check_gemm(g);
+    }
 }
 
 /* The ping-pong schedule (CDNA's) on this backend: no producer warpgroup, the consumer warpgroups

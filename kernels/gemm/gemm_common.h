@@ -53,6 +53,14 @@
 #define TS_GEMM_OUT_COLS TS_GEMM_BN
 #endif
 #endif
+/* 1 (an A/B option; needs the staged store): a task's results wait in registers, packed to 16
+ * bits, and go to C during the consumer's next task's first stage, while its multiplies run, so
+ * that the tensor cores would not idle through the epilogue. It costs the registers of the packed
+ * results (a quarter of BN a lane and 64-row tile), live through the main loop: ptxas (CUDA 12,
+ * sm_90a) then keeps the consumers within 168 registers and spills. 0: at the end of the task. */
+#ifndef TS_GEMM_DEFERRED_STORE
+#define TS_GEMM_DEFERRED_STORE 0
+#endif
 /* As many stages as fit beside the output tiles, at most eight. */
 #define TS_GEMM_STAGE_BYTES ((TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES * 64 + TS_GEMM_BN) * TS_GEMM_BK * 2)
 #define TS_GEMM_OUT_BYTES (TS_GEMM_STAGED_STORE ? TS_GEMM_CONSUMERS * 64 * TS_GEMM_OUT_COLS * 2 : 0)
@@ -67,8 +75,14 @@
 #define TS_GEMM_BN 64
 #define TS_GEMM_STAGES 2
 #define TS_GEMM_STAGED_STORE 0
+#define TS_GEMM_DEFERRED_STORE 0
 #define TS_GEMM_OUT_COLS TS_GEMM_BN
 #endif
+#if TS_GEMM_DEFERRED_STORE && !TS_GEMM_STAGED_STORE
+#error "TS_GEMM_DEFERRED_STORE needs TS_GEMM_STAGED_STORE"
+#endif
+/* The parts of a consumer's results the staged store moves one at a time. */
+#define TS_GEMM_STORE_PARTS (TS_GEMM_WG_TILES * (TS_GEMM_BN / TS_GEMM_OUT_COLS))
 #define TS_GEMM_BM (64 * TS_GEMM_WG_TILES * TS_GEMM_CONSUMERS)
 
 /* The stage tiles of a dtype (bf16 or fp16) and transpose form: A's 64 x BK tile of M x K as
@@ -158,18 +172,34 @@ TS_DEVICE void ts_gemm_epilogue(const float *acc, ts_rt_desc d, const ts_gl *c, 
     }
 }
 
-/* A warp's 16 rows of the accumulator, times alpha, as 16-bit values into rows row0 .. row0 + 15 of
- * the output tile (shape sd) in shared memory. */
-TS_DEVICE void ts_gemm_stage_rows(void *st, ts_st_desc sd, const float *acc, ts_rt_desc d, int row0,
-                                  float alpha, int bf16) {
-    const int lane = ts_lane_id();
+/* n accumulator values of a lane (n even), times alpha, as 16-bit values two to a register:
+ * element e in the low (e even) or high half of packed[e / 2]. */
+TS_DEVICE void ts_gemm_pack(unsigned *packed, const float *acc, int n, float alpha, int bf16) {
     TS_UNROLL
-    for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
-        const float v = alpha * acc[e];
-        const unsigned bits = bf16 ? ts_pack_bf16x2(v, 0.0f) : ts_pack_fp16x2(v, 0.0f);
+    for (int i = 0; i < n / 2; ++i)
+        packed[i] = bf16 ? ts_pack_bf16x2(alpha * acc[2 * i], alpha * acc[2 * i + 1])
+                         : ts_pack_fp16x2(alpha * acc[2 * i], alpha * acc[2 * i + 1]);
+}
+
+/* A warp's 16 rows of packed results (elements laid out as the register tile d) into rows
+ * row0 .. row0 + 15 of the output tile (shape sd) in shared memory. Where a lane's elements 2j and
+ * 2j + 1 are row neighbours (TS_RT_ROW_PAIRS; the shared layouts keep them adjacent, checked with
+ * it in tests/test_layout_models.c), each register goes out whole: split into 16-bit stores,
+ * nvcc converted every value on its own and kept twice the registers, which spilled once the
+ * packed results stayed live through the next task (TS_GEMM_DEFERRED_STORE). */
+TS_DEVICE void ts_gemm_stage_rows(void *st, ts_st_desc sd, const unsigned *packed, ts_rt_desc d, int row0) {
+    const int lane = ts_lane_id();
+#if TS_RT_ROW_PAIRS
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(d); e += 2)
+        ((unsigned *)st)[ts_st_index(sd, row0 + ts_rt_elem_row(d, lane, e), ts_rt_elem_col(d, lane, e)) / 2] =
+            packed[e / 2];
+#else
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e)
         ((unsigned short *)st)[ts_st_index(sd, row0 + ts_rt_elem_row(d, lane, e), ts_rt_elem_col(d, lane, e))] =
-            (unsigned short)bits;
-    }
+            (unsigned short)(packed[e / 2] >> (e % 2 * 16));
+#endif
 }
 
 /* The kernel parameters of one GEMM call, from arguments ts_gemm has already checked: tensor maps

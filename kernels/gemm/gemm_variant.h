@@ -28,10 +28,57 @@ typedef struct TS_GEMM_FN(output) {
 
 typedef ts_gemm_task TS_GEMM_FN(task);
 
-/* One accumulator per 64-row A tile: a warp's 16 rows of each. */
+/* One accumulator per 64-row A tile: a warp's 16 rows of each. With the staged store, the last
+ * task's results packed to 16 bits (a lane's values of each tile, two to a register), the
+ * parts of them not yet stored, and where they go: C's 64-row tile and column tile (in
+ * TS_GEMM_OUT_COLS units) of the first part. */
 typedef struct TS_GEMM_FN(consumer) {
     TS_CAT(ts_rt_f32_16x, TS_GEMM_BN) acc[TS_GEMM_WG_TILES];
+#if TS_GEMM_STAGED_STORE
+    unsigned packed[TS_GEMM_WG_TILES][TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS / 2];
+    int parts_left, out_tile_m, out_tile_n;
+#endif
 } TS_GEMM_FN(consumer);
+
+TS_DEVICE void TS_GEMM_FN(consumer_start)(const ts_gemm_params *p, TS_GEMM_FN(consumer) *c, int consumer) {
+    (void)p, (void)c, (void)consumer;
+#if TS_GEMM_STAGED_STORE
+    c->parts_left = 0;
+#endif
+}
+
+#if TS_GEMM_STAGED_STORE
+/* Part q of the packed results (64-row tile q / halves, columns q % halves) through the consumer's
+ * output tile to C by a TMA store, which reads the tile while the warps go on. q must be a
+ * constant where this is inlined: an indexed `packed` would go to local memory. */
+TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const TS_GEMM_FN(consumer) *c,
+                                      TS_GEMM_FN(output) *out, int consumer, int q) {
+    const int halves = TS_GEMM_BN / TS_GEMM_OUT_COLS, r = q / halves, h = q % halves;
+    const ts_rt_desc part = ts_rt_make_desc(16, TS_GEMM_OUT_COLS, TS_DTYPE_F32, TS_RT_LAYOUT(&c->acc[0]));
+    /* The previous store must have read the output tile before it is overwritten. */
+    if (ts_warp_in_group() == 0) ts_async_store_wait_read();
+    ts_sync_named(consumer, 4);
+    ts_gemm_stage_rows(TS_ST_DATA(&out->c), TS_ST_DESC(&out->c), &c->packed[r][h * (TS_GEMM_OUT_COLS / 16 * TS_RT_SUB_ELEMS / 2)], part,
+                       ts_warp_in_group() * 16);
+    ts_async_fence_shared();
+    ts_sync_named(consumer, 4);
+    if (ts_warp_in_group() == 0) {
+        ts_async_store(&p->c_store, &out->c, 0, 0, c->out_tile_m + r, c->out_tile_n + h);
+        ts_async_store_commit();
+    }
+}
+
+/* The next part not yet stored, if any. */
+TS_DEVICE void TS_GEMM_FN(store_next_part)(const ts_gemm_params *p, TS_GEMM_FN(consumer) *c,
+                                           TS_GEMM_FN(output) *out, int consumer) {
+    if (c->parts_left == 0) return;
+    const int next = TS_GEMM_STORE_PARTS - c->parts_left;
+    TS_UNROLL
+    for (int q = 0; q < TS_GEMM_STORE_PARTS; ++q)
+        if (q == next) TS_GEMM_FN(store_part)(p, c, out, consumer, q);
+    --c->parts_left;
+}
+#endif
 
 TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) { return p->sched.tasks; }
 
@@ -62,8 +109,9 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
 #endif
 
 /* Timing probes for scripts/gpu-ab.sh, never set in a build that computes: TS_GEMM_PROBE_NO_LOAD
- * (stages are announced but never loaded) and TS_GEMM_PROBE_NO_MMA (loads without multiplies)
- * time one part of the kernel at a time; each gives wrong results on purpose. */
+ * (stages are announced but never loaded), TS_GEMM_PROBE_NO_MMA (loads without multiplies) and
+ * TS_GEMM_PROBE_NO_STORE (no epilogue: what a fully hidden one would give) time one part of the
+ * kernel at a time; each gives wrong results on purpose. */
 TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(input) *in,
                                 ts_tbar *full, int iter) {
 #ifdef TS_GEMM_PROBE_NO_LOAD
@@ -118,37 +166,40 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
 #else
     (void)in, (void)consumer, (void)c;
 #endif
+#if TS_GEMM_DEFERRED_STORE
+    /* While the task's first multiplies run: the last task's results. */
+    if (iter == 0 && p->staged)
+        while (c->parts_left > 0) TS_GEMM_FN(store_next_part)(p, c, out, consumer);
+#endif
 }
 
 TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                  TS_GEMM_FN(output) *out, int consumer) {
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r) ts_wg_acc_fence(&c->acc[r]);
+#ifdef TS_GEMM_PROBE_NO_STORE
+    /* One element kept in use, so that the multiplies that produce the accumulators stay. */
+    (void)t, (void)out, (void)consumer;
+    if (c->acc[0].v[0][0][0] == -1.25e-30f) ((unsigned short *)p->c.ptr)[0] = 0;
+    return;
+#endif
     /* The consumer's 64-row tiles of C, r = 0 .. TS_GEMM_WG_TILES - 1. */
     const int m_tile0 = (t->tm * TS_GEMM_CONSUMERS + consumer) * TS_GEMM_WG_TILES;
 #if TS_GEMM_STAGED_STORE
     if (p->staged) {
-        /* TS_GEMM_OUT_COLS columns at a time: the accumulator's subtiles of those columns are a
-         * 16 x TS_GEMM_OUT_COLS tile of their own (one row of subtiles, laid out column after column). */
-        const ts_rt_desc part = ts_rt_make_desc(16, TS_GEMM_OUT_COLS, TS_DTYPE_F32, TS_RT_LAYOUT(&c->acc[0]));
-        TS_UNROLL /* constant r and h keep the accumulators in registers */
-        for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
-            TS_UNROLL
-            for (int h = 0; h < TS_GEMM_BN / TS_GEMM_OUT_COLS; ++h) {
-                /* The previous store must have read the output tile before it is overwritten. */
-                if (ts_warp_in_group() == 0) ts_async_store_wait_read();
-                ts_sync_named(consumer, 4);
-                ts_gemm_stage_rows(TS_ST_DATA(&out->c), TS_ST_DESC(&out->c),
-                                   &c->acc[r].v[0][h * (TS_GEMM_OUT_COLS / 16)][0], part, ts_warp_in_group() * 16,
-                                   p->alpha, p->c.dtype == TS_DTYPE_BF16);
-                ts_async_fence_shared();
-                ts_sync_named(consumer, 4);
-                if (ts_warp_in_group() == 0) {
-                    ts_async_store(&p->c_store, &out->c, 0, 0, m_tile0 + r, t->tn * (TS_GEMM_BN / TS_GEMM_OUT_COLS) + h);
-                    ts_async_store_commit();
-                }
-            }
-        }
+        /* Parts of the previous task's results that its successor's stages did not store (a task
+         * of fewer stages than parts) go first: their registers are reused now. */
+        while (c->parts_left > 0) TS_GEMM_FN(store_next_part)(p, c, out, consumer);
+        TS_UNROLL
+        for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
+            ts_gemm_pack(c->packed[r], &c->acc[r].v[0][0][0], TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS, p->alpha,
+                         p->c.dtype == TS_DTYPE_BF16);
+        c->out_tile_m = m_tile0;
+        c->out_tile_n = t->tn * (TS_GEMM_BN / TS_GEMM_OUT_COLS);
+        c->parts_left = TS_GEMM_STORE_PARTS;
+#if !TS_GEMM_DEFERRED_STORE
+        while (c->parts_left > 0) TS_GEMM_FN(store_next_part)(p, c, out, consumer);
+#endif
         return;
     }
 #else
@@ -162,9 +213,13 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     }
 }
 
-TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(output) *out, int consumer) {
-    (void)p, (void)out, (void)consumer;
-    /* The last staged store must be done before the block's shared memory goes away. */
+TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(consumer) *c, TS_GEMM_FN(output) *out,
+                                  int consumer) {
+    (void)p, (void)c, (void)out, (void)consumer;
+#if TS_GEMM_STAGED_STORE
+    /* The last task's results, and every staged store done before the block's shared memory goes away. */
+    while (c->parts_left > 0) TS_GEMM_FN(store_next_part)(p, c, out, consumer);
+#endif
     if (ts_warp_in_group() == 0) ts_async_store_wait();
 }
 
@@ -177,6 +232,7 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(output) *o
 #define TS_PC_CONSUMER_REGS 232
 #define TS_PC_CLUSTER TS_GEMM_CLUSTER
 #define TS_PC_LOAD_WARPS TS_GEMM_LOAD_WARPS
+#define TS_PC_PEEL_FIRST_STAGE TS_GEMM_DEFERRED_STORE
 #include "templates/producer_consumer.h"
 
 #undef TS_GEMM_NAME

@@ -54,7 +54,8 @@
 #define ts_async_store(desc, st, b, h, tile_row, tile_col)                                         \
     ts_async_store_raw((desc), TS_ST_CDATA(st), TS_ST_DESC(st), (b), (h), (tile_row), (tile_col))
 
-/* ts_async_store_commit(), ts_async_store_wait_read(), ts_async_store_wait() and
- * ts_async_fence_shared() come from the backend as they are. */
+/* ts_async_store_commit(), ts_async_store_wait_read(), ts_async_store_wait_read_but_last() (all
+ * but the most recent group have read their tiles: for two tiles used in turn),
+ * ts_async_store_wait() and ts_async_fence_shared() come from the backend as they are. */
 
 #endif

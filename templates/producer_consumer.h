@@ -38,16 +38,13 @@
  *   P_input     one stage of input tiles in shared memory
  *   P_output    the output stage, one per consumer warpgroup, in shared memory
  *   P_task      per-task state, computed by producer and consumers alike in setup
- *   P_consumer  a consumer warpgroup's registers (accumulators); one for all of the warpgroup's
- *               tasks, so that a task's store may leave work that the next task's compute finishes
+ *   P_consumer  a consumer warpgroup's registers (accumulators)
  *   long long P_tasks(const PARAMS *p)                     how many tasks in all
  *   int  P_setup(const PARAMS *p, long long task, P_task *t)  fill t; return the iterations
  *   void P_load(const PARAMS *p, const P_task *t, P_input *in, ts_tbar *full, int iter)
  *        TS_PC_LOAD_WARPS warps of a warpgroup (ts_warp_in_group() below it): announce the
  *        stage's bytes on full (ts_tbar_expect_bytes, one warp) and start the copies
  *        (ts_async_load), each warp its share
- *   void P_consumer_start(const PARAMS *p, P_consumer *c, int consumer)
- *        once, before a consumer warpgroup's first task: state that lasts across its tasks
  *   void P_init(const PARAMS *p, const P_task *t, P_consumer *c, P_output *out, int consumer)
  *   void P_compute(const PARAMS *p, const P_task *t, P_consumer *c, const P_input *in,
  *                  P_output *out, int iter, int consumer)   a consumer warpgroup consumes a landed
@@ -59,7 +56,7 @@
  *        ts_wg_acc_fence). With TS_PC_COMPUTE_WAITS the hook commits and waits itself instead.
  *   void P_store(const PARAMS *p, const P_task *t, P_consumer *c, P_output *out, int consumer)
  *        the epilogue of one task
- *   void P_finish(const PARAMS *p, P_consumer *c, P_output *out, int consumer)
+ *   void P_finish(const PARAMS *p, P_output *out, int consumer)
  *        after a consumer warpgroup's last task: complete what store left in flight
  *
  * The template also defines P_persistent_grid(device, tasks, &grid), the launch planner's grid for
@@ -141,37 +138,6 @@
         ts_wg_commit();                                                                            \
         ts_wg_wait(n);                                                                             \
     } while (0)
-#endif
-
-/* One stage of a consumer warpgroup under warp specialization: wait for it, compute, commit, and
- * hand it (or with the lag, the one before) back. */
-#if TS_PC_RELEASE_LAG
-#define TS_PC_CONSUME_STAGE(i)                                                                     \
-    do {                                                                                           \
-        const int s = (int)(ring % TS_PC_STAGES);                                                  \
-        ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));                                  \
-        TS_PC_HOOK(compute)(p, &t, &c, &stages[s], &outputs[consumer], (i), consumer);             \
-        /* Keep this stage's multiplies running while the previous stage's finish; only then is  \
-         * the previous stage free to refill. */                                                   \
-        TS_PC_COMMIT_WAIT(1);                                                                      \
-        if (previous >= 0) TS_PC_RELEASE(&empty[previous]);                                        \
-        previous = s;                                                                              \
-    } while (0)
-#else
-#define TS_PC_CONSUME_STAGE(i)                                                                     \
-    do {                                                                                           \
-        const int s = (int)(ring % TS_PC_STAGES);                                                  \
-        ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));                                  \
-        TS_PC_HOOK(compute)(p, &t, &c, &stages[s], &outputs[consumer], (i), consumer);             \
-        TS_PC_COMMIT_WAIT(0);                                                                      \
-        TS_PC_RELEASE(&empty[s]);                                                                  \
-    } while (0)
-#endif
-
-/* 1: the consumers' first stage of each task runs outside the loop over stages (compute's
- * iteration argument a constant there), for kernels whose first stage does extra work. */
-#ifndef TS_PC_PEEL_FIRST_STAGE
-#define TS_PC_PEEL_FIRST_STAGE 0
 #endif
 
 #ifndef TS_PC_LOAD_WARPS
@@ -256,10 +222,9 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     for (int i = 0; i < TS_PC_STAGES - 1; ++i) TS_PC_ISSUE_NEXT_LOAD();
     long long ring = 0;
     int round = 0;
-    TS_PC_HOOK(consumer) c; /* lives across tasks: store may leave work for the next task's stages */
-    TS_PC_HOOK(consumer_start)(p, &c, consumer);
     for (long long task = first; task < tasks; task += step, ++round) {
         TS_PC_HOOK(task) t;
+        TS_PC_HOOK(consumer) c;
         const int iters = TS_PC_HOOK(setup)(p, task, &t);
         TS_PC_CONSUMER_INFO(c, task, round);
         TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
@@ -274,7 +239,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
     }
 #undef TS_PC_ISSUE_NEXT_LOAD
-    TS_PC_HOOK(finish)(p, &c, &outputs[consumer], consumer);
+    TS_PC_HOOK(finish)(p, &outputs[consumer], consumer);
 #else
     if (ts_warpgroup_id() == 0) {
         ts_set_max_regs_dec(TS_PC_PRODUCER_REGS);
@@ -296,32 +261,35 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         const int consumer = ts_warpgroup_id() - 1;
         long long ring = 0;
         int round = 0;
-        TS_PC_HOOK(consumer) c; /* lives across tasks: store may leave work for the next task's stages */
-        TS_PC_HOOK(consumer_start)(p, &c, consumer);
         for (long long task = first; task < tasks; task += step, ++round) {
             TS_PC_HOOK(task) t;
+            TS_PC_HOOK(consumer) c;
             const int iters = TS_PC_HOOK(setup)(p, task, &t);
             TS_PC_CONSUMER_INFO(c, task, round);
             TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
             int previous = -1;
-#if TS_PC_PEEL_FIRST_STAGE
-            /* The first stage apart, so that compute sees iteration 0 as a constant (and the loop
-             * knows its iterations are not the first). */
-            if (iters > 0) {
-                TS_PC_CONSUME_STAGE(0);
-                ++ring;
-            }
-            for (int i = 1; i < iters; ++i, ++ring) TS_PC_CONSUME_STAGE(i);
+            for (int i = 0; i < iters; ++i, ++ring) {
+                const int s = (int)(ring % TS_PC_STAGES);
+                ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
+                TS_PC_HOOK(compute)(p, &t, &c, &stages[s], &outputs[consumer], i, consumer);
+#if TS_PC_RELEASE_LAG
+                /* Keep this stage's multiplies running while the previous stage's finish; only
+                 * then is the previous stage free to refill. */
+                TS_PC_COMMIT_WAIT(1);
+                if (previous >= 0) TS_PC_RELEASE(&empty[previous]);
+                previous = s;
 #else
-            for (int i = 0; i < iters; ++i, ++ring) TS_PC_CONSUME_STAGE(i);
+                TS_PC_COMMIT_WAIT(0);
+                TS_PC_RELEASE(&empty[s]);
 #endif
+            }
 #if !TS_PC_COMPUTE_WAITS
             ts_wg_wait(0);
 #endif
             if (previous >= 0) TS_PC_RELEASE(&empty[previous]);
             TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
         }
-        TS_PC_HOOK(finish)(p, &c, &outputs[consumer], consumer);
+        TS_PC_HOOK(finish)(p, &outputs[consumer], consumer);
     }
 #endif
 #if TS_PC_CLUSTER > 1
@@ -386,5 +354,3 @@ static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_str
 #undef TS_PC_COMPUTE_WAITS
 #undef TS_PC_COMMIT_WAIT
 #undef TS_PC_CONSUMER_INFO
-#undef TS_PC_CONSUME_STAGE
-#undef TS_PC_PEEL_FIRST_STAGE

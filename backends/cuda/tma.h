@@ -140,6 +140,12 @@ TS_DEVICE void ts_tma_store_wait_read(void) {
     __syncwarp();
 }
 
+/* The same, for all but the most recent group: its tile stays in use (double buffering). */
+TS_DEVICE void ts_tma_store_wait_read_but_last(void) {
+    if (ts_lane_id() == 0) asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory");
+    __syncwarp();
+}
+
 /* Waits until the committed stores are complete in global memory. */
 TS_DEVICE void ts_tma_store_wait(void) {
     if (ts_lane_id() == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
@@ -158,6 +164,7 @@ TS_DEVICE void ts_tma_fence_shared(void) { asm volatile("fence.proxy.async.share
 #define ts_async_store_raw ts_tma_store_async
 #define ts_async_store_commit ts_tma_store_commit
 #define ts_async_store_wait_read ts_tma_store_wait_read
+#define ts_async_store_wait_read_but_last ts_tma_store_wait_read_but_last
 #define ts_async_store_wait ts_tma_store_wait
 #define ts_async_fence_shared ts_tma_fence_shared
 

@@ -84,6 +84,7 @@ TS_DEVICE void ts_async_store_raw(const ts_async_desc *d, const void *st, ts_st_
  * proxy to fence for. */
 TS_DEVICE void ts_async_store_commit(void) {}
 TS_DEVICE void ts_async_store_wait_read(void) {}
+TS_DEVICE void ts_async_store_wait_read_but_last(void) {}
 TS_DEVICE void ts_async_store_wait(void) {}
 TS_DEVICE void ts_async_fence_shared(void) {}
 

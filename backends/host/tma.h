@@ -66,6 +66,7 @@ TS_DEVICE void ts_async_store_raw(const ts_async_desc *d, const void *st, ts_st_
 /* Stores are done when they return; there is no second proxy to fence for. */
 TS_DEVICE void ts_async_store_commit(void) {}
 TS_DEVICE void ts_async_store_wait_read(void) {}
+TS_DEVICE void ts_async_store_wait_read_but_last(void) {}
 TS_DEVICE void ts_async_store_wait(void) {}
 TS_DEVICE void ts_async_fence_shared(void) { ts_fence_block(); }
 

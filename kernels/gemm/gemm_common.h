@@ -42,28 +42,30 @@
 #ifndef TS_GEMM_STAGED_STORE
 #define TS_GEMM_STAGED_STORE 1
 #endif
+/* 0: the consumer's four warps fill one 64 x TS_GEMM_OUT_COLS tile of C together, between two
+ * named barriers, and one warp stores it. 1: each warp stages and stores its own 16 rows (a
+ * 16 x TS_GEMM_OUT_COLS tile of the consumer's output area) and waits only for its own previous
+ * store. 2: the same in two tiles of half the width used in turn, so that a warp waits for the
+ * store before last, not the last. */
+#ifndef TS_GEMM_WARP_STORE
+#define TS_GEMM_WARP_STORE 0
+#endif
 /* Columns of C a consumer stages at a time: 128, in BN / 128 rounds through a 16 KiB tile, which
  * leaves room for four stages, or all BN (64 x 256, 32 KiB a consumer: three stages fit). On the
  * H200 (scripts/gpu-ab.sh, 2026-11-30, two interleaved rounds) four stages with the half-width
  * store took 4096^3 from 580 to 667 TFLOP/s and 8192^3 from 565-601 to 618-655. */
 #ifndef TS_GEMM_OUT_COLS
-#if TS_GEMM_BN > 128
+#if TS_GEMM_BN > 128 && TS_GEMM_WARP_STORE == 2
+#define TS_GEMM_OUT_COLS 64
+#elif TS_GEMM_BN > 128
 #define TS_GEMM_OUT_COLS 128 /* a plain number: tile type names are pasted from it */
 #else
 #define TS_GEMM_OUT_COLS TS_GEMM_BN
 #endif
 #endif
-/* 1 (an A/B option; needs the staged store): a task's results wait in registers, packed to 16
- * bits, and go to C during the consumer's next task's first stage, while its multiplies run, so
- * that the tensor cores would not idle through the epilogue. It costs the registers of the packed
- * results (a quarter of BN a lane and 64-row tile), live through the main loop: ptxas (CUDA 12,
- * sm_90a) then keeps the consumers within 168 registers and spills. 0: at the end of the task. */
-#ifndef TS_GEMM_DEFERRED_STORE
-#define TS_GEMM_DEFERRED_STORE 0
-#endif
 /* As many stages as fit beside the output tiles, at most eight. */
 #define TS_GEMM_STAGE_BYTES ((TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES * 64 + TS_GEMM_BN) * TS_GEMM_BK * 2)
-#define TS_GEMM_OUT_BYTES (TS_GEMM_STAGED_STORE ? TS_GEMM_CONSUMERS * 64 * TS_GEMM_OUT_COLS * 2 : 0)
+#define TS_GEMM_OUT_BYTES (TS_GEMM_STAGED_STORE ? TS_GEMM_CONSUMERS * 64 * TS_GEMM_OUT_COLS * 2 * (TS_GEMM_WARP_STORE == 2 ? 2 : 1) : 0)
 #ifndef TS_GEMM_STAGES
 #define TS_GEMM_STAGES                                                                             \
     ((int)(TS_MAX_SHARED_BYTES - TS_GEMM_OUT_BYTES - 1024) / TS_GEMM_STAGE_BYTES < 8               \
@@ -75,14 +77,14 @@
 #define TS_GEMM_BN 64
 #define TS_GEMM_STAGES 2
 #define TS_GEMM_STAGED_STORE 0
-#define TS_GEMM_DEFERRED_STORE 0
+#define TS_GEMM_WARP_STORE 0
 #define TS_GEMM_OUT_COLS TS_GEMM_BN
-#endif
-#if TS_GEMM_DEFERRED_STORE && !TS_GEMM_STAGED_STORE
-#error "TS_GEMM_DEFERRED_STORE needs TS_GEMM_STAGED_STORE"
 #endif
 /* The parts of a consumer's results the staged store moves one at a time. */
 #define TS_GEMM_STORE_PARTS (TS_GEMM_WG_TILES * (TS_GEMM_BN / TS_GEMM_OUT_COLS))
+#if TS_GEMM_WARP_STORE == 2 && TS_GEMM_STORE_PARTS % 2
+#error "TS_GEMM_WARP_STORE=2 takes an even count of parts (BN / TS_GEMM_OUT_COLS per 64-row tile)"
+#endif
 #define TS_GEMM_BM (64 * TS_GEMM_WG_TILES * TS_GEMM_CONSUMERS)
 
 /* The stage tiles of a dtype (bf16 or fp16) and transpose form: A's 64 x BK tile of M x K as
@@ -127,7 +129,7 @@
 
 typedef struct ts_gemm_params {
     ts_async_desc a, b; /* tensor maps first: they need 64-byte alignment */
-    ts_async_desc c_store; /* C as 16-bit elements in 64 x TS_GEMM_OUT_COLS tiles, for the staged store */
+    ts_async_desc c_store; /* C as 16-bit elements in 64 (or per warp 16) x TS_GEMM_OUT_COLS tiles, for the staged store */
     ts_gl c;
     float alpha, beta;
     int k_iters;
@@ -225,7 +227,9 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     if (c_type != TS_DTYPE_F32 && beta == 0.0f && n % 8 == 0) {
         /* bf16 and fp16 are both 2-byte elements to the copy engine. */
         const ts_gl gc = ts_gl_matrix(c, TS_DTYPE_BF16, m, n, ldc);
-        if ((s = ts_async_desc_make(&params->c_store, &gc, 64, TS_GEMM_OUT_COLS, TS_DTYPE_BF16)) != TS_SUCCESS) return s;
+        if ((s = ts_async_desc_make(&params->c_store, &gc, TS_GEMM_WARP_STORE ? 16 : 64, TS_GEMM_OUT_COLS, TS_DTYPE_BF16)) !=
+            TS_SUCCESS)
+            return s;
         params->staged = 1;
     }
 #endif

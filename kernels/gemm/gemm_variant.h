@@ -16,10 +16,13 @@ typedef struct TS_GEMM_FN(input) {
     TS_GEMM_B_TILE b;
 } TS_GEMM_FN(input);
 
-/* A consumer's 64 x TS_GEMM_OUT_COLS results on their way to C (the staged store); the bits are
- * C's 16-bit dtype, bf16 or fp16, which the copy engine moves alike. */
+/* A consumer's results on their way to C (the staged store), TS_GEMM_OUT_COLS columns at a time:
+ * one 64-row tile, or with TS_GEMM_WARP_STORE one 16-row tile per warp. The bits are C's 16-bit
+ * dtype, bf16 or fp16, which the copy engine moves alike. */
 typedef struct TS_GEMM_FN(output) {
-#if TS_GEMM_STAGED_STORE
+#if TS_GEMM_STAGED_STORE && TS_GEMM_WARP_STORE
+    TS_CAT(ts_st_bf16_16x, TS_GEMM_OUT_COLS) c[4][TS_GEMM_WARP_STORE]; /* [warp][tile used in turn] */
+#elif TS_GEMM_STAGED_STORE
     TS_CAT(ts_st_bf16_64x, TS_GEMM_OUT_COLS) c;
 #else
     int unused;
@@ -28,55 +31,52 @@ typedef struct TS_GEMM_FN(output) {
 
 typedef ts_gemm_task TS_GEMM_FN(task);
 
-/* One accumulator per 64-row A tile: a warp's 16 rows of each. With the staged store, the last
- * task's results packed to 16 bits (a lane's values of each tile, two to a register), the
- * parts of them not yet stored, and where they go: C's 64-row tile and column tile (in
- * TS_GEMM_OUT_COLS units) of the first part. */
+/* One accumulator per 64-row A tile: a warp's 16 rows of each. */
 typedef struct TS_GEMM_FN(consumer) {
     TS_CAT(ts_rt_f32_16x, TS_GEMM_BN) acc[TS_GEMM_WG_TILES];
-#if TS_GEMM_STAGED_STORE
-    unsigned packed[TS_GEMM_WG_TILES][TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS / 2];
-    int parts_left, out_tile_m, out_tile_n;
-#endif
 } TS_GEMM_FN(consumer);
 
-TS_DEVICE void TS_GEMM_FN(consumer_start)(const ts_gemm_params *p, TS_GEMM_FN(consumer) *c, int consumer) {
-    (void)p, (void)c, (void)consumer;
 #if TS_GEMM_STAGED_STORE
-    c->parts_left = 0;
-#endif
-}
+/* A lane's results of one 64-row tile, packed two to a register. */
+#define TS_GEMM_PACKED (TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS / 2)
 
-#if TS_GEMM_STAGED_STORE
-/* Part q of the packed results (64-row tile q / halves, columns q % halves) through the consumer's
- * output tile to C by a TMA store, which reads the tile while the warps go on. q must be a
- * constant where this is inlined: an indexed `packed` would go to local memory. */
-TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const TS_GEMM_FN(consumer) *c,
-                                      TS_GEMM_FN(output) *out, int consumer, int q) {
+/* Part q of a consumer's packed results (64-row tile q / halves, columns q % halves) to C through
+ * shared memory and a TMA store, which reads the tile while the warps go on; C's tile (m_tile,
+ * n_tile) in 64 x TS_GEMM_OUT_COLS units is the consumer's first. q must be a constant where this
+ * is inlined: an indexed `packed` would go to local memory. */
+TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const unsigned (*packed)[TS_GEMM_PACKED],
+                                      TS_GEMM_FN(output) *out, int consumer, int m_tile, int n_tile, int q) {
     const int halves = TS_GEMM_BN / TS_GEMM_OUT_COLS, r = q / halves, h = q % halves;
-    const ts_rt_desc part = ts_rt_make_desc(16, TS_GEMM_OUT_COLS, TS_DTYPE_F32, TS_RT_LAYOUT(&c->acc[0]));
+    const ts_rt_desc part = ts_rt_make_desc(16, TS_GEMM_OUT_COLS, TS_DTYPE_F32, TS_LAYOUT_ROW);
+    const unsigned *values = &packed[r][h * (TS_GEMM_OUT_COLS / 16 * TS_RT_SUB_ELEMS / 2)];
+    const int warp = ts_warp_in_group();
+#if TS_GEMM_WARP_STORE
+    /* Each warp its own 16 rows: it waits only for its own last store, and no warp for another. */
+    (void)consumer;
+#if TS_GEMM_WARP_STORE == 2
+    /* Parts alternate between the two tiles (an even count of parts a task keeps the turn). */
+    ts_async_store_wait_read_but_last();
+#else
+    ts_async_store_wait_read();
+#endif
+    ts_sync_warp();
+    TS_CAT(ts_st_bf16_16x, TS_GEMM_OUT_COLS) *tile = &out->c[warp][q % TS_GEMM_WARP_STORE];
+    ts_gemm_stage_rows(TS_ST_DATA(tile), TS_ST_DESC(tile), values, part, 0);
+    ts_async_fence_shared();
+    ts_async_store(&p->c_store, tile, 0, 0, (m_tile + r) * 4 + warp, n_tile + h);
+    ts_async_store_commit();
+#else
     /* The previous store must have read the output tile before it is overwritten. */
-    if (ts_warp_in_group() == 0) ts_async_store_wait_read();
+    if (warp == 0) ts_async_store_wait_read();
     ts_sync_named(consumer, 4);
-    ts_gemm_stage_rows(TS_ST_DATA(&out->c), TS_ST_DESC(&out->c), &c->packed[r][h * (TS_GEMM_OUT_COLS / 16 * TS_RT_SUB_ELEMS / 2)], part,
-                       ts_warp_in_group() * 16);
+    ts_gemm_stage_rows(TS_ST_DATA(&out->c), TS_ST_DESC(&out->c), values, part, warp * 16);
     ts_async_fence_shared();
     ts_sync_named(consumer, 4);
-    if (ts_warp_in_group() == 0) {
-        ts_async_store(&p->c_store, &out->c, 0, 0, c->out_tile_m + r, c->out_tile_n + h);
+    if (warp == 0) {
+        ts_async_store(&p->c_store, &out->c, 0, 0, m_tile + r, n_tile + h);
         ts_async_store_commit();
     }
-}
-
-/* The next part not yet stored, if any. */
-TS_DEVICE void TS_GEMM_FN(store_next_part)(const ts_gemm_params *p, TS_GEMM_FN(consumer) *c,
-                                           TS_GEMM_FN(output) *out, int consumer) {
-    if (c->parts_left == 0) return;
-    const int next = TS_GEMM_STORE_PARTS - c->parts_left;
-    TS_UNROLL
-    for (int q = 0; q < TS_GEMM_STORE_PARTS; ++q)
-        if (q == next) TS_GEMM_FN(store_part)(p, c, out, consumer, q);
-    --c->parts_left;
+#endif
 }
 #endif
 
@@ -166,11 +166,6 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
 #else
     (void)in, (void)consumer, (void)c;
 #endif
-#if TS_GEMM_DEFERRED_STORE
-    /* While the task's first multiplies run: the last task's results. */
-    if (iter == 0 && p->staged)
-        while (c->parts_left > 0) TS_GEMM_FN(store_next_part)(p, c, out, consumer);
-#endif
 }
 
 TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
@@ -187,19 +182,14 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     const int m_tile0 = (t->tm * TS_GEMM_CONSUMERS + consumer) * TS_GEMM_WG_TILES;
 #if TS_GEMM_STAGED_STORE
     if (p->staged) {
-        /* Parts of the previous task's results that its successor's stages did not store (a task
-         * of fewer stages than parts) go first: their registers are reused now. */
-        while (c->parts_left > 0) TS_GEMM_FN(store_next_part)(p, c, out, consumer);
+        unsigned packed[TS_GEMM_WG_TILES][TS_GEMM_PACKED];
         TS_UNROLL
         for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
-            ts_gemm_pack(c->packed[r], &c->acc[r].v[0][0][0], TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS, p->alpha,
-                         p->c.dtype == TS_DTYPE_BF16);
-        c->out_tile_m = m_tile0;
-        c->out_tile_n = t->tn * (TS_GEMM_BN / TS_GEMM_OUT_COLS);
-        c->parts_left = TS_GEMM_STORE_PARTS;
-#if !TS_GEMM_DEFERRED_STORE
-        while (c->parts_left > 0) TS_GEMM_FN(store_next_part)(p, c, out, consumer);
-#endif
+            ts_gemm_pack(packed[r], &c->acc[r].v[0][0][0], 2 * TS_GEMM_PACKED, p->alpha, p->c.dtype == TS_DTYPE_BF16);
+        TS_UNROLL /* constant parts keep the packed results in registers */
+        for (int q = 0; q < TS_GEMM_STORE_PARTS; ++q)
+            TS_GEMM_FN(store_part)(p, (const unsigned (*)[TS_GEMM_PACKED])packed, out, consumer, m_tile0,
+                                   t->tn * (TS_GEMM_BN / TS_GEMM_OUT_COLS), q);
         return;
     }
 #else
@@ -213,14 +203,11 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     }
 }
 
-TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(consumer) *c, TS_GEMM_FN(output) *out,
-                                  int consumer) {
-    (void)p, (void)c, (void)out, (void)consumer;
-#if TS_GEMM_STAGED_STORE
-    /* The last task's results, and every staged store done before the block's shared memory goes away. */
-    while (c->parts_left > 0) TS_GEMM_FN(store_next_part)(p, c, out, consumer);
-#endif
-    if (ts_warp_in_group() == 0) ts_async_store_wait();
+TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(output) *out, int consumer) {
+    (void)p, (void)out, (void)consumer;
+    /* The last staged stores must be done before the block's shared memory goes away (each warp
+     * waits for those it issued). */
+    ts_async_store_wait();
 }
 
 #define TS_PC_KERNEL TS_GEMM_FN(kernel)
@@ -232,7 +219,6 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(consumer) 
 #define TS_PC_CONSUMER_REGS 232
 #define TS_PC_CLUSTER TS_GEMM_CLUSTER
 #define TS_PC_LOAD_WARPS TS_GEMM_LOAD_WARPS
-#define TS_PC_PEEL_FIRST_STAGE TS_GEMM_DEFERRED_STORE
 #include "templates/producer_consumer.h"
 
 #undef TS_GEMM_NAME

@@ -12,21 +12,18 @@
 #define TS_LAYOUT_PREFIX(name) ts_cuda_##name
 #define TS_RT_SUB_ELEMS TS_CUDA_RT_SUB_ELEMS
 #define TS_RV_SLOTS TS_CUDA_RV_SLOTS
-#define TS_RT_ROW_PAIRS TS_CUDA_RT_ROW_PAIRS
 #elif defined(TESSERA_BACKEND_HIP)
 #include "backends/hip/fragment_layout.h"
 #include "backends/hip/shared_layout.h"
 #define TS_LAYOUT_PREFIX(name) ts_hip_##name
 #define TS_RT_SUB_ELEMS TS_HIP_RT_SUB_ELEMS
 #define TS_RV_SLOTS TS_HIP_RV_SLOTS
-#define TS_RT_ROW_PAIRS TS_HIP_RT_ROW_PAIRS
 #elif defined(TESSERA_BACKEND_HOST)
 #include "backends/host/fragment_layout.h"
 #include "backends/host/shared_layout.h"
 #define TS_LAYOUT_PREFIX(name) ts_host_##name
 #define TS_RT_SUB_ELEMS TS_HOST_RT_SUB_ELEMS
 #define TS_RV_SLOTS TS_HOST_RV_SLOTS
-#define TS_RT_ROW_PAIRS TS_HOST_RT_ROW_PAIRS
 #else
 #error "define one of TESSERA_BACKEND_CUDA, TESSERA_BACKEND_HIP, TESSERA_BACKEND_HOST (the build does)"
 #endif

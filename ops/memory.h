@@ -169,6 +169,20 @@ TS_DEVICE void ts_load_s2r_impl(void *rt, ts_rt_desc d, const void *st, ts_st_de
 
 TS_DEVICE void ts_store_r2s_impl(void *st, ts_st_desc sd, const void *rt, ts_rt_desc d, int row0, int col0) {
     const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);
+#if defined(TS_HAVE_STMATRIX)
+    /* 16-bit tiles: one matrix store per subtile, addressed as ts_load_s2r_impl's loads. */
+    if (bytes == 2) {
+        const int subcols = d.cols / 16;
+        TS_UNROLL
+        for (int sub = 0; sub < (d.rows / 16) * subcols; ++sub) {
+            const int r = row0 + (sub / subcols) * 16 + ((lane >> 3) & 1) * 8 + (lane & 7);
+            const int c = col0 + (sub % subcols) * 16 + (lane >> 4) * 8;
+            ts_stmatrix_x4((unsigned short *)st + ts_st_index(sd, r, c), (const unsigned *)rt + sub * (TS_RT_SUB_ELEMS / 2),
+                           d.layout == TS_LAYOUT_COL);
+        }
+        return;
+    }
+#endif
     TS_UNROLL
     for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
         const int r = row0 + ts_rt_elem_row(d, lane, e), c = col0 + ts_rt_elem_col(d, lane, e);

@@ -37,11 +37,9 @@
 
 #include "backends/cuda/fragment_layout.h"
 #include "backends/cuda/mma_layout.h"
-#include "backends/cuda/shared_layout.h"
 #include "backends/hip/fragment_layout.h"
 #include "backends/hip/mma_layout.h"
 #include "backends/host/fragment_layout.h"
-#include "backends/host/shared_layout.h"
 #include "support/test_support.h"
 
 enum { DT_BF16, DT_FP16 };
@@ -540,36 +538,6 @@ Test(layouts, every_backend_layout_is_a_bijection) {
                         cr_assert_eq(seen[r][c], 1, "%s layout %d bytes %d (%d,%d)", ar->name,
                                      layout, bytes, r, c);
             }
-}
-
-/* TS_RT_ROW_PAIRS, which lets the GEMM's staged store write two 16-bit results as one 32-bit word:
- * where a backend claims it, a lane's 32-bit row-layout elements 2j and 2j + 1 are columns c and
- * c + 1 (c even) of one row, and its shared layout keeps (r, c) and (r, c + 1) adjacent for 16-bit
- * elements, on the GEMM's output tiles (64 x 128 and 64 x 256) and smaller ones. HIP claims it not:
- * its accumulator lanes hold one column. */
-static int row_pairs_hold(const arch *ar) {
-    for (int lane = 0; lane < ar->lanes; ++lane)
-        for (int i = 0; i < ar->sub_elems; i += 2) {
-            const int r = ar->row(TS_LAYOUT_ROW, 4, lane, i), c = ar->col(TS_LAYOUT_ROW, 4, lane, i);
-            if (c % 2 || ar->row(TS_LAYOUT_ROW, 4, lane, i + 1) != r || ar->col(TS_LAYOUT_ROW, 4, lane, i + 1) != c + 1)
-                return 0;
-        }
-    return 1;
-}
-static void check_shared_pairs(const char *name, int (*offset)(int, int, int, int, int)) {
-    const int shapes[][2] = {{64, 128}, {64, 256}, {16, 64}, {16, 32}, {32, 16}};
-    for (int s = 0; s < 5; ++s)
-        for (int r = 0; r < shapes[s][0]; ++r)
-            for (int c = 0; c < shapes[s][1]; c += 2)
-                cr_assert_eq(offset(shapes[s][0], shapes[s][1], 2, r, c + 1), offset(shapes[s][0], shapes[s][1], 2, r, c) + 1,
-                             "%s %dx%d (%d,%d)", name, shapes[s][0], shapes[s][1], r, c);
-}
-Test(layouts, row_pairs_where_a_backend_claims_them) {
-    cr_assert_eq(row_pairs_hold(&cuda_arch), TS_CUDA_RT_ROW_PAIRS);
-    cr_assert_eq(row_pairs_hold(&hip_arch), TS_HIP_RT_ROW_PAIRS);
-    cr_assert_eq(row_pairs_hold(&host_arch), TS_HOST_RT_ROW_PAIRS);
-    check_shared_pairs("cuda", ts_cuda_st_offset);
-    check_shared_pairs("host", ts_host_st_offset);
 }
 
 /* ---- CUDA: mma.sync m16n8k16 --------------------------------------------------------------- */

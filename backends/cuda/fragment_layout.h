@@ -11,9 +11,6 @@
 
 #define TS_CUDA_RT_SUB_ELEMS 8
 #define TS_CUDA_RV_SLOTS 4
-/* 1: in the row layout, a lane's elements 2j and 2j + 1 are neighbours in one row (columns c, c + 1
- * with c even), so a pair can be stored as one 32-bit word of 16-bit values. */
-#define TS_CUDA_RT_ROW_PAIRS 1
 
 TS_LAYOUT_FN int ts_cuda_rt_row(int layout, int bytes, int lane, int i) {
     (void)bytes;

@@ -42,6 +42,21 @@ TS_DEVICE float ts_unpack_fp16(unsigned short bits) {
  * exactly the row layout's four words; with .trans, a row-major tile gives the col layout's. */
 #define TS_HAVE_LDMATRIX 1
 
+/* stmatrix (sm_90): the inverse of ldmatrix, the same lanes giving the same rows' addresses. */
+#define TS_HAVE_STMATRIX 1
+
+TS_DEVICE void ts_stmatrix_x4(void *row_address, const unsigned *words, int trans) {
+    const unsigned addr = ts_cuda_smem_addr(row_address);
+    if (trans)
+        asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr),
+                     "r"(words[0]), "r"(words[1]), "r"(words[2]), "r"(words[3])
+                     : "memory");
+    else
+        asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(words[0]),
+                     "r"(words[1]), "r"(words[2]), "r"(words[3])
+                     : "memory");
+}
+
 TS_DEVICE void ts_ldmatrix_x4(unsigned *words, const void *row_address, int trans) {
     const unsigned addr = ts_cuda_smem_addr(row_address);
     if (trans)

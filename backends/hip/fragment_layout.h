@@ -13,9 +13,6 @@
 
 #define TS_HIP_RT_SUB_ELEMS 4
 #define TS_HIP_RV_SLOTS 4
-/* 0: a 32-bit row-layout (accumulator) lane holds one column, not neighbouring pairs of a row
- * (TS_CUDA_RT_ROW_PAIRS says what 1 would mean). */
-#define TS_HIP_RT_ROW_PAIRS 0
 
 /* Nonzero when lane l of this layout holds one row, many columns (the A-operand pattern). */
 TS_LAYOUT_FN int ts_hip_lane_holds_row(int layout, int bytes) {

@@ -8,9 +8,6 @@
 
 #define TS_HOST_RT_SUB_ELEMS 256
 #define TS_HOST_RV_SLOTS 16
-/* 1: the row layout is row-major, so elements 2j and 2j + 1 are neighbours in one row
- * (TS_CUDA_RT_ROW_PAIRS). */
-#define TS_HOST_RT_ROW_PAIRS 1
 
 TS_LAYOUT_FN int ts_host_rt_row(int layout, int bytes, int lane, int i) {
     (void)bytes, (void)lane;

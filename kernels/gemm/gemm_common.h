@@ -16,6 +16,7 @@
 #include "backends/backend.h"
 #include "backends/cluster.h"
 #include "backends/lane_ops.h"
+#include "ops/convert.h"
 #include "ops/maps.h"
 #include "ops/memory.h"
 #include "ops/tma.h"
@@ -172,36 +173,6 @@ TS_DEVICE void ts_gemm_epilogue(const float *acc, ts_rt_desc d, const ts_gl *c, 
             ts_gemm_store_c(c, idx, v);
         }
     }
-}
-
-/* n accumulator values of a lane (n even), times alpha, as 16-bit values two to a register:
- * element e in the low (e even) or high half of packed[e / 2]. */
-TS_DEVICE void ts_gemm_pack(unsigned *packed, const float *acc, int n, float alpha, int bf16) {
-    TS_UNROLL
-    for (int i = 0; i < n / 2; ++i)
-        packed[i] = bf16 ? ts_pack_bf16x2(alpha * acc[2 * i], alpha * acc[2 * i + 1])
-                         : ts_pack_fp16x2(alpha * acc[2 * i], alpha * acc[2 * i + 1]);
-}
-
-/* A warp's 16 rows of packed results (elements laid out as the register tile d) into rows
- * row0 .. row0 + 15 of the output tile (shape sd) in shared memory. Where a lane's elements 2j and
- * 2j + 1 are row neighbours (TS_RT_ROW_PAIRS; the shared layouts keep them adjacent, checked with
- * it in tests/test_layout_models.c), each register goes out whole: split into 16-bit stores,
- * nvcc converted every value on its own and kept twice the registers, which spilled once the
- * packed results stayed live through the next task (TS_GEMM_DEFERRED_STORE). */
-TS_DEVICE void ts_gemm_stage_rows(void *st, ts_st_desc sd, const unsigned *packed, ts_rt_desc d, int row0) {
-    const int lane = ts_lane_id();
-#if TS_RT_ROW_PAIRS
-    TS_UNROLL
-    for (int e = 0; e < TS_RT_DESC_ELEMS(d); e += 2)
-        ((unsigned *)st)[ts_st_index(sd, row0 + ts_rt_elem_row(d, lane, e), ts_rt_elem_col(d, lane, e)) / 2] =
-            packed[e / 2];
-#else
-    TS_UNROLL
-    for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e)
-        ((unsigned short *)st)[ts_st_index(sd, row0 + ts_rt_elem_row(d, lane, e), ts_rt_elem_col(d, lane, e))] =
-            (unsigned short)(packed[e / 2] >> (e % 2 * 16));
-#endif
 }
 
 /* The kernel parameters of one GEMM call, from arguments ts_gemm has already checked: tensor maps

@@ -37,21 +37,21 @@ typedef struct TS_GEMM_FN(consumer) {
 } TS_GEMM_FN(consumer);
 
 #if TS_GEMM_STAGED_STORE
-/* A lane's results of one 64-row tile, packed two to a register. */
-#define TS_GEMM_PACKED (TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS / 2)
-
-/* Part q of a consumer's packed results (64-row tile q / halves, columns q % halves) to C through
- * shared memory and a TMA store, which reads the tile while the warps go on; C's tile (m_tile,
- * n_tile) in 64 x TS_GEMM_OUT_COLS units is the consumer's first. q must be a constant where this
- * is inlined: an indexed `packed` would go to local memory. */
-TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const unsigned (*packed)[TS_GEMM_PACKED],
+/* Part q of a consumer's results in 16 bits (c16[r] holds 64-row tile r's: a warp's 16 rows) to C
+ * through shared memory and a TMA store, which reads the tile while the warps go on: 64-row tile
+ * q / halves, columns q % halves; C's tile (m_tile, n_tile) in 64 x TS_GEMM_OUT_COLS units is the
+ * consumer's first. q must be a constant where this is inlined: an indexed register tile would
+ * go to local memory. */
+TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const TS_CAT(ts_rt_bf16_16x, TS_GEMM_BN) *c16,
                                       TS_GEMM_FN(output) *out, int consumer, int m_tile, int n_tile, int q) {
     const int halves = TS_GEMM_BN / TS_GEMM_OUT_COLS, r = q / halves, h = q % halves;
-    const ts_rt_desc part = ts_rt_make_desc(16, TS_GEMM_OUT_COLS, TS_DTYPE_F32, TS_LAYOUT_ROW);
-    const unsigned *values = &packed[r][h * (TS_GEMM_OUT_COLS / 16 * TS_RT_SUB_ELEMS / 2)];
+    /* The part's subtiles are a 16 x TS_GEMM_OUT_COLS tile of their own (one row of subtiles, laid
+     * out column after column); the bits are bf16 or fp16, stored alike. */
+    const ts_rt_desc part = ts_rt_make_desc(16, TS_GEMM_OUT_COLS, TS_DTYPE_BF16, TS_LAYOUT_ROW);
+    const void *values = &c16[r].v[0][h * (TS_GEMM_OUT_COLS / 16)][0];
     const int warp = ts_warp_in_group();
 #if TS_GEMM_WARP_STORE
-    /* Each warp its own 16 rows: it waits only for its own last store, and no warp for another. */
+    /* Each warp its own 16 rows: it waits only for its own stores, and no warp for another. */
     (void)consumer;
 #if TS_GEMM_WARP_STORE == 2
     /* Parts alternate between the two tiles (an even count of parts a task keeps the turn). */
@@ -59,9 +59,8 @@ TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const unsigned (*
 #else
     ts_async_store_wait_read();
 #endif
-    ts_sync_warp();
     TS_CAT(ts_st_bf16_16x, TS_GEMM_OUT_COLS) *tile = &out->c[warp][q % TS_GEMM_WARP_STORE];
-    ts_gemm_stage_rows(TS_ST_DATA(tile), TS_ST_DESC(tile), values, part, 0);
+    ts_store_r2s_impl(TS_ST_DATA(tile), TS_ST_DESC(tile), values, part, 0, 0);
     ts_async_fence_shared();
     ts_async_store(&p->c_store, tile, 0, 0, (m_tile + r) * 4 + warp, n_tile + h);
     ts_async_store_commit();
@@ -69,7 +68,7 @@ TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const unsigned (*
     /* The previous store must have read the output tile before it is overwritten. */
     if (warp == 0) ts_async_store_wait_read();
     ts_sync_named(consumer, 4);
-    ts_gemm_stage_rows(TS_ST_DATA(&out->c), TS_ST_DESC(&out->c), values, part, warp * 16);
+    ts_store_r2s_impl(TS_ST_DATA(&out->c), TS_ST_DESC(&out->c), values, part, warp * 16, 0);
     ts_async_fence_shared();
     ts_sync_named(consumer, 4);
     if (warp == 0) {
@@ -182,14 +181,25 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     const int m_tile0 = (t->tm * TS_GEMM_CONSUMERS + consumer) * TS_GEMM_WG_TILES;
 #if TS_GEMM_STAGED_STORE
     if (p->staged) {
-        unsigned packed[TS_GEMM_WG_TILES][TS_GEMM_PACKED];
-        TS_UNROLL
-        for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
-            ts_gemm_pack(packed[r], &c->acc[r].v[0][0][0], 2 * TS_GEMM_PACKED, p->alpha, p->c.dtype == TS_DTYPE_BF16);
-        TS_UNROLL /* constant parts keep the packed results in registers */
+        /* alpha, then 16 bits: one uniform branch each, not a choice per element. */
+        if (p->alpha != 1.0f) {
+            TS_UNROLL
+            for (int r = 0; r < TS_GEMM_WG_TILES; ++r) ts_mul_scalar(&c->acc[r], &c->acc[r], p->alpha);
+        }
+        TS_CAT(ts_rt_bf16_16x, TS_GEMM_BN) c16[TS_GEMM_WG_TILES];
+        if (p->c.dtype == TS_DTYPE_BF16) {
+            TS_UNROLL
+            for (int r = 0; r < TS_GEMM_WG_TILES; ++r) ts_convert(&c16[r], &c->acc[r]);
+        } else {
+            /* fp16 values in the same registers */
+            const ts_rt_desc fp16 = ts_rt_make_desc(16, TS_GEMM_BN, TS_DTYPE_FP16, TS_LAYOUT_ROW);
+            TS_UNROLL
+            for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
+                ts_convert_impl(TS_RT_DATA(&c16[r]), fp16, TS_RT_CDATA(&c->acc[r]), TS_RT_DESC(&c->acc[r]));
+        }
+        TS_UNROLL /* constant parts keep the results in registers */
         for (int q = 0; q < TS_GEMM_STORE_PARTS; ++q)
-            TS_GEMM_FN(store_part)(p, (const unsigned (*)[TS_GEMM_PACKED])packed, out, consumer, m_tile0,
-                                   t->tn * (TS_GEMM_BN / TS_GEMM_OUT_COLS), q);
+            TS_GEMM_FN(store_part)(p, c16, out, consumer, m_tile0, t->tn * (TS_GEMM_BN / TS_GEMM_OUT_COLS), q);
         return;
     }
 #else

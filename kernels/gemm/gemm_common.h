@@ -43,20 +43,25 @@
 #ifndef TS_GEMM_STAGED_STORE
 #define TS_GEMM_STAGED_STORE 1
 #endif
-/* 0: the consumer's four warps fill one 64 x TS_GEMM_OUT_COLS tile of C together, between two
- * named barriers, and one warp stores it. 1: each warp stages and stores its own 16 rows (a
- * 16 x TS_GEMM_OUT_COLS tile of the consumer's output area) and waits only for its own previous
- * store. 2: the same in two tiles of half the width used in turn, so that a warp waits for the
- * store before last, not the last. */
+/* 2 (the default): each consumer warp stages and TMA-stores its own 16 rows of C, in two
+ * 16 x TS_GEMM_OUT_COLS tiles used in turn, waiting only for its own store before last; no warp
+ * waits for another. 0: the consumer's four warps fill one 64-row tile together between two named
+ * barriers, one warp stores it, and the next fill waits for that store to have read the tile. On
+ * the H200 (same-run A/B, two runs) 2 took 4096^3 from 760-773 to 777-782 TFLOP/s, and made it
+ * steadier; each warp alone with one tile (1) measured 766-770. */
 #ifndef TS_GEMM_WARP_STORE
-#define TS_GEMM_WARP_STORE 0
+#define TS_GEMM_WARP_STORE 2
 #endif
-/* Columns of C a consumer stages at a time: 128, in BN / 128 rounds through a 16 KiB tile, which
- * leaves room for four stages, or all BN (64 x 256, 32 KiB a consumer: three stages fit). On the
- * H200 (scripts/gpu-ab.sh, 2026-11-30, two interleaved rounds) four stages with the half-width
- * store took 4096^3 from 580 to 667 TFLOP/s and 8192^3 from 565-601 to 618-655. */
+#if TS_GEMM_WARP_STORE != 0 && TS_GEMM_WARP_STORE != 2
+#error "TS_GEMM_WARP_STORE is 0 or 2"
+#endif
+/* Columns of C a consumer stages at a time: 64 with the warp store (two 16 x 64 tiles a warp,
+ * 16 KiB a consumer), else 128, in BN / 128 rounds through a 64 x 128 tile (16 KiB); either
+ * leaves room for four stages, where all BN at once (64 x 256, 32 KiB a consumer) leaves three.
+ * On the H200 (scripts/gpu-ab.sh, 2026-11-30, two interleaved rounds) four stages with the
+ * half-width store took 4096^3 from 580 to 667 TFLOP/s and 8192^3 from 565-601 to 618-655. */
 #ifndef TS_GEMM_OUT_COLS
-#if TS_GEMM_BN > 128 && TS_GEMM_WARP_STORE == 2
+#if TS_GEMM_BN >= 128 && TS_GEMM_WARP_STORE == 2
 #define TS_GEMM_OUT_COLS 64
 #elif TS_GEMM_BN > 128
 #define TS_GEMM_OUT_COLS 128 /* a plain number: tile type names are pasted from it */

@@ -17,11 +17,11 @@ typedef struct TS_GEMM_FN(input) {
 } TS_GEMM_FN(input);
 
 /* A consumer's results on their way to C (the staged store), TS_GEMM_OUT_COLS columns at a time:
- * one 64-row tile, or with TS_GEMM_WARP_STORE one 16-row tile per warp. The bits are C's 16-bit
+ * two 16-row tiles per warp (TS_GEMM_WARP_STORE), or one 64-row tile. The bits are C's 16-bit
  * dtype, bf16 or fp16, which the copy engine moves alike. */
 typedef struct TS_GEMM_FN(output) {
 #if TS_GEMM_STAGED_STORE && TS_GEMM_WARP_STORE
-    TS_CAT(ts_st_bf16_16x, TS_GEMM_OUT_COLS) c[4][TS_GEMM_WARP_STORE]; /* [warp][tile used in turn] */
+    TS_CAT(ts_st_bf16_16x, TS_GEMM_OUT_COLS) c[4][2]; /* [warp][tile used in turn] */
 #elif TS_GEMM_STAGED_STORE
     TS_CAT(ts_st_bf16_64x, TS_GEMM_OUT_COLS) c;
 #else
@@ -53,13 +53,9 @@ TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const TS_CAT(ts_r
 #if TS_GEMM_WARP_STORE
     /* Each warp its own 16 rows: it waits only for its own stores, and no warp for another. */
     (void)consumer;
-#if TS_GEMM_WARP_STORE == 2
     /* Parts alternate between the two tiles (an even count of parts a task keeps the turn). */
     ts_async_store_wait_read_but_last();
-#else
-    ts_async_store_wait_read();
-#endif
-    TS_CAT(ts_st_bf16_16x, TS_GEMM_OUT_COLS) *tile = &out->c[warp][q % TS_GEMM_WARP_STORE];
+    TS_CAT(ts_st_bf16_16x, TS_GEMM_OUT_COLS) *tile = &out->c[warp][q % 2];
     ts_store_r2s_impl(TS_ST_DATA(tile), TS_ST_DESC(tile), values, part, 0, 0);
     ts_async_fence_shared();
     ts_async_store(&p->c_store, tile, 0, 0, (m_tile + r) * 4 + warp, n_tile + h);

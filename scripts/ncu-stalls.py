@@ -16,7 +16,9 @@ def main():
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 40
     with open(path, newline="") as f:
         lines = [l for l in f if l.strip() and not l.startswith("==")]
-    rows = list(csv.DictReader(lines))
+    # The export opens with the kernel's name on a line of its own; the table starts at "Address".
+    start = next((i for i, l in enumerate(lines) if l.startswith('"Address"')), 0)
+    rows = list(csv.DictReader(lines[start:]))
     if not rows:
         sys.exit("no rows in " + path)
     key = next(k for k in rows[0] if k.startswith("Warp Stall Sampling (All"))

@@ -117,7 +117,8 @@
 
 /* 1, an A/B option: a cluster's tiles always lie across N and share the A stage, as in cuBLAS's
  * 256 x 128 kernel on the H200 (with TS_GEMM_WG_TILES=2 TS_GEMM_BN=128, A is the larger operand);
- * 0: down M, sharing B, unless M has a single row of tiles. */
+ * 0: down M, sharing B, unless M has a single row of tiles. That shape with this option measured
+ * 720-723 TFLOP/s at 4096^3 against 770 for the default (H200, 2026-11-30). */
 #ifndef TS_GEMM_CLUSTER_ACROSS_N
 #define TS_GEMM_CLUSTER_ACROSS_N 0
 #endif

@@ -142,21 +142,30 @@ TS_DEVICE void ts_store_s2g_impl(const ts_gl *g, const void *st, ts_st_desc d, l
 
 /* ---- shared <-> registers -------------------------------------------------------------------- */
 
+#if defined(TS_HAVE_LDMATRIX) || defined(TS_HAVE_STMATRIX)
+/* The shared element where a lane's row of a matrix load or store of subtile `sub` of register
+ * tile d starts (tile origin at row0, col0): lane l gives row l % 8 of the subtile's matrix l / 8,
+ * the matrices in the order (rows 0-7, cols 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15). A 16-byte
+ * row of 8 elements starting at a multiple of 8 columns is one swizzle unit, so it is contiguous
+ * in every swizzled layout. */
+TS_DEVICE int ts_matrix_row_index(ts_st_desc sd, ts_rt_desc d, int sub, int lane, int row0, int col0) {
+    const int subcols = d.cols / 16;
+    const int r = row0 + (sub / subcols) * 16 + ((lane >> 3) & 1) * 8 + (lane & 7);
+    const int c = col0 + (sub % subcols) * 16 + (lane >> 4) * 8;
+    return ts_st_index(sd, r, c);
+}
+#endif
+
 TS_DEVICE void ts_load_s2r_impl(void *rt, ts_rt_desc d, const void *st, ts_st_desc sd, int row0, int col0) {
     const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);
 #if defined(TS_HAVE_LDMATRIX)
-    /* 16-bit tiles: one matrix load per subtile; lane l addresses row l % 8 of matrix l / 8. A
-     * 16-byte row of 8 elements starting at a multiple of 8 columns is one swizzle unit, so it is
-     * contiguous in every swizzled layout. */
+    /* 16-bit tiles: one matrix load per subtile (ts_matrix_row_index). */
     if (bytes == 2) {
-        const int subcols = d.cols / 16;
         TS_UNROLL
-        for (int sub = 0; sub < (d.rows / 16) * subcols; ++sub) {
-            const int r = row0 + (sub / subcols) * 16 + ((lane >> 3) & 1) * 8 + (lane & 7);
-            const int c = col0 + (sub % subcols) * 16 + (lane >> 4) * 8;
+        for (int sub = 0; sub < (d.rows / 16) * (d.cols / 16); ++sub)
             ts_ldmatrix_x4((unsigned *)rt + sub * (TS_RT_SUB_ELEMS / 2),
-                           (const unsigned short *)st + ts_st_index(sd, r, c), d.layout == TS_LAYOUT_COL);
-        }
+                           (const unsigned short *)st + ts_matrix_row_index(sd, d, sub, lane, row0, col0),
+                           d.layout == TS_LAYOUT_COL);
         return;
     }
 #endif
@@ -170,16 +179,12 @@ TS_DEVICE void ts_load_s2r_impl(void *rt, ts_rt_desc d, const void *st, ts_st_de
 TS_DEVICE void ts_store_r2s_impl(void *st, ts_st_desc sd, const void *rt, ts_rt_desc d, int row0, int col0) {
     const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);
 #if defined(TS_HAVE_STMATRIX)
-    /* 16-bit tiles: one matrix store per subtile, addressed as ts_load_s2r_impl's loads. */
+    /* 16-bit tiles: one matrix store per subtile (ts_matrix_row_index). */
     if (bytes == 2) {
-        const int subcols = d.cols / 16;
         TS_UNROLL
-        for (int sub = 0; sub < (d.rows / 16) * subcols; ++sub) {
-            const int r = row0 + (sub / subcols) * 16 + ((lane >> 3) & 1) * 8 + (lane & 7);
-            const int c = col0 + (sub % subcols) * 16 + (lane >> 4) * 8;
-            ts_stmatrix_x4((unsigned short *)st + ts_st_index(sd, r, c), (const unsigned *)rt + sub * (TS_RT_SUB_ELEMS / 2),
-                           d.layout == TS_LAYOUT_COL);
-        }
+        for (int sub = 0; sub < (d.rows / 16) * (d.cols / 16); ++sub)
+            ts_stmatrix_x4((unsigned short *)st + ts_matrix_row_index(sd, d, sub, lane, row0, col0),
+                           (const unsigned *)rt + sub * (TS_RT_SUB_ELEMS / 2), d.layout == TS_LAYOUT_COL);
         return;
     }
 #endif

@@ -43,17 +43,14 @@
 #ifndef TS_GEMM_STAGED_STORE
 #define TS_GEMM_STAGED_STORE 1
 #endif
-/* 2 (the default): each consumer warp stages and TMA-stores its own 16 rows of C, in two
+/* 1 (the default): each consumer warp stages and TMA-stores its own 16 rows of C, in two
  * 16 x TS_GEMM_OUT_COLS tiles used in turn, waiting only for its own store before last; no warp
  * waits for another. 0: the consumer's four warps fill one 64-row tile together between two named
  * barriers, one warp stores it, and the next fill waits for that store to have read the tile. On
- * the H200 (same-run A/B, two runs) 2 took 4096^3 from 760-773 to 777-782 TFLOP/s, and made it
- * steadier; each warp alone with one tile (1) measured 766-770. */
+ * the H200 (same-run A/B, two runs) it took 4096^3 from 760-773 to 777-782 TFLOP/s, and made it
+ * steadier; each warp with one tile, waiting for its last store, measured 766-770. */
 #ifndef TS_GEMM_WARP_STORE
-#define TS_GEMM_WARP_STORE 2
-#endif
-#if TS_GEMM_WARP_STORE != 0 && TS_GEMM_WARP_STORE != 2
-#error "TS_GEMM_WARP_STORE is 0 or 2"
+#define TS_GEMM_WARP_STORE 1
 #endif
 /* Columns of C a consumer stages at a time: 64 with the warp store (two 16 x 64 tiles a warp,
  * 16 KiB a consumer), else 128, in BN / 128 rounds through a 64 x 128 tile (16 KiB); either
@@ -61,7 +58,7 @@
  * On the H200 (scripts/gpu-ab.sh, 2026-11-30, two interleaved rounds) four stages with the
  * half-width store took 4096^3 from 580 to 667 TFLOP/s and 8192^3 from 565-601 to 618-655. */
 #ifndef TS_GEMM_OUT_COLS
-#if TS_GEMM_BN >= 128 && TS_GEMM_WARP_STORE == 2
+#if TS_GEMM_BN >= 128 && TS_GEMM_WARP_STORE
 #define TS_GEMM_OUT_COLS 64
 #elif TS_GEMM_BN > 128
 #define TS_GEMM_OUT_COLS 128 /* a plain number: tile type names are pasted from it */
@@ -71,7 +68,7 @@
 #endif
 /* As many stages as fit beside the output tiles, at most eight. */
 #define TS_GEMM_STAGE_BYTES ((TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES * 64 + TS_GEMM_BN) * TS_GEMM_BK * 2)
-#define TS_GEMM_OUT_BYTES (TS_GEMM_STAGED_STORE ? TS_GEMM_CONSUMERS * 64 * TS_GEMM_OUT_COLS * 2 * (TS_GEMM_WARP_STORE == 2 ? 2 : 1) : 0)
+#define TS_GEMM_OUT_BYTES (TS_GEMM_STAGED_STORE ? TS_GEMM_CONSUMERS * 64 * TS_GEMM_OUT_COLS * 2 * (TS_GEMM_WARP_STORE ? 2 : 1) : 0)
 #ifndef TS_GEMM_STAGES
 #define TS_GEMM_STAGES                                                                             \
     ((int)(TS_MAX_SHARED_BYTES - TS_GEMM_OUT_BYTES - 1024) / TS_GEMM_STAGE_BYTES < 8               \
@@ -88,8 +85,8 @@
 #endif
 /* The parts of a consumer's results the staged store moves one at a time. */
 #define TS_GEMM_STORE_PARTS (TS_GEMM_WG_TILES * (TS_GEMM_BN / TS_GEMM_OUT_COLS))
-#if TS_GEMM_WARP_STORE == 2 && TS_GEMM_STORE_PARTS % 2
-#error "TS_GEMM_WARP_STORE=2 takes an even count of parts (BN / TS_GEMM_OUT_COLS per 64-row tile)"
+#if TS_GEMM_WARP_STORE && TS_GEMM_STORE_PARTS % 2
+#error "TS_GEMM_WARP_STORE takes an even count of parts (BN / TS_GEMM_OUT_COLS per 64-row tile)"
 #endif
 #define TS_GEMM_BM (64 * TS_GEMM_WG_TILES * TS_GEMM_CONSUMERS)
 

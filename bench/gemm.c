@@ -1,4 +1,5 @@
-/* `tessera-bench gemm`: ts_gemm against the vendor library (cuBLAS in a CUDA build), timed in the
+/* `tessera-bench gemm`: ts_gemm_ex (with its stream-K workspace, as cuBLAS has its own) against the
+ * vendor library (cuBLAS in a CUDA build), timed in the
  * same process and interleaved, with the timing protocol of timing.c (warm-up, >= 20 timed runs,
  * median, L2 flushed before every run). Shapes: 4096^3 and 8192^3, and the projections of large
  * language models, M = 8192 and M in {16, 64, 256, 1024} with (N, K) in {(4096, 4096),
@@ -21,6 +22,8 @@ typedef struct gemm_run {
     int m, n, k;
     long long lda, ldb, ldc;
     void *a, *b, *c, *c_base;
+    void *workspace;
+    size_t workspace_bytes;
     bench_baseline *baseline;
     ts_stream stream;
 } gemm_run;
@@ -28,8 +31,8 @@ typedef struct gemm_run {
 static ts_status gemm_run_tessera(void *ctx, int rep) {
     const gemm_run *g = ctx;
     (void)rep;
-    return ts_gemm(g->ta, g->tb, g->m, g->n, g->k, 1.0f, g->a, TS_DTYPE_BF16, g->lda, g->b, TS_DTYPE_BF16, g->ldb,
-                   0.0f, g->c, TS_DTYPE_BF16, g->ldc, g->stream);
+    return ts_gemm_ex(g->ta, g->tb, g->m, g->n, g->k, 1.0f, g->a, TS_DTYPE_BF16, g->lda, g->b, TS_DTYPE_BF16, g->ldb,
+                      0.0f, g->c, TS_DTYPE_BF16, g->ldc, g->workspace, g->workspace_bytes, g->stream);
 }
 
 static ts_status gemm_run_baseline(void *ctx, int rep) {
@@ -71,10 +74,17 @@ typedef struct gemm_shape {
     int m, n, k;
 } gemm_shape;
 
+typedef struct gemm_workspace {
+    void *ptr;
+    size_t bytes;
+} gemm_workspace;
+
 static ts_status gemm_one(bench_context *ctx, bench_timer *timer, bench_baseline *baseline, const char *baseline_name,
-                          gemm_shape s, unsigned long long seed) {
+                          gemm_workspace ws, gemm_shape s, unsigned long long seed) {
     gemm_run g;
     memset(&g, 0, sizeof g);
+    g.workspace = ws.ptr;
+    g.workspace_bytes = ws.bytes;
     g.ta = TS_NO_TRANS;
     g.tb = TS_NO_TRANS;
     g.m = s.m;
@@ -145,8 +155,13 @@ ts_status bench_gemm(bench_context *ctx) {
         .flush_l2 = !host,
     };
     bench_timer timer;
-    ts_status st = bench_timer_init(&timer, &config, &ctx->props, ctx->stream);
+    gemm_workspace ws = {NULL, 0};
+    ts_status st = ts_gemm_workspace_size(&ws.bytes);
+    if (st == TS_SUCCESS) st = ts_malloc(&ws.ptr, ws.bytes);
+    if (st == TS_SUCCESS) st = ts_memset(ws.ptr, 0, ws.bytes);
+    if (st == TS_SUCCESS) st = bench_timer_init(&timer, &config, &ctx->props, ctx->stream);
     if (st != TS_SUCCESS) {
+        (void)ts_free(ws.ptr);
         bench_baseline_destroy(baseline);
         return st;
     }
@@ -156,22 +171,23 @@ ts_status bench_gemm(bench_context *ctx) {
     unsigned long long seed = 0x5eed0001ull;
     if (ctx->options.shape[0] > 0) {
         const gemm_shape s = {ctx->options.shape[0], ctx->options.shape[1], ctx->options.shape[2]};
-        st = gemm_one(ctx, &timer, baseline, baseline_name, s, seed);
+        st = gemm_one(ctx, &timer, baseline, baseline_name, ws, s, seed);
     } else if (host) {
         for (size_t i = 0; i < sizeof host_shapes / sizeof host_shapes[0] && st == TS_SUCCESS; ++i)
-            st = gemm_one(ctx, &timer, baseline, baseline_name, host_shapes[i], seed++);
+            st = gemm_one(ctx, &timer, baseline, baseline_name, ws, host_shapes[i], seed++);
     } else {
         /* TESSERA_BENCH_QUICK=1: the square shapes only, for comparing builds quickly. */
         const char *quick = getenv("TESSERA_BENCH_QUICK");
         const int llm_rows = quick && quick[0] == '1' ? 0 : 5;
-        for (size_t i = 0; i < 2 && st == TS_SUCCESS; ++i) st = gemm_one(ctx, &timer, baseline, baseline_name, gpu_square[i], seed++);
+        for (size_t i = 0; i < 2 && st == TS_SUCCESS; ++i) st = gemm_one(ctx, &timer, baseline, baseline_name, ws, gpu_square[i], seed++);
         for (int mi = 0; mi < llm_rows && st == TS_SUCCESS; ++mi)
             for (int j = 0; j < 4 && st == TS_SUCCESS; ++j) {
                 const gemm_shape s = {llm_m[mi], llm_nk[j][0], llm_nk[j][1]};
-                st = gemm_one(ctx, &timer, baseline, baseline_name, s, seed++);
+                st = gemm_one(ctx, &timer, baseline, baseline_name, ws, s, seed++);
             }
     }
     bench_timer_destroy(&timer);
     bench_baseline_destroy(baseline);
+    (void)ts_free(ws.ptr);
     return st;
 }

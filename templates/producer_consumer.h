@@ -313,17 +313,10 @@ static inline ts_kernel_resources TS_PC_HOOK(resources)(void) {
     r.shared_mem_per_block = TS_PC_SHARED_BYTES + TS_SHARED_ALIGN; /* with the alignment slack */
     return r;
 }
-static inline ts_status TS_PC_HOOK(persistent_grid)(const ts_device_props *device, long long tasks, int *grid) {
-    const ts_kernel_resources r = TS_PC_HOOK(resources)();
-    return ts_sched_persistent_grid(device, &r, tasks, TS_PC_CLUSTER, grid);
-}
-
-/* The kernel's launcher, TS_PC_HOOK(launch)(params, grid, stream): the template's warps and shared
- * memory, so a kernel never restates them. */
-static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_stream stream) {
+/* The most blocks the device holds at once in clusters of TS_PC_CLUSTER (INT_MAX for clusters of
+ * one, which the launch planner bounds): a persistent grid must be resident all at once. */
+static ts_status TS_PC_HOOK(max_resident_blocks)(int *blocks) {
 #if TS_PC_CLUSTER > 1
-    /* A persistent grid must be resident all at once: no more clusters than the device places
-     * together (the tasks are strided by the grid, so any grid covers them all). */
     static int capacity = 0;
     if (capacity == 0) {
         int clusters = 0;
@@ -333,8 +326,32 @@ static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_str
         if (clusters < 1) return TS_ERROR_RESOURCES;
         capacity = clusters;
     }
-    if (grid > capacity * TS_PC_CLUSTER) grid = capacity * TS_PC_CLUSTER;
+    *blocks = capacity * TS_PC_CLUSTER;
+#else
+    *blocks = 0x7fffffff;
 #endif
+    return TS_SUCCESS;
+}
+
+/* The grid the launcher uses for `tasks` tasks: the planner's persistent grid, no larger than the
+ * clusters the device holds at once (so a kernel may rely on every block running together). */
+static inline ts_status TS_PC_HOOK(persistent_grid)(const ts_device_props *device, long long tasks, int *grid) {
+    const ts_kernel_resources r = TS_PC_HOOK(resources)();
+    int most = 0;
+    ts_status s = ts_sched_persistent_grid(device, &r, tasks, TS_PC_CLUSTER, grid);
+    if (s == TS_SUCCESS) s = TS_PC_HOOK(max_resident_blocks)(&most);
+    if (s == TS_SUCCESS && *grid > most) *grid = most;
+    return s;
+}
+
+/* The kernel's launcher, TS_PC_HOOK(launch)(params, grid, stream): the template's warps and shared
+ * memory, so a kernel never restates them. A grid larger than the device holds at once is cut to
+ * that (the tasks are strided by the grid, so any grid covers them all). */
+static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_stream stream) {
+    int most = 0;
+    const ts_status s = TS_PC_HOOK(max_resident_blocks)(&most);
+    if (s != TS_SUCCESS) return s;
+    if (grid > most) grid = most;
     return TS_LAUNCH_CLUSTER(TS_PC_KERNEL, ts_grid_1d((unsigned)grid), TS_PC_WARPS, TS_PC_SHARED_BYTES, stream,
                              *params, TS_PC_CLUSTER);
 }

@@ -38,6 +38,70 @@ TS_LAYOUT_FN void ts_sched_tile(const ts_tile_sched *s, long long task, int *tm,
     *tn = (int)(in_group / rows);
 }
 
+/* Stream-K for the last waves of a persistent grid of G clusters over `units` tiles of k_iters
+ * iterations each. Where the units do not fill whole waves, the last wave leaves clusters idle
+ * (at 4096^3 the GEMM's 256 units on 66 clusters take 4 rounds for 3.88 rounds of work). Here the
+ * units of all waves but the last two run whole (data-parallel, dp of them); the k iterations of
+ * the rest (sk units, between G and 2G) are cut into G ranges of equal length, one per cluster,
+ * each at least one unit long, so that a unit is split between at most two clusters: its head
+ * (k from 0) ends the range of cluster c, its tail (k to the end) opens the range of cluster
+ * c + 1. Cluster c's part is the tasks c, c + G, ... : its dp units, then the up to three pieces
+ * of its range (some empty). With sk = 0 every task is one whole unit. */
+typedef struct ts_sk_sched {
+    long long dp, sk; /* units run whole; units shared out by k after them */
+    int clusters;     /* G */
+    int k_iters;
+} ts_sk_sched;
+
+/* The pieces of a unit: whole, its head (k from 0, finished by combining the tail's partial
+ * result), or its tail (k to the end, which hands its partial result to the head). */
+#define TS_SK_WHOLE 0
+#define TS_SK_HEAD 1
+#define TS_SK_TAIL 2
+
+/* The schedule; stream-K only where it helps (a partial last wave, more units than clusters). */
+TS_LAYOUT_FN ts_sk_sched ts_sk_make(long long units, int k_iters, int clusters, int enable) {
+    ts_sk_sched s;
+    s.clusters = clusters < 1 ? 1 : clusters;
+    s.k_iters = k_iters;
+    s.dp = units;
+    s.sk = 0;
+    if (enable && k_iters > 1 && units > s.clusters && units % s.clusters != 0) {
+        s.dp = (units / s.clusters - 1) * s.clusters;
+        s.sk = units - s.dp;
+    }
+    return s;
+}
+
+TS_LAYOUT_FN long long ts_sk_tasks(const ts_sk_sched *s) { return s->dp + (s->sk > 0 ? 3LL * s->clusters : 0); }
+
+/* Task `task`'s piece: its unit, k iterations [*k_begin, *k_end), its kind (TS_SK_*) and, for a
+ * head or a tail, the boundary it shares with its other half (the head's cluster). Returns 0 for
+ * an empty piece (nothing to do). */
+TS_LAYOUT_FN int ts_sk_piece(const ts_sk_sched *s, long long task, long long *unit, int *k_begin, int *k_end,
+                             int *kind, int *boundary) {
+    *boundary = 0;
+    if (task < s->dp) {
+        *unit = task;
+        *k_begin = 0;
+        *k_end = s->k_iters;
+        *kind = TS_SK_WHOLE;
+        return 1;
+    }
+    const long long r = task - s->dp, k = s->k_iters, total = s->sk * k;
+    const int c = (int)(r % s->clusters), piece = (int)(r / s->clusters);
+    const long long start = total * c / s->clusters, end = total * (c + 1) / s->clusters;
+    const long long tile = start / k + piece;
+    if (tile * k >= end) return 0;
+    const long long lo = start > tile * k ? start : tile * k, hi = end < (tile + 1) * k ? end : (tile + 1) * k;
+    *unit = s->dp + tile;
+    *k_begin = (int)(lo - tile * k);
+    *k_end = (int)(hi - tile * k);
+    *kind = *k_begin > 0 ? TS_SK_TAIL : *k_end < k ? TS_SK_HEAD : TS_SK_WHOLE;
+    *boundary = *kind == TS_SK_TAIL ? c - 1 : c;
+    return 1;
+}
+
 /* The grid of a persistent kernel with `tasks` tasks, each taken by a cluster of `cluster` blocks:
  * the launch planner's one full wave for the kernel's resources on the device, but no more blocks
  * than the tasks need, in whole clusters. Host code. */

@@ -27,6 +27,8 @@ typedef struct {
     int m, n, k, pad;
     ts_dtype in, out;
     float alpha, beta;
+    void *workspace; /* for ts_gemm_ex: NULL runs as ts_gemm */
+    size_t workspace_bytes;
 } gemm_case;
 
 static void check_gemm(gemm_case g) {
@@ -48,7 +50,8 @@ static void check_gemm(gemm_case g) {
     /* With beta == 0 the kernel must not read C: give it NaN poison. */
     void *dc = ts_test_device_copy(g.beta != 0.0f ? c0 : NULL, nc * dtype_bytes(g.out));
     cr_assert(da && db && dc);
-    cr_assert_eq(ts_gemm(g.ta, g.tb, g.m, g.n, g.k, g.alpha, da, g.in, lda, db, g.in, ldb, g.beta, dc, g.out, ldc, NULL),
+    cr_assert_eq(ts_gemm_ex(g.ta, g.tb, g.m, g.n, g.k, g.alpha, da, g.in, lda, db, g.in, ldb, g.beta, dc, g.out, ldc,
+                            g.workspace, g.workspace_bytes, NULL),
                  TS_SUCCESS);
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
     cr_assert_eq(ts_test_copy_back(c, dc, nc * dtype_bytes(g.out)), TS_SUCCESS);
@@ -95,7 +98,7 @@ Test(gemm, every_transpose_form_at_ragged_sizes) {
     for (int s = 0; s < 7; ++s)
         for (int f = 0; f < 4; ++f) {
             gemm_case g = {(ts_trans)(f >> 1), (ts_trans)(f & 1), sizes[s][0], sizes[s][1], sizes[s][2], s % 3,
-                           TS_DTYPE_BF16, TS_DTYPE_F32, 1.0f, 0.0f};
+                           TS_DTYPE_BF16, TS_DTYPE_F32, 1.0f, 0.0f, NULL, 0};
             check_gemm(g);
         }
 }
@@ -104,7 +107,7 @@ Test(gemm, fp16_operands_and_every_output_type) {
     TS_TEST_REQUIRE_DEVICE();
     const ts_dtype outs[3] = {TS_DTYPE_F32, TS_DTYPE_BF16, TS_DTYPE_FP16};
     for (int o = 0; o < 3; ++o) {
-        gemm_case g = {TS_NO_TRANS, TS_NO_TRANS, 130, 140, 150, 8, TS_DTYPE_FP16, outs[o], 1.0f, 0.0f};
+        gemm_case g = {TS_NO_TRANS, TS_NO_TRANS, 130, 140, 150, 8, TS_DTYPE_FP16, outs[o], 1.0f, 0.0f, NULL, 0};
         check_gemm(g);
         g.in = TS_DTYPE_BF16;
         g.ta = TS_TRANS;
@@ -116,7 +119,7 @@ Test(gemm, staged_store_at_ragged_rows_and_padded_ldc) {
     /* 16-bit C whose rows end on 16 bytes goes out through shared memory and the copy engine:
      * M not a multiple of the block tile, ldc past N, the padding must survive. */
     TS_TEST_REQUIRE_DEVICE();
-    gemm_case g = {TS_NO_TRANS, TS_NO_TRANS, 130, 136, 70, 8, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.5f, 0.0f};
+    gemm_case g = {TS_NO_TRANS, TS_NO_TRANS, 130, 136, 70, 8, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.5f, 0.0f, NULL, 0};
     check_gemm(g);
     g.out = TS_DTYPE_FP16;
     g.n = 264;
@@ -129,7 +132,7 @@ Test(gemm, staged_store_at_ragged_rows_and_padded_ldc) {
 
 Test(gemm, alpha_and_beta) {
     TS_TEST_REQUIRE_DEVICE();
-    gemm_case g = {TS_NO_TRANS, TS_TRANS, 70, 90, 33, 0, TS_DTYPE_BF16, TS_DTYPE_F32, -0.5f, 0.75f};
+    gemm_case g = {TS_NO_TRANS, TS_TRANS, 70, 90, 33, 0, TS_DTYPE_BF16, TS_DTYPE_F32, -0.5f, 0.75f, NULL, 0};
     check_gemm(g);
     g.out = TS_DTYPE_BF16;
     g.alpha = 2.0f;
@@ -150,9 +153,53 @@ Test(gemm, more_tiles_than_blocks) {
     const int ks[2] = {40, 200};
     for (int i = 0; i < 2; ++i) {
         gemm_case g = {TS_NO_TRANS, TS_NO_TRANS, 128 * (p.sm_count + 3), 296, ks[i], 0, TS_DTYPE_BF16, TS_DTYPE_BF16,
-                       1.0f, 0.0f};
+                       1.0f, 0.0f, NULL, 0};
         check_gemm(g);
     }
+}
+
+/* Stream-K (ts_gemm_ex with a workspace): one tile column and one more row of tiles than the SMs
+ * (with clusters of two, one more cluster's worth than the clusters) leave a last wave that is
+ * shared out by K, so that some tiles are split between two blocks, one adding the other's partial
+ * results before its store: through the staged store (bf16 C) and the direct one (fp32 C with
+ * beta), at ragged sizes. Each case runs twice on one workspace, which the first call must leave
+ * ready for the second. */
+Test(gemm, stream_k_splits_the_last_wave_by_k) {
+    TS_TEST_REQUIRE_DEVICE();
+    int count = 0;
+    ts_device_props p;
+    cr_assert_eq(ts_device_count(&count), TS_SUCCESS);
+    cr_assert_eq(ts_device_get_props(0, &p), TS_SUCCESS);
+    size_t bytes = 0;
+    cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
+    cr_assert(bytes > 0);
+    void *ws = NULL;
+    cr_assert_eq(ts_malloc(&ws, bytes), TS_SUCCESS);
+    cr_assert_eq(ts_memset(ws, 0, bytes), TS_SUCCESS);
+    const int m = 128 * (p.sm_count + 1);
+    gemm_case cases[3] = {
+        {TS_NO_TRANS, TS_NO_TRANS, m, 256, 200, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
+        {TS_NO_TRANS, TS_TRANS, m + 37, 296, 300, 8, TS_DTYPE_BF16, TS_DTYPE_F32, 0.5f, -1.0f, ws, bytes},
+        {TS_TRANS, TS_NO_TRANS, m - 50, 120, 520, 0, TS_DTYPE_FP16, TS_DTYPE_FP16, 1.0f, 0.0f, ws, bytes},
+    };
+    for (int i = 0; i < 3; ++i) {
+        check_gemm(cases[i]);
+        check_gemm(cases[i]);
+    }
+    /* The flags open the workspace, and every head cleared the one its tail set. */
+    unsigned char flags[256];
+    cr_assert_eq(ts_test_copy_back(flags, ws, sizeof flags), TS_SUCCESS);
+    for (size_t i = 0; i < sizeof flags; ++i) cr_assert_eq(flags[i], 0, "workspace byte %zu left set", i);
+    /* A workspace too small or misaligned is refused. */
+    unsigned short buf[64] __attribute__((aligned(16))) = {0};
+    const ts_dtype B = TS_DTYPE_BF16;
+    cr_assert_eq(ts_gemm_ex(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, buf, B, 8, buf, B, 8, 0, buf, B, 8, ws, bytes - 1, NULL),
+                 TS_ERROR_INVALID_SIZE);
+    cr_assert_eq(ts_gemm_ex(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, buf, B, 8, buf, B, 8, 0, buf, B, 8, (char *)ws + 4,
+                            bytes - 4, NULL),
+                 TS_ERROR_MISALIGNED);
+    cr_assert_eq(ts_gemm_workspace_size(NULL), TS_ERROR_NULL_POINTER);
+    cr_assert_eq(ts_free(ws), TS_SUCCESS);
 }
 
 /* The ping-pong schedule (CDNA's) on this backend: no producer warpgroup, the consumer warpgroups

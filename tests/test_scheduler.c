@@ -1,6 +1,7 @@
 /* The tile scheduler on the CPU: the grouped order visits every tile exactly once, keeps a group's
  * tasks inside group_m tile rows, and the chiplet remap is a permutation that gives each chiplet a
- * run of consecutive numbers; the persistent grid is the planner's wave in whole clusters. */
+ * run of consecutive numbers; the persistent grid is the planner's wave in whole clusters; the
+ * stream-K schedule computes every iteration once in an order where no head waits on later work. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,4 +92,66 @@ Test(scheduler, persistent_grid_is_one_wave_in_whole_clusters) {
     cr_assert_eq(ts_sched_persistent_grid(NULL, &gemm, 10, 1, &grid), TS_ERROR_NULL_POINTER);
     cr_assert_eq(ts_sched_persistent_grid(&h200, &gemm, 0, 1, &grid), TS_ERROR_INVALID_SIZE);
     cr_assert_eq(ts_sched_persistent_grid(&h200, &gemm, 10, 0, &grid), TS_ERROR_INVALID_SIZE);
+}
+
+/* Stream-K: every (unit, k) is computed exactly once; cluster c's tasks are c, c + G, ...; a split
+ * unit has one head, the last non-empty piece of its cluster, and one tail, the first piece of the
+ * next cluster's range (so a head waits only for work that cluster starts before it); the ranges
+ * differ by at most one iteration; and stream-K stays off where the units fill whole waves. */
+Test(scheduler, stream_k_covers_each_iteration_once_and_heads_wait_on_earlier_tails) {
+    const int cases[][3] = {{256, 64, 66}, {67, 64, 66}, {5, 5, 2}, {1024, 128, 66}, {130, 3, 66}, {7, 2, 3}};
+    for (int z = 0; z < 6; ++z) {
+        const long long units = cases[z][0];
+        const int k = cases[z][1], g = cases[z][2];
+        const ts_sk_sched s = ts_sk_make(units, k, g, 1);
+        cr_assert(s.sk > s.clusters || s.sk == 0, "case %d: %lld units shared out", z, s.sk);
+        cr_assert_eq(s.dp % g, 0);
+        cr_assert_eq(s.dp + s.sk, units);
+        char *seen = calloc((size_t)(units * k), 1);
+        long long *work = calloc((size_t)g, sizeof *work);
+        int *heads = calloc((size_t)g, sizeof *heads), *tails = calloc((size_t)g, sizeof *tails);
+        for (long long task = 0; task < ts_sk_tasks(&s); ++task) {
+            long long unit;
+            int kb, ke, kind, boundary;
+            if (!ts_sk_piece(&s, task, &unit, &kb, &ke, &kind, &boundary)) continue;
+            const int cluster = (int)(task % g);
+            cr_assert(unit >= 0 && unit < units && kb >= 0 && kb < ke && ke <= k, "case %d task %lld", z, task);
+            for (int i = kb; i < ke; ++i) cr_assert_eq(seen[unit * k + i]++, 0, "case %d: unit %lld k %d twice", z, unit, i);
+            if (task >= s.dp) work[cluster] += ke - kb;
+            cr_assert_eq(kind, kb > 0 ? TS_SK_TAIL : ke < k ? TS_SK_HEAD : TS_SK_WHOLE);
+            if (kind == TS_SK_HEAD) {
+                cr_assert_eq(boundary, cluster);
+                ++heads[boundary];
+                /* No later task of this cluster has work: the head comes last. */
+                for (long long later = task + g; later < ts_sk_tasks(&s); later += g) {
+                    long long u2;
+                    int a, b, c2, d;
+                    cr_assert_eq(ts_sk_piece(&s, later, &u2, &a, &b, &c2, &d), 0);
+                }
+            } else if (kind == TS_SK_TAIL) {
+                cr_assert_eq(boundary, cluster - 1);
+                cr_assert_eq(task, s.dp + cluster, "case %d: a tail opens its cluster's range", z);
+                ++tails[boundary];
+            }
+        }
+        for (long long i = 0; i < units * k; ++i) cr_assert_eq(seen[i], 1, "case %d: iteration %lld missed", z, i);
+        for (int c = 0; c < g; ++c) {
+            cr_assert_eq(heads[c], tails[c], "case %d boundary %d: %d heads, %d tails", z, c, heads[c], tails[c]);
+            cr_assert(heads[c] <= 1);
+            if (s.sk) cr_assert(work[c] - work[0] <= 1 && work[0] - work[c] <= 1, "case %d: ranges unequal", z);
+        }
+        free(seen);
+        free(work);
+        free(heads);
+        free(tails);
+    }
+    /* Off where it cannot help: whole waves, fewer units than clusters, one iteration, or not asked. */
+    cr_assert_eq(ts_sk_make(132, 64, 66, 1).sk, 0);
+    cr_assert_eq(ts_sk_make(40, 64, 66, 1).sk, 0);
+    cr_assert_eq(ts_sk_make(67, 1, 66, 1).sk, 0);
+    cr_assert_eq(ts_sk_make(256, 64, 66, 0).sk, 0);
+    /* The H200's 4096^3: 256 units on 66 clusters, the last 124 shared out (3.76 units a cluster). */
+    const ts_sk_sched h = ts_sk_make(256, 64, 66, 1);
+    cr_assert_eq(h.dp, 132);
+    cr_assert_eq(h.sk, 124);
 }

@@ -68,6 +68,20 @@ TS_DEVICE void ts_fence_block(void) { __threadfence_block(); }
 
 TS_DEVICE int ts_atomic_add_i32(int *ptr, int value) { return atomicAdd(ptr, value); }
 
+/* A flag in global memory between blocks: the store publishes every write the calling thread has
+ * made or seen (a device-wide fence first), the load sees them once it reads the value stored. */
+TS_DEVICE void ts_flag_store_release(int *flag, int value) {
+    __threadfence();
+    asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(flag), "r"(value) : "memory");
+}
+TS_DEVICE int ts_flag_load_acquire(const int *flag) {
+    int value;
+    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(value) : "l"(flag) : "memory");
+    return value;
+}
+/* A pause in a spin loop. */
+TS_DEVICE void ts_spin_pause(void) { __nanosleep(64); }
+
 TS_DEVICE void ts_sync_named(int id, int warps) {
     asm volatile("bar.sync %0, %1;" ::"r"(id + 1), "r"(warps * 32) : "memory");
 }

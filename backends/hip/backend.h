@@ -71,6 +71,15 @@ TS_DEVICE void ts_fence_block(void) { __threadfence_block(); }
 TS_DEVICE int ts_atomic_add_i32(int *ptr, int value) {
     return __hip_atomic_fetch_add(ptr, value, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
 }
+/* A flag in global memory between blocks (see the CUDA backend). */
+TS_DEVICE void ts_flag_store_release(int *flag, int value) {
+    __threadfence();
+    __hip_atomic_store(flag, value, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+}
+TS_DEVICE int ts_flag_load_acquire(const int *flag) {
+    return __hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);
+}
+TS_DEVICE void ts_spin_pause(void) { __builtin_amdgcn_s_sleep(1); }
 
 /* Publishes every lane's earlier shared and global writes to the block before lane 0 signals. */
 TS_DEVICE void ts_hip_release_block(void) {

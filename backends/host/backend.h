@@ -6,6 +6,7 @@
 #ifndef TESSERA_BACKENDS_HOST_BACKEND_H
 #define TESSERA_BACKENDS_HOST_BACKEND_H
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
@@ -76,6 +77,13 @@ TS_DEVICE void ts_fence_block(void) { atomic_thread_fence(memory_order_seq_cst);
 TS_DEVICE int ts_atomic_add_i32(int *ptr, int value) {
     return __atomic_fetch_add(ptr, value, __ATOMIC_RELAXED);
 }
+TS_DEVICE void ts_flag_store_release(int *flag, int value) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(flag, value, __ATOMIC_RELEASE);
+}
+TS_DEVICE int ts_flag_load_acquire(const int *flag) { return __atomic_load_n(flag, __ATOMIC_ACQUIRE); }
+/* Warps are threads: a spinning one lets the others run. */
+TS_DEVICE void ts_spin_pause(void) { (void)sched_yield(); }
 
 /* ---- the transaction barrier --------------------------------------------------------------- */
 

@@ -76,10 +76,36 @@ static int ts_gemm_dtype_valid(ts_dtype t) {
     return t == TS_DTYPE_F32 || t == TS_DTYPE_BF16 || t == TS_DTYPE_FP16;
 }
 
-TS_EXTERN_C ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
-                              const void *a, ts_dtype a_type, long long lda, const void *b,
-                              ts_dtype b_type, long long ldb, float beta, void *c, ts_dtype c_type,
-                              long long ldc, ts_stream stream) {
+/* The stream-K workspace for a grid of `blocks` blocks: a flag per (block, consumer), then the
+ * partial results of as many consumers. */
+static size_t ts_gemm_flag_bytes(int blocks) {
+    return ((size_t)blocks * TS_GEMM_CONSUMERS * sizeof(int) + 255) / 256 * 256;
+}
+static size_t ts_gemm_workspace_bytes(int blocks) {
+    return ts_gemm_flag_bytes(blocks) + (size_t)blocks * TS_GEMM_CONSUMERS * TS_GEMM_PARTIAL_FLOATS * sizeof(float);
+}
+
+/* The largest persistent grid the GEMM kernels take on the current device. */
+static ts_status ts_gemm_max_grid(int *grid) {
+    ts_device_props props;
+    ts_status s = ts_kernel_device_props(&props);
+    if (s != TS_SUCCESS) return s;
+    return ts_gemm_bf16_nn_persistent_grid(&props, 1LL << 40, grid);
+}
+
+TS_EXTERN_C ts_status ts_gemm_workspace_size(size_t *bytes) {
+    if (!bytes) return TS_ERROR_NULL_POINTER;
+    int grid = 0;
+    const ts_status s = ts_gemm_max_grid(&grid);
+    if (s != TS_SUCCESS) return s;
+    *bytes = ts_gemm_workspace_bytes(grid);
+    return TS_SUCCESS;
+}
+
+TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
+                                 const void *a, ts_dtype a_type, long long lda, const void *b, ts_dtype b_type,
+                                 long long ldb, float beta, void *c, ts_dtype c_type, long long ldc, void *workspace,
+                                 size_t workspace_bytes, ts_stream stream) {
     if (!a || !b || !c) return TS_ERROR_NULL_POINTER;
     if ((trans_a != TS_NO_TRANS && trans_a != TS_TRANS) || (trans_b != TS_NO_TRANS && trans_b != TS_TRANS))
         return TS_ERROR_INVALID_ENUM;
@@ -109,10 +135,28 @@ TS_EXTERN_C ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, 
     int grid = 0;
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
     if ((s = ts_gemm_bf16_nn_persistent_grid(&props, params.sched.tasks, &grid)) != TS_SUCCESS) return s;
+    if (workspace) {
+        /* Stream-K over this grid's clusters, which run all at once (persistent_grid keeps the grid
+         * to what the device holds together), so a head may wait for its tail. */
+        size_t need = 0;
+        if ((uintptr_t)workspace % 16) return TS_ERROR_MISALIGNED;
+        if ((s = ts_gemm_workspace_size(&need)) != TS_SUCCESS) return s;
+        if (workspace_bytes < need) return TS_ERROR_INVALID_SIZE;
+        params.flags = (int *)workspace;
+        params.partials = (float *)((char *)workspace + ts_gemm_flag_bytes(grid));
+        params.sk = ts_sk_make(params.sched.tasks, params.k_iters, grid / TS_GEMM_CLUSTER, TS_GEMM_STREAM_K);
+    }
 
     static const ts_gemm_launcher launchers[2][2][2] = {
         {{ts_gemm_bf16_nn_launch, ts_gemm_bf16_nt_launch}, {ts_gemm_bf16_tn_launch, ts_gemm_bf16_tt_launch}},
         {{ts_gemm_fp16_nn_launch, ts_gemm_fp16_nt_launch}, {ts_gemm_fp16_tn_launch, ts_gemm_fp16_tt_launch}},
     };
     return launchers[a_type == TS_DTYPE_FP16][trans_a][trans_b](&params, grid, stream);
+}
+
+TS_EXTERN_C ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha, const void *a,
+                              ts_dtype a_type, long long lda, const void *b, ts_dtype b_type, long long ldb, float beta,
+                              void *c, ts_dtype c_type, long long ldc, ts_stream stream) {
+    return ts_gemm_ex(trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type, ldc, NULL, 0,
+                      stream);
 }

@@ -126,6 +126,12 @@
 #define TS_GEMM_LOAD_WARPS (TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + 1 < 4 ? TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + 1 : 4)
 #endif
 
+/* 1: ts_gemm_ex shares the last waves of tiles out by K where it is given a workspace (stream-K,
+ * templates/tile_scheduler.h); 0 ignores the workspace (for A/B runs). */
+#ifndef TS_GEMM_STREAM_K
+#define TS_GEMM_STREAM_K 1
+#endif
+
 /* Tiles of C are taken down groups of this many tile rows (templates/tile_scheduler.h). */
 #ifndef TS_GEMM_GROUP_M
 #define TS_GEMM_GROUP_M 8
@@ -139,12 +145,20 @@ typedef struct ts_gemm_params {
     int k_iters;
     int staged;         /* nonzero: store C through shared memory (16-bit C, beta == 0) */
     int cluster_n;      /* a cluster's tiles lie across N (sharing A), not down M (sharing B) */
-    ts_tile_sched sched;
+    ts_tile_sched sched; /* units (a cluster's tiles) -> tile coordinates */
+    ts_sk_sched sk;      /* tasks -> units and k ranges (stream-K where a workspace is given) */
+    int *flags;          /* stream-K: per (boundary, block of the cluster, consumer), set by a tail */
+    float *partials;     /* stream-K: the tails' partial results, TS_GEMM_PARTIAL_FLOATS a flag */
 } ts_gemm_params;
 
+/* A task: the block's tile of C, and k tiles [k0, k0 + iters) of it; for a stream-K head or tail
+ * (TS_SK_*), the boundary it shares with its other half. */
 typedef struct ts_gemm_task {
-    int tm, tn;
+    int tm, tn, k0, iters, kind, boundary;
 } ts_gemm_task;
+
+/* A consumer's partial results of one tile: its TS_GEMM_WG_TILES x 64 x TS_GEMM_BN values. */
+#define TS_GEMM_PARTIAL_FLOATS (TS_GEMM_WG_TILES * 64 * TS_GEMM_BN)
 
 /* C element idx as fp32, and the store of an fp32 value into C's dtype. */
 TS_DEVICE float ts_gemm_load_c(const ts_gl *c, long long idx) {
@@ -220,6 +234,8 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     params->sched = params->cluster_n
                         ? ts_sched_make(tiles_m, (tiles_n + TS_GEMM_CLUSTER - 1) / TS_GEMM_CLUSTER, TS_GEMM_GROUP_M)
                         : ts_sched_make((tiles_m + TS_GEMM_CLUSTER - 1) / TS_GEMM_CLUSTER, tiles_n, TS_GEMM_GROUP_M);
+    /* Every unit whole, until a caller with a workspace asks for stream-K (ts_gemm_ex). */
+    params->sk = ts_sk_make(params->sched.tasks, params->k_iters, 1, 0);
     return TS_SUCCESS;
 }
 

@@ -75,16 +75,60 @@ TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const TS_CAT(ts_r
 }
 #endif
 
-TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) { return p->sched.tasks; }
+TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) { return ts_sk_tasks(&p->sk); }
 
 TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm_task *t) {
-    ts_sched_tile(&p->sched, task, &t->tm, &t->tn);
+    long long unit = 0;
+    int k_end = 0;
+    t->tm = t->tn = t->k0 = 0;
+    if (!ts_sk_piece(&p->sk, task, &unit, &t->k0, &k_end, &t->kind, &t->boundary)) {
+        t->iters = 0; /* an empty stream-K piece */
+        return 0;
+    }
+    ts_sched_tile(&p->sched, unit, &t->tm, &t->tn);
     /* A cluster's blocks take adjacent tiles down M (sharing B) or, with cluster_n, across N. */
     if (p->cluster_n)
         t->tn = t->tn * TS_GEMM_CLUSTER + ts_cluster_rank();
     else
         t->tm = t->tm * TS_GEMM_CLUSTER + ts_cluster_rank();
-    return p->k_iters;
+    t->iters = k_end - t->k0;
+    return t->iters;
+}
+
+/* Stream-K (templates/tile_scheduler.h): a tail hands its partial results to its head through the
+ * workspace and a flag; the head waits for the flag and adds them in. Each consumer warpgroup has
+ * its own flag and area; a lane's values lie strided by the warpgroup's lanes, so that each store
+ * and load of the warpgroup is contiguous. Returns 1 where the piece is a tail (nothing to store). */
+TS_DEVICE int TS_GEMM_FN(stream_k_combine)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
+                                           int consumer) {
+    if (t->kind == TS_SK_WHOLE) return 0;
+    const int slot = (t->boundary * TS_GEMM_CLUSTER + ts_cluster_rank()) * TS_GEMM_CONSUMERS + consumer;
+    const int threads = 4 * TS_WARP_LANES, thread = ts_warp_in_group() * TS_WARP_LANES + ts_lane_id();
+    const int values = TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS; /* a lane's values of one 64-row tile */
+    float *part = p->partials + (long long)slot * TS_GEMM_PARTIAL_FLOATS + thread;
+    if (t->kind == TS_SK_TAIL) {
+        TS_UNROLL
+        for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
+            TS_UNROLL
+            for (int e = 0; e < values; ++e) part[(r * values + e) * threads] = (&c->acc[r].v[0][0][0])[e];
+        }
+        ts_sync_named(consumer, 4);
+        if (thread == 0) ts_flag_store_release(&p->flags[slot], 1);
+        return 1;
+    }
+    if (thread == 0) {
+        while (ts_flag_load_acquire(&p->flags[slot]) == 0) ts_spin_pause();
+        p->flags[slot] = 0; /* for the next call: its tail sets it again */
+    }
+    ts_sync_named(consumer, 4);
+    /* Loads that bypass any cache line this SM may hold of an earlier call's values. */
+    const volatile float *in = part;
+    TS_UNROLL
+    for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
+        TS_UNROLL
+        for (int e = 0; e < values; ++e) (&c->acc[r].v[0][0][0])[e] += in[(r * values + e) * threads];
+    }
+    return 0;
 }
 
 /* Tile coordinates of the stored operands: A's (m, k) tile, and B's (k, n) tile. */
@@ -124,13 +168,13 @@ TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, 
     for (int c = warp; c <= a_tiles; c += TS_GEMM_LOAD_WARPS) {
         if (c < a_tiles) {
             const int m_tile = t->tm * a_tiles + c;
-            const int row = TS_GEMM_A_ROW(m_tile, iter), col = TS_GEMM_A_COL(m_tile, iter);
+            const int row = TS_GEMM_A_ROW(m_tile, t->k0 + iter), col = TS_GEMM_A_COL(m_tile, t->k0 + iter);
             if (p->cluster_n)
                 ts_async_load_cluster(&in->a[c], &p->a, 0, 0, row, col, full);
             else
                 ts_async_load(&in->a[c], &p->a, 0, 0, row, col, full);
         } else {
-            const int row = TS_GEMM_B_ROW(iter, t->tn), col = TS_GEMM_B_COL(iter, t->tn);
+            const int row = TS_GEMM_B_ROW(t->k0 + iter, t->tn), col = TS_GEMM_B_COL(t->k0 + iter, t->tn);
             if (p->cluster_n)
                 ts_async_load(&in->b, &p->b, 0, 0, row, col, full);
             else
@@ -165,8 +209,10 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
 
 TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                  TS_GEMM_FN(output) *out, int consumer) {
+    if (t->iters == 0) return; /* an empty stream-K piece */
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r) ts_wg_acc_fence(&c->acc[r]);
+    if (TS_GEMM_FN(stream_k_combine)(p, t, c, consumer)) return;
 #ifdef TS_GEMM_PROBE_NO_STORE
     /* One element kept in use, so that the multiplies that produce the accumulators stay. */
     (void)t, (void)out, (void)consumer;

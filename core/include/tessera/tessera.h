@@ -206,6 +206,20 @@ ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float
                   const void *b, ts_dtype b_type, long long ldb,
                   float beta, void *c, ts_dtype c_type, long long ldc, ts_stream stream);
 
+/* ts_gemm with a workspace, which lets the last waves of tiles be shared out by K among all the
+ * SMs (stream-K: where the tiles do not fill the last wave, a tile's K range may be split between
+ * two blocks, one adding the other's partial results). workspace: device memory of at least
+ * ts_gemm_workspace_size() bytes, 16-byte aligned, zeroed once before its first use (each call
+ * leaves it as it needs it for the next); calls that share a workspace must run one after the
+ * other (the same stream). NULL runs as ts_gemm. Too small: TS_ERROR_INVALID_SIZE. */
+ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
+                     const void *a, ts_dtype a_type, long long lda,
+                     const void *b, ts_dtype b_type, long long ldb,
+                     float beta, void *c, ts_dtype c_type, long long ldc,
+                     void *workspace, size_t workspace_bytes, ts_stream stream);
+/* The workspace ts_gemm_ex needs on the current device (a few tens of MiB at most). */
+ts_status ts_gemm_workspace_size(size_t *bytes);
+
 /* ---- attention ----------------------------------------------------------------------------- */
 
 typedef struct ts_attention_shape {

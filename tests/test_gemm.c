@@ -10,6 +10,9 @@
 #include "backends/half_bits.h"
 #include "support/test_support.h"
 #include "tests/kernels/pingpong_kernels.h"
+#if defined(TESSERA_BACKEND_HOST)
+#include "backends/host/runtime_host.h"
+#endif
 
 static unsigned short to_half_bits(float x, ts_dtype t) {
     return t == TS_DTYPE_BF16 ? ts_bf16_bits_from_f32(x) : ts_fp16_bits_from_f32(x);
@@ -164,8 +167,7 @@ Test(gemm, more_tiles_than_blocks) {
  * results before its store: through the staged store (bf16 C) and the direct one (fp32 C with
  * beta), at ragged sizes. Each case runs twice on one workspace, which the first call must leave
  * ready for the second. */
-Test(gemm, stream_k_splits_the_last_wave_by_k) {
-    TS_TEST_REQUIRE_DEVICE();
+static void check_stream_k_cases(void) {
     int count = 0;
     ts_device_props p;
     cr_assert_eq(ts_device_count(&count), TS_SUCCESS);
@@ -186,7 +188,7 @@ Test(gemm, stream_k_splits_the_last_wave_by_k) {
         check_gemm(cases[i]);
         check_gemm(cases[i]);
     }
-    /* The flags open the workspace, and every head cleared the one its tail set. */
+    /* The flags open the workspace, and every split tile's second piece cleared its own. */
     unsigned char flags[256];
     cr_assert_eq(ts_test_copy_back(flags, ws, sizeof flags), TS_SUCCESS);
     for (size_t i = 0; i < sizeof flags; ++i) cr_assert_eq(flags[i], 0, "workspace byte %zu left set", i);
@@ -200,6 +202,19 @@ Test(gemm, stream_k_splits_the_last_wave_by_k) {
                  TS_ERROR_MISALIGNED);
     cr_assert_eq(ts_gemm_workspace_size(NULL), TS_ERROR_NULL_POINTER);
     cr_assert_eq(ts_free(ws), TS_SUCCESS);
+}
+
+Test(gemm, stream_k_splits_the_last_wave_by_k) {
+    TS_TEST_REQUIRE_DEVICE();
+    check_stream_k_cases();
+#if defined(TESSERA_BACKEND_HOST)
+    /* Other grids (the host's SM count is its block concurrency): other splits and interleavings. */
+    const int grids[3] = {3, 5, 0};
+    for (int i = 0; i < 3; ++i) {
+        ts_host_set_block_concurrency(grids[i]);
+        check_stream_k_cases();
+    }
+#endif
 }
 
 /* The ping-pong schedule (CDNA's) on this backend: no producer warpgroup, the consumer warpgroups

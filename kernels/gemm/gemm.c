@@ -76,10 +76,10 @@ static int ts_gemm_dtype_valid(ts_dtype t) {
     return t == TS_DTYPE_F32 || t == TS_DTYPE_BF16 || t == TS_DTYPE_FP16;
 }
 
-/* The stream-K workspace for a grid of `blocks` blocks: a flag per (block, consumer), then the
- * partial results of as many consumers. */
+/* The stream-K workspace for a grid of `blocks` blocks: four ints per (block, consumer) (see
+ * stream_k_combine in gemm_variant.h), then the partial results of as many consumers. */
 static size_t ts_gemm_flag_bytes(int blocks) {
-    return ((size_t)blocks * TS_GEMM_CONSUMERS * sizeof(int) + 255) / 256 * 256;
+    return ((size_t)blocks * TS_GEMM_CONSUMERS * 4 * sizeof(int) + 255) / 256 * 256;
 }
 static size_t ts_gemm_workspace_bytes(int blocks) {
     return ts_gemm_flag_bytes(blocks) + (size_t)blocks * TS_GEMM_CONSUMERS * TS_GEMM_PARTIAL_FLOATS * sizeof(float);

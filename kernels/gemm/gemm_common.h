@@ -147,8 +147,8 @@ typedef struct ts_gemm_params {
     int cluster_n;      /* a cluster's tiles lie across N (sharing A), not down M (sharing B) */
     ts_tile_sched sched; /* units (a cluster's tiles) -> tile coordinates */
     ts_sk_sched sk;      /* tasks -> units and k ranges (stream-K where a workspace is given) */
-    int *flags;          /* stream-K: per (boundary, block of the cluster, consumer), set by a tail */
-    float *partials;     /* stream-K: the tails' partial results, TS_GEMM_PARTIAL_FLOATS a flag */
+    int *flags;          /* stream-K: four ints per (boundary, block of the cluster, consumer) */
+    float *partials;     /* stream-K: partial results, TS_GEMM_PARTIAL_FLOATS per (boundary, block, consumer) */
 } ts_gemm_params;
 
 /* A task: the block's tile of C, and k tiles [k0, k0 + iters) of it; for a stream-K head or tail

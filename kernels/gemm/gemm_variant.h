@@ -95,32 +95,40 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
     return t->iters;
 }
 
-/* Stream-K (templates/tile_scheduler.h): a tail hands its partial results to its head through the
- * workspace and a flag; the head waits for the flag and adds them in. Each consumer warpgroup has
- * its own flag and area; a lane's values lie strided by the warpgroup's lanes, so that each store
- * and load of the warpgroup is contiguous. Returns 1 where the piece is a tail (nothing to store). */
+/* Stream-K (templates/tile_scheduler.h): the two pieces of a split tile meet in the workspace.
+ * Whichever finishes first (a counter says which) writes its partial results there and raises the
+ * ready flag; the second waits for the flag, adds them in and stores C. The second waits only on a
+ * block that is already past its multiplies, so the wait ends even where the grid's blocks do not
+ * all run at once (the schedule puts tails first and heads last, so the head rarely waits at all).
+ * Each consumer warpgroup has its own four ints (counter, ready flag, and the counter's answer to
+ * the head's and to the tail's warps) and area; a lane's values lie strided by the warpgroup's lanes, so that each
+ * store and load of the warpgroup is contiguous. Returns 1 where this piece was first (nothing to
+ * store). */
 TS_DEVICE int TS_GEMM_FN(stream_k_combine)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                            int consumer) {
     if (t->kind == TS_SK_WHOLE) return 0;
     const int slot = (t->boundary * TS_GEMM_CLUSTER + ts_cluster_rank()) * TS_GEMM_CONSUMERS + consumer;
     const int threads = 4 * TS_WARP_LANES, thread = ts_warp_in_group() * TS_WARP_LANES + ts_lane_id();
     const int values = TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS; /* a lane's values of one 64-row tile */
+    int *counter = &p->flags[4 * slot], *ready = counter + 1, *order = counter + 2 + (t->kind == TS_SK_TAIL);
     float *part = p->partials + (long long)slot * TS_GEMM_PARTIAL_FLOATS + thread;
-    if (t->kind == TS_SK_TAIL) {
+    if (thread == 0) *order = ts_atomic_add_i32(counter, 1);
+    ts_sync_named(consumer, 4);
+    if (*(volatile int *)order == 0) {
         TS_UNROLL
         for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
             TS_UNROLL
             for (int e = 0; e < values; ++e) part[(r * values + e) * threads] = (&c->acc[r].v[0][0][0])[e];
         }
         ts_sync_named(consumer, 4);
-        if (thread == 0) ts_flag_store_release(&p->flags[slot], 1);
+        if (thread == 0) ts_flag_store_release(ready, 1);
         return 1;
     }
-    if (thread == 0) {
-        while (ts_flag_load_acquire(&p->flags[slot]) == 0) ts_spin_pause();
-        p->flags[slot] = 0; /* for the next call: its tail sets it again */
-    }
+    if (thread == 0)
+        while (ts_flag_load_acquire(ready) == 0) ts_spin_pause();
     ts_sync_named(consumer, 4);
+    /* Every warp has read its answer by now: all four back to 0 for the next call. */
+    if (thread == 0) counter[0] = counter[1] = counter[2] = counter[3] = 0;
     /* Loads that bypass any cache line this SM may hold of an earlier call's values. */
     const volatile float *in = part;
     TS_UNROLL

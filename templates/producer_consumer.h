@@ -60,7 +60,8 @@
  *        after a consumer warpgroup's last task: complete what store left in flight
  *
  * The template also defines P_persistent_grid(device, tasks, &grid), the launch planner's grid for
- * the kernel, and the launcher P_launch(params, grid, stream), with TS_PC_WARPS warps,
+ * the kernel, no larger than the device holds at once (so its blocks may wait on one another's
+ * flags), and the launcher P_launch(params, grid, stream), with TS_PC_WARPS warps,
  * TS_PC_SHARED_BYTES of shared memory and clusters of TS_PC_CLUSTER blocks (grid a multiple of it),
  * and undefines the TS_PC_ inputs. Two schedules run the same hooks (below): warp specialization on Hopper and the host,
  * where the warps are threads with real barriers so that CI tests the protocol itself, and

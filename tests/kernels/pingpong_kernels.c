@@ -14,11 +14,22 @@
 #include "kernels/gemm/gemm_variant.h"
 
 TS_EXTERN_C ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, long long lda, const void *b,
-                                            long long ldb, float *c, long long ldc, int max_blocks) {
+                                            long long ldb, float *c, long long ldc, int max_blocks, void *workspace) {
     ts_gemm_params params;
     const ts_status s = ts_gemm_make_params(&params, TS_NO_TRANS, TS_NO_TRANS, m, n, k, 1.0f, a, TS_DTYPE_BF16, lda,
                                             b, ldb, 0.0f, c, TS_DTYPE_F32, ldc);
     if (s != TS_SUCCESS) return s;
+    if (max_blocks < 1 || max_blocks > 4) return TS_ERROR_INVALID_VALUE;
     const long long grid = params.sched.tasks < max_blocks ? params.sched.tasks : max_blocks;
+    if (workspace) {
+        /* The layout of ts_gemm_ex's workspace: the flags in the first 256 bytes, then the partials. */
+        TS_STATIC_ASSERT(4 * TS_GEMM_CONSUMERS * 4 * sizeof(int) <= 256 &&
+                             256 + 4 * TS_GEMM_CONSUMERS * TS_GEMM_PARTIAL_FLOATS * sizeof(float) <=
+                                 TS_TEST_PINGPONG_WORKSPACE_BYTES,
+                         "the test's workspace is too small for four blocks");
+        params.flags = (int *)workspace;
+        params.partials = (float *)((char *)workspace + 256);
+        params.sk = ts_sk_make(params.sched.tasks, params.k_iters, (int)grid, 1);
+    }
     return ts_test_pp_gemm_launch(&params, (int)grid, NULL);
 }

@@ -127,9 +127,14 @@
 #endif
 
 /* 1: ts_gemm_ex shares the last waves of tiles out by K where it is given a workspace (stream-K,
- * templates/tile_scheduler.h); 0 ignores the workspace (for A/B runs). */
+ * templates/tile_scheduler.h); 0 ignores the workspace and leaves the code out (for A/B runs, and
+ * on CDNA, where it cost the ping-pong kernels 15-25 VGPRs and a wave per SIMD on gfx942). */
 #ifndef TS_GEMM_STREAM_K
+#if defined(TS_PREFERS_PINGPONG)
+#define TS_GEMM_STREAM_K 0
+#else
 #define TS_GEMM_STREAM_K 1
+#endif
 #endif
 
 /* Tiles of C are taken down groups of this many tile rows (templates/tile_scheduler.h). */

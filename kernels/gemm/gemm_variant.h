@@ -78,13 +78,17 @@ TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const TS_CAT(ts_r
 TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) { return ts_sk_tasks(&p->sk); }
 
 TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm_task *t) {
-    long long unit = 0;
-    int k_end = 0;
+    long long unit = task;
+    int k_end = p->k_iters;
     t->tm = t->tn = t->k0 = 0;
+    t->kind = TS_SK_WHOLE;
+    t->boundary = 0;
+#if TS_GEMM_STREAM_K
     if (!ts_sk_piece(&p->sk, task, &unit, &t->k0, &k_end, &t->kind, &t->boundary)) {
         t->iters = 0; /* an empty stream-K piece */
         return 0;
     }
+#endif
     ts_sched_tile(&p->sched, unit, &t->tm, &t->tn);
     /* A cluster's blocks take adjacent tiles down M (sharing B) or, with cluster_n, across N. */
     if (p->cluster_n)
@@ -220,7 +224,9 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     if (t->iters == 0) return; /* an empty stream-K piece */
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r) ts_wg_acc_fence(&c->acc[r]);
+#if TS_GEMM_STREAM_K
     if (TS_GEMM_FN(stream_k_combine)(p, t, c, consumer)) return;
+#endif
 #ifdef TS_GEMM_PROBE_NO_STORE
     /* One element kept in use, so that the multiplies that produce the accumulators stay. */
     (void)t, (void)out, (void)consumer;

@@ -29,7 +29,7 @@ TS_EXTERN_C ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, 
                          "the test's workspace is too small for four blocks");
         params.flags = (int *)workspace;
         params.partials = (float *)((char *)workspace + 256);
-        params.sk = ts_sk_make(params.sched.tasks, params.k_iters, (int)grid, 1);
+        params.sk = ts_sk_make(params.sched.tasks, params.k_iters, (int)grid, TS_GEMM_STREAM_K);
     }
     return ts_test_pp_gemm_launch(&params, (int)grid, NULL);
 }

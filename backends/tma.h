@@ -2,7 +2,7 @@
  * CDNA, the warp thread on the host), and declares the host function that makes their descriptor.
  * Every backend provides ts_async_desc, ts_async_load_raw, ts_async_store_raw,
  * ts_async_store_commit, ts_async_store_wait_read, ts_async_store_wait and ts_async_fence_shared,
- * and may provide ts_async_load_cluster_raw and ts_async_prefetch_raw (defaults below); ops/tma.h
+ * and may provide ts_async_load_cluster_raw (default below); ops/tma.h
  * puts tile types on them. */
 #ifndef TESSERA_BACKENDS_TMA_H
 #define TESSERA_BACKENDS_TMA_H
@@ -26,15 +26,6 @@
 /* Clusters of one block (every backend but CUDA): the cluster load is the plain load. */
 #ifndef ts_async_load_cluster_raw
 #define ts_async_load_cluster_raw ts_async_load_raw
-#endif
-/* Backends without an L2 prefetch of a tile (CDNA, the host): a prefetch does nothing, and
- * TS_ASYNC_HAS_PREFETCH (1 where it does something) lets a kernel skip computing its coordinates. */
-#ifdef ts_async_prefetch_raw
-#define TS_ASYNC_HAS_PREFETCH 1
-#else
-#define TS_ASYNC_HAS_PREFETCH 0
-#define ts_async_prefetch_raw(sd, d, b, h, tile_row, tile_col)                                     \
-    ((void)(sd), (void)(d), (void)(b), (void)(h), (void)(tile_row), (void)(tile_col))
 #endif
 
 #define TS_ASYNC_MAX_TILE_ROWS 256

@@ -7,7 +7,6 @@
  *     ts_tbar_expect_bytes(bar, TS_ASYNC_BYTES(st) [+ other tiles of the phase]);
  *     ts_async_load(st, &params->a, b, h, tile_row, tile_col, bar);
  *     ... every consumer: ts_tbar_wait(bar, phase_parity);
- *     ts_async_prefetch(st, &params->a, b, h, tile_row, tile_col);   into L2 only, for a later load
  *
  *     writers of st with ordinary stores: ts_async_fence_shared(); then a barrier; then one warp:
  *     ts_async_store(&params->c, st, b, h, tile_row, tile_col);
@@ -34,13 +33,6 @@
 #define ts_async_load(st, desc, b, h, tile_row, tile_col, bar)                                     \
     ts_async_load_raw(TS_ST_DATA(st), TS_ST_DESC(st), (desc), (b), (h), (tile_row), (tile_col),  \
                       (bar))
-
-/* Warms L2 with the tile that a later ts_async_load(st, desc, b, h, tile_row, tile_col, ...)
- * copies: st gives the shape only and is not written; no barrier completes. One warp issues. For
- * data read once, fetched early enough that its load later finds it in L2 (Hopper:
- * cp.async.bulk.prefetch.tensor; CDNA and the host: nothing). */
-#define ts_async_prefetch(st, desc, b, h, tile_row, tile_col)                                      \
-    ts_async_prefetch_raw(TS_ST_DESC(st), (desc), (b), (h), (tile_row), (tile_col))
 
 /* Every block of a thread-block cluster (backends/cluster.h) calls this for the same tile: each
  * issues a share of it and multicasts, so the tile crosses from L2 once, and each block's st and

@@ -88,24 +88,6 @@ TS_DEVICE void ts_tma_load_cluster_async(void *st, ts_st_desc sd, const ts_async
                            size == 1 ? (unsigned short)0 : (unsigned short)((1u << size) - 1u));
 }
 
-/* Starts fetching tile (tile_row, tile_col) of matrix (b, h), of shape sd, into L2 only: nothing
- * in shared memory is written and no barrier completes; a later ts_tma_load_async of the same tile
- * then finds it in L2. One prefetch per column chunk, issued by lane 0. */
-TS_DEVICE void ts_tma_prefetch_async(ts_st_desc sd, const ts_async_desc *d, int b, int h, int tile_row,
-                                     int tile_col) {
-    ts_cuda_tma_check(d, sd);
-    __syncwarp();
-    if (ts_lane_id() == 0) {
-        const int sw = ts_cuda_st_swizzle_bytes(sd.cols * TS_DTYPE_BYTES(sd.dtype));
-        const int chunk_cols = sw / TS_DTYPE_BYTES(sd.dtype);
-        const unsigned long long map = (unsigned long long)(const void *)&d->map;
-        for (int c = 0; c < sd.cols / chunk_cols; ++c)
-            asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\n" ::"l"(map),
-                         "r"(tile_col * sd.cols + c * chunk_cols), "r"(tile_row * sd.rows), "r"(h), "r"(b)
-                         : "memory");
-    }
-}
-
 /* Starts storing st to tile (tile_row, tile_col) of matrix (b, h); elements outside the matrix
  * are not written. st must not change until ts_tma_store_wait_read() (or _wait) returns. */
 TS_DEVICE void ts_tma_store_async(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
@@ -160,7 +142,6 @@ TS_DEVICE void ts_tma_fence_shared(void) { asm volatile("fence.proxy.async.share
 /* The backend-neutral names ops/tma.h uses. */
 #define ts_async_load_raw ts_tma_load_async
 #define ts_async_load_cluster_raw ts_tma_load_cluster_async
-#define ts_async_prefetch_raw ts_tma_prefetch_async
 #define ts_async_store_raw ts_tma_store_async
 #define ts_async_store_commit ts_tma_store_commit
 #define ts_async_store_wait_read ts_tma_store_wait_read

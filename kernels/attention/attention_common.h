@@ -89,14 +89,6 @@
 #error "TS_ATTN_OVERLAP needs P in registers and the warp-specialized schedule"
 #endif
 
-/* 1: each task starts its successor's query rows towards L2 (ts_async_prefetch, where the backend
- * has it: Hopper), so that the copy into shared memory at the task's end (prefetch_q) would wait
- * on L2, not on memory. Off: on the H200 it made the N = 4096 points 1-3% slower, causal most
- * (bench/results/nvidia-h200-2026-11-30-attention-order-ab.txt). Kept for A/B runs. */
-#ifndef TS_ATTN_Q_L2_PREFETCH
-#define TS_ATTN_Q_L2_PREFETCH 0
-#endif
-
 typedef struct ts_attn_params {
     ts_async_desc k, v; /* BN x D tiles of (B, Hkv, Nkv, D); tensor maps first (64-byte aligned) */
     ts_async_desc q;    /* 64 x D tiles of (B, Hq, Nq, D) */

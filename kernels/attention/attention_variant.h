@@ -116,21 +116,6 @@ TS_DEVICE void TS_ATTN_FN(load_q)(const ts_attn_params *p, const ts_attn_task *t
     ts_async_load(&out->q, &p->q, t->b, t->hq, t->qt * TS_ATTN_CONSUMERS + consumer, 0, pc->bar);
 }
 
-/* The next task's query rows are read once, from memory: the first stage of a task starts them
- * towards L2, a whole task before prefetch_q copies them in, so that the copy finds them there
- * (TS_ATTN_Q_L2_PREFETCH). Called where no product runs. */
-TS_DEVICE void TS_ATTN_FN(warm_q)(const ts_attn_params *p, long long next_task, const TS_ATTN_FN(output) *out,
-                                  int consumer, int iter) {
-#if TS_ATTN_Q_L2_PREFETCH
-    if (iter != 0 || next_task < 0 || ts_warp_in_group() != 0) return;
-    ts_attn_task next;
-    (void)ts_attn_setup(p, next_task, &next);
-    ts_async_prefetch(&out->q, &p->q, next.b, next.hq, next.qt * TS_ATTN_CONSUMERS + consumer, 0);
-#else
-    (void)p, (void)next_task, (void)out, (void)consumer, (void)iter;
-#endif
-}
-
 /* Called once the task's last S = Q K^T has landed, when no multiply reads out->q any more: the
  * next task's query tile starts loading into it, so that it waits in shared memory by the time the
  * next task begins instead of costing that task a round trip to memory. Every warp of the group
@@ -223,8 +208,6 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_wg_acc_fence(&s);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0);
     ts_wg_wait(0);
-    /* No product runs here (a branch among running products makes ptxas serialize them, C7514). */
-    TS_ATTN_FN(warm_q)(p, c->pc.next_task, out, consumer, iter);
     /* The task's last S has landed and nothing reads out->q any more: the next query tile may
      * come in. */
     if (iter + 1 == t->iters) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
@@ -250,7 +233,6 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
 #else
     ts_wg_mm_ABt(&s, &out->q, &in->k);
 #endif
-    TS_ATTN_FN(warm_q)(p, c->pc.next_task, out, consumer, iter);
     if (iter + 1 == t->iters) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0);
     ts_mul_row(&c->o, &c->o, &corr);

@@ -100,9 +100,6 @@
 #define TS_PC_WARPS (4 * (TS_PC_CONSUMERS + 1))
 #endif
 
-/* 0 (the default): a stage is handed back as soon as its multiplies finish; 1: one stage late,
- * keeping a group of multiplies in flight behind the next. On the H200 GEMM the two measured within
- * a few percent of each other, 0 ahead. */
 #ifndef TS_PC_CLUSTER
 #define TS_PC_CLUSTER 1
 #endif
@@ -123,6 +120,9 @@
 #define TS_PC_RELEASE(bar) ts_tbar_arrive(bar)
 #endif
 
+/* 0 (the default): a stage is handed back as soon as its multiplies finish; 1: one stage late,
+ * keeping a group of multiplies in flight behind the next. On the H200 GEMM the two measured within
+ * a few percent of each other, 0 ahead. */
 #ifndef TS_PC_RELEASE_LAG
 #define TS_PC_RELEASE_LAG 0
 #endif

@@ -225,8 +225,8 @@ Test(gemm, ping_pong_schedule) {
     /* The last case has three units of four k tiles on two blocks: stream-K splits the middle one. */
     const int sizes[][3] = {{130, 300, 200}, {17, 65, 33}, {256, 512, 64}, {300, 200, 200}};
     void *ws = NULL;
-    cr_assert_eq(ts_malloc(&ws, TS_TEST_PINGPONG_WORKSPACE_BYTES), TS_SUCCESS);
-    cr_assert_eq(ts_memset(ws, 0, TS_TEST_PINGPONG_WORKSPACE_BYTES), TS_SUCCESS);
+    cr_assert_eq(ts_malloc(&ws, ts_test_pingpong_workspace_bytes()), TS_SUCCESS);
+    cr_assert_eq(ts_memset(ws, 0, ts_test_pingpong_workspace_bytes()), TS_SUCCESS);
     for (int z = 0; z < 4; ++z) {
         const int m = sizes[z][0], n = sizes[z][1], k = sizes[z][2];
         const long long lda = (k + 7) / 8 * 8, ldb = (n + 7) / 8 * 8, ldc = ldb;

@@ -76,30 +76,15 @@ static int ts_gemm_dtype_valid(ts_dtype t) {
     return t == TS_DTYPE_F32 || t == TS_DTYPE_BF16 || t == TS_DTYPE_FP16;
 }
 
-/* The stream-K workspace for a grid of `blocks` blocks: four ints per (block, consumer) (see
- * stream_k_combine in gemm_variant.h), then the partial results of as many consumers. */
-static size_t ts_gemm_flag_bytes(int blocks) {
-    return ((size_t)blocks * TS_GEMM_CONSUMERS * 4 * sizeof(int) + 255) / 256 * 256;
-}
-static size_t ts_gemm_workspace_bytes(int blocks) {
-    return ts_gemm_flag_bytes(blocks) + (size_t)blocks * TS_GEMM_CONSUMERS * TS_GEMM_PARTIAL_FLOATS * sizeof(float);
-}
-
-/* The largest persistent grid the GEMM kernels take on the current device. */
-static ts_status ts_gemm_max_grid(int *grid) {
-    ts_device_props props;
-    ts_status s = ts_kernel_device_props(&props);
-    if (s != TS_SUCCESS) return s;
-    return ts_gemm_bf16_nn_persistent_grid(&props, 1LL << 40, grid);
-}
-
+/* The workspace for the largest persistent grid the GEMM kernels take on the current device. */
 TS_EXTERN_C ts_status ts_gemm_workspace_size(size_t *bytes) {
     if (!bytes) return TS_ERROR_NULL_POINTER;
+    ts_device_props props;
     int grid = 0;
-    const ts_status s = ts_gemm_max_grid(&grid);
-    if (s != TS_SUCCESS) return s;
-    *bytes = ts_gemm_workspace_bytes(grid);
-    return TS_SUCCESS;
+    ts_status s = ts_kernel_device_props(&props);
+    if (s == TS_SUCCESS) s = ts_gemm_bf16_nn_persistent_grid(&props, 1LL << 40, &grid);
+    if (s == TS_SUCCESS) *bytes = ts_gemm_workspace_bytes(grid);
+    return s;
 }
 
 TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
@@ -142,9 +127,7 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
         if ((uintptr_t)workspace % 16) return TS_ERROR_MISALIGNED;
         if ((s = ts_gemm_workspace_size(&need)) != TS_SUCCESS) return s;
         if (workspace_bytes < need) return TS_ERROR_INVALID_SIZE;
-        params.flags = (int *)workspace;
-        params.partials = (float *)((char *)workspace + ts_gemm_flag_bytes(grid));
-        params.sk = ts_sk_make(params.sched.tasks, params.k_iters, grid / TS_GEMM_CLUSTER, TS_GEMM_STREAM_K);
+        ts_gemm_use_workspace(&params, workspace, grid);
     }
 
     static const ts_gemm_launcher launchers[2][2][2] = {

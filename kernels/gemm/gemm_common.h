@@ -239,9 +239,27 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     params->sched = params->cluster_n
                         ? ts_sched_make(tiles_m, (tiles_n + TS_GEMM_CLUSTER - 1) / TS_GEMM_CLUSTER, TS_GEMM_GROUP_M)
                         : ts_sched_make((tiles_m + TS_GEMM_CLUSTER - 1) / TS_GEMM_CLUSTER, tiles_n, TS_GEMM_GROUP_M);
-    /* Every unit whole, until a caller with a workspace asks for stream-K (ts_gemm_ex). */
+    /* Every unit whole, until a caller with a workspace asks for stream-K (ts_gemm_use_workspace). */
     params->sk = ts_sk_make(params->sched.tasks, params->k_iters, 1, 0);
     return TS_SUCCESS;
+}
+
+/* The stream-K workspace for a grid of `blocks` blocks: four ints per (block, consumer) (see
+ * stream_k_combine in gemm_variant.h) in whole 256 bytes, then the partial results of as many
+ * consumers. Host code. */
+static inline size_t ts_gemm_flag_bytes(int blocks) {
+    return ((size_t)blocks * TS_GEMM_CONSUMERS * 4 * sizeof(int) + 255) / 256 * 256;
+}
+static inline size_t ts_gemm_workspace_bytes(int blocks) {
+    return ts_gemm_flag_bytes(blocks) + (size_t)blocks * TS_GEMM_CONSUMERS * TS_GEMM_PARTIAL_FLOATS * sizeof(float);
+}
+
+/* Stream-K over a grid of `grid` blocks (which run all at once), in a workspace of at least
+ * ts_gemm_workspace_bytes(grid) bytes, zeroed before its first use. Host code. */
+static inline void ts_gemm_use_workspace(ts_gemm_params *params, void *workspace, int grid) {
+    params->flags = (int *)workspace;
+    params->partials = (float *)((char *)workspace + ts_gemm_flag_bytes(grid));
+    params->sk = ts_sk_make(params->sched.tasks, params->k_iters, grid / TS_GEMM_CLUSTER, TS_GEMM_STREAM_K);
 }
 
 #endif

@@ -105,9 +105,9 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
  * block that is already past its multiplies, so the wait ends even where the grid's blocks do not
  * all run at once (the schedule puts tails first and heads last, so the head rarely waits at all).
  * Each consumer warpgroup has its own four ints (counter, ready flag, and the counter's answer to
- * the head's and to the tail's warps) and area; a lane's values lie strided by the warpgroup's lanes, so that each
- * store and load of the warpgroup is contiguous. Returns 1 where this piece was first (nothing to
- * store). */
+ * the head's and to the tail's warps) and area; a lane's values lie strided by the warpgroup's
+ * lanes, so that each store and load of the warpgroup is contiguous. Returns 1 where this piece
+ * was first (nothing to store). */
 TS_DEVICE int TS_GEMM_FN(stream_k_combine)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                            int consumer) {
     if (t->kind == TS_SK_WHOLE) return 0;

@@ -21,15 +21,8 @@ TS_EXTERN_C ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, 
     if (s != TS_SUCCESS) return s;
     if (max_blocks < 1 || max_blocks > 4) return TS_ERROR_INVALID_VALUE;
     const long long grid = params.sched.tasks < max_blocks ? params.sched.tasks : max_blocks;
-    if (workspace) {
-        /* The layout of ts_gemm_ex's workspace: the flags in the first 256 bytes, then the partials. */
-        TS_STATIC_ASSERT(4 * TS_GEMM_CONSUMERS * 4 * sizeof(int) <= 256 &&
-                             256 + 4 * TS_GEMM_CONSUMERS * TS_GEMM_PARTIAL_FLOATS * sizeof(float) <=
-                                 TS_TEST_PINGPONG_WORKSPACE_BYTES,
-                         "the test's workspace is too small for four blocks");
-        params.flags = (int *)workspace;
-        params.partials = (float *)((char *)workspace + 256);
-        params.sk = ts_sk_make(params.sched.tasks, params.k_iters, (int)grid, TS_GEMM_STREAM_K);
-    }
+    if (workspace) ts_gemm_use_workspace(&params, workspace, (int)grid);
     return ts_test_pp_gemm_launch(&params, (int)grid, NULL);
 }
+
+TS_EXTERN_C size_t ts_test_pingpong_workspace_bytes(void) { return ts_gemm_workspace_bytes(4); }

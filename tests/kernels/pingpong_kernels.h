@@ -10,10 +10,10 @@ extern "C" {
 #endif
 
 /* C = A B; at most max_blocks blocks (at most 4), so that blocks loop over several tasks. With a
- * workspace (zeroed, at least TS_TEST_PINGPONG_WORKSPACE_BYTES), stream-K as ts_gemm_ex runs it. */
-#define TS_TEST_PINGPONG_WORKSPACE_BYTES (256 + 4 * 2 * 128 * 256 * 4)
+ * workspace (zeroed, ts_test_pingpong_workspace_bytes() long), stream-K as ts_gemm_ex runs it. */
 ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, long long lda, const void *b, long long ldb,
                                 float *c, long long ldc, int max_blocks, void *workspace);
+size_t ts_test_pingpong_workspace_bytes(void);
 
 #ifdef __cplusplus
 }

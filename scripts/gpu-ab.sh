@@ -4,7 +4,7 @@
 # interleaved order (a b c a b c), so that a difference between variants can be told from the
 # run-to-run spread. For tuning with little device time.
 #   usage: scripts/gpu-ab.sh NAME=FLAGS [NAME=FLAGS ...]      e.g.  base=  lag="-DTS_PC_RELEASE_LAG=1"
-#   BENCH (default gemm) picks the bench; TESSERA_BENCH_QUICK=1 is set for it. TESTS (test binary
+#   BENCH (default gemm) picks the bench, or several ("gemm rmsnorm"); TESSERA_BENCH_QUICK=1 is set for it. TESTS (test binary
 #   names, e.g. "test_attention test_warpgroup") are built in every variant and run once each before
 #   the benches, so a variant's speed is only read next to its correctness.
 set -uo pipefail
@@ -23,12 +23,14 @@ done
 wait
 for name in "${names[@]}"; do
   for t in ${TESTS:-}; do
-    echo "== $name $t: $("build/ab-$name/tests/$t" --jobs=1 2>&1 | grep -E 'Synthesis|FAIL|error' | head -n 5 | tr '\n' ' ')"
+    echo "== $name $t: $( { timeout 150 "build/ab-$name/tests/$t" --jobs=1 2>&1; echo "exit $?"; } | grep -E 'Synthesis|FAIL|error|exit' | head -n 6 | tr '\n' ' ')"
   done
 done
-for round in 1 2; do
-  for name in "${names[@]}"; do
-    echo "== $name (round $round)"
-    TESSERA_BENCH_QUICK=1 "build/ab-$name/bench/tessera-bench" "$bench" 2>&1 | grep -E "=|error" | grep -v "^tessera-bench"
+for b in $bench; do
+  for round in 1 2; do
+    for name in "${names[@]}"; do
+      echo "== $name $b (round $round)"
+      TESSERA_BENCH_QUICK=1 timeout 120 "build/ab-$name/bench/tessera-bench" "$b" 2>&1 | grep -E "=|error" | grep -v "^tessera-bench"
+    done
   done
 done

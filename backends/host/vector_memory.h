@@ -17,6 +17,8 @@ TS_DEVICE ts_v16 ts_load16(const void *p) {
     return r;
 }
 
+TS_DEVICE ts_v16 ts_load16_l2(const void *p) { return ts_load16(p); }
+
 TS_DEVICE void ts_store16(void *p, ts_v16 v) { memcpy(p, v.w, 16); }
 
 #endif

@@ -127,14 +127,13 @@
 #endif
 
 /* 1: ts_gemm_ex shares the last waves of tiles out by K where it is given a workspace (stream-K,
- * templates/tile_scheduler.h); 0 ignores the workspace and leaves the code out (for A/B runs, and
- * on CDNA, where it cost the ping-pong kernels 15-25 VGPRs and a wave per SIMD on gfx942). */
+ * templates/tile_scheduler.h); 0 (the default) ignores the workspace and leaves the code out. On
+ * the H200 stream-K made 4096^3 5% slower (730-746 against 768-786 TFLOP/s, two runs,
+ * bench/results/nvidia-h200-2026-11-30-stream-k-load-hint-ab.txt): each split tile's partial
+ * results cost more than the 3% of idle clusters in the last wave it recovers. On gfx942 it cost
+ * the ping-pong kernels 15-25 VGPRs and a wave per SIMD. Kept for A/B runs; CI tests it (host). */
 #ifndef TS_GEMM_STREAM_K
-#if defined(TS_PREFERS_PINGPONG)
 #define TS_GEMM_STREAM_K 0
-#else
-#define TS_GEMM_STREAM_K 1
-#endif
 #endif
 
 /* Tiles of C are taken down groups of this many tile rows (templates/tile_scheduler.h). */

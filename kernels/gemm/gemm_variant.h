@@ -105,8 +105,8 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
  * block that is already past its multiplies, so the wait ends even where the grid's blocks do not
  * all run at once (the schedule puts tails first and heads last, so the head rarely waits at all).
  * Each consumer warpgroup has its own four ints (counter, ready flag, and the counter's answer to
- * the head's and to the tail's warps) and area; a lane's values lie strided by the warpgroup's
- * lanes, so that each store and load of the warpgroup is contiguous. Returns 1 where this piece
+ * the head's and to the tail's warps) and area; a lane's values lie in groups of four strided by
+ * the warpgroup's lanes, so that each 16-byte store and load of the warpgroup is contiguous. Returns 1 where this piece
  * was first (nothing to store). */
 TS_DEVICE int TS_GEMM_FN(stream_k_combine)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                            int consumer) {
@@ -115,15 +115,13 @@ TS_DEVICE int TS_GEMM_FN(stream_k_combine)(const ts_gemm_params *p, const ts_gem
     const int threads = 4 * TS_WARP_LANES, thread = ts_warp_in_group() * TS_WARP_LANES + ts_lane_id();
     const int values = TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS; /* a lane's values of one 64-row tile */
     int *counter = &p->flags[4 * slot], *ready = counter + 1, *order = counter + 2 + (t->kind == TS_SK_TAIL);
-    float *part = p->partials + (long long)slot * TS_GEMM_PARTIAL_FLOATS + thread;
+    float *part = p->partials + (long long)slot * TS_GEMM_PARTIAL_FLOATS + 4 * thread;
     if (thread == 0) *order = ts_atomic_add_i32(counter, 1);
     ts_sync_named(consumer, 4);
     if (*(volatile int *)order == 0) {
         TS_UNROLL
-        for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
-            TS_UNROLL
-            for (int e = 0; e < values; ++e) part[(r * values + e) * threads] = (&c->acc[r].v[0][0][0])[e];
-        }
+        for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
+            ts_store_f32_groups(part + r * values * threads, &c->acc[r].v[0][0][0], values, 4 * threads);
         ts_sync_named(consumer, 4);
         if (thread == 0) ts_flag_store_release(ready, 1);
         return 1;
@@ -133,13 +131,9 @@ TS_DEVICE int TS_GEMM_FN(stream_k_combine)(const ts_gemm_params *p, const ts_gem
     ts_sync_named(consumer, 4);
     /* Every warp has read its answer by now: all four back to 0 for the next call. */
     if (thread == 0) counter[0] = counter[1] = counter[2] = counter[3] = 0;
-    /* Loads that bypass any cache line this SM may hold of an earlier call's values. */
-    const volatile float *in = part;
     TS_UNROLL
-    for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
-        TS_UNROLL
-        for (int e = 0; e < values; ++e) (&c->acc[r].v[0][0][0])[e] += in[(r * values + e) * threads];
-    }
+    for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
+        ts_add_f32_groups_l2(&c->acc[r].v[0][0][0], part + r * values * threads, values, 4 * threads);
     return 0;
 }
 

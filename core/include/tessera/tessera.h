@@ -207,9 +207,10 @@ ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float
                   float beta, void *c, ts_dtype c_type, long long ldc, ts_stream stream);
 
 /* ts_gemm with a workspace, which lets the last waves of tiles be shared out by K among all the
- * SMs (stream-K: where the tiles do not fill the last wave, a tile's K range may be split between
- * two blocks, one adding the other's partial results; the HIP build does not use the workspace,
- * its kernels are built without stream-K). workspace: device memory of at least
+ * SMs in a build with TS_GEMM_STREAM_K=1 (stream-K: where the tiles do not fill the last wave, a
+ * tile's K range may be split between two blocks, one adding the other's partial results). The
+ * default build leaves stream-K out, as it measured slower on the H200 (docs/results.md), and
+ * only checks the workspace. workspace: device memory of at least
  * ts_gemm_workspace_size() bytes, 16-byte aligned, zeroed once before its first use (each call
  * leaves it as it needs it for the next); calls that share a workspace must run one after the
  * other (the same stream). NULL runs as ts_gemm. Too small: TS_ERROR_INVALID_SIZE. */

@@ -4,6 +4,8 @@
 #ifndef TESSERA_BENCH_BASELINE_H
 #define TESSERA_BENCH_BASELINE_H
 
+#include <stddef.h>
+
 #include <tessera/tessera.h>
 
 typedef struct bench_baseline bench_baseline;
@@ -17,5 +19,10 @@ ts_status bench_baseline_gemm(bench_baseline *baseline, ts_trans trans_a, ts_tra
                               int k, float alpha, const void *a, ts_dtype a_type, long long lda,
                               const void *b, ts_dtype b_type, long long ldb, float beta, void *c,
                               ts_dtype c_type, long long ldc);
+
+/* Reads every byte of buf (a sum of its floats into *device_result, 4 bytes of device memory) on
+ * the baseline's stream and writes nothing else: the timer's L2 flush, which leaves the cache
+ * holding clean lines only (timing.c). */
+ts_status bench_baseline_read(bench_baseline *baseline, const void *buf, size_t bytes, void *device_result);
 
 #endif

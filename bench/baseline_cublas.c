@@ -35,6 +35,19 @@ void bench_baseline_destroy(bench_baseline *baseline) {
     free(baseline);
 }
 
+ts_status bench_baseline_read(bench_baseline *baseline, const void *buf, size_t bytes, void *device_result) {
+    if (!baseline || !buf || !device_result) return TS_ERROR_NULL_POINTER;
+    if (bytes / sizeof(float) > 0x7fffffff) return TS_ERROR_SIZE_OVERFLOW;
+    /* The result stays on the device, so that nothing waits for it; gemm passes alpha and beta
+     * from the host, so the mode goes back. */
+    if (cublasSetPointerMode(baseline->handle, CUBLAS_POINTER_MODE_DEVICE) != CUBLAS_STATUS_SUCCESS)
+        return TS_ERROR_RUNTIME;
+    const cublasStatus_t s = cublasSasum(baseline->handle, (int)(bytes / sizeof(float)), buf, 1, device_result);
+    if (cublasSetPointerMode(baseline->handle, CUBLAS_POINTER_MODE_HOST) != CUBLAS_STATUS_SUCCESS)
+        return TS_ERROR_RUNTIME;
+    return s == CUBLAS_STATUS_SUCCESS ? TS_SUCCESS : TS_ERROR_RUNTIME;
+}
+
 ts_status bench_baseline_gemm(bench_baseline *baseline, ts_trans trans_a, ts_trans trans_b, int m, int n,
                               int k, float alpha, const void *a, ts_dtype a_type, long long lda,
                               const void *b, ts_dtype b_type, long long ldb, float beta, void *c,

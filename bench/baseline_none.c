@@ -10,6 +10,11 @@ ts_status bench_baseline_create(bench_baseline **baseline, const char **name, ts
 
 void bench_baseline_destroy(bench_baseline *baseline) { (void)baseline; }
 
+ts_status bench_baseline_read(bench_baseline *baseline, const void *buf, size_t bytes, void *device_result) {
+    (void)baseline, (void)buf, (void)bytes, (void)device_result;
+    return TS_ERROR_UNSUPPORTED;
+}
+
 ts_status bench_baseline_gemm(bench_baseline *baseline, ts_trans trans_a, ts_trans trans_b, int m, int n,
                               int k, float alpha, const void *a, ts_dtype a_type, long long lda,
                               const void *b, ts_dtype b_type, long long ldb, float beta, void *c,

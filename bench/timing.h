@@ -2,7 +2,8 @@
  * way: untimed warm-up runs, then at least TS_BENCH_MIN_REPS timed runs, each between a pair of
  * device events on the benchmark's stream, reported as median, min and max in milliseconds.
  * Optionally the L2 is flushed before every timed run (outside the timed region) so that inputs
- * left in the cache by the previous run do not flatter the result, and a subject and its
+ * left in the cache by the previous run do not flatter the result (by reading twice its size,
+ * which leaves it clean; timing.c says why), and a subject and its
  * baseline can be timed interleaved, one run of each in turn, so that clock and thermal drift hit
  * both alike. */
 #ifndef TESSERA_BENCH_TIMING_H
@@ -11,6 +12,8 @@
 #include <stddef.h>
 
 #include <tessera/tessera.h>
+
+#include "baseline.h"
 
 #define TS_BENCH_MIN_REPS 20
 
@@ -22,7 +25,7 @@ typedef ts_status (*bench_run_fn)(void *ctx, int rep);
 typedef struct bench_timing_config {
     int warmup;   /* untimed runs first (>= 0) */
     int reps;     /* timed runs; fewer than TS_BENCH_MIN_REPS are raised to it */
-    int flush_l2; /* nonzero: clear 2x the L2 before every timed run */
+    int flush_l2; /* nonzero: flush the L2 (2x its size read) before every timed run */
 } bench_timing_config;
 
 typedef struct bench_stats {
@@ -43,6 +46,7 @@ typedef struct bench_timer {
     void *flush_buffer;
     size_t flush_bytes;
     int flush_count;
+    bench_baseline *flush_reader; /* the vendor library that reads the flush buffer; NULL: memset */
 } bench_timer;
 
 /* Creates the events (and the flush buffer, when asked) for timings on stream. On failure

@@ -1,7 +1,9 @@
 """The timing protocol of tessera-bench for the Python drivers (compare_torch.py,
 compare_torch_memory.py): warm-up, then rounds in which every implementation runs once, in
 alternating order, each run after an L2 flush and timed with CUDA events; the median per
-implementation, in milliseconds."""
+implementation, in milliseconds. The flush reads a buffer twice the L2's size, which leaves the
+cache clean, as tessera-bench's does (bench/timing.c says why); TESSERA_BENCH_FLUSH=write zeroes it
+instead, as both did before."""
 import argparse
 import datetime
 import os
@@ -30,14 +32,15 @@ def bench_context(torch):
     """The device's properties, a buffer twice the L2 to flush it with, and the date for the JSON."""
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
     l2 = getattr(props, "L2_cache_size", 64 << 20) or (64 << 20)
-    flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+    flush = torch.zeros(2 * l2 // 4, dtype=torch.float32, device="cuda")
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     return props, flush, date
 
 
 def time_interleaved(torch, runs, flush, reps, warmup):
     """runs: name -> callable issuing one run on the current stream. flush: a tensor larger than the
-    L2, zeroed before every run."""
+    L2, read (or, with TESSERA_BENCH_FLUSH=write, zeroed) before every run."""
+    write_flush = os.environ.get("TESSERA_BENCH_FLUSH") == "write"
     times = {name: [] for name in runs}
     for _ in range(warmup):
         for run in runs.values():
@@ -46,7 +49,10 @@ def time_interleaved(torch, runs, flush, reps, warmup):
     names = list(runs)
     for rep in range(reps):
         for name in (names if rep % 2 == 0 else names[::-1]):
-            flush.zero_()
+            if write_flush:
+                flush.zero_()
+            else:
+                flush.sum()
             # Keep the GPU busy while Python issues the run, so that the host's launch time (large
             # for a torch.compile'd function next to a 0.1 ms kernel) is not timed.
             torch.cuda._sleep(200_000)

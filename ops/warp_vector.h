@@ -11,8 +11,7 @@
  *   ts_wv_sum(v), ts_wv_sum_sq(v), ts_wv_max(v): the whole warp's strip reduced to one float,
  *       the same (bit for bit) in every lane
  *   ts_group_sum(x, slots, index, count, &parity) and ts_group_max: block-scope combination of one
- *       value from each of `count` warps through shared memory (every warp of the block calls);
- *       ts_group_mean_m2: a group's mean and squared deviations from each warp's, in one exchange
+ *       value from each of `count` warps through shared memory (every warp of the block calls)
  * Accesses are 16-byte vectors when the base address (and the row stride in bytes) is 16-byte
  * aligned: a strip that is wholly valid is one run of unconditional loads, so all of a lane's
  * chunks are in flight at once; otherwise chunks past n are skipped and a partly valid chunk, or
@@ -297,35 +296,5 @@ TS_DEVICE float ts_group_reduce_impl(float x, float *slots, int index, int count
 
 #define ts_group_sum(x, slots, index, count, parity) ts_group_reduce_impl((x), (slots), (index), (count), (parity), 0)
 #define ts_group_max(x, slots, index, count, parity) ts_group_reduce_impl((x), (slots), (index), (count), (parity), 2)
-
-/* The mean and the sum of squared deviations (M2) of a group's values from each warp's count n,
- * sum and M2 (about its own mean), in one exchange (Chan et al.'s pairwise combination): M2 =
- * sum over warps of M2_w + n_w (mean_w - mean)^2. slots: 6 * count floats; otherwise as
- * ts_group_reduce_impl, whose calls it must not be mixed with on the same slots. */
-TS_DEVICE void ts_group_mean_m2(float n, float sum, float m2, float *slots, int index, int count, int *parity,
-                                float *mean_out, float *m2_out) {
-    float *half = slots + *parity * 3 * count;
-    *parity ^= 1;
-    half[3 * index] = n;
-    half[3 * index + 1] = sum;
-    half[3 * index + 2] = m2;
-    ts_sync_block();
-    float total_n = 0.0f, total_sum = 0.0f;
-    for (int i = 0; i < count; ++i) {
-        total_n += half[3 * i];
-        total_sum += half[3 * i + 1];
-    }
-    const float mean = total_n > 0.0f ? total_sum / total_n : 0.0f;
-    float total_m2 = 0.0f;
-    for (int i = 0; i < count; ++i) {
-        const float ni = half[3 * i];
-        if (ni > 0.0f) {
-            const float d = half[3 * i + 1] / ni - mean;
-            total_m2 += half[3 * i + 2] + ni * d * d;
-        }
-    }
-    *mean_out = mean;
-    *m2_out = total_m2;
-}
 
 #endif

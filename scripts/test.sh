@@ -118,7 +118,6 @@ run_backend() {
                    "gemm-256x128|-DTS_GEMM_WG_TILES=2 -DTS_GEMM_BN=128 -DTS_GEMM_CLUSTER_ACROSS_N=1|test_gemm" \
                    "gemm-block-store|-DTS_GEMM_WARP_STORE=0|test_gemm" \
                    "gemm-stream-k|-DTS_GEMM_STREAM_K=1|test_gemm" \
-                   "norm-one-exchange|-DTS_NORM_ONE_EXCHANGE=1|test_norm" \
                    "attention-pingpong|-DTS_ATTN_PINGPONG=1|test_attention"; do
       IFS='|' read -r name flags tests <<<"$variant"
       say "host: $name ($flags): $tests"

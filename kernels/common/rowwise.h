@@ -89,8 +89,7 @@ static inline ts_status ts_rowwise_make_plan(long long rows, int cols, ts_rowwis
     plan->warps = groups * w;
     plan->short_rows = plan->warps <= TS_ROWWISE_SHORT_WARPS;
     plan->grid = (unsigned)blocks;
-    /* Six floats a warp: two halves of three values (ts_group_mean_m2; the sums use two). */
-    plan->shared_bytes = w > 1 ? (size_t)plan->warps * 6 * sizeof(float) : 0;
+    plan->shared_bytes = w > 1 ? (size_t)plan->warps * 2 * sizeof(float) : 0;
     return TS_SUCCESS;
 }
 

@@ -14,7 +14,7 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     const int warp = ts_warp_id(), group = warp / nw, w = warp % nw;
     const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE);
     const int out_bytes = TS_DTYPE_BYTES(p->out_dtype), param_bytes = TS_DTYPE_BYTES(p->param_dtype);
-    float *slots = (float *)ts_shared_base() + 6 * nw * group;
+    float *slots = (float *)ts_shared_base() + 2 * nw * group;
     int parity = 0;
     const long long col0 = (long long)w * TS_ROWWISE_E, left = p->cols - col0;
     ts_rowwise_wv h, t;
@@ -33,26 +33,14 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
                 ts_wv_store((unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes, &h,
                             TS_ROWWISE_DTYPE, n);
         }
-        float sq;
-        if (!p->rms && nw > 1 && TS_NORM_ONE_EXCHANGE) {
-            /* Each warp's mean and squared deviations, combined in one exchange. */
-            const float count = (float)(n <= 0 ? 0 : n < TS_ROWWISE_E ? n : TS_ROWWISE_E);
-            const float sum = ts_wv_sum(&h), own_mean = count > 0.0f ? sum / count : 0.0f;
-            float mean;
-            ts_wv_sub_scalar(&h, &h, own_mean);
-            if (n < TS_ROWWISE_E) ts_wv_fill_from(&h, n, 0.0f); /* the padding would add own_mean^2 */
-            ts_group_mean_m2(count, sum, ts_wv_sum_sq(&h), slots, w, nw, &parity, &mean, &sq);
-            ts_wv_add_scalar(&h, &h, own_mean - mean);
-        } else {
-            if (!p->rms) {
-                float sum = ts_wv_sum(&h);
-                if (nw > 1) sum = ts_group_sum(sum, slots, w, nw, &parity);
-                ts_wv_sub_scalar(&h, &h, sum * p->inv_cols);
-                if (n < TS_ROWWISE_E) ts_wv_fill_from(&h, n, 0.0f); /* the padding would add mean^2 */
-            }
-            sq = ts_wv_sum_sq(&h);
-            if (nw > 1) sq = ts_group_sum(sq, slots, w, nw, &parity);
+        if (!p->rms) {
+            float sum = ts_wv_sum(&h);
+            if (nw > 1) sum = ts_group_sum(sum, slots, w, nw, &parity);
+            ts_wv_sub_scalar(&h, &h, sum * p->inv_cols);
+            if (n < TS_ROWWISE_E) ts_wv_fill_from(&h, n, 0.0f); /* the padding would add mean^2 */
         }
+        float sq = ts_wv_sum_sq(&h);
+        if (nw > 1) sq = ts_group_sum(sq, slots, w, nw, &parity);
         ts_wv_mul_scalar(&h, &h, 1.0f / sqrtf(sq * p->inv_cols + p->eps));
         if (p->weight) {
             ts_wv_load(&t, (const unsigned char *)p->weight + col0 * param_bytes, p->param_dtype, left);

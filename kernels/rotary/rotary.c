@@ -20,7 +20,9 @@
 #define TS_ROPE_MIN_BLOCKS 8
 #endif
 #define TS_ROPE_STRIP 512
+#ifndef TS_ROPE_BLOCKS_PER_SM
 #define TS_ROPE_BLOCKS_PER_SM 32
+#endif
 
 /* Index 0 is Q, 1 is K (heads 0 when K is absent). Strides are in elements. */
 typedef struct ts_rope_params {

@@ -67,14 +67,6 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
     ts_rowwise_plan plan;
     if ((s = ts_rowwise_make_plan(d.rows, d.cols, &plan)) != TS_SUCCESS) return s;
     p.warps_per_row = plan.warps_per_row;
-    const size_t param_row = ((size_t)d.cols * (size_t)ts_rowwise_dtype_bytes((ts_dtype)p.param_dtype) + 15) / 16 * 16;
-    const size_t staged = (d.weight ? param_row : 0) + (d.bias ? param_row : 0);
-    if (TS_NORM_STAGE_PARAMS && staged > 0 && staged <= TS_NORM_STAGE_MAX_BYTES) {
-        p.stage_params = 1;
-        p.stage_offset = (int)((plan.shared_bytes + 15) / 16 * 16);
-        p.bias_offset = d.weight ? (int)param_row : 0;
-        plan.shared_bytes = (size_t)p.stage_offset + staged;
-    }
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][2] = {{ts_norm_bf16_launch, ts_norm_bf16_short_launch},
                                              {ts_norm_fp16_launch, ts_norm_fp16_short_launch},

@@ -18,19 +18,6 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     int parity = 0;
     const long long col0 = (long long)w * TS_ROWWISE_E, left = p->cols - col0;
     ts_rowwise_wv h, t;
-    if (p->stage_params) {
-        /* The first group copies the block's weight and bias slices into shared memory. */
-        unsigned char *staged = (unsigned char *)ts_shared_base() + p->stage_offset;
-        if (group == 0 && p->weight) {
-            ts_wv_load(&t, (const unsigned char *)p->weight + col0 * param_bytes, p->param_dtype, left);
-            ts_wv_store(staged + col0 * param_bytes, &t, p->param_dtype, left);
-        }
-        if (group == 0 && p->bias) {
-            ts_wv_load(&t, (const unsigned char *)p->bias + col0 * param_bytes, p->param_dtype, left);
-            ts_wv_store(staged + p->bias_offset + col0 * param_bytes, &t, p->param_dtype, left);
-        }
-        ts_sync_block();
-    }
     for (long long first = (long long)ts_block_x() * groups; first < p->rows;
          first += (long long)ts_grid_x() * groups) {
         /* Groups past the last row still take part in the block's reductions, with nothing valid. */
@@ -55,19 +42,12 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         float sq = ts_wv_sum_sq(&h);
         if (nw > 1) sq = ts_group_sum(sq, slots, w, nw, &parity);
         ts_wv_mul_scalar(&h, &h, 1.0f / sqrtf(sq * p->inv_cols + p->eps));
-        /* Addresses made where they are used, from the parameters, so that no register holds them
-         * across the row (the short-row kernels have 80). */
         if (p->weight) {
-            const unsigned char *weight = p->stage_params ? (const unsigned char *)ts_shared_base() + p->stage_offset
-                                                          : (const unsigned char *)p->weight;
-            ts_wv_load(&t, weight + col0 * param_bytes, p->param_dtype, left);
+            ts_wv_load(&t, (const unsigned char *)p->weight + col0 * param_bytes, p->param_dtype, left);
             ts_wv_mul(&h, &h, &t);
         }
         if (p->bias) {
-            const unsigned char *bias = p->stage_params
-                                            ? (const unsigned char *)ts_shared_base() + p->stage_offset + p->bias_offset
-                                            : (const unsigned char *)p->bias;
-            ts_wv_load(&t, bias + col0 * param_bytes, p->param_dtype, left);
+            ts_wv_load(&t, (const unsigned char *)p->bias + col0 * param_bytes, p->param_dtype, left);
             ts_wv_add(&h, &h, &t);
         }
         ts_wv_store((unsigned char *)p->out + (row * p->out_stride + col0) * out_bytes, &h, p->out_dtype, n);

@@ -2,6 +2,9 @@
  *   ts_wv_load(v, ptr, dtype, n) / ts_wv_store(ptr, v, dtype, n)
  *       the strip ptr[0 .. E) of a bf16, fp16 or fp32 array; elements at and past n are zero-filled
  *       on load and left alone on store (n <= 0: none)
+ *   ts_wv_load_add(v, ptr, dtype, n) / ts_wv_load_mul(v, ptr, dtype, n)
+ *       v += / *= the strip as loaded, elements at and past n left alone: no second vector of
+ *       registers, only the loaded 16-bit words while they are in flight
  *   ts_wv_load_rows(v, ptr, dtype, row_shift, row_stride, n) / ts_wv_store_rows(...)
  *       a strip of rows of 2^row_shift elements (a multiple of 8), row i at ptr + i * row_stride
  *       elements; n counts elements of the strip as above
@@ -57,21 +60,24 @@ TS_DEVICE long long ts_wv_offset(int e, int rows, int row_shift, long long row_s
     return (long long)(e >> row_shift) * row_stride + (e & ((1 << row_shift) - 1));
 }
 
-/* One 16-byte-aligned chunk of 8 elements, whole. */
-TS_DEVICE void ts_wv_load_chunk(float *d, const unsigned char *p, int dtype) {
+/* A loaded value x into *d: op 0 sets it, 1 adds it, 2 multiplies by it. */
+TS_DEVICE void ts_wv_take(float *d, float x, int op) { *d = op == 0 ? x : op == 1 ? *d + x : *d * x; }
+
+/* One 16-byte-aligned chunk of 8 elements, whole, taken into d as op says (ts_wv_take). */
+TS_DEVICE void ts_wv_load_chunk(float *d, const unsigned char *p, int dtype, int op) {
     if (dtype == TS_DTYPE_F32) {
         const ts_v16 a = ts_load16(p), b = ts_load16(p + 16);
         TS_UNROLL
         for (int i = 0; i < 4; ++i) {
-            d[i] = ts_bits_f32(a.w[i]);
-            d[4 + i] = ts_bits_f32(b.w[i]);
+            ts_wv_take(&d[i], ts_bits_f32(a.w[i]), op);
+            ts_wv_take(&d[4 + i], ts_bits_f32(b.w[i]), op);
         }
     } else {
         const ts_v16 a = ts_load16(p);
         TS_UNROLL
         for (int i = 0; i < 4; ++i) {
-            d[2 * i] = ts_wv_from16(a.w[i] & 0xffffu, dtype);
-            d[2 * i + 1] = ts_wv_from16(a.w[i] >> 16, dtype);
+            ts_wv_take(&d[2 * i], ts_wv_from16(a.w[i] & 0xffffu, dtype), op);
+            ts_wv_take(&d[2 * i + 1], ts_wv_from16(a.w[i] >> 16, dtype), op);
         }
     }
 }
@@ -101,7 +107,7 @@ TS_DEVICE int ts_wv_aligned(const void *base, long long row_stride_bytes) {
 }
 
 TS_DEVICE void ts_wv_load_impl(float *v, int chunks, const void *base, int dtype, long long n, int rows,
-                               int row_shift, long long row_stride) {
+                               int row_shift, long long row_stride, int op) {
     const int bytes = dtype == TS_DTYPE_F32 ? 4 : 2, lane = ts_lane_id();
     const unsigned char *b = (const unsigned char *)base;
     const long long len = (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES;
@@ -111,7 +117,7 @@ TS_DEVICE void ts_wv_load_impl(float *v, int chunks, const void *base, int dtype
         TS_UNROLL
         for (int k = 0; k < chunks; ++k) {
             const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
-            ts_wv_load_chunk(v + k * TS_WV_CHUNK, b + ts_wv_offset(e, rows, row_shift, row_stride) * bytes, dtype);
+            ts_wv_load_chunk(v + k * TS_WV_CHUNK, b + ts_wv_offset(e, rows, row_shift, row_stride) * bytes, dtype, op);
         }
         return;
     }
@@ -121,10 +127,15 @@ TS_DEVICE void ts_wv_load_impl(float *v, int chunks, const void *base, int dtype
         float *d = v + k * TS_WV_CHUNK;
         const unsigned char *p = b + (e < n ? ts_wv_offset(e, rows, row_shift, row_stride) * bytes : 0);
         if (aligned && e + TS_WV_CHUNK <= n) {
-            ts_wv_load_chunk(d, p, dtype);
+            ts_wv_load_chunk(d, p, dtype, op);
         } else {
             TS_UNROLL
-            for (int j = 0; j < TS_WV_CHUNK; ++j) d[j] = e + j < n ? ts_wv_get(p, dtype, j) : 0.0f;
+            for (int j = 0; j < TS_WV_CHUNK; ++j) {
+                if (e + j < n)
+                    ts_wv_take(&d[j], ts_wv_get(p, dtype, j), op);
+                else if (op == 0)
+                    d[j] = 0.0f;
+            }
         }
     }
 }
@@ -151,9 +162,13 @@ TS_DEVICE void ts_wv_store_impl(void *base, const float *v, int chunks, int dtyp
 }
 
 #define ts_wv_load(dst, ptr, dtype, n)                                                             \
-    ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0)
+    ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 0)
+#define ts_wv_load_add(dst, ptr, dtype, n)                                                         \
+    ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 1)
+#define ts_wv_load_mul(dst, ptr, dtype, n)                                                         \
+    ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 2)
 #define ts_wv_load_rows(dst, ptr, dtype, row_shift, row_stride, n)                                 \
-    ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 1, (row_shift), (row_stride))
+    ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 1, (row_shift), (row_stride), 0)
 #define ts_wv_store(ptr, src, dtype, n)                                                            \
     ts_wv_store_impl((ptr), TS_WV_CDATA(src), TS_WV_CHUNKS(src), (dtype), (n), 0, 0, 0)
 #define ts_wv_store_rows(ptr, src, dtype, row_shift, row_stride, n)                                \

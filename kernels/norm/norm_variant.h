@@ -17,7 +17,7 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     float *slots = (float *)ts_shared_base() + 2 * nw * group;
     int parity = 0;
     const long long col0 = (long long)w * TS_ROWWISE_E, left = p->cols - col0;
-    ts_rowwise_wv h, t;
+    ts_rowwise_wv h;
     for (long long first = (long long)ts_block_x() * groups; first < p->rows;
          first += (long long)ts_grid_x() * groups) {
         /* Groups past the last row still take part in the block's reductions, with nothing valid. */
@@ -25,9 +25,8 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         const long long n = first + group < p->rows ? left : 0;
         ts_wv_load(&h, (const unsigned char *)p->x + (row * p->x_stride + col0) * bytes, TS_ROWWISE_DTYPE, n);
         if (p->residual) {
-            ts_wv_load(&t, (const unsigned char *)p->residual + (row * p->residual_stride + col0) * bytes,
-                       TS_ROWWISE_DTYPE, n);
-            ts_wv_add(&h, &h, &t);
+            ts_wv_load_add(&h, (const unsigned char *)p->residual + (row * p->residual_stride + col0) * bytes,
+                           TS_ROWWISE_DTYPE, n);
             ts_wv_round(&h, &h, TS_ROWWISE_DTYPE);
             if (p->residual_out)
                 ts_wv_store((unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes, &h,
@@ -42,14 +41,8 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         float sq = ts_wv_sum_sq(&h);
         if (nw > 1) sq = ts_group_sum(sq, slots, w, nw, &parity);
         ts_wv_mul_scalar(&h, &h, 1.0f / sqrtf(sq * p->inv_cols + p->eps));
-        if (p->weight) {
-            ts_wv_load(&t, (const unsigned char *)p->weight + col0 * param_bytes, p->param_dtype, left);
-            ts_wv_mul(&h, &h, &t);
-        }
-        if (p->bias) {
-            ts_wv_load(&t, (const unsigned char *)p->bias + col0 * param_bytes, p->param_dtype, left);
-            ts_wv_add(&h, &h, &t);
-        }
+        if (p->weight) ts_wv_load_mul(&h, (const unsigned char *)p->weight + col0 * param_bytes, p->param_dtype, left);
+        if (p->bias) ts_wv_load_add(&h, (const unsigned char *)p->bias + col0 * param_bytes, p->param_dtype, left);
         ts_wv_store((unsigned char *)p->out + (row * p->out_stride + col0) * out_bytes, &h, p->out_dtype, n);
     }
 }

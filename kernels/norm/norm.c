@@ -5,8 +5,11 @@
 #include "kernels/common/rowwise.h"
 #include "kernels/norm/norm_common.h"
 
-/* Blocks per SM the short-row instances are built for: 80 registers at three, a few bytes spilled;
- * at four the row spills. */
+/* Blocks per SM the short-row instances are built for: 80 registers at three (bf16: 32 bytes
+ * spilled, fp16 none); at four, 64 registers, bf16 spills 28 bytes stored and 88 loaded, about what
+ * it spilled at three before the residual, weight and bias were taken straight into the row
+ * (ts_wv_load_add / _mul). Four was measured only before that, when it spilled 612 bytes (2.90
+ * against 3.69 TB/s): an A/B to run. */
 #ifndef TS_NORM_SHORT_MIN_BLOCKS
 #define TS_NORM_SHORT_MIN_BLOCKS 3
 #endif

@@ -1,4 +1,4 @@
-/* `tessera-bench gemm`: ts_gemm_ex (with its stream-K workspace, as cuBLAS has its own) against the
+/* `tessera-bench gemm`: ts_gemm_ex (with the stream-K workspace where the build has stream-K) against the
  * vendor library (cuBLAS in a CUDA build), timed in the
  * same process and interleaved, with the timing protocol of timing.c (warm-up, >= 20 timed runs,
  * median, L2 flushed before every run). Shapes: 4096^3 and 8192^3, and the projections of large
@@ -157,8 +157,8 @@ ts_status bench_gemm(bench_context *ctx) {
     bench_timer timer;
     gemm_workspace ws = {NULL, 0};
     ts_status st = ts_gemm_workspace_size(&ws.bytes);
-    if (st == TS_SUCCESS) st = ts_malloc(&ws.ptr, ws.bytes);
-    if (st == TS_SUCCESS) st = ts_memset(ws.ptr, 0, ws.bytes);
+    if (st == TS_SUCCESS && ws.bytes > 0) st = ts_malloc(&ws.ptr, ws.bytes);
+    if (st == TS_SUCCESS && ws.bytes > 0) st = ts_memset(ws.ptr, 0, ws.bytes);
     if (st == TS_SUCCESS) st = bench_timer_init(&timer, &config, &ctx->props, ctx->stream);
     if (st != TS_SUCCESS) {
         (void)ts_free(ws.ptr);

@@ -166,7 +166,8 @@ Test(gemm, more_tiles_than_blocks) {
  * shared out by K, so that some tiles are split between two blocks, one adding the other's partial
  * results before its store: through the staged store (bf16 C) and the direct one (fp32 C with
  * beta), at ragged sizes. Each case runs twice on one workspace, which the first call must leave
- * ready for the second. */
+ * ready for the second. A build without stream-K (the default) needs no workspace: it asks for
+ * none and takes the same calls with a NULL or a small one. */
 static void check_stream_k_cases(void) {
     int count = 0;
     ts_device_props p;
@@ -174,11 +175,29 @@ static void check_stream_k_cases(void) {
     cr_assert_eq(ts_device_get_props(0, &p), TS_SUCCESS);
     size_t bytes = 0;
     cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
+    cr_assert_eq(ts_gemm_workspace_size(NULL), TS_ERROR_NULL_POINTER);
+    const int m = 128 * (p.sm_count + 1);
+    if (!ts_test_gemm_stream_k_built()) {
+        cr_assert_eq(bytes, 0, "a build without stream-K asks for %zu workspace bytes", bytes);
+        void *small = NULL;
+        cr_assert_eq(ts_malloc(&small, 256), TS_SUCCESS);
+        gemm_case cases[2] = {
+            {TS_NO_TRANS, TS_NO_TRANS, m, 256, 200, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, NULL, 0},
+            {TS_NO_TRANS, TS_TRANS, m + 37, 296, 300, 8, TS_DTYPE_BF16, TS_DTYPE_F32, 0.5f, -1.0f, small, 256},
+        };
+        for (int i = 0; i < 2; ++i) check_gemm(cases[i]);
+        unsigned short buf[64] __attribute__((aligned(16))) = {0};
+        const ts_dtype B = TS_DTYPE_BF16;
+        cr_assert_eq(ts_gemm_ex(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, buf, B, 8, buf, B, 8, 0, buf, B, 8,
+                                (char *)small + 4, 252, NULL),
+                     TS_ERROR_MISALIGNED);
+        cr_assert_eq(ts_free(small), TS_SUCCESS);
+        return;
+    }
     cr_assert(bytes > 0);
     void *ws = NULL;
     cr_assert_eq(ts_malloc(&ws, bytes), TS_SUCCESS);
     cr_assert_eq(ts_memset(ws, 0, bytes), TS_SUCCESS);
-    const int m = 128 * (p.sm_count + 1);
     gemm_case cases[3] = {
         {TS_NO_TRANS, TS_NO_TRANS, m, 256, 200, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
         {TS_NO_TRANS, TS_TRANS, m + 37, 296, 300, 8, TS_DTYPE_BF16, TS_DTYPE_F32, 0.5f, -1.0f, ws, bytes},
@@ -200,7 +219,6 @@ static void check_stream_k_cases(void) {
     cr_assert_eq(ts_gemm_ex(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, buf, B, 8, buf, B, 8, 0, buf, B, 8, (char *)ws + 4,
                             bytes - 4, NULL),
                  TS_ERROR_MISALIGNED);
-    cr_assert_eq(ts_gemm_workspace_size(NULL), TS_ERROR_NULL_POINTER);
     cr_assert_eq(ts_free(ws), TS_SUCCESS);
 }
 

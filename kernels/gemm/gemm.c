@@ -76,14 +76,15 @@ static int ts_gemm_dtype_valid(ts_dtype t) {
     return t == TS_DTYPE_F32 || t == TS_DTYPE_BF16 || t == TS_DTYPE_FP16;
 }
 
-/* The workspace for the largest persistent grid the GEMM kernels take on the current device. */
+/* The workspace for the largest persistent grid the GEMM kernels take on the current device; none
+ * where the kernels are built without stream-K. */
 TS_EXTERN_C ts_status ts_gemm_workspace_size(size_t *bytes) {
     if (!bytes) return TS_ERROR_NULL_POINTER;
     ts_device_props props;
     int grid = 0;
     ts_status s = ts_kernel_device_props(&props);
     if (s == TS_SUCCESS) s = ts_gemm_bf16_nn_persistent_grid(&props, 1LL << 40, &grid);
-    if (s == TS_SUCCESS) *bytes = ts_gemm_workspace_bytes(grid);
+    if (s == TS_SUCCESS) *bytes = TS_GEMM_STREAM_K ? ts_gemm_workspace_bytes(grid) : 0;
     return s;
 }
 
@@ -127,7 +128,7 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
         if ((uintptr_t)workspace % 16) return TS_ERROR_MISALIGNED;
         if ((s = ts_gemm_workspace_size(&need)) != TS_SUCCESS) return s;
         if (workspace_bytes < need) return TS_ERROR_INVALID_SIZE;
-        ts_gemm_use_workspace(&params, workspace, grid);
+        if (need > 0) ts_gemm_use_workspace(&params, workspace, grid);
     }
 
     static const ts_gemm_launcher launchers[2][2][2] = {

@@ -14,6 +14,8 @@ extern "C" {
 ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, long long lda, const void *b, long long ldb,
                                 float *c, long long ldc, int max_blocks, void *workspace);
 size_t ts_test_pingpong_workspace_bytes(void);
+/* TS_GEMM_STREAM_K as the GEMM kernels of this build see it (1: stream-K is built in). */
+int ts_test_gemm_stream_k_built(void);
 
 #ifdef __cplusplus
 }

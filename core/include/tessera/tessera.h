@@ -219,7 +219,8 @@ ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, fl
                      const void *b, ts_dtype b_type, long long ldb,
                      float beta, void *c, ts_dtype c_type, long long ldc,
                      void *workspace, size_t workspace_bytes, ts_stream stream);
-/* The workspace ts_gemm_ex needs on the current device (a few tens of MiB at most). */
+/* The workspace ts_gemm_ex needs on the current device: 0 bytes in the default build (stream-K left
+ * out; NULL or any 16-byte-aligned workspace is then accepted), a few tens of MiB at most with TS_GEMM_STREAM_K=1. */
 ts_status ts_gemm_workspace_size(size_t *bytes);
 
 /* ---- attention ----------------------------------------------------------------------------- */

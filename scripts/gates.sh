@@ -12,7 +12,9 @@
 #       (setmaxnreg ignored), nor may the build log. tests/kernels/wg_kernels.c must hold
 #       wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg. Where a disassembler is found (cuobjdump
 #       with nvdisasm: PATH, the CUDA install, or the nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm
-#       wheels), the built object's SASS must hold HGMMA; without one that check is skipped, said so.
+#       wheels), the built object's SASS must hold HGMMA, and each attention kernel's softmax must
+#       lie ahead of its wait for the last stage's P V (scripts/attention-overlap-gate.py); without
+#       one these checks are skipped, said so.
 # hip:  the warpgroup and mma test kernels (and the gemm and attention kernels, when built) hold v_mfma for
 #       gfx942 and gfx90a, every warpgroup test kernel on its own; every kernel of every
 #       <build>/hip/*.resource.txt has ScratchSize 0.
@@ -167,6 +169,17 @@ cuda_gates() {
       local n
       n=$(grep -c "HGMMA" "$tmp/wg.sass" || true)
       if [ "$n" -gt 0 ]; then note "wg_kernels SASS: $n HGMMA"; else fail "wg_kernels SASS holds no HGMMA"; fi
+    fi
+    # Attention's overlap: in each kernel the softmax's exponentials lie between the wait for a
+    # stage's S (DEPBAR.LE gsb0, 0x1) and the wait for the last stage's P V (the last DEPBAR.LE
+    # gsb0, 0x0 before the next WARPGROUP.ARRIVE), not after the second, where ptxas put them
+    # before kernels/attention pinned the softmax ahead of that wait (TS_ATTN_PIN_SOFTMAX).
+    obj=$(find "$build" -name "kernels_attention_attention_c.cu.o" | head -n 1)
+    if [ -n "$obj" ] && PATH="$nvdisasm_dir:$PATH" "$cuobjdump" -sass "$obj" >"$tmp/attn.sass" 2>/dev/null; then
+      python3 "$root/scripts/attention-overlap-gate.py" "$tmp/attn.sass" >"$tmp/attn.gate" 2>&1
+      local rc=$?
+      while IFS= read -r line; do note "attention overlap: $line"; done <"$tmp/attn.gate"
+      [ "$rc" -eq 0 ] || fail "attention: the softmax does not run ahead of the wait for P V"
     fi
   fi
 }

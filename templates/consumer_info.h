@@ -12,6 +12,7 @@ typedef struct ts_pc_consumer {
     long long next_task; /* the task it takes after this one, or -1 after its last */
     int round;           /* tasks it has started before this one: with one completed phase of
                             bar per task, this task's phase has parity round & 1 */
+    float *scratch;      /* TS_PC_CONSUMER_SCRATCH floats of shared memory of its own (NULL with none) */
 } ts_pc_consumer;
 
 #endif

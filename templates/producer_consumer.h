@@ -27,6 +27,8 @@
  *                     rather than through the stages: a tile that lasts the whole task, which it may
  *                     fetch for its next task while finishing this one. P_consumer then has a field
  *                     `ts_pc_consumer pc` (templates/consumer_info.h), filled before each P_init
+ *   TS_PC_CONSUMER_SCRATCH  optional, default 0; with TS_PC_CONSUMER_BARRIER, floats of shared
+ *                     memory each consumer warpgroup has to itself (pc.scratch)
  *   TS_PC_CLUSTER     optional, default 1: blocks per thread-block cluster (backends/cluster.h),
  *                     at most TS_CLUSTER_MAX. The blocks of a cluster work on the same task at
  *                     once (each tells its part by ts_cluster_rank()), and a stage is refilled
@@ -151,12 +153,16 @@
 #ifndef TS_PC_CONSUMER_BARRIER
 #define TS_PC_CONSUMER_BARRIER 0
 #endif
+#ifndef TS_PC_CONSUMER_SCRATCH
+#define TS_PC_CONSUMER_SCRATCH 0
+#endif
 #if TS_PC_CONSUMER_BARRIER
 #define TS_PC_CONSUMER_INFO(c, task, round)                                                        \
     do {                                                                                           \
         (c).pc.bar = &consumer_bars[consumer];                                                     \
         (c).pc.next_task = (task) + step < tasks ? (task) + step : -1;                             \
         (c).pc.round = (round);                                                                    \
+        (c).pc.scratch = TS_PC_CONSUMER_SCRATCH ? consumer_scratch + consumer * TS_PC_CONSUMER_SCRATCH : NULL; \
     } while (0)
 #else
 #define TS_PC_CONSUMER_INFO(c, task, round) ((void)0)
@@ -172,6 +178,8 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     ts_tbar *empty = (ts_tbar *)ts_smem_take(&smem, sizeof(ts_tbar) * TS_PC_STAGES, 8);
 #if TS_PC_CONSUMER_BARRIER
     ts_tbar *consumer_bars = (ts_tbar *)ts_smem_take(&smem, sizeof(ts_tbar) * TS_PC_CONSUMERS, 8);
+    float *consumer_scratch =
+        (float *)ts_smem_take(&smem, sizeof(float) * TS_PC_CONSUMER_SCRATCH * TS_PC_CONSUMERS, 16);
 #endif
     if (ts_warp_id() == 0) {
         for (int s = 0; s < TS_PC_STAGES; ++s) {
@@ -303,7 +311,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
 #define TS_PC_SHARED_BYTES                                                                         \
     (TS_ALIGN_UP(sizeof(TS_PC_HOOK(input)) * TS_PC_STAGES, TS_SHARED_ALIGN) +                      \
      TS_ALIGN_UP(sizeof(TS_PC_HOOK(output)) * TS_PC_CONSUMERS, 8) + 2 * sizeof(ts_tbar) * TS_PC_STAGES +   \
-     (TS_PC_CONSUMER_BARRIER ? sizeof(ts_tbar) * TS_PC_CONSUMERS : 0))
+     (TS_PC_CONSUMER_BARRIER ? sizeof(ts_tbar) * TS_PC_CONSUMERS + 16 + sizeof(float) * TS_PC_CONSUMER_SCRATCH * TS_PC_CONSUMERS : 0))
 
 /* The kernel's resources for the launch planner (registers are left to the compiler's launch
  * bounds), and its persistent grid for `tasks` tasks on a device (templates/tile_scheduler.h). */
@@ -368,6 +376,7 @@ static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_str
 #undef TS_PC_CLUSTER
 #undef TS_PC_RELEASE
 #undef TS_PC_CONSUMER_BARRIER
+#undef TS_PC_CONSUMER_SCRATCH
 #undef TS_PC_LOAD_WARPS
 #undef TS_PC_COMPUTE_WAITS
 #undef TS_PC_COMMIT_WAIT

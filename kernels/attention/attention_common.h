@@ -88,6 +88,12 @@
 #if TS_ATTN_OVERLAP && (!TS_ATTN_P_IN_REGISTERS || defined(TS_PREFERS_PINGPONG))
 #error "TS_ATTN_OVERLAP needs P in registers and the warp-specialized schedule"
 #endif
+/* With the overlap, 1 (default): a shared-memory store that needs the whole softmax comes before
+ * the wait for the last stage's P V, so that ptxas cannot hoist the wait above the softmax (it did:
+ * the softmax then ran after the product, not beside it); 0 leaves it out, for A/B runs. */
+#ifndef TS_ATTN_PIN_SOFTMAX
+#define TS_ATTN_PIN_SOFTMAX 1
+#endif
 
 typedef struct ts_attn_params {
     ts_async_desc k, v; /* BN x D tiles of (B, Hkv, Nkv, D); tensor maps first (64-byte aligned) */

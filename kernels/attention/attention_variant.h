@@ -170,6 +170,16 @@ TS_DEVICE void TS_ATTN_FN(softmax)(const ts_attn_params *p, TS_ATTN_FN(consumer)
     ts_rv_copy(&c->m, &m_new);
 }
 
+/* One store a warp to its consumer's scratch (TS_PC_CONSUMER_SCRATCH): the sum of the lane's row
+ * sums, a value that needs the whole softmax, from lane 0; nothing reads it. */
+TS_DEVICE void TS_ATTN_FN(pin_softmax)(const TS_ATTN_FN(consumer) *c) {
+    const float *l = (const float *)TS_RV_DATA(&c->l);
+    float all = 0.0f;
+    TS_UNROLL
+    for (int i = 0; i < (int)(sizeof(c->l.v) / sizeof(float)); ++i) all += l[i];
+    if (ts_lane_id() == 0) ((volatile float *)c->pc.scratch)[ts_warp_in_group()] = all;
+}
+
 TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
                                    const TS_ATTN_FN(input) *in, TS_ATTN_FN(output) *out, int iter,
                                    int consumer) {
@@ -207,6 +217,13 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
         ts_wg_wait(0);
     ts_wg_acc_fence(&s);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0);
+    /* ptxas places the wait for the P V product (wgmma.wait_group 0) as early as it may: ahead of
+     * this softmax, which then ran after the product instead of beside it (the SASS had
+     * WARPGROUP.DEPBAR at the first FMNMX of the row maxima). A shared-memory store of the row
+     * sums, which depend on every exponential, stays ahead of the wait, and the softmax with it. */
+#if TS_ATTN_PIN_SOFTMAX
+    TS_ATTN_FN(pin_softmax)(c);
+#endif
     ts_wg_wait(0);
     /* The task's last S has landed and nothing reads out->q any more: the next query tile may
      * come in. */
@@ -290,6 +307,7 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(output) *o
 #define TS_PC_PRODUCER_REGS 40
 #define TS_PC_CONSUMER_REGS 232
 #define TS_PC_CONSUMER_BARRIER 1
+#define TS_PC_CONSUMER_SCRATCH 4 /* a float a warp: pin_softmax */
 /* compute commits and waits for its own products (every one has landed when it returns). */
 #define TS_PC_COMPUTE_WAITS 1
 #if TS_ATTN_OVERLAP

@@ -311,7 +311,8 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
 #define TS_PC_SHARED_BYTES                                                                         \
     (TS_ALIGN_UP(sizeof(TS_PC_HOOK(input)) * TS_PC_STAGES, TS_SHARED_ALIGN) +                      \
      TS_ALIGN_UP(sizeof(TS_PC_HOOK(output)) * TS_PC_CONSUMERS, 8) + 2 * sizeof(ts_tbar) * TS_PC_STAGES +   \
-     (TS_PC_CONSUMER_BARRIER ? sizeof(ts_tbar) * TS_PC_CONSUMERS + 16 + sizeof(float) * TS_PC_CONSUMER_SCRATCH * TS_PC_CONSUMERS : 0))
+     (TS_PC_CONSUMER_BARRIER ? sizeof(ts_tbar) * TS_PC_CONSUMERS : 0) +                             \
+     (TS_PC_CONSUMER_BARRIER && TS_PC_CONSUMER_SCRATCH ? 16 + sizeof(float) * TS_PC_CONSUMER_SCRATCH * TS_PC_CONSUMERS : 0))
 
 /* The kernel's resources for the launch planner (registers are left to the compiler's launch
  * bounds), and its persistent grid for `tasks` tasks on a device (templates/tile_scheduler.h). */

@@ -217,10 +217,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
         ts_wg_wait(0);
     ts_wg_acc_fence(&s);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0);
-    /* ptxas places the wait for the P V product (wgmma.wait_group 0) as early as it may: ahead of
-     * this softmax, which then ran after the product instead of beside it (the SASS had
-     * WARPGROUP.DEPBAR at the first FMNMX of the row maxima). A shared-memory store of the row
-     * sums, which depend on every exponential, stays ahead of the wait, and the softmax with it. */
+    /* Keeps the softmax ahead of the wait below, where ptxas would hoist the wait (attention_common.h). */
 #if TS_ATTN_PIN_SOFTMAX
     TS_ATTN_FN(pin_softmax)(c);
 #endif

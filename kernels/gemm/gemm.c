@@ -76,16 +76,20 @@ static int ts_gemm_dtype_valid(ts_dtype t) {
     return t == TS_DTYPE_F32 || t == TS_DTYPE_BF16 || t == TS_DTYPE_FP16;
 }
 
-/* The workspace for the largest persistent grid the GEMM kernels take on the current device; none
- * where the kernels are built without stream-K. */
+/* The workspace for the largest persistent grid the GEMM kernels take on a device; none where the
+ * kernels are built without stream-K. */
+static ts_status ts_gemm_workspace_need(const ts_device_props *props, size_t *bytes) {
+    int grid = 0;
+    const ts_status s = ts_gemm_bf16_nn_persistent_grid(props, 1LL << 40, &grid);
+    if (s == TS_SUCCESS) *bytes = TS_GEMM_STREAM_K ? ts_gemm_workspace_bytes(grid) : 0;
+    return s;
+}
+
 TS_EXTERN_C ts_status ts_gemm_workspace_size(size_t *bytes) {
     if (!bytes) return TS_ERROR_NULL_POINTER;
     ts_device_props props;
-    int grid = 0;
-    ts_status s = ts_kernel_device_props(&props);
-    if (s == TS_SUCCESS) s = ts_gemm_bf16_nn_persistent_grid(&props, 1LL << 40, &grid);
-    if (s == TS_SUCCESS) *bytes = TS_GEMM_STREAM_K ? ts_gemm_workspace_bytes(grid) : 0;
-    return s;
+    const ts_status s = ts_kernel_device_props(&props);
+    return s == TS_SUCCESS ? ts_gemm_workspace_need(&props, bytes) : s;
 }
 
 TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
@@ -126,7 +130,7 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
          * to what the device holds together), so a head may wait for its tail. */
         size_t need = 0;
         if ((uintptr_t)workspace % 16) return TS_ERROR_MISALIGNED;
-        if ((s = ts_gemm_workspace_size(&need)) != TS_SUCCESS) return s;
+        if ((s = ts_gemm_workspace_need(&props, &need)) != TS_SUCCESS) return s;
         if (workspace_bytes < need) return TS_ERROR_INVALID_SIZE;
         if (need > 0) ts_gemm_use_workspace(&params, workspace, grid);
     }

@@ -18,7 +18,9 @@
 # hip:  the warpgroup and mma test kernels (and the gemm and attention kernels, when built) hold v_mfma for
 #       gfx942 and gfx90a, every warpgroup test kernel on its own; every kernel of every
 #       <build>/hip/*.resource.txt has ScratchSize 0.
-# host: nothing to check.
+# host: nothing more to check.
+# all:  no warp-wide call (ts_warp_id, ts_shfl_*, ...) in a branch on the lane
+#       (scripts/warp-collective-lint.py).
 # Exits non-zero, naming what failed, when a gate fails.
 set -uo pipefail
 # ptxas's reports of wgmma serialized for the whole kernel: C7510 (registers of a wgmma touched
@@ -229,6 +231,19 @@ hip_gates() {
   note "scratch: checked $(ls "$dir"/*.resource.txt 2>/dev/null | wc -l) resource reports"
 }
 
+# Every backend: no warp-wide call in a branch on the lane, which the host backend's tests cannot
+# see (scripts/warp-collective-lint.py).
+source_gates() {
+  local out
+  if out=$(python3 "$root/scripts/warp-collective-lint.py" "$root" 2>&1); then
+    note "warp-wide calls: none in lane branches"
+  else
+    echo "$out" >&2
+    fail "warp-wide calls in lane branches (listed above)"
+  fi
+}
+
+source_gates
 case $backend in
 cuda) cuda_gates ;;
 hip) hip_gates ;;

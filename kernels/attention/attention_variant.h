@@ -177,7 +177,8 @@ TS_DEVICE void TS_ATTN_FN(pin_softmax)(const TS_ATTN_FN(consumer) *c) {
     float all = 0.0f;
     TS_UNROLL
     for (int i = 0; i < (int)(sizeof(c->l.v) / sizeof(float)); ++i) all += l[i];
-    if (ts_lane_id() == 0) ((volatile float *)c->pc.scratch)[ts_warp_in_group()] = all;
+    const int warp = ts_warp_in_group(); /* a warp-wide call: outside the lane-0 branch */
+    if (ts_lane_id() == 0) ((volatile float *)c->pc.scratch)[warp] = all;
 }
 
 TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,

@@ -19,6 +19,8 @@ TS_KERNEL(ts_test_ids_kernel, TS_MAX_WARPS_PER_BLOCK, ts_test_ids_params, p) {
     /* Every lane adds its id, so the sum proves each lane ran once with a distinct id. */
     ts_atomic_add_i32(&r[TS_TEST_ID_LANE_SUM], ts_lane_id());
     ts_sync_warp();
+    /* The warp ids are warp-wide calls (backends/README.md): taken by every lane, stored by one. */
+    const int warp = ts_warp_id(), warpgroup = ts_warpgroup_id(), warp_in_group = ts_warp_in_group();
     if (ts_lane_id() == 0) {
         r[TS_TEST_ID_BX] = ts_block_x();
         r[TS_TEST_ID_BY] = ts_block_y();
@@ -26,10 +28,10 @@ TS_KERNEL(ts_test_ids_kernel, TS_MAX_WARPS_PER_BLOCK, ts_test_ids_params, p) {
         r[TS_TEST_ID_GX] = ts_grid_x();
         r[TS_TEST_ID_GY] = ts_grid_y();
         r[TS_TEST_ID_GZ] = ts_grid_z();
-        r[TS_TEST_ID_WARP] = ts_warp_id();
+        r[TS_TEST_ID_WARP] = warp;
         r[TS_TEST_ID_NUM_WARPS] = ts_num_warps();
-        r[TS_TEST_ID_WARPGROUP] = ts_warpgroup_id();
-        r[TS_TEST_ID_WARP_IN_GROUP] = ts_warp_in_group();
+        r[TS_TEST_ID_WARPGROUP] = warpgroup;
+        r[TS_TEST_ID_WARP_IN_GROUP] = warp_in_group;
         r[TS_TEST_ID_VISITS] += 1;
     }
 }

@@ -407,12 +407,13 @@ typedef struct ts_wgt_regs_params {
 /* Three warpgroups under the 168-register cap of a 384-thread block: the first gives registers
  * back, the other two take them, as a producer and two consumers would. */
 TS_KERNEL(ts_wgt_regs_kernel, 12, ts_wgt_regs_params, p) {
+    const int warp = ts_warp_id();
     if (ts_warpgroup_id() == 0) {
         ts_set_max_regs_dec(40);
-        if (ts_lane_id() == 0) p->out[ts_warp_id()] = 100 + ts_warp_id();
+        if (ts_lane_id() == 0) p->out[warp] = 100 + warp;
     } else {
         ts_set_max_regs_inc(232);
-        if (ts_lane_id() == 0) p->out[ts_warp_id()] = 200 + ts_warp_id();
+        if (ts_lane_id() == 0) p->out[warp] = 200 + warp;
     }
 }
 

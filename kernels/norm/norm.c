@@ -5,13 +5,12 @@
 #include "kernels/common/rowwise.h"
 #include "kernels/norm/norm_common.h"
 
-/* Blocks per SM the short-row instances are built for: 80 registers at three (bf16: 32 bytes
- * spilled, fp16 none); at four, 64 registers, bf16 spills 28 bytes stored and 88 loaded, about what
- * it spilled at three before the residual, weight and bias were taken straight into the row
- * (ts_wv_load_add / _mul). Four was measured only before that, when it spilled 612 bytes (2.90
- * against 3.69 TB/s): an A/B to run. */
+/* Blocks per SM the short-row instances are built for: four, at 64 registers (bf16 spills 28 bytes
+ * stored and 88 loaded, fp16 none), since the residual, weight and bias go straight into the row
+ * (ts_wv_load_add / _mul). Measured on the H200 against three (80 registers): RMSNorm +3-10%,
+ * LayerNorm +5-11% (bench/results/nvidia-h200-2026-11-30-pin-blocks-ab.txt). */
 #ifndef TS_NORM_SHORT_MIN_BLOCKS
-#define TS_NORM_SHORT_MIN_BLOCKS 3
+#define TS_NORM_SHORT_MIN_BLOCKS 4
 #endif
 
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"

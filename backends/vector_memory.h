@@ -1,8 +1,7 @@
 /* The 16-byte global-memory accesses of the backend being built: ts_v16 (four 32-bit words),
  * ts_load16(p) and ts_store16(p, v) on 16-byte aligned addresses, one vector instruction per lane
  * on a GPU (LDG.E.128 / STG.E.128 on Hopper, global_load_dwordx4 / global_store_dwordx4 on CDNA,
- * through the backend's four-word vector type), memcpy on the host; and ts_prefetch_l2(p), a
- * hint to bring a line into the L2. Only ops' implementations
+ * through the backend's four-word vector type), memcpy on the host. Only ops' implementations
  * include this; kernels use the warp-vector ops (ops/warp_vector.h). */
 #ifndef TESSERA_BACKENDS_VECTOR_MEMORY_H
 #define TESSERA_BACKENDS_VECTOR_MEMORY_H
@@ -48,17 +47,6 @@ TS_DEVICE ts_v16 ts_load16_l2(const void *p) {
     r.w[3] = t.w;
 #endif
     return r;
-}
-
-/* A hint that the 128-byte line holding p will be read soon: fetched into the L2, nothing waits for
- * it and no register receives it (prefetch.global.L2 on CUDA). CDNA3 has no such instruction for
- * vector memory: nothing on HIP. */
-TS_DEVICE void ts_prefetch_l2(const void *p) {
-#if defined(TESSERA_BACKEND_CUDA)
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-#else
-    (void)p;
-#endif
 }
 
 TS_DEVICE void ts_store16(void *p, ts_v16 v) {

@@ -5,9 +5,6 @@
  *   ts_wv_load_add(v, ptr, dtype, n) / ts_wv_load_mul(v, ptr, dtype, n)
  *       v += / *= the strip as loaded, elements at and past n left alone: no second vector of
  *       registers, only the loaded 16-bit words while they are in flight
- *   ts_wv_prefetch_l2(v, ptr, dtype, n)
- *       asks the L2 for the lines of the strip a later ts_wv_load(v, ptr, dtype, n) will read (a
- *       hint: no registers, no wait; nothing on HIP)
  *   ts_wv_load_rows(v, ptr, dtype, row_shift, row_stride, n) / ts_wv_store_rows(...)
  *       a strip of rows of 2^row_shift elements (a multiple of 8), row i at ptr + i * row_stride
  *       elements; n counts elements of the strip as above
@@ -164,17 +161,6 @@ TS_DEVICE void ts_wv_store_impl(void *base, const float *v, int chunks, int dtyp
     }
 }
 
-/* The lines of a strip of `elems` elements (n of them valid) asked into the L2 ahead of its load:
- * a lane a 128-byte line, no registers held, nothing waited for. */
-TS_DEVICE void ts_wv_prefetch_l2_impl(const void *base, int dtype, long long elems, long long n) {
-    const int bytes = dtype == TS_DTYPE_F32 ? 4 : 2;
-    if (n > elems) n = elems;
-    if (n <= 0) return;
-    const uintptr_t first = (uintptr_t)base & ~(uintptr_t)127, last = ((uintptr_t)base + (uintptr_t)(n * bytes) - 1) & ~(uintptr_t)127;
-    for (uintptr_t line = first + (uintptr_t)ts_lane_id() * 128; line <= last; line += 128u * TS_WARP_LANES)
-        ts_prefetch_l2((const void *)line);
-}
-
 #define ts_wv_load(dst, ptr, dtype, n)                                                             \
     ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 0)
 #define ts_wv_load_add(dst, ptr, dtype, n)                                                         \
@@ -183,7 +169,6 @@ TS_DEVICE void ts_wv_prefetch_l2_impl(const void *base, int dtype, long long ele
     ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 2)
 #define ts_wv_load_rows(dst, ptr, dtype, row_shift, row_stride, n)                                 \
     ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 1, (row_shift), (row_stride), 0)
-#define ts_wv_prefetch_l2(like, ptr, dtype, n) ts_wv_prefetch_l2_impl((ptr), (dtype), TS_WV_LEN(like), (n))
 #define ts_wv_store(ptr, src, dtype, n)                                                            \
     ts_wv_store_impl((ptr), TS_WV_CDATA(src), TS_WV_CHUNKS(src), (dtype), (n), 0, 0, 0)
 #define ts_wv_store_rows(ptr, src, dtype, row_shift, row_stride, n)                                \

@@ -19,8 +19,6 @@ TS_DEVICE ts_v16 ts_load16(const void *p) {
 
 TS_DEVICE ts_v16 ts_load16_l2(const void *p) { return ts_load16(p); }
 
-TS_DEVICE void ts_prefetch_l2(const void *p) { (void)p; }
-
 TS_DEVICE void ts_store16(void *p, ts_v16 v) { memcpy(p, v.w, 16); }
 
 #endif

@@ -13,12 +13,6 @@
 #define TS_NORM_SHORT_MIN_BLOCKS 4
 #endif
 
-/* 1: each warp asks the L2 for its next row (x and residual) before working on this one
- * (ts_wv_prefetch_l2); an A/B knob until measured. */
-#ifndef TS_NORM_PREFETCH
-#define TS_NORM_PREFETCH 0
-#endif
-
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"
 #define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
 #define TS_ROWWISE_INSTANCE_NAME ts_norm_bf16

@@ -24,17 +24,6 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         const long long row = first + group < p->rows ? first + group : 0;
         const long long n = first + group < p->rows ? left : 0;
         ts_wv_load(&h, (const unsigned char *)p->x + (row * p->x_stride + col0) * bytes, TS_ROWWISE_DTYPE, n);
-#if TS_NORM_PREFETCH
-        /* The group's next row into the L2 while this one is reduced and written: the loads of
-         * the next round then wait on the L2, not on DRAM, without a register held for them. */
-        const long long next = first + (long long)ts_grid_x() * groups + group;
-        if (next < p->rows) {
-            ts_wv_prefetch_l2(&h, (const unsigned char *)p->x + (next * p->x_stride + col0) * bytes, TS_ROWWISE_DTYPE, left);
-            if (p->residual)
-                ts_wv_prefetch_l2(&h, (const unsigned char *)p->residual + (next * p->residual_stride + col0) * bytes,
-                                  TS_ROWWISE_DTYPE, left);
-        }
-#endif
         if (p->residual) {
             ts_wv_load_add(&h, (const unsigned char *)p->residual + (row * p->residual_stride + col0) * bytes,
                            TS_ROWWISE_DTYPE, n);

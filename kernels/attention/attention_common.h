@@ -72,8 +72,10 @@
  *                     (FlashAttention-3's intra-warpgroup overlap).
  *   TS_ATTN_PINGPONG  1: the two consumers take turns at issuing their products
  *                     (FlashAttention-3's inter-warpgroup schedule), with or without the overlap;
- *                     0 (default): slower on the H200 in both forms, also with the softmax
- *                     pinned beside P V (441 against 585 TFLOP/s at B16 H16 N4096 D128). */
+ *                     64 or 128: only in the kernels of that head dimension; 0 (default). Every
+ *                     ping-pong build measured on the H200 (all slower) had its wgmma serialized
+ *                     by ptxas; now D = 64 compiles without, while D = 128 runs out of registers
+ *                     (C7512, spills) with the overlap: not yet measured as it stands. */
 #ifndef TS_ATTN_PINGPONG
 #define TS_ATTN_PINGPONG 0
 #endif

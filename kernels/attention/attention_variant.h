@@ -95,11 +95,16 @@ TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_task *t, int consumer) {
  * so that one's softmax runs while the other's multiplies keep the tensor cores busy
  * (FlashAttention-3's inter-warpgroup schedule). Consumer c waits at named barrier
  * TS_ATTN_TURN + c for the other's arrival, issues its product, and arrives at the other's barrier
- * before waiting for the product. Consumer 1 opens each task with an arrival for consumer 0 and
- * leaves out its arrival after the task's last stage, so that every use of a barrier has four
- * waiting and four arriving warps and no arrival runs ahead into the next use. Named barriers 0
- * and 1 are the consumers' own. */
-#if TS_ATTN_PINGPONG && TS_ATTN_CONSUMERS != 2
+ * before waiting for the product. The turns run on across tasks (both consumers take the same
+ * tasks, stage for stage): consumer 1 arrives once for consumer 0 before the block's first task,
+ * and consumer 0 takes consumer 1's last arrival in finish, so that every use of a barrier has
+ * four waiting and four arriving warps and no arrival runs ahead into the next use. With the
+ * overlap, the arrival comes once S has landed: a named-barrier arrival between the products'
+ * issue and the wait for S, as FlashAttention-3 places it, makes ptxas serialize every wgmma
+ * (C7514), as did the conditional arrival of the first version (every ping-pong build measured
+ * before had it). Named barriers 0 and 1 are the consumers' own. */
+#define TS_ATTN_PP (TS_ATTN_PINGPONG == 1 || TS_ATTN_PINGPONG == TS_ATTN_D)
+#if TS_ATTN_PP && TS_ATTN_CONSUMERS != 2
 #error "TS_ATTN_PINGPONG takes two consumer warpgroups"
 #endif
 #ifndef TS_ATTN_TURN
@@ -138,8 +143,8 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
     ts_zero(&c->o);
     ts_rv_fill(&c->m, -INFINITY);
     ts_rv_zero(&c->l);
-#if TS_ATTN_PINGPONG
-    if (consumer == 1) ts_arrive_named(TS_ATTN_TURN, 8); /* consumer 0 goes first */
+#if TS_ATTN_PP
+    if (consumer == 1 && c->pc.round == 0) ts_arrive_named(TS_ATTN_TURN, 8); /* consumer 0 goes first */
 #endif
 }
 
@@ -193,7 +198,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
      * of the stages before the last, scaled to the last stage's maxima, in which c->p is also
      * expressed; so O is complete for the last stage once its product lands, and the correction
      * of this stage then rescales it. */
-#if TS_ATTN_PINGPONG
+#if TS_ATTN_PP
     /* With the ping-pong turns, both products are issued within the consumer's turn, so the two
      * consumers' products reach the tensor cores one consumer at a time and each one's softmax
      * runs beside the other's products (FlashAttention-3 with both overlaps). */
@@ -209,13 +214,13 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
         ts_wg_mma_AB_rs_async(&c->o, &c->p, (const TS_ATTN_ST_KV *)ts_wg_operand(c->v_prev));
         ts_wg_commit();
     }
-#if TS_ATTN_PINGPONG
-    if (consumer == 0 || iter + 1 < t->iters) ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
-#endif
     if (iter > 0)
         ts_wg_wait(1); /* groups retire in order: S has landed, P V may still run */
     else
         ts_wg_wait(0);
+#if TS_ATTN_PP
+    ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
+#endif
     ts_wg_acc_fence(&s);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0);
     /* Keeps the softmax ahead of the wait below, where ptxas would hoist the wait (attention_common.h). */
@@ -235,14 +240,14 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
      * still held. */
     if (iter + 1 == t->iters) ts_wg_mma_AB_rs(&c->o, &c->p, &in->v);
 #else
-#if TS_ATTN_PINGPONG
+#if TS_ATTN_PP
     /* The turn passes as soon as the product is issued: the other consumer's queues behind it. */
     ts_sync_named(TS_ATTN_TURN + consumer, 8);
     ts_wg_acc_fence(&s);
     ts_wg_fence();
     ts_wg_mm_ABt_async(&s, &out->q, &in->k);
     ts_wg_commit();
-    if (consumer == 0 || iter + 1 < t->iters) ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
+    ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
     ts_wg_wait(0);
     ts_wg_acc_fence(&s);
 #else
@@ -294,7 +299,14 @@ TS_DEVICE void TS_ATTN_FN(store)(const ts_attn_params *p, const ts_attn_task *t,
 }
 
 TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(output) *out, int consumer) {
-    (void)p, (void)out, (void)consumer;
+    (void)out;
+#if TS_ATTN_PP
+    /* Consumer 1's arrival after the last stage of the block's last task (there is one wherever
+     * the block ran a task: the grid is not clustered, block b's first task is b). */
+    if (consumer == 0 && (long long)ts_block_x() < p->tasks) ts_sync_named(TS_ATTN_TURN, 8);
+#else
+    (void)p, (void)consumer;
+#endif
 }
 
 #define TS_PC_KERNEL TS_ATTN_FN(kernel)
@@ -314,6 +326,7 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(output) *o
 #endif
 #include "templates/producer_consumer.h"
 
+#undef TS_ATTN_PP
 #undef TS_ATTN_NAME
 #undef TS_ATTN_D
 #undef TS_ATTN_DT

@@ -9,9 +9,9 @@
 #       sm_90a; those with wgmma.mma_async go through ptxas -v, and each kernel that issues wgmma
 #       must have 0 bytes of spill stores and loads; ptxas must not report serialized wgmma (C7510,
 #       C7514, C7520, or any other "wgmma.mma_async instructions are serialized" message) or C7508
-#       (setmaxnreg ignored), nor may the build log; the same for the attention kernels built with
-#       the D = 64 ping-pong schedule (TS_ATTN_PINGPONG=64), kept for A/B runs. tests/kernels/wg_kernels.c must hold
-#       wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg. Where a disassembler is found (cuobjdump
+#       (setmaxnreg ignored), nor may the build log; the same for the attention kernels built
+#       with the ping-pong schedule (TS_ATTN_PINGPONG=1), kept for A/B runs.
+#       tests/kernels/wg_kernels.c must hold wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg. Where a disassembler is found (cuobjdump
 #       with nvdisasm: PATH, the CUDA install, or the nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm
 #       wheels), the built object's SASS must hold HGMMA, and each attention kernel's softmax must
 #       lie ahead of its wait for the last stage's P V (scripts/attention-overlap-gate.py); without
@@ -147,26 +147,26 @@ cuda_gates() {
       }' "$report" | sort || fail "$id: a wgmma kernel spills registers (see the lines above)"
   done
 
-  # The ping-pong schedule of the D = 64 attention kernels (TS_ATTN_PINGPONG=64), kept for A/B runs:
-  # it must compile without serialized wgmma or spills, or an A/B would measure something else (every
+  # The attention kernels' ping-pong schedule (TS_ATTN_PINGPONG=1), kept for A/B runs: it must
+  # compile without serialized wgmma or spills, or an A/B would measure something else (every
   # ping-pong build measured before had its wgmma serialized by ptxas).
   local attn_wrapper=$build/generated/kernels_attention_attention_c.cu
   if [ -f "$attn_wrapper" ]; then
-    local pp=$tmp/attention_pingpong64
-    if "$nvcc" -gencode=arch=compute_90a,code=sm_90a -ptx -std=c++17 -O3 -DTESSERA_BACKEND_CUDA -DTS_ATTN_PINGPONG=64 \
+    local pp=$tmp/attention_pingpong
+    if "$nvcc" -gencode=arch=compute_90a,code=sm_90a -ptx -std=c++17 -O3 -DTESSERA_BACKEND_CUDA -DTS_ATTN_PINGPONG=1 \
         -I"$root" -I"$root/core/include" "$attn_wrapper" -o "$pp.ptx" 2>"$pp.nvcc.log" &&
        "$ptxas" -arch=sm_90a -v "$pp.ptx" -o "$pp.cubin" >"$pp.ptxas.log" 2>&1; then
       if grep -qE "$serialized" "$pp.ptxas.log"; then
         grep -E "$serialized" "$pp.ptxas.log" | head -n 4 >&2
-        fail "attention with TS_ATTN_PINGPONG=64: ptxas serialized wgmma"
+        fail "attention with TS_ATTN_PINGPONG=1: ptxas serialized wgmma"
       elif grep -E "bytes spill stores" "$pp.ptxas.log" | grep -qvE " 0 bytes spill stores, 0 bytes spill loads"; then
-        fail "attention with TS_ATTN_PINGPONG=64: spills"
+        fail "attention with TS_ATTN_PINGPONG=1: spills"
       else
-        note "attention with TS_ATTN_PINGPONG=64: no serialized wgmma, no spills"
+        note "attention with TS_ATTN_PINGPONG=1: no serialized wgmma, no spills"
       fi
     else
       cat "$pp.nvcc.log" "$pp.ptxas.log" >&2 2>/dev/null
-      fail "attention with TS_ATTN_PINGPONG=64 does not compile"
+      fail "attention with TS_ATTN_PINGPONG=1 does not compile"
     fi
   fi
 

@@ -74,8 +74,8 @@
  *                     (FlashAttention-3's inter-warpgroup schedule), with or without the overlap;
  *                     64 or 128: only in the kernels of that head dimension; 0 (default). Every
  *                     ping-pong build measured on the H200 (all slower) had its wgmma serialized
- *                     by ptxas; now D = 64 compiles without, while D = 128 runs out of registers
- *                     (C7512, spills) with the overlap: not yet measured as it stands. */
+ *                     by ptxas; it now compiles without (scripts/gates.sh checks): not yet
+ *                     measured as it stands. */
 #ifndef TS_ATTN_PINGPONG
 #define TS_ATTN_PINGPONG 0
 #endif

@@ -97,12 +97,12 @@ TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_task *t, int consumer) {
  * TS_ATTN_TURN + c for the other's arrival, issues its product, and arrives at the other's barrier
  * before waiting for the product. The turns run on across tasks (both consumers take the same
  * tasks, stage for stage): consumer 1 arrives once for consumer 0 before the block's first task,
- * and consumer 0 takes consumer 1's last arrival in finish, so that every use of a barrier has
- * four waiting and four arriving warps and no arrival runs ahead into the next use. With the
- * overlap, the arrival comes once S has landed: a named-barrier arrival between the products'
- * issue and the wait for S, as FlashAttention-3 places it, makes ptxas serialize every wgmma
- * (C7514), as did the conditional arrival of the first version (every ping-pong build measured
- * before had it). Named barriers 0 and 1 are the consumers' own. */
+ * and consumer 0 takes consumer 1's last arrival in store after the block's last task, so that
+ * every use of a barrier has four waiting and four arriving warps and no arrival runs ahead into
+ * the next use. With the overlap, the arrival comes once S has landed: a named-barrier arrival
+ * between the products' issue and the wait for S, where FlashAttention-3 places it, makes ptxas
+ * serialize every wgmma (C7514), as did the conditional arrival of the first version (every
+ * ping-pong build measured before had it). Named barriers 0 and 1 are the consumers' own. */
 #define TS_ATTN_PP (TS_ATTN_PINGPONG == 1 || TS_ATTN_PINGPONG == TS_ATTN_D)
 #if TS_ATTN_PP && TS_ATTN_CONSUMERS != 2
 #error "TS_ATTN_PINGPONG takes two consumer warpgroups"
@@ -279,6 +279,11 @@ TS_DEVICE void TS_ATTN_FN(store)(const ts_attn_params *p, const ts_attn_task *t,
                                  TS_ATTN_FN(output) *out, int consumer) {
     (void)out;
     const long long row0 = TS_ATTN_FN(row0)(t, consumer);
+#if TS_ATTN_PP
+    /* After the block's last task, consumer 0 takes consumer 1's arrival from its last stage.
+     * (Here rather than in finish, after the loop, where the wait made ptxas spill at D = 128.) */
+    if (consumer == 0 && c->pc.next_task < 0) ts_sync_named(TS_ATTN_TURN, 8);
+#endif
     /* One division per row, not per element. */
     ts_rowvec_f32_16 inv_l, one;
     ts_rv_fill(&one, 1.0f);
@@ -299,14 +304,7 @@ TS_DEVICE void TS_ATTN_FN(store)(const ts_attn_params *p, const ts_attn_task *t,
 }
 
 TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(output) *out, int consumer) {
-    (void)out;
-#if TS_ATTN_PP
-    /* Consumer 1's arrival after the last stage of the block's last task (there is one wherever
-     * the block ran a task: the grid is not clustered, block b's first task is b). */
-    if (consumer == 0 && (long long)ts_block_x() < p->tasks) ts_sync_named(TS_ATTN_TURN, 8);
-#else
-    (void)p, (void)consumer;
-#endif
+    (void)p, (void)out, (void)consumer;
 }
 
 #define TS_PC_KERNEL TS_ATTN_FN(kernel)

@@ -11,11 +11,11 @@
 #       C7514, C7520, or any other "wgmma.mma_async instructions are serialized" message) or C7508
 #       (setmaxnreg ignored), nor may the build log; the same for the attention kernels built
 #       with the ping-pong schedule (TS_ATTN_PINGPONG=1), kept for A/B runs.
-#       tests/kernels/wg_kernels.c must hold wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg. Where a disassembler is found (cuobjdump
-#       with nvdisasm: PATH, the CUDA install, or the nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm
-#       wheels), the built object's SASS must hold HGMMA, and each attention kernel's softmax must
-#       lie ahead of its wait for the last stage's P V (scripts/attention-overlap-gate.py); without
-#       one these checks are skipped, said so.
+#       tests/kernels/wg_kernels.c must hold wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg.
+#       Where a disassembler is found (cuobjdump with nvdisasm: PATH, the CUDA install, or the
+#       nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm wheels), the built object's SASS must hold
+#       HGMMA, and each attention kernel's softmax must lie ahead of its wait for the last stage's
+#       P V (scripts/attention-overlap-gate.py); without one these checks are skipped, said so.
 # hip:  the warpgroup and mma test kernels (and the gemm and attention kernels, when built) hold v_mfma for
 #       gfx942 and gfx90a, every warpgroup test kernel on its own; every kernel of every
 #       <build>/hip/*.resource.txt has ScratchSize 0.

@@ -1,7 +1,8 @@
 /* The 16-byte global-memory accesses of the backend being built: ts_v16 (four 32-bit words),
  * ts_load16(p) and ts_store16(p, v) on 16-byte aligned addresses, one vector instruction per lane
  * on a GPU (LDG.E.128 / STG.E.128 on Hopper, global_load_dwordx4 / global_store_dwordx4 on CDNA,
- * through the backend's four-word vector type), memcpy on the host. Only ops' implementations
+ * through the backend's four-word vector type), memcpy on the host; and ts_store4(p, w), one
+ * aligned 32-bit word. Only ops' implementations
  * include this; kernels use the warp-vector ops (ops/warp_vector.h). */
 #ifndef TESSERA_BACKENDS_VECTOR_MEMORY_H
 #define TESSERA_BACKENDS_VECTOR_MEMORY_H
@@ -48,6 +49,9 @@ TS_DEVICE ts_v16 ts_load16_l2(const void *p) {
 #endif
     return r;
 }
+
+/* One 32-bit word to a 4-byte aligned address. */
+TS_DEVICE void ts_store4(void *p, unsigned w) { *(unsigned *)p = w; }
 
 TS_DEVICE void ts_store16(void *p, ts_v16 v) {
     ts_gpu_u32x4 t;

@@ -18,9 +18,11 @@
 #ifndef TESSERA_OPS_MEMORY_H
 #define TESSERA_OPS_MEMORY_H
 
+#include <stdint.h>
 #include <string.h>
 
 #include "backends/lane_ops.h"
+#include "backends/vector_memory.h"
 #include "ops/bits.h"
 #include "tiles/global_layout.h"
 #include "tiles/register_tile.h"
@@ -72,6 +74,18 @@ TS_DEVICE void ts_store_r2g_impl(const ts_gl *g, const void *rt, ts_rt_desc d, l
     const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);
     const long long rows_left = g->rows - row0, cols_left = g->cols - col0;
     unsigned char *base = (unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * bytes;
+    /* A 16-bit tile wholly inside the layout, whose lanes hold column pairs that land 4-byte
+     * aligned, goes out a word at a time: half the stores, and no test per element. */
+    if (bytes == 2 && rows_left >= d.rows && cols_left >= d.cols && ts_rt_pairs_along_rows(d, lane) &&
+        (((uintptr_t)base | (uintptr_t)(g->stride_row * 2)) & 3u) == 0) {
+        const unsigned *words = (const unsigned *)rt;
+        TS_UNROLL
+        for (int e = 0; e < TS_RT_DESC_ELEMS(d); e += 2) {
+            const long long at = ts_rt_elem_row(d, lane, e) * g->stride_row + ts_rt_elem_col(d, lane, e);
+            ts_store4(base + at * 2, words[e >> 1]);
+        }
+        return;
+    }
     TS_UNROLL
     for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
         const int r = ts_rt_elem_row(d, lane, e), c = ts_rt_elem_col(d, lane, e);

@@ -89,6 +89,21 @@ TS_DEVICE int ts_rt_elem_col(ts_rt_desc d, int lane, int e) {
     return (s % (d.cols / 16)) * 16 + ts_rt_layout_col(d.layout, TS_DTYPE_BYTES(d.dtype), lane, i);
 }
 
+/* Whether a lane's elements 2k and 2k + 1 are two neighbouring columns of one row, the first at an
+ * even column, in every subtile (the row layouts of the CUDA and host backends; on HIP where a lane
+ * holds a row): a 16-bit tile's word is then a 4-byte piece of a row. Constant once inlined on a GPU. */
+TS_DEVICE int ts_rt_pairs_along_rows(ts_rt_desc d, int lane) {
+    const int bytes = TS_DTYPE_BYTES(d.dtype);
+    int ok = 1;
+    TS_UNROLL
+    for (int i = 0; i < TS_RT_SUB_ELEMS; i += 2) {
+        const int r = ts_rt_layout_row(d.layout, bytes, lane, i), c = ts_rt_layout_col(d.layout, bytes, lane, i);
+        ok &= r == ts_rt_layout_row(d.layout, bytes, lane, i + 1) &&
+              c + 1 == ts_rt_layout_col(d.layout, bytes, lane, i + 1) && (c & 1) == 0;
+    }
+    return ok;
+}
+
 /* Raw element access: fp32 tiles as floats, 16-bit tiles as bits inside their 32-bit words. */
 TS_DEVICE unsigned short ts_rt16_get(const unsigned *words, int e) {
     return (unsigned short)(words[e >> 1] >> (16 * (e & 1)));

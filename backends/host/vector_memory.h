@@ -19,6 +19,8 @@ TS_DEVICE ts_v16 ts_load16(const void *p) {
 
 TS_DEVICE ts_v16 ts_load16_l2(const void *p) { return ts_load16(p); }
 
+TS_DEVICE void ts_store4(void *p, unsigned w) { memcpy(p, &w, 4); }
+
 TS_DEVICE void ts_store16(void *p, ts_v16 v) { memcpy(p, v.w, 16); }
 
 #endif

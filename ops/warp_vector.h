@@ -5,6 +5,8 @@
  *   ts_wv_load_add(v, ptr, dtype, n) / ts_wv_load_mul(v, ptr, dtype, n)
  *       v += / *= the strip as loaded, elements at and past n left alone: no second vector of
  *       registers, only the loaded 16-bit words while they are in flight
+ *   ts_wv_load_sum(v, a, b, dtype, n)
+ *       v = strip a + strip b, every load of both issued before the first is used (b NULL: v = a)
  *   ts_wv_load_rows(v, ptr, dtype, row_shift, row_stride, n) / ts_wv_store_rows(...)
  *       a strip of rows of 2^row_shift elements (a multiple of 8), row i at ptr + i * row_stride
  *       elements; n counts elements of the strip as above
@@ -161,12 +163,51 @@ TS_DEVICE void ts_wv_store_impl(void *base, const float *v, int chunks, int dtyp
     }
 }
 
+/* v = a + b (a alone where b is NULL), element by element, from two strips whose loads all go out
+ * before either is used: on the H200, where a strip's conversion waited for its loads before the
+ * other's were issued (a load, then a load_add), each row paid two memory latencies in turn.
+ * Chunks go in groups of TS_WV_SUM_GROUP (a whole 1024-element strip on a 32-lane warp) to bound
+ * the registers in flight. 16-bit strips that are whole and 16-byte aligned; anything else loads
+ * one strip after the other. */
+#define TS_WV_SUM_GROUP 4
+TS_DEVICE void ts_wv_load_sum_impl(float *v, int chunks, const void *pa, const void *pb, int dtype, long long n) {
+    const int lane = ts_lane_id();
+    const long long len = (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES;
+    if (!pb || dtype == TS_DTYPE_F32 || n < len || !ts_wv_aligned(pa, 0) ||
+        !ts_wv_aligned(pb, 0)) {
+        ts_wv_load_impl(v, chunks, pa, dtype, n, 0, 0, 0, 0);
+        if (pb) ts_wv_load_impl(v, chunks, pb, dtype, n, 0, 0, 0, 1);
+        return;
+    }
+    const unsigned char *a = (const unsigned char *)pa, *b = (const unsigned char *)pb;
+    TS_UNROLL
+    for (int k0 = 0; k0 < chunks; k0 += TS_WV_SUM_GROUP) {
+        ts_v16 ra[TS_WV_SUM_GROUP], rb[TS_WV_SUM_GROUP];
+        TS_UNROLL
+        for (int k = 0; k < TS_WV_SUM_GROUP && k0 + k < chunks; ++k) {
+            const long long at = (long long)((k0 + k) * TS_WARP_LANES + lane) * TS_WV_CHUNK * 2;
+            ra[k] = ts_load16(a + at);
+            rb[k] = ts_load16(b + at);
+        }
+        TS_UNROLL
+        for (int k = 0; k < TS_WV_SUM_GROUP && k0 + k < chunks; ++k) {
+            float *d = v + (k0 + k) * TS_WV_CHUNK;
+            TS_UNROLL
+            for (int i = 0; i < 4; ++i) {
+                d[2 * i] = ts_wv_from16(ra[k].w[i] & 0xffffu, dtype) + ts_wv_from16(rb[k].w[i] & 0xffffu, dtype);
+                d[2 * i + 1] = ts_wv_from16(ra[k].w[i] >> 16, dtype) + ts_wv_from16(rb[k].w[i] >> 16, dtype);
+            }
+        }
+    }
+}
+
 #define ts_wv_load(dst, ptr, dtype, n)                                                             \
     ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 0)
 #define ts_wv_load_add(dst, ptr, dtype, n)                                                         \
     ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 1)
 #define ts_wv_load_mul(dst, ptr, dtype, n)                                                         \
     ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 2)
+#define ts_wv_load_sum(dst, a, b, dtype, n) ts_wv_load_sum_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (a), (b), (dtype), (n))
 #define ts_wv_load_rows(dst, ptr, dtype, row_shift, row_stride, n)                                 \
     ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 1, (row_shift), (row_stride), 0)
 #define ts_wv_store(ptr, src, dtype, n)                                                            \

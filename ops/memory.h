@@ -56,6 +56,11 @@ TS_DEVICE void ts_rt_raw_set(void *data, int bytes, int e, unsigned bits) {
 
 /* ---- global <-> registers -------------------------------------------------------------------- */
 
+/* 0: ts_store_r2g writes element by element everywhere, as before, for A/B runs. */
+#ifndef TS_STORE_R2G_PAIRS
+#define TS_STORE_R2G_PAIRS 1
+#endif
+
 TS_DEVICE void ts_load_g2r_impl(void *rt, ts_rt_desc d, const ts_gl *g, long long b, long long h,
                                 long long row0, long long col0) {
     const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);
@@ -76,8 +81,8 @@ TS_DEVICE void ts_store_r2g_impl(const ts_gl *g, const void *rt, ts_rt_desc d, l
     unsigned char *base = (unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * bytes;
     /* A 16-bit tile wholly inside the layout, whose lanes hold column pairs that land 4-byte
      * aligned, goes out a word at a time: half the stores, and no test per element. */
-    if (bytes == 2 && rows_left >= d.rows && cols_left >= d.cols && ts_rt_pairs_along_rows(d, lane) &&
-        (((uintptr_t)base | (uintptr_t)(g->stride_row * 2)) & 3u) == 0) {
+    if (TS_STORE_R2G_PAIRS && bytes == 2 && rows_left >= d.rows && cols_left >= d.cols &&
+        ts_rt_pairs_along_rows(d, lane) && (((uintptr_t)base | (uintptr_t)(g->stride_row * 2)) & 3u) == 0) {
         const unsigned *words = (const unsigned *)rt;
         TS_UNROLL
         for (int e = 0; e < TS_RT_DESC_ELEMS(d); e += 2) {

@@ -170,10 +170,14 @@ TS_DEVICE void ts_wv_store_impl(void *base, const float *v, int chunks, int dtyp
  * the registers in flight. 16-bit strips that are whole and 16-byte aligned; anything else loads
  * one strip after the other. */
 #define TS_WV_SUM_GROUP 4
+/* 0: one strip after the other, as before, for A/B runs. */
+#ifndef TS_WV_FUSED_SUM
+#define TS_WV_FUSED_SUM 1
+#endif
 TS_DEVICE void ts_wv_load_sum_impl(float *v, int chunks, const void *pa, const void *pb, int dtype, long long n) {
     const int lane = ts_lane_id();
     const long long len = (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES;
-    if (!pb || dtype == TS_DTYPE_F32 || n < len || !ts_wv_aligned(pa, 0) ||
+    if (!TS_WV_FUSED_SUM || !pb || dtype == TS_DTYPE_F32 || n < len || !ts_wv_aligned(pa, 0) ||
         !ts_wv_aligned(pb, 0)) {
         ts_wv_load_impl(v, chunks, pa, dtype, n, 0, 0, 0, 0);
         if (pb) ts_wv_load_impl(v, chunks, pb, dtype, n, 0, 0, 0, 1);

@@ -164,8 +164,8 @@ TS_DEVICE void ts_wv_store_impl(void *base, const float *v, int chunks, int dtyp
 }
 
 /* v = a + b (a alone where b is NULL), element by element, from two strips whose loads all go out
- * before either is used: on the H200, where a strip's conversion waited for its loads before the
- * other's were issued (a load, then a load_add), each row paid two memory latencies in turn.
+ * before either is used. As a load then a load_add, the norms' SASS converted the first strip
+ * (waiting for its loads) before issuing the second's, so each row waited for memory twice.
  * Chunks go in groups of TS_WV_SUM_GROUP (a whole 1024-element strip on a 32-lane warp) to bound
  * the registers in flight. 16-bit strips that are whole and 16-byte aligned; anything else loads
  * one strip after the other. */

@@ -4,7 +4,8 @@
 # interleaved order (a b c a b c), so that a difference between variants can be told from the
 # run-to-run spread. For tuning with little device time.
 #   usage: scripts/gpu-ab.sh NAME=FLAGS [NAME=FLAGS ...]      e.g.  base=  lag="-DTS_PC_RELEASE_LAG=1"
-#   BENCH (default gemm) picks the bench, or several ("gemm rmsnorm"); TESSERA_BENCH_QUICK=1 is set for it. TESTS (test binary
+#   BENCH (default gemm) picks the bench, or several ("gemm rmsnorm"); TESSERA_BENCH_QUICK=1 is set for it
+#   (QUICK=0: the whole sweep, e.g. attention's N = 1024 .. 16384). TESTS (test binary
 #   names, e.g. "test_attention test_warpgroup") are built in every variant and run once each before
 #   the benches, so a variant's speed is only read next to its correctness.
 set -uo pipefail
@@ -30,7 +31,7 @@ for b in $bench; do
   for round in 1 2; do
     for name in "${names[@]}"; do
       echo "== $name $b (round $round)"
-      TESSERA_BENCH_QUICK=1 timeout 120 "build/ab-$name/bench/tessera-bench" "$b" 2>&1 | grep -E "=|error" | grep -v "^tessera-bench"
+      TESSERA_BENCH_QUICK=${QUICK:-1} timeout 120 "build/ab-$name/bench/tessera-bench" "$b" 2>&1 | grep -E "=|error" | grep -v "^tessera-bench"
     done
   done
 done

@@ -1,8 +1,8 @@
 /* LayerNorm and RMSNorm (ts_layernorm, ts_rmsnorm) against a double-precision reference: ragged
  * rows and columns (a partial last chunk, rows spread over 1, 2, 3 and 16 warps), padded and
- * unaligned row strides, bf16 / fp16 / fp32 inputs, other output and parameter dtypes, the residual
- * add with and without its output, weight and bias on and off, in place, rows with a large mean;
- * and every error path. Outputs are poisoned first; padding between rows must stay poisoned. On a
+ * unaligned row strides (the residual's apart from x's), bf16 / fp16 / fp32 inputs, other output
+ * and parameter dtypes, the residual add with and without its output, weight and bias on and off,
+ * in place, rows with a large mean; and every error path. Outputs are poisoned first; padding between rows must stay poisoned. On a
  * GPU the same checks run at larger sizes. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -17,22 +17,24 @@ typedef struct {
     ts_dtype dt, out_dt, param_dt;
     int rms, residual, residual_out, weight, bias, in_place;
     double mean; /* added to x: a large mean tests the two-pass variance */
+    int res_pad; /* the residual's row stride less x's (not in place) */
 } norm_case;
 
 static void check_norm(norm_case c) {
     uint64_t seed = ts_test_fresh_seed(), st = seed;
     if (c.in_place) c.out_dt = c.dt;
-    const long long stride = c.cols + c.pad;
+    cr_assert(!(c.in_place && c.res_pad), "an in-place case shares x's stride");
+    const long long stride = c.cols + c.pad, rstride = stride + c.res_pad;
     const size_t n = (size_t)c.rows * stride, b = ts_test_dtype_bytes(c.dt), ob = ts_test_dtype_bytes(c.out_dt);
-    const size_t pb = ts_test_dtype_bytes(c.param_dt);
-    void *x = malloc(n * b), *r = malloc(n * b), *out = malloc(n * ob), *ro = malloc(n * b);
+    const size_t pb = ts_test_dtype_bytes(c.param_dt), rn = (size_t)c.rows * rstride;
+    void *x = malloc(n * b), *r = malloc(rn * b), *out = malloc(n * ob), *ro = malloc(n * b);
     void *w = malloc(c.cols * pb), *bias = malloc(c.cols * pb);
     cr_assert(x && r && out && ro && w && bias);
     for (size_t i = 0; i < n; ++i) ts_test_put(x, c.dt, i, c.mean + ts_test_normal(&st));
-    for (size_t i = 0; i < n; ++i) ts_test_put(r, c.dt, i, ts_test_normal(&st));
+    for (size_t i = 0; i < rn; ++i) ts_test_put(r, c.dt, i, ts_test_normal(&st));
     for (int i = 0; i < c.cols; ++i) ts_test_put(w, c.param_dt, i, 1.0 + 0.5 * ts_test_normal(&st));
     for (int i = 0; i < c.cols; ++i) ts_test_put(bias, c.param_dt, i, ts_test_normal(&st));
-    void *dx = ts_test_device_copy(x, n * b), *dr = ts_test_device_copy(r, n * b);
+    void *dx = ts_test_device_copy(x, n * b), *dr = ts_test_device_copy(r, rn * b);
     void *dout = c.in_place ? dx : ts_test_device_copy(NULL, n * ob), *dro = c.in_place ? dr : ts_test_device_copy(NULL, n * b);
     void *dw = ts_test_device_copy(w, c.cols * pb), *db = ts_test_device_copy(bias, c.cols * pb);
     cr_assert(dx && dr && dout && dro && dw && db);
@@ -50,7 +52,7 @@ static void check_norm(norm_case c) {
     const ts_norm_desc d = {
         .rows = c.rows, .cols = c.cols, .dtype = c.dt, .out_dtype = c.out_dt, .param_dtype = c.param_dt,
         .x = dx, .x_stride = stride,
-        .residual = c.residual ? dr : NULL, .residual_stride = stride,
+        .residual = c.residual ? dr : NULL, .residual_stride = rstride,
         .residual_out = c.residual && c.residual_out ? dro : NULL, .residual_out_stride = stride,
         .weight = c.weight ? dw : NULL, .bias = c.bias ? db : NULL,
         .out = dout, .out_stride = stride, .eps = 1e-5f,
@@ -67,7 +69,7 @@ static void check_norm(norm_case c) {
             const size_t at = (size_t)(i * stride + j);
             h[j] = ts_test_get(x, c.dt, at);
             if (c.residual) {
-                h[j] = ts_test_round(c.dt, h[j] + ts_test_get(r, c.dt, at));
+                h[j] = ts_test_round(c.dt, h[j] + ts_test_get(r, c.dt, (size_t)(i * rstride + j)));
                 if (c.residual_out) {
                     const double got = ts_test_get(ro, c.dt, at);
                     cr_assert_leq(fabs(got - h[j]), 0.5 * rtol * fabs(h[j]) + 1e-30, "residual_out(%lld,%d) %g vs %g (seed %llu)",
@@ -120,8 +122,8 @@ Test(norm, layernorm_residual_every_dtype) {
     const long long rows = ts_test_on_gpu() ? 3001 : 19;
     const ts_dtype dts[3] = {BF, FP, F32};
     for (int i = 0; i < 3; ++i) {
-        check_norm((norm_case){rows, 1000, 8, dts[i], dts[i], dts[i], 0, 1, 1, 1, 1, 0, 0.0});
-        check_norm((norm_case){rows, 1500, 0, dts[i], dts[i], dts[i], 0, 1, 1, 1, 1, 0, 0.0});
+        check_norm((norm_case){rows, 1000, 8, dts[i], dts[i], dts[i], 0, 1, 1, 1, 1, 0, 0.0, 0});
+        check_norm((norm_case){rows, 1500, 0, dts[i], dts[i], dts[i], 0, 1, 1, 1, 1, 0, 0.0, 0});
     }
 }
 
@@ -130,8 +132,8 @@ Test(norm, rmsnorm_residual_every_dtype) {
     const long long rows = ts_test_on_gpu() ? 3001 : 19;
     const ts_dtype dts[3] = {BF, FP, F32};
     for (int i = 0; i < 3; ++i) {
-        check_norm((norm_case){rows, 1000, 8, dts[i], dts[i], dts[i], 1, 1, 1, 1, 0, 0, 0.0});
-        check_norm((norm_case){rows, 3000, 0, dts[i], dts[i], dts[i], 1, 1, 1, 1, 0, 0, 0.0});
+        check_norm((norm_case){rows, 1000, 8, dts[i], dts[i], dts[i], 1, 1, 1, 1, 0, 0, 0.0, 0});
+        check_norm((norm_case){rows, 3000, 0, dts[i], dts[i], dts[i], 1, 1, 1, 1, 0, 0, 0.0, 0});
     }
 }
 
@@ -145,10 +147,10 @@ Test(norm, warps_loop_over_many_rows) {
     const ts_dtype dts[3] = {BF, FP, F32};
     for (int i = 0; i < 3; ++i)
         for (int rms = 0; rms < 2; ++rms) {
-            check_norm((norm_case){sweep * 5 + 7, 256, 0, dts[i], dts[i], dts[i], rms, 1, 1, 1, !rms, 0, 0.0});
-            check_norm((norm_case){sweep * 5 / 2 + 3, 2048, 8, dts[i], dts[i], dts[i], rms, 1, 1, 1, !rms, 0, 0.0});
+            check_norm((norm_case){sweep * 5 + 7, 256, 0, dts[i], dts[i], dts[i], rms, 1, 1, 1, !rms, 0, 0.0, 0});
+            check_norm((norm_case){sweep * 5 / 2 + 3, 2048, 8, dts[i], dts[i], dts[i], rms, 1, 1, 1, !rms, 0, 0.0, 0});
         }
-    check_norm((norm_case){sweep * 5 + 7, 512, 0, BF, BF, BF, 1, 0, 0, 1, 0, 0, 0.0}); /* x alone */
+    check_norm((norm_case){sweep * 5 + 7, 512, 0, BF, BF, BF, 1, 0, 0, 1, 0, 0, 0.0, 0}); /* x alone */
 }
 
 Test(norm, options_weight_bias_residual_out) {
@@ -156,41 +158,53 @@ Test(norm, options_weight_bias_residual_out) {
     const long long rows = ts_test_on_gpu() ? 777 : 9;
     for (int rms = 0; rms < 2; ++rms)
         for (int opt = 0; opt < 16; ++opt)
-            check_norm((norm_case){rows, 520, 0, BF, BF, BF, rms, opt & 1, (opt >> 1) & 1, (opt >> 2) & 1, (opt >> 3) & 1, 0, 0.0});
+            check_norm((norm_case){rows, 520, 0, BF, BF, BF, rms, opt & 1, (opt >> 1) & 1, (opt >> 2) & 1, (opt >> 3) & 1, 0, 0.0, 0});
 }
 
 Test(norm, mixed_dtypes_and_unaligned_strides) {
     TS_TEST_REQUIRE_DEVICE();
     const long long rows = ts_test_on_gpu() ? 1025 : 7;
-    check_norm((norm_case){rows, 777, 3, BF, F32, F32, 0, 1, 1, 1, 1, 0, 0.0}); /* odd stride: element path */
-    check_norm((norm_case){rows, 2049, 5, FP, BF, BF, 1, 1, 0, 1, 1, 0, 0.0});
-    check_norm((norm_case){rows, 300, 1, F32, FP, BF, 0, 0, 0, 1, 1, 0, 0.0});
+    check_norm((norm_case){rows, 777, 3, BF, F32, F32, 0, 1, 1, 1, 1, 0, 0.0, 0}); /* odd stride: element path */
+    check_norm((norm_case){rows, 2049, 5, FP, BF, BF, 1, 1, 0, 1, 1, 0, 0.0, 0});
+    check_norm((norm_case){rows, 300, 1, F32, FP, BF, 0, 0, 0, 1, 1, 0, 0.0, 0});
+}
+
+/* x and the residual aligned differently (one 16-byte aligned row, the other not), and with
+ * different strides: the two strips are loaded together only where both allow it. */
+Test(norm, residual_with_its_own_stride) {
+    TS_TEST_REQUIRE_DEVICE();
+    const long long rows = ts_test_on_gpu() ? 513 : 5;
+    for (int rms = 0; rms < 2; ++rms) {
+        check_norm((norm_case){rows, 1024, 0, BF, BF, BF, rms, 1, 1, 1, 1, 0, 0.0, 1});   /* residual rows unaligned */
+        check_norm((norm_case){rows, 1024, 1, FP, FP, FP, rms, 1, 1, 1, 0, 0, 0.0, -1});  /* x rows unaligned */
+        check_norm((norm_case){rows, 4096, 0, BF, BF, BF, rms, 1, 1, 1, 1, 0, 0.0, 24}); /* both aligned, strides differ */
+    }
 }
 
 Test(norm, ragged_small_and_huge_rows) {
     TS_TEST_REQUIRE_DEVICE();
-    check_norm((norm_case){1, 1, 0, BF, BF, BF, 0, 1, 1, 1, 1, 0, 0.0});
-    check_norm((norm_case){3, 7, 1, F32, F32, F32, 1, 1, 1, 1, 1, 0, 0.0});
-    check_norm((norm_case){5, 256, 0, BF, BF, BF, 0, 1, 1, 1, 1, 0, 0.0});
-    if (!ts_test_on_hip()) check_norm((norm_case){ts_test_on_gpu() ? 300 : 2, 16384, 8, BF, BF, BF, 0, 1, 1, 1, 1, 0, 0.0}); /* 16 warps */
-    check_norm((norm_case){ts_test_on_gpu() ? 300 : 2, 8192, 0, F32, BF, BF, 1, 1, 1, 1, 1, 0, 0.0});
-    check_norm((norm_case){ts_test_on_gpu() ? 100000 : 40, 64, 0, BF, BF, BF, 1, 1, 1, 1, 0, 0, 0.0}); /* many rows per block */
+    check_norm((norm_case){1, 1, 0, BF, BF, BF, 0, 1, 1, 1, 1, 0, 0.0, 0});
+    check_norm((norm_case){3, 7, 1, F32, F32, F32, 1, 1, 1, 1, 1, 0, 0.0, 0});
+    check_norm((norm_case){5, 256, 0, BF, BF, BF, 0, 1, 1, 1, 1, 0, 0.0, 0});
+    if (!ts_test_on_hip()) check_norm((norm_case){ts_test_on_gpu() ? 300 : 2, 16384, 8, BF, BF, BF, 0, 1, 1, 1, 1, 0, 0.0, 0}); /* 16 warps */
+    check_norm((norm_case){ts_test_on_gpu() ? 300 : 2, 8192, 0, F32, BF, BF, 1, 1, 1, 1, 1, 0, 0.0, 0});
+    check_norm((norm_case){ts_test_on_gpu() ? 100000 : 40, 64, 0, BF, BF, BF, 1, 1, 1, 1, 0, 0, 0.0, 0}); /* many rows per block */
 }
 
 Test(norm, in_place) {
     TS_TEST_REQUIRE_DEVICE();
-    check_norm((norm_case){ts_test_on_gpu() ? 2000 : 11, 1100, 8, BF, BF, BF, 0, 1, 1, 1, 1, 1, 0.0});
-    check_norm((norm_case){ts_test_on_gpu() ? 2000 : 11, 4096, 0, F32, F32, F32, 1, 1, 1, 1, 0, 1, 0.0});
+    check_norm((norm_case){ts_test_on_gpu() ? 2000 : 11, 1100, 8, BF, BF, BF, 0, 1, 1, 1, 1, 1, 0.0, 0});
+    check_norm((norm_case){ts_test_on_gpu() ? 2000 : 11, 4096, 0, F32, F32, F32, 1, 1, 1, 1, 0, 1, 0.0, 0});
 }
 
 Test(norm, large_mean_two_pass_variance) {
     TS_TEST_REQUIRE_DEVICE();
-    check_norm((norm_case){ts_test_on_gpu() ? 512 : 6, 2000, 0, F32, F32, F32, 0, 0, 0, 1, 1, 0, 1000.0});
-    check_norm((norm_case){ts_test_on_gpu() ? 512 : 6, 1024, 0, F32, F32, F32, 0, 1, 1, 0, 0, 0, 300.0});
+    check_norm((norm_case){ts_test_on_gpu() ? 512 : 6, 2000, 0, F32, F32, F32, 0, 0, 0, 1, 1, 0, 1000.0, 0});
+    check_norm((norm_case){ts_test_on_gpu() ? 512 : 6, 1024, 0, F32, F32, F32, 0, 1, 1, 0, 0, 0, 300.0, 0});
     /* Seven warps a row, the last with a partial slice: the warps' pairs combine around the row's
      * mean. */
-    check_norm((norm_case){ts_test_on_gpu() ? 512 : 5, 7000, 4, F32, F32, F32, 0, 1, 1, 1, 1, 0, 1000.0});
-    check_norm((norm_case){ts_test_on_gpu() ? 512 : 5, 7000, 0, BF, BF, BF, 0, 0, 0, 1, 1, 0, 30.0});
+    check_norm((norm_case){ts_test_on_gpu() ? 512 : 5, 7000, 4, F32, F32, F32, 0, 1, 1, 1, 1, 0, 1000.0, 0});
+    check_norm((norm_case){ts_test_on_gpu() ? 512 : 5, 7000, 0, BF, BF, BF, 0, 0, 0, 1, 1, 0, 30.0, 0});
 }
 
 Test(norm, bad_arguments) {

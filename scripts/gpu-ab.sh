@@ -7,7 +7,8 @@
 #   BENCH (default gemm) picks the bench, or several ("gemm rmsnorm"); TESSERA_BENCH_QUICK=1 is set for it
 #   (QUICK=0: the whole sweep, e.g. attention's N = 1024 .. 16384). TESTS (test binary
 #   names, e.g. "test_attention test_warpgroup") are built in every variant and run once each before
-#   the benches, so a variant's speed is only read next to its correctness.
+#   the benches, so a variant's speed is only read next to its correctness; a variant whose tests
+#   do not pass (or hang) is not benchmarked.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -f .device-deps/unpack.sh ] && source .device-deps/unpack.sh
@@ -22,15 +23,21 @@ for spec in "$@"; do
     echo "variant $name: build failed (build/ab-$name.log)" &
 done
 wait
+# A variant whose tests fail, crash or time out (a hang) is not benchmarked: its numbers would mean
+# nothing, and a hanging kernel would spend the bench's timeouts too.
+declare -A broken=()
 for name in "${names[@]}"; do
   for t in ${TESTS:-}; do
-    echo "== $name $t: $( { timeout 150 "build/ab-$name/tests/$t" --jobs=1 2>&1; echo "exit $?"; } | grep -E 'Synthesis|FAIL|error|exit' | head -n 6 | tr '\n' ' ')"
+    result=$( { timeout 150 "build/ab-$name/tests/$t" --jobs=1 2>&1; echo "exit $?"; } | grep -E 'Synthesis|FAIL|error|exit' | head -n 6 | tr '\n' ' ')
+    echo "== $name $t: $result"
+    case $result in *"exit 0 "*) ;; *) broken[$name]=1 ;; esac
   done
 done
 for b in $bench; do
   for round in 1 2; do
     for name in "${names[@]}"; do
       echo "== $name $b (round $round)"
+      if [ -n "${broken[$name]:-}" ]; then echo "   skipped: its tests did not pass"; continue; fi
       TESSERA_BENCH_QUICK=${QUICK:-1} timeout 120 "build/ab-$name/bench/tessera-bench" "$b" 2>&1 | grep -E "=|error" | grep -v "^tessera-bench"
     done
   done

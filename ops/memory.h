@@ -332,8 +332,6 @@ TS_DEVICE void ts_rv_store_s_impl(float *sv, const float *v, int len, int axis, 
 
 /* ---- a lane's raw fp32 values <-> global, 16 bytes at a time --------------------------------- */
 
-#include "backends/vector_memory.h"
-
 /* A lane's n floats (n a multiple of 4) as groups of four, group g at dst + g * stride (dst and
  * stride 16-byte aligned): with dst = base + 4 * lane-in-group and stride = 4 x the group's lanes,
  * each group's stores of all lanes are contiguous (a register tile's accumulators parked in a

@@ -97,28 +97,30 @@ cuda_gates() {
   local wg_wrapper=$build/generated/tests_kernels_wg_kernels_c.cu
   [ -f "$wg_wrapper" ] || fail "tests/kernels/wg_kernels.c is not among the built kernel sources"
 
-  local w id ptx report
-  for w in "${wrappers[@]}"; do
-    id=$(basename "$w" .cu)
-    ptx=$tmp/$id.ptx
-    if ! "$nvcc" -gencode=arch=compute_90a,code=sm_90a -ptx -std=c++17 -O3 -DTESSERA_BACKEND_CUDA \
+  # One kernel source (its generated wrapper), with any extra nvcc flags, through nvcc -ptx and
+  # ptxas -v: the cuda checks of this file's header, reported under id.
+  check_wrapper() {
+    local w=$1 id=$2
+    shift 2
+    local ptx=$tmp/$id.ptx report
+    if ! "$nvcc" -gencode=arch=compute_90a,code=sm_90a -ptx -std=c++17 -O3 -DTESSERA_BACKEND_CUDA "$@" \
         -I"$root" -I"$root/core/include" "$w" -o "$ptx" 2>"$tmp/$id.nvcc.log"; then
       cat "$tmp/$id.nvcc.log" >&2
       fail "$id: nvcc -ptx for sm_90a failed"
-      continue
+      return
     fi
     if [ "$w" = "$wg_wrapper" ]; then
       grep -q "wgmma.mma_async" "$ptx" || fail "$id: no wgmma.mma_async in the PTX"
       grep -q "cp.async.bulk.tensor" "$ptx" || fail "$id: no TMA copy (cp.async.bulk.tensor) in the PTX"
       grep -q "setmaxnreg" "$ptx" || fail "$id: no setmaxnreg in the PTX"
     fi
-    grep -q "wgmma.mma_async" "$ptx" || continue
+    grep -q "wgmma.mma_async" "$ptx" || return 0
 
     report=$tmp/$id.ptxas.log
     if ! "$ptxas" -arch=sm_90a -v "$ptx" -o "$tmp/$id.cubin" >"$report" 2>&1; then
       cat "$report" >&2
       fail "$id: ptxas failed"
-      continue
+      return
     fi
     if grep -qE "$serialized" "$report"; then
       grep -E "$serialized" "$report" | head -n 5 >&2
@@ -145,30 +147,16 @@ cuda_gates() {
         }
         exit bad
       }' "$report" | sort || fail "$id: a wgmma kernel spills registers (see the lines above)"
-  done
+  }
 
-  # The attention kernels' ping-pong schedule (TS_ATTN_PINGPONG=1), kept for A/B runs: it must
-  # compile without serialized wgmma or spills, or an A/B would measure something else (every
-  # ping-pong build measured before had its wgmma serialized by ptxas).
+  local w
+  for w in "${wrappers[@]}"; do check_wrapper "$w" "$(basename "$w" .cu)"; done
+
+  # The attention kernels' ping-pong schedule (TS_ATTN_PINGPONG=1), kept for A/B runs: the same
+  # checks, or an A/B would measure something else (every ping-pong build measured before had
+  # its wgmma serialized by ptxas).
   local attn_wrapper=$build/generated/kernels_attention_attention_c.cu
-  if [ -f "$attn_wrapper" ]; then
-    local pp=$tmp/attention_pingpong
-    if "$nvcc" -gencode=arch=compute_90a,code=sm_90a -ptx -std=c++17 -O3 -DTESSERA_BACKEND_CUDA -DTS_ATTN_PINGPONG=1 \
-        -I"$root" -I"$root/core/include" "$attn_wrapper" -o "$pp.ptx" 2>"$pp.nvcc.log" &&
-       "$ptxas" -arch=sm_90a -v "$pp.ptx" -o "$pp.cubin" >"$pp.ptxas.log" 2>&1; then
-      if grep -qE "$serialized" "$pp.ptxas.log"; then
-        grep -E "$serialized" "$pp.ptxas.log" | head -n 4 >&2
-        fail "attention with TS_ATTN_PINGPONG=1: ptxas serialized wgmma"
-      elif grep -E "bytes spill stores" "$pp.ptxas.log" | grep -qvE " 0 bytes spill stores, 0 bytes spill loads"; then
-        fail "attention with TS_ATTN_PINGPONG=1: spills"
-      else
-        note "attention with TS_ATTN_PINGPONG=1: no serialized wgmma, no spills"
-      fi
-    else
-      cat "$pp.nvcc.log" "$pp.ptxas.log" >&2 2>/dev/null
-      fail "attention with TS_ATTN_PINGPONG=1 does not compile"
-    fi
-  fi
+  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_pingpong -DTS_ATTN_PINGPONG=1
 
   # The build log, where scripts/test.sh keeps one beside the build folder.
   local log=${build%/}.build.log

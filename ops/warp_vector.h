@@ -5,8 +5,6 @@
  *   ts_wv_load_add(v, ptr, dtype, n) / ts_wv_load_mul(v, ptr, dtype, n)
  *       v += / *= the strip as loaded, elements at and past n left alone: no second vector of
  *       registers, only the loaded 16-bit words while they are in flight
- *   ts_wv_load_sum(v, a, b, dtype, n)
- *       v = strip a + strip b, every load of both issued before the first is used (b NULL: v = a)
  *   ts_wv_load_rows(v, ptr, dtype, row_shift, row_stride, n) / ts_wv_store_rows(...)
  *       a strip of rows of 2^row_shift elements (a multiple of 8), row i at ptr + i * row_stride
  *       elements; n counts elements of the strip as above
@@ -167,51 +165,12 @@ TS_DEVICE void ts_wv_store_impl(void *base, const float *v, int chunks, int dtyp
     }
 }
 
-/* v = a + b (a alone where b is NULL), element by element, from two strips whose loads all go out
- * before either is used. As a load then a load_add, the norms' SASS converted the first strip
- * (waiting for its loads) before issuing the second's, so each row waited for memory twice.
- * Chunks go in groups of TS_WV_SUM_GROUP (a whole 1024-element strip on a 32-lane warp) to bound
- * the registers in flight. 16-bit strips that are whole and 16-byte aligned; anything else loads
- * one strip after the other. */
-#define TS_WV_SUM_GROUP 4
-/* 0: one strip after the other, as before, for A/B runs. */
-#ifndef TS_WV_FUSED_SUM
-#define TS_WV_FUSED_SUM 1
-#endif
-TS_DEVICE void ts_wv_load_sum_impl(float *v, int chunks, const void *pa, const void *pb, int dtype, long long n) {
-    const int lane = ts_lane_id();
-    const long long len = (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES;
-    if (!TS_WV_FUSED_SUM || !pb || dtype == TS_DTYPE_F32 || n < len || !ts_wv_aligned(pa, 0) ||
-        !ts_wv_aligned(pb, 0)) {
-        ts_wv_load_impl(v, chunks, pa, dtype, n, 0, 0, 0, 0);
-        if (pb) ts_wv_load_impl(v, chunks, pb, dtype, n, 0, 0, 0, 1);
-        return;
-    }
-    const unsigned char *a = (const unsigned char *)pa, *b = (const unsigned char *)pb;
-    TS_UNROLL
-    for (int k0 = 0; k0 < chunks; k0 += TS_WV_SUM_GROUP) {
-        ts_v16 ra[TS_WV_SUM_GROUP], rb[TS_WV_SUM_GROUP];
-        TS_UNROLL
-        for (int k = 0; k < TS_WV_SUM_GROUP && k0 + k < chunks; ++k) {
-            const long long at = (long long)((k0 + k) * TS_WARP_LANES + lane) * TS_WV_CHUNK * 2;
-            ra[k] = ts_load16(a + at);
-            rb[k] = ts_load16(b + at);
-        }
-        TS_UNROLL
-        for (int k = 0; k < TS_WV_SUM_GROUP && k0 + k < chunks; ++k) {
-            ts_wv_take16(v + (k0 + k) * TS_WV_CHUNK, ra[k], dtype, 0);
-            ts_wv_take16(v + (k0 + k) * TS_WV_CHUNK, rb[k], dtype, 1);
-        }
-    }
-}
-
 #define ts_wv_load(dst, ptr, dtype, n)                                                             \
     ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 0)
 #define ts_wv_load_add(dst, ptr, dtype, n)                                                         \
     ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 1)
 #define ts_wv_load_mul(dst, ptr, dtype, n)                                                         \
     ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 2)
-#define ts_wv_load_sum(dst, a, b, dtype, n) ts_wv_load_sum_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (a), (b), (dtype), (n))
 #define ts_wv_load_rows(dst, ptr, dtype, row_shift, row_stride, n)                                 \
     ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 1, (row_shift), (row_stride), 0)
 #define ts_wv_store(ptr, src, dtype, n)                                                            \

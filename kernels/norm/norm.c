@@ -5,10 +5,10 @@
 #include "kernels/common/rowwise.h"
 #include "kernels/norm/norm_common.h"
 
-/* Blocks per SM the short-row instances are built for: four, at 64 registers (bf16 and fp16 spill
- * 48 bytes stored and 96 loaded, loop-invariant pointers), since the residual, weight and bias go
- * straight into the row (ts_wv_load_sum, ts_wv_load_mul / _add). Measured on the H200 against three
- * (80 registers), before the residual was loaded together with x: RMSNorm +3-10%, LayerNorm +5-11%
+/* Blocks per SM the short-row instances are built for: four, at 64 registers (spills, in bytes
+ * stored / loaded: bf16 28 / 88, fp16 56 / 168, loop-invariant pointers), since the residual,
+ * weight and bias go straight into the row (ts_wv_load_add, ts_wv_load_mul). Measured on the H200
+ * against three (80 registers): RMSNorm +3-10%, LayerNorm +5-11%
  * (bench/results/nvidia-h200-2026-11-30-pin-blocks-ab.txt). */
 #ifndef TS_NORM_SHORT_MIN_BLOCKS
 #define TS_NORM_SHORT_MIN_BLOCKS 4

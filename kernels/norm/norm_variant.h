@@ -23,12 +23,10 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         /* Groups past the last row still take part in the block's reductions, with nothing valid. */
         const long long row = first + group < p->rows ? first + group : 0;
         const long long n = first + group < p->rows ? left : 0;
-        /* x and the residual in flight at once: one memory latency a row, not two. */
-        ts_wv_load_sum(&h, (const unsigned char *)p->x + (row * p->x_stride + col0) * bytes,
-                       p->residual ? (const unsigned char *)p->residual + (row * p->residual_stride + col0) * bytes
-                                   : NULL,
-                       TS_ROWWISE_DTYPE, n);
+        ts_wv_load(&h, (const unsigned char *)p->x + (row * p->x_stride + col0) * bytes, TS_ROWWISE_DTYPE, n);
         if (p->residual) {
+            ts_wv_load_add(&h, (const unsigned char *)p->residual + (row * p->residual_stride + col0) * bytes,
+                           TS_ROWWISE_DTYPE, n);
             ts_wv_round(&h, &h, TS_ROWWISE_DTYPE);
             if (p->residual_out)
                 ts_wv_store((unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes, &h,

@@ -63,15 +63,6 @@ TS_DEVICE long long ts_wv_offset(int e, int rows, int row_shift, long long row_s
 /* A loaded value x into *d: op 0 sets it, 1 adds it, 2 multiplies by it. */
 TS_DEVICE void ts_wv_take(float *d, float x, int op) { *d = op == 0 ? x : op == 1 ? *d + x : *d * x; }
 
-/* A loaded chunk of 8 16-bit elements into d as op says (ts_wv_take). */
-TS_DEVICE void ts_wv_take16(float *d, ts_v16 a, int dtype, int op) {
-    TS_UNROLL
-    for (int i = 0; i < 4; ++i) {
-        ts_wv_take(&d[2 * i], ts_wv_from16(a.w[i] & 0xffffu, dtype), op);
-        ts_wv_take(&d[2 * i + 1], ts_wv_from16(a.w[i] >> 16, dtype), op);
-    }
-}
-
 /* One 16-byte-aligned chunk of 8 elements, whole, taken into d as op says (ts_wv_take). */
 TS_DEVICE void ts_wv_load_chunk(float *d, const unsigned char *p, int dtype, int op) {
     if (dtype == TS_DTYPE_F32) {
@@ -82,7 +73,12 @@ TS_DEVICE void ts_wv_load_chunk(float *d, const unsigned char *p, int dtype, int
             ts_wv_take(&d[4 + i], ts_bits_f32(b.w[i]), op);
         }
     } else {
-        ts_wv_take16(d, ts_load16(p), dtype, op);
+        const ts_v16 a = ts_load16(p);
+        TS_UNROLL
+        for (int i = 0; i < 4; ++i) {
+            ts_wv_take(&d[2 * i], ts_wv_from16(a.w[i] & 0xffffu, dtype), op);
+            ts_wv_take(&d[2 * i + 1], ts_wv_from16(a.w[i] >> 16, dtype), op);
+        }
     }
 }
 

@@ -11,6 +11,9 @@
  *       computed: angle_i = pos * inv_freq[i] in fp32, then cosf / sinf
  *   ts_wv_rope_apply(d, x, pat, d_shift, interleaved)
  *       d = x * cos + partner(x) * signed sin, d and x distinct warp vectors
+ *   ts_wv_packed_rope_apply(d, x, pat, d_shift, interleaved)
+ *       the same on packed warp vectors (tiles/warp_vector.h), d rounded to their dtype: the strip
+ *       in half the registers, its partners fetched as whole words
  * The pairs are (i, i + D/2) when rotating halves and (2i, 2i + 1) when interleaved; the first
  * element of a pair gets -sin, the second +sin, so one multiply-add form serves both. The partner
  * of a rotated half lives D/16 chunks away: in another lane, fetched with an xor shuffle, on GPUs
@@ -18,7 +21,7 @@
 #ifndef TESSERA_OPS_ROTARY_H
 #define TESSERA_OPS_ROTARY_H
 
-#include "ops/warp_vector.h"
+#include "ops/warp_vector_packed.h"
 
 #define TS_ROPE_MAX_D 256
 
@@ -140,6 +143,38 @@ TS_DEVICE void ts_wv_rope_apply_impl(float *d, const float *x, const ts_rope_pat
         }
     }
 }
+
+TS_DEVICE void ts_wvp_rope_apply_impl(unsigned *d, const unsigned *x, const ts_rope_pattern *pat, int chunks,
+                                      int dtype, int d_shift, int interleaved) {
+    const int half = 1 << (d_shift - 4), words = ts_wvp_words(dtype), per_word = TS_WV_CHUNK / words;
+    TS_UNROLL
+    for (int k = 0; k < chunks; ++k) {
+        const int pc = ts_rope_pattern_index(k, d_shift);
+        const unsigned *xk = x + k * words;
+        TS_UNROLL
+        for (int i = 0; i < words; ++i) {
+            /* The word holding the partners of word i's elements: the matching word of the other
+             * half of the head; interleaved, the partner is the element beside, in the same chunk. */
+            unsigned pw = xk[i];
+            if (!interleaved) pw = TS_WARP_LANES > 1 ? ts_shfl_u32(xk[i], ts_lane_id() ^ half) : x[(k ^ half) * words + i];
+            float y[2];
+            TS_UNROLL
+            for (int h = 0; h < per_word; ++h) {
+                const int j = i * per_word + h;
+                const float partner = interleaved ? ts_wvp_elem(xk, j ^ 1, dtype) : ts_wvp_elem(&pw, h, dtype);
+                y[h] = fmaf(partner, pat->s[pc][j], ts_wvp_elem(xk, j, dtype) * pat->c[pc][j]);
+            }
+            d[k * words + i] = dtype == TS_DTYPE_F32 ? ts_f32_bits(y[0]) : ts_wv_pack2(y[0], y[1], dtype);
+        }
+    }
+}
+
+#define ts_wv_packed_rope_apply(d, x, pat, d_shift, interleaved)                                   \
+    do {                                                                                           \
+        TS_WV_SAME(d, x);                                                                          \
+        ts_wvp_rope_apply_impl(TS_WV_PACKED_DATA(d), TS_WV_PACKED_CDATA(x), (pat), TS_WV_PACKED_CHUNKS(d),         \
+                               TS_WV_PACKED_DTYPE(d), (d_shift), (interleaved));                    \
+    } while (0)
 
 #define ts_wv_rope_apply(d, x, pat, d_shift, interleaved)                                          \
     do {                                                                                           \

@@ -261,6 +261,22 @@ TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, float
 
 /* ---- reductions ---------------------------------------------------------------------------- */
 
+/* The eight running partials of a lane combined (op: 0 and 1 add, 2 max), then across the warp. */
+TS_DEVICE float ts_wv_reduce_parts(float *part, int op) {
+    TS_UNROLL
+    for (int w = TS_WV_CHUNK / 2; w > 0; w >>= 1) {
+        TS_UNROLL
+        for (int j = 0; j < w; ++j) part[j] = op == 2 ? fmaxf(part[j], part[j + w]) : part[j] + part[j + w];
+    }
+    float s = part[0];
+    TS_UNROLL
+    for (int m = 1; m < TS_WARP_LANES; m <<= 1) {
+        const float o = ts_shfl_xor_f32(s, m);
+        s = op == 2 ? fmaxf(s, o) : s + o;
+    }
+    return s;
+}
+
 /* op: 0 sum, 1 sum of squares, 2 max. Eight running partials (one per chunk position) keep the
  * dependency chains short; then a butterfly of xor shuffles, whose every step adds the same two
  * values in every lane, so every lane ends with the same bits. */
@@ -276,18 +292,7 @@ TS_DEVICE float ts_wv_reduce_impl(const float *a, int chunks, int op) {
             part[j] = op == 0 ? part[j] + x : op == 1 ? fmaf(x, x, part[j]) : fmaxf(part[j], x);
         }
     }
-    TS_UNROLL
-    for (int w = TS_WV_CHUNK / 2; w > 0; w >>= 1) {
-        TS_UNROLL
-        for (int j = 0; j < w; ++j) part[j] = op == 2 ? fmaxf(part[j], part[j + w]) : part[j] + part[j + w];
-    }
-    float s = part[0];
-    TS_UNROLL
-    for (int m = 1; m < TS_WARP_LANES; m <<= 1) {
-        const float o = ts_shfl_xor_f32(s, m);
-        s = op == 2 ? fmaxf(s, o) : s + o;
-    }
-    return s;
+    return ts_wv_reduce_parts(part, op);
 }
 
 #define ts_wv_sum(a) ts_wv_reduce_impl(TS_WV_CDATA(a), TS_WV_CHUNKS(a), 0)

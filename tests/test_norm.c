@@ -137,20 +137,24 @@ Test(norm, rmsnorm_residual_every_dtype) {
     }
 }
 
-/* Rows for about five per warp of a full wave at three blocks per SM, plus a ragged tail, so that
- * blocks loop over several row groups; one warp per row and two. */
+/* Rows for about two passes of the general instance's grid (capped at 32 blocks of 8 warps per SM,
+ * kernels/common/rowwise.h) plus a ragged tail, one warp per row and two: its blocks loop over row
+ * groups, which it takes when the output dtype differs from the input's; the short instance takes
+ * the same rows in one pass, a block per row group, the last block partly empty. */
 Test(norm, warps_loop_over_many_rows) {
     TS_TEST_REQUIRE_DEVICE();
     ts_device_props props;
     cr_assert_eq(ts_device_get_props(0, &props), TS_SUCCESS);
-    const long long sweep = (long long)props.sm_count * 3 * 8;
-    const ts_dtype dts[3] = {BF, FP, F32};
+    const long long sweep = (long long)props.sm_count * 32 * 8;
+    const ts_dtype dts[3] = {BF, FP, F32}, other[3] = {F32, BF, FP};
     for (int i = 0; i < 3; ++i)
         for (int rms = 0; rms < 2; ++rms) {
-            check_norm((norm_case){sweep * 5 + 7, 256, 0, dts[i], dts[i], dts[i], rms, 1, 1, 1, !rms, 0, 0.0, 0});
-            check_norm((norm_case){sweep * 5 / 2 + 3, 2048, 8, dts[i], dts[i], dts[i], rms, 1, 1, 1, !rms, 0, 0.0, 0});
+            check_norm((norm_case){sweep * 2 + 7, 256, 0, dts[i], dts[i], dts[i], rms, 1, 1, 1, !rms, 0, 0.0, 0});
+            check_norm((norm_case){sweep * 2 + 7, 256, 0, dts[i], other[i], dts[i], rms, 1, 1, 1, !rms, 0, 0.0, 0});
+            check_norm((norm_case){sweep + 3, 2048, 8, dts[i], dts[i], other[i], rms, 1, 1, 1, !rms, 0, 0.0, 0});
         }
-    check_norm((norm_case){sweep * 5 + 7, 512, 0, BF, BF, BF, 1, 0, 0, 1, 0, 0, 0.0, 0}); /* x alone */
+    check_norm((norm_case){sweep * 2 + 7, 512, 0, BF, BF, BF, 1, 0, 0, 1, 0, 0, 0.0, 0}); /* x alone */
+    check_norm((norm_case){sweep + 3, 2048, 8, BF, BF, BF, 0, 1, 1, 1, 1, 0, 0.0, 0});
 }
 
 Test(norm, options_weight_bias_residual_out) {

@@ -28,6 +28,21 @@ TS_WV_DEFINE(1024);
 TS_WV_DEFINE(2048);
 TS_WV_DEFINE(4096);
 
+/* Packed warp vectors: the same strip kept in the stored bits of its dtype, two 16-bit elements
+ * to a 32-bit register (one fp32 element to each), so that a 1024-element bf16 strip takes 16
+ * registers of a CUDA lane instead of 32. For kernels that read a row once and only need it in
+ * fp32 inside reductions and on the way out (ops/warp_vector_packed.h); the element order is the
+ * fp32 vector's. TS_WV_PACKED(E, dtype) is the (unnamed) struct type of such a strip; the dtype is
+ * read back from the size of its tag. Named: ts_wv_bf16_<E>, ts_wv_fp16_<E>. */
+#define TS_WV_PACKED(E, dtype)                                                                     \
+    struct {                                                                                       \
+        unsigned v[(E) / (TS_WV_CHUNK * TS_WARP_LANES)][TS_WV_CHUNK * TS_DTYPE_BYTES(dtype) / 4];  \
+        unsigned char dtype_tag[dtype];                                                            \
+    }
+
+typedef TS_WV_PACKED(1024, TS_DTYPE_BF16) ts_wv_bf16_1024;
+typedef TS_WV_PACKED(1024, TS_DTYPE_FP16) ts_wv_fp16_1024;
+
 /* Chunks per lane, elements per warp, and the lane's storage as one flat array (chunk k element j
  * at k * TS_WV_CHUNK + j): compile-time constants read from the type. */
 #define TS_WV_CHUNKS(x) ((int)(sizeof((x)->v) / sizeof((x)->v[0])))

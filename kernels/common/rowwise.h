@@ -71,7 +71,8 @@ typedef struct ts_rowwise_plan {
     int warps_per_row; /* W */
     int warps;         /* per block: G * W */
     int short_rows;    /* 1: the instance with at most TS_ROWWISE_SHORT_WARPS warps serves it */
-    unsigned grid;
+    unsigned grid;     /* blocks, capped at TS_ROWWISE_BLOCKS_PER_SM per SM */
+    long long row_groups; /* blocks for one pass, a group of rows each, with no cap */
     size_t shared_bytes;
 } ts_rowwise_plan;
 
@@ -83,6 +84,7 @@ static inline ts_status ts_rowwise_make_plan(long long rows, int cols, ts_rowwis
     ts_status s = ts_kernel_sm_count(&sms);
     if (s != TS_SUCCESS) return s;
     long long blocks = (rows + groups - 1) / groups;
+    plan->row_groups = blocks;
     const long long cap = (long long)sms * TS_ROWWISE_BLOCKS_PER_SM;
     if (blocks > cap) blocks = cap;
     plan->warps_per_row = w;

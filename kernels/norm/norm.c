@@ -1,15 +1,17 @@
 /* LayerNorm and RMSNorm with the optional fused residual add (tessera.h, docs/memory-bound.md):
  * the argument checks, the launch plan and two kernels per input dtype, instantiated from
- * norm_variant.h: one for rows of up to 8192 columns at high occupancy, one for longer rows
+ * norm_variant.h: a short one for rows of up to 8192 columns whose output and weight / bias share
+ * the input's dtype, at high occupancy, and a general one for longer rows and mixed dtypes
  * (kernels/common/rowwise.h, rowwise_instances.h). */
+#include <limits.h>
+
 #include "kernels/common/rowwise.h"
 #include "kernels/norm/norm_common.h"
 
-/* Blocks per SM the short-row instances are built for: four, at 64 registers (spills, in bytes
- * stored / loaded: bf16 28 / 88, fp16 56 / 168, loop-invariant pointers), since the residual,
- * weight and bias go straight into the row (ts_wv_load_add, ts_wv_load_mul). Measured on the H200
- * against three (80 registers): RMSNorm +3-10%, LayerNorm +5-11%
- * (bench/results/nvidia-h200-2026-11-30-pin-blocks-ab.txt). */
+/* Blocks per SM the short-row instances are built for: four, at 64 registers, which the packed
+ * row and the short instance's specialization (norm_variant.h) meet with no spills. Measured on
+ * the H200 against three (80 registers), when the row was held in fp32 and spilled: RMSNorm
+ * +3-10%, LayerNorm +5-11% (bench/results/nvidia-h200-2026-11-30-pin-blocks-ab.txt). */
 #ifndef TS_NORM_SHORT_MIN_BLOCKS
 #define TS_NORM_SHORT_MIN_BLOCKS 4
 #endif
@@ -70,11 +72,16 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
     ts_rowwise_plan plan;
     if ((s = ts_rowwise_make_plan(d.rows, d.cols, &plan)) != TS_SUCCESS) return s;
     p.warps_per_row = plan.warps_per_row;
+    /* The short instance takes one pass over uniform dtypes (norm_variant.h): a grid of every row
+     * group, which must fit the launch's block count. */
+    const int fast = plan.short_rows && d.out_dtype == d.dtype && (!(d.weight || d.bias) || d.param_dtype == d.dtype) &&
+                     plan.row_groups <= INT_MAX;
+    if (fast) plan.grid = (unsigned)plan.row_groups;
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][2] = {{ts_norm_bf16_launch, ts_norm_bf16_short_launch},
                                              {ts_norm_fp16_launch, ts_norm_fp16_short_launch},
                                              {ts_norm_f32_launch, ts_norm_f32_short_launch}};
-    return launchers[ts_rowwise_dtype_index(d.dtype)][plan.short_rows](&p, &plan, stream);
+    return launchers[ts_rowwise_dtype_index(d.dtype)][fast](&p, &plan, stream);
 }
 
 TS_EXTERN_C ts_status ts_layernorm(const ts_norm_desc *desc, ts_stream stream) { return ts_norm_run(desc, 0, stream); }

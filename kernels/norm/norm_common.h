@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "backends/backend.h"
-#include "ops/warp_vector.h"
+#include "ops/warp_vector_packed.h"
 
 typedef struct ts_norm_params {
     const void *x, *residual, *weight, *bias;

@@ -4,8 +4,8 @@
  *
  * A warp takes one token at a time. It first makes the token's rotary pattern (ops/rotary.h: the
  * cosines and signed sines of its position for the head columns its lanes meet, once per token),
- * then walks the token's heads of Q and then of K in 512-element strips (ts_wv_f32_512: 512 / D
- * heads side by side), two strips at a time, both loaded before either is used so that 2 KiB of a
+ * then walks the token's heads of Q and then of K in 512-element strips (packed warp vectors in
+ * the tensor's dtype, tiles/warp_vector.h: 512 / D heads side by side), two strips at a time, both loaded before either is used so that 2 KiB of a
  * 16-bit tensor are in flight per warp, rotates them and stores them.
  *   defines: TS_ROPE_NAME (kernel; the launcher is TS_ROPE_NAME##_launch), TS_ROPE_DTYPE */
 
@@ -14,7 +14,7 @@ TS_KERNEL_RESIDENT(TS_ROPE_NAME, TS_ROPE_WARPS, TS_ROPE_MIN_BLOCKS, ts_rope_para
     const int per_strip = TS_ROPE_STRIP >> d_shift; /* heads in one strip */
     const long long warps = (long long)ts_grid_x() * ts_num_warps();
     ts_rope_pattern pat;
-    ts_wv_f32_512 x0, x1, y;
+    TS_WV_PACKED(TS_ROPE_STRIP, TS_ROPE_DTYPE) x0, x1, y;
     for (long long t = (long long)ts_block_x() * ts_num_warps() + ts_warp_id(); t < p->tokens; t += warps) {
         const long long b = t / p->seq, n = t % p->seq, pos = n + p->offset;
         if (p->cos)
@@ -30,12 +30,12 @@ TS_KERNEL_RESIDENT(TS_ROPE_NAME, TS_ROPE_WARPS, TS_ROPE_MIN_BLOCKS, ts_rope_para
                 const int h1 = h0 + per_strip < heads ? h0 + per_strip : h0;
                 const int n0 = (heads - h0 < per_strip ? heads - h0 : per_strip) << d_shift;
                 const int n1 = h1 == h0 ? 0 : (heads - h1 < per_strip ? heads - h1 : per_strip) << d_shift;
-                ts_wv_load_rows(&x0, in + h0 * sh * bytes, TS_ROPE_DTYPE, d_shift, sh, n0);
-                ts_wv_load_rows(&x1, in + h1 * sh * bytes, TS_ROPE_DTYPE, d_shift, sh, n1);
-                ts_wv_rope_apply(&y, &x0, &pat, d_shift, p->interleaved);
-                ts_wv_store_rows(out + h0 * sh * bytes, &y, TS_ROPE_DTYPE, d_shift, sh, n0);
-                ts_wv_rope_apply(&y, &x1, &pat, d_shift, p->interleaved);
-                ts_wv_store_rows(out + h1 * sh * bytes, &y, TS_ROPE_DTYPE, d_shift, sh, n1);
+                ts_wv_packed_load_rows(&x0, in + h0 * sh * bytes, d_shift, sh, n0);
+                ts_wv_packed_load_rows(&x1, in + h1 * sh * bytes, d_shift, sh, n1);
+                ts_wv_packed_rope_apply(&y, &x0, &pat, d_shift, p->interleaved);
+                ts_wv_packed_store_rows(out + h0 * sh * bytes, &y, d_shift, sh, n0);
+                ts_wv_packed_rope_apply(&y, &x1, &pat, d_shift, p->interleaved);
+                ts_wv_packed_store_rows(out + h1 * sh * bytes, &y, d_shift, sh, n1);
             }
         }
     }

@@ -32,7 +32,9 @@ typedef ts_wv_f32_1024 ts_rowwise_wv;
  * count). Occupancy is what these kernels need to keep enough loads in flight: on the H200 the
  * norms went from 3.55 to 3.69 TB/s (RMSNorm + residual, 16384 x 4096) with three 8-warp blocks
  * per SM instead of two, and softmax from 2.61 to 3.71 with four (bench/results, 2026-11-30). */
+#ifndef TS_ROWWISE_SHORT_WARPS
 #define TS_ROWWISE_SHORT_WARPS 8
+#endif
 #ifndef TS_ROWWISE_BLOCK_WARPS
 #define TS_ROWWISE_BLOCK_WARPS 8
 #endif

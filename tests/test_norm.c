@@ -140,7 +140,7 @@ Test(norm, rmsnorm_residual_every_dtype) {
 /* Rows for about two passes of the general instance's grid (capped at 32 blocks of 8 warps per SM,
  * kernels/common/rowwise.h) plus a ragged tail, one warp per row and two: its blocks loop over row
  * groups, which it takes when the output dtype differs from the input's; the short instance takes
- * the same rows in one pass, a block per row group, the last block partly empty. */
+ * the same rows in one pass, a block per row group. */
 Test(norm, warps_loop_over_many_rows) {
     TS_TEST_REQUIRE_DEVICE();
     ts_device_props props;

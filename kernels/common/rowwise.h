@@ -3,7 +3,7 @@
  * into slices of TS_ROWWISE_E = 1024 elements, one warp each (a ts_rowwise_wv in registers); a
  * row of up to 1024 elements is one warp's, a longer one is a group of W = ceil(cols / TS_ROWWISE_E) warps that combine their
  * statistics through shared memory, at most 16 warps (8 on HIP, whose 16-wave blocks would halve
- * the registers a lane may have: rows of 8192 at most there). A block holds G groups (about 8 warps) and walks the rows G
+ * the registers a lane may have: rows of 8192 at most there). A block holds G groups (about 8 warps, or as many as the kernel asks) and walks the rows G
  * at a time, block after block, so that any row count works; the grid is the number of row groups,
  * capped at 32 blocks per SM, beyond which blocks loop. */
 #ifndef TESSERA_KERNELS_COMMON_ROWWISE_H
@@ -78,9 +78,11 @@ typedef struct ts_rowwise_plan {
     size_t shared_bytes;
 } ts_rowwise_plan;
 
-static inline ts_status ts_rowwise_make_plan(long long rows, int cols, ts_rowwise_plan *plan) {
+/* block_warps: the warps a block aims at (TS_ROWWISE_BLOCK_WARPS unless a kernel knows better);
+ * a block holds as many row groups as fit, at least one. */
+static inline ts_status ts_rowwise_make_plan(long long rows, int cols, int block_warps, ts_rowwise_plan *plan) {
     const int w = (cols + TS_ROWWISE_E - 1) / TS_ROWWISE_E;
-    int groups = TS_ROWWISE_BLOCK_WARPS / w;
+    int groups = block_warps / w;
     if (groups < 1) groups = 1;
     int sms = 0;
     ts_status s = ts_kernel_sm_count(&sms);

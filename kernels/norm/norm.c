@@ -16,6 +16,15 @@
 #define TS_NORM_SHORT_MIN_BLOCKS 4
 #endif
 
+/* Warps a block of the short instance aims at: one row group (W warps for a row of W slices), as
+ * small as the rows allow, so that blocks free their SM slots row by row. Measured on the H200
+ * against 8-warp blocks (bench/results/nvidia-h200-2026-12-01-norm-block-hint-ab.txt): +1-2% at
+ * 65536 x 1024 (RMSNorm and LayerNorm + residual), equal at 16384 x 4096; softmax, whose blocks
+ * loop over a capped grid, lost 4% with the same blocks and keeps 8 warps. */
+#ifndef TS_NORM_FAST_BLOCK_WARPS
+#define TS_NORM_FAST_BLOCK_WARPS 1
+#endif
+
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"
 #define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
 #define TS_ROWWISE_INSTANCE_NAME ts_norm_bf16
@@ -69,13 +78,15 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
     p.param_dtype = (d.weight || d.bias) ? (int)d.param_dtype : (int)TS_DTYPE_F32;
     p.eps = d.eps;
     p.inv_cols = 1.0f / (float)d.cols;
-    ts_rowwise_plan plan;
-    if ((s = ts_rowwise_make_plan(d.rows, d.cols, &plan)) != TS_SUCCESS) return s;
-    p.warps_per_row = plan.warps_per_row;
     /* The short instance takes one pass over uniform dtypes (norm_variant.h): a grid of every row
-     * group, which must fit the launch's block count. */
-    const int fast = plan.short_rows && d.out_dtype == d.dtype && (!(d.weight || d.bias) || d.param_dtype == d.dtype) &&
-                     plan.row_groups <= INT_MAX;
+     * group, which must fit the launch's block count, in blocks of one row group each. */
+    const int uniform = d.out_dtype == d.dtype && (!(d.weight || d.bias) || d.param_dtype == d.dtype);
+    ts_rowwise_plan plan;
+    if ((s = ts_rowwise_make_plan(d.rows, d.cols, uniform ? TS_NORM_FAST_BLOCK_WARPS : TS_ROWWISE_BLOCK_WARPS, &plan)) !=
+        TS_SUCCESS)
+        return s;
+    p.warps_per_row = plan.warps_per_row;
+    const int fast = uniform && plan.short_rows && plan.row_groups <= INT_MAX;
     if (fast) plan.grid = (unsigned)plan.row_groups;
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][2] = {{ts_norm_bf16_launch, ts_norm_bf16_short_launch},

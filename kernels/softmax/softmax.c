@@ -66,7 +66,7 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
     p.out_dtype = (int)d.out_dtype;
     p.scale_log2 = d.scale * 1.4426950408889634f;
     ts_rowwise_plan plan;
-    if ((s = ts_rowwise_make_plan(d.rows, d.cols, &plan)) != TS_SUCCESS) return s;
+    if ((s = ts_rowwise_make_plan(d.rows, d.cols, TS_ROWWISE_BLOCK_WARPS, &plan)) != TS_SUCCESS) return s;
     p.warps_per_row = plan.warps_per_row;
     typedef ts_status (*launcher)(const ts_softmax_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][2] = {{ts_softmax_bf16_launch, ts_softmax_bf16_short_launch},

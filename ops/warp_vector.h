@@ -19,7 +19,9 @@
  * aligned: a strip that is wholly valid is one run of unconditional loads, so all of a lane's
  * chunks are in flight at once; otherwise chunks past n are skipped and a partly valid chunk, or
  * an unaligned strip, goes element by element. Arithmetic is fp32; the dtype of a load or store
- * may be a run-time value (the branch is uniform across the warp). */
+ * may be a run-time value (the branch is uniform across the warp). The loads and stores here also
+ * serve the packed warp vectors (ops/warp_vector_packed.h), whose chunk helpers (ts_wvp_*) they
+ * call. */
 #ifndef TESSERA_OPS_WARP_VECTOR_H
 #define TESSERA_OPS_WARP_VECTOR_H
 
@@ -100,15 +102,107 @@ TS_DEVICE void ts_wv_store_chunk(unsigned char *p, const float *s, int dtype) {
     }
 }
 
+/* ---- packed elements (a chunk of the dtype's bits, ops/warp_vector_packed.h) ---------------- */
+
+/* 32-bit words per chunk of 8 elements. */
+TS_DEVICE int ts_wvp_words(int dtype) { return dtype == TS_DTYPE_F32 ? TS_WV_CHUNK : TS_WV_CHUNK / 2; }
+
+/* The bits of element j of a chunk held in words w, and the element as fp32. */
+TS_DEVICE unsigned ts_wvp_bits(const unsigned *w, int j, int dtype) {
+    if (dtype == TS_DTYPE_F32) return w[j];
+    return j & 1 ? w[j >> 1] >> 16 : w[j >> 1] & 0xffffu;
+}
+
+TS_DEVICE float ts_wvp_elem(const unsigned *w, int j, int dtype) {
+    const unsigned b = ts_wvp_bits(w, j, dtype);
+    return dtype == TS_DTYPE_F32 ? ts_bits_f32(b) : ts_wv_from16(b, dtype);
+}
+
+TS_DEVICE void ts_wvp_set_bits(unsigned *w, int j, unsigned bits, int dtype) {
+    if (dtype == TS_DTYPE_F32)
+        w[j] = bits;
+    else if (j & 1)
+        w[j >> 1] = (w[j >> 1] & 0xffffu) | (bits << 16);
+    else
+        w[j >> 1] = (w[j >> 1] & 0xffff0000u) | bits;
+}
+
+/* x rounded to the dtype, as the bits of one element. */
+TS_DEVICE unsigned ts_wvp_round_bits(float x, int dtype) {
+    return dtype == TS_DTYPE_F32 ? ts_f32_bits(x) : ts_wv_pack2(x, 0.0f, dtype) & 0xffffu;
+}
+
+/* The sum of two words' elements, rounded to the dtype: one word again. */
+TS_DEVICE unsigned ts_wvp_add_word(unsigned a, unsigned b, int dtype) {
+    if (dtype == TS_DTYPE_F32) return ts_f32_bits(ts_bits_f32(a) + ts_bits_f32(b));
+    return ts_wv_pack2(ts_wv_from16(a & 0xffffu, dtype) + ts_wv_from16(b & 0xffffu, dtype),
+                       ts_wv_from16(a >> 16, dtype) + ts_wv_from16(b >> 16, dtype), dtype);
+}
+
+/* One whole, 16-byte aligned chunk into d: set (add 0) or added and rounded (add 1). */
+TS_DEVICE void ts_wvp_load_chunk(unsigned *d, const unsigned char *p, int dtype, int add) {
+    const ts_v16 a = ts_load16(p);
+    ts_v16 b = a;
+    if (dtype == TS_DTYPE_F32) b = ts_load16(p + 16);
+    TS_UNROLL
+    for (int i = 0; i < ts_wvp_words(dtype); ++i) {
+        const unsigned w = i < 4 ? a.w[i] : b.w[i - 4];
+        d[i] = add ? ts_wvp_add_word(d[i], w, dtype) : w;
+    }
+}
+
+/* One whole, 16-byte aligned chunk of words, as they are. */
+TS_DEVICE void ts_wvp_store_chunk(unsigned char *p, const unsigned *s, int dtype) {
+    TS_UNROLL
+    for (int h = 0; h < ts_wvp_words(dtype); h += 4) {
+        ts_v16 t;
+        TS_UNROLL
+        for (int i = 0; i < 4; ++i) t.w[i] = s[h + i];
+        ts_store16(p + h * 4, t);
+    }
+}
+
 /* ---- loads and stores ---------------------------------------------------------------------- */
 
 TS_DEVICE int ts_wv_aligned(const void *base, long long row_stride_bytes) {
     return (((uintptr_t)base | (uintptr_t)row_stride_bytes) & 15u) == 0;
 }
 
-TS_DEVICE void ts_wv_load_impl(float *v, int chunks, const void *base, int dtype, long long n, int rows,
+/* The loads and stores of both storage forms: v holds fp32 values (packed 0; op 0 sets, 1 adds,
+ * 2 multiplies, ts_wv_take) or the dtype's bits (packed 1; op 0 sets, 1 adds and rounds). packed
+ * and op are constants where the ops' macros call these, so each call compiles to one form. */
+TS_DEVICE void ts_wv_load_whole_chunk(void *v, int packed, int at, const unsigned char *p, int dtype, int op) {
+    if (packed)
+        ts_wvp_load_chunk((unsigned *)v + at, p, dtype, op);
+    else
+        ts_wv_load_chunk((float *)v + at, p, dtype, op);
+}
+
+/* Element j of the chunk at p into the chunk at `at` of v, or, past the valid ones, zero on a set. */
+TS_DEVICE void ts_wv_load_element(void *v, int packed, int at, int j, const unsigned char *p, int dtype, int op,
+                                  int valid) {
+    if (!packed) {
+        float *d = (float *)v + at;
+        if (valid)
+            ts_wv_take(&d[j], ts_wv_get(p, dtype, j), op);
+        else if (op == 0)
+            d[j] = 0.0f;
+        return;
+    }
+    unsigned *d = (unsigned *)v + at;
+    if (valid) {
+        const unsigned x = dtype == TS_DTYPE_F32 ? ((const unsigned *)p)[j] : ((const unsigned short *)p)[j];
+        const float s = dtype == TS_DTYPE_F32 ? ts_bits_f32(x) : ts_wv_from16(x, dtype);
+        ts_wvp_set_bits(d, j, op ? ts_wvp_round_bits(ts_wvp_elem(d, j, dtype) + s, dtype) : x, dtype);
+    } else if (op == 0) {
+        ts_wvp_set_bits(d, j, 0u, dtype);
+    }
+}
+
+TS_DEVICE void ts_wv_load_impl(void *v, int packed, int chunks, const void *base, int dtype, long long n, int rows,
                                int row_shift, long long row_stride, int op) {
-    const int bytes = dtype == TS_DTYPE_F32 ? 4 : 2, lane = ts_lane_id();
+    const int bytes = TS_DTYPE_BYTES(dtype), lane = ts_lane_id();
+    const int per_chunk = packed ? ts_wvp_words(dtype) : TS_WV_CHUNK; /* 32-bit values of v */
     const unsigned char *b = (const unsigned char *)base;
     const long long len = (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES;
     const int aligned = ts_wv_aligned(b, rows ? row_stride * bytes : 0);
@@ -117,32 +211,28 @@ TS_DEVICE void ts_wv_load_impl(float *v, int chunks, const void *base, int dtype
         TS_UNROLL
         for (int k = 0; k < chunks; ++k) {
             const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
-            ts_wv_load_chunk(v + k * TS_WV_CHUNK, b + ts_wv_offset(e, rows, row_shift, row_stride) * bytes, dtype, op);
+            ts_wv_load_whole_chunk(v, packed, k * per_chunk, b + ts_wv_offset(e, rows, row_shift, row_stride) * bytes,
+                                   dtype, op);
         }
         return;
     }
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
         const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
-        float *d = v + k * TS_WV_CHUNK;
         const unsigned char *p = b + (e < n ? ts_wv_offset(e, rows, row_shift, row_stride) * bytes : 0);
         if (aligned && e + TS_WV_CHUNK <= n) {
-            ts_wv_load_chunk(d, p, dtype, op);
-        } else {
-            TS_UNROLL
-            for (int j = 0; j < TS_WV_CHUNK; ++j) {
-                if (e + j < n)
-                    ts_wv_take(&d[j], ts_wv_get(p, dtype, j), op);
-                else if (op == 0)
-                    d[j] = 0.0f;
-            }
+            ts_wv_load_whole_chunk(v, packed, k * per_chunk, p, dtype, op);
+            continue;
         }
+        TS_UNROLL
+        for (int j = 0; j < TS_WV_CHUNK; ++j) ts_wv_load_element(v, packed, k * per_chunk, j, p, dtype, op, e + j < n);
     }
 }
 
-TS_DEVICE void ts_wv_store_impl(void *base, const float *v, int chunks, int dtype, long long n, int rows,
+TS_DEVICE void ts_wv_store_impl(void *base, const void *v, int packed, int chunks, int dtype, long long n, int rows,
                                 int row_shift, long long row_stride) {
-    const int bytes = dtype == TS_DTYPE_F32 ? 4 : 2, lane = ts_lane_id();
+    const int bytes = TS_DTYPE_BYTES(dtype), lane = ts_lane_id();
+    const int per_chunk = packed ? ts_wvp_words(dtype) : TS_WV_CHUNK;
     unsigned char *b = (unsigned char *)base;
     const int aligned = ts_wv_aligned(b, rows ? row_stride * bytes : 0);
     TS_UNROLL
@@ -150,29 +240,40 @@ TS_DEVICE void ts_wv_store_impl(void *base, const float *v, int chunks, int dtyp
         const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
         if (e >= n) continue;
         unsigned char *p = b + ts_wv_offset(e, rows, row_shift, row_stride) * bytes;
-        const float *s = v + k * TS_WV_CHUNK;
+        const float *sf = (const float *)v + k * per_chunk;
+        const unsigned *sw = (const unsigned *)v + k * per_chunk;
         if (aligned && e + TS_WV_CHUNK <= n) {
-            ts_wv_store_chunk(p, s, dtype);
-        } else {
-            TS_UNROLL
-            for (int j = 0; j < TS_WV_CHUNK; ++j)
-                if (e + j < n) ts_wv_set(p, dtype, j, s[j]);
+            if (packed)
+                ts_wvp_store_chunk(p, sw, dtype);
+            else
+                ts_wv_store_chunk(p, sf, dtype);
+            continue;
+        }
+        TS_UNROLL
+        for (int j = 0; j < TS_WV_CHUNK; ++j) {
+            if (e + j >= n) continue;
+            if (!packed)
+                ts_wv_set(p, dtype, j, sf[j]);
+            else if (dtype == TS_DTYPE_F32)
+                ((unsigned *)p)[j] = sw[j];
+            else
+                ((unsigned short *)p)[j] = (unsigned short)ts_wvp_bits(sw, j, dtype);
         }
     }
 }
 
 #define ts_wv_load(dst, ptr, dtype, n)                                                             \
-    ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 0)
+    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 0)
 #define ts_wv_load_add(dst, ptr, dtype, n)                                                         \
-    ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 1)
+    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 1)
 #define ts_wv_load_mul(dst, ptr, dtype, n)                                                         \
-    ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 2)
+    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 2)
 #define ts_wv_load_rows(dst, ptr, dtype, row_shift, row_stride, n)                                 \
-    ts_wv_load_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 1, (row_shift), (row_stride), 0)
+    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 1, (row_shift), (row_stride), 0)
 #define ts_wv_store(ptr, src, dtype, n)                                                            \
-    ts_wv_store_impl((ptr), TS_WV_CDATA(src), TS_WV_CHUNKS(src), (dtype), (n), 0, 0, 0)
+    ts_wv_store_impl((ptr), TS_WV_CDATA(src), 0, TS_WV_CHUNKS(src), (dtype), (n), 0, 0, 0)
 #define ts_wv_store_rows(ptr, src, dtype, row_shift, row_stride, n)                                \
-    ts_wv_store_impl((ptr), TS_WV_CDATA(src), TS_WV_CHUNKS(src), (dtype), (n), 1, (row_shift), (row_stride))
+    ts_wv_store_impl((ptr), TS_WV_CDATA(src), 0, TS_WV_CHUNKS(src), (dtype), (n), 1, (row_shift), (row_stride))
 
 /* ---- maps ---------------------------------------------------------------------------------- */
 

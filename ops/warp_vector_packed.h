@@ -28,135 +28,20 @@
 #define TS_WV_PACKED_DATA(x) (&(x)->v[0][0])
 #define TS_WV_PACKED_CDATA(x) ((const unsigned *)&(x)->v[0][0])
 
-/* 32-bit words per chunk of 8 elements. */
-TS_DEVICE int ts_wvp_words(int dtype) { return dtype == TS_DTYPE_F32 ? TS_WV_CHUNK : TS_WV_CHUNK / 2; }
-
-/* The bits of element j of a chunk held in words w, and the element as fp32. */
-TS_DEVICE unsigned ts_wvp_bits(const unsigned *w, int j, int dtype) {
-    if (dtype == TS_DTYPE_F32) return w[j];
-    return j & 1 ? w[j >> 1] >> 16 : w[j >> 1] & 0xffffu;
-}
-
-TS_DEVICE float ts_wvp_elem(const unsigned *w, int j, int dtype) {
-    const unsigned b = ts_wvp_bits(w, j, dtype);
-    return dtype == TS_DTYPE_F32 ? ts_bits_f32(b) : ts_wv_from16(b, dtype);
-}
-
-TS_DEVICE void ts_wvp_set_bits(unsigned *w, int j, unsigned bits, int dtype) {
-    if (dtype == TS_DTYPE_F32)
-        w[j] = bits;
-    else if (j & 1)
-        w[j >> 1] = (w[j >> 1] & 0xffffu) | (bits << 16);
-    else
-        w[j >> 1] = (w[j >> 1] & 0xffff0000u) | bits;
-}
-
-/* x rounded to the dtype, as the bits of one element. */
-TS_DEVICE unsigned ts_wvp_round_bits(float x, int dtype) {
-    return dtype == TS_DTYPE_F32 ? ts_f32_bits(x) : ts_wv_pack2(x, 0.0f, dtype) & 0xffffu;
-}
-
-/* The sum of two words' elements, rounded to the dtype: one word again. */
-TS_DEVICE unsigned ts_wvp_add_word(unsigned a, unsigned b, int dtype) {
-    if (dtype == TS_DTYPE_F32) return ts_f32_bits(ts_bits_f32(a) + ts_bits_f32(b));
-    return ts_wv_pack2(ts_wv_from16(a & 0xffffu, dtype) + ts_wv_from16(b & 0xffffu, dtype),
-                       ts_wv_from16(a >> 16, dtype) + ts_wv_from16(b >> 16, dtype), dtype);
-}
-
 /* ---- loads and stores ---------------------------------------------------------------------- */
 
-/* One whole, 16-byte aligned chunk into d: set (add 0) or added and rounded (add 1). */
-TS_DEVICE void ts_wvp_load_chunk(unsigned *d, const unsigned char *p, int dtype, int add) {
-    const ts_v16 a = ts_load16(p);
-    ts_v16 b = a;
-    if (dtype == TS_DTYPE_F32) b = ts_load16(p + 16);
-    TS_UNROLL
-    for (int i = 0; i < ts_wvp_words(dtype); ++i) {
-        const unsigned w = i < 4 ? a.w[i] : b.w[i - 4];
-        d[i] = add ? ts_wvp_add_word(d[i], w, dtype) : w;
-    }
-}
-
-TS_DEVICE void ts_wvp_load_impl(unsigned *v, int chunks, int dtype, const void *base, long long n, int rows,
-                                int row_shift, long long row_stride, int add) {
-    const int bytes = TS_DTYPE_BYTES(dtype), words = ts_wvp_words(dtype), lane = ts_lane_id();
-    const unsigned char *b = (const unsigned char *)base;
-    const long long len = (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES;
-    const int aligned = ts_wv_aligned(b, rows ? row_stride * bytes : 0);
-    if (aligned && n >= len) {
-        TS_UNROLL
-        for (int k = 0; k < chunks; ++k) {
-            const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
-            ts_wvp_load_chunk(v + k * words, b + ts_wv_offset(e, rows, row_shift, row_stride) * bytes, dtype, add);
-        }
-        return;
-    }
-    TS_UNROLL
-    for (int k = 0; k < chunks; ++k) {
-        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
-        unsigned *d = v + k * words;
-        const unsigned char *p = b + (e < n ? ts_wv_offset(e, rows, row_shift, row_stride) * bytes : 0);
-        if (aligned && e + TS_WV_CHUNK <= n) {
-            ts_wvp_load_chunk(d, p, dtype, add);
-            continue;
-        }
-        TS_UNROLL
-        for (int j = 0; j < TS_WV_CHUNK; ++j) {
-            if (e + j < n) {
-                const unsigned x = dtype == TS_DTYPE_F32 ? ((const unsigned *)p)[j] : ((const unsigned short *)p)[j];
-                const float s = dtype == TS_DTYPE_F32 ? ts_bits_f32(x) : ts_wv_from16(x, dtype);
-                ts_wvp_set_bits(d, j, add ? ts_wvp_round_bits(ts_wvp_elem(d, j, dtype) + s, dtype) : x, dtype);
-            } else if (!add) {
-                ts_wvp_set_bits(d, j, 0u, dtype);
-            }
-        }
-    }
-}
-
-TS_DEVICE void ts_wvp_store_impl(void *base, const unsigned *v, int chunks, int dtype, long long n, int rows,
-                                 int row_shift, long long row_stride) {
-    const int bytes = TS_DTYPE_BYTES(dtype), words = ts_wvp_words(dtype), lane = ts_lane_id();
-    unsigned char *b = (unsigned char *)base;
-    const int aligned = ts_wv_aligned(b, rows ? row_stride * bytes : 0);
-    TS_UNROLL
-    for (int k = 0; k < chunks; ++k) {
-        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
-        if (e >= n) continue;
-        unsigned char *p = b + ts_wv_offset(e, rows, row_shift, row_stride) * bytes;
-        const unsigned *s = v + k * words;
-        if (aligned && e + TS_WV_CHUNK <= n) {
-            TS_UNROLL
-            for (int h = 0; h < words; h += 4) {
-                ts_v16 t;
-                TS_UNROLL
-                for (int i = 0; i < 4; ++i) t.w[i] = s[h + i];
-                ts_store16(p + h * 4, t);
-            }
-            continue;
-        }
-        TS_UNROLL
-        for (int j = 0; j < TS_WV_CHUNK; ++j) {
-            if (e + j >= n) continue;
-            if (dtype == TS_DTYPE_F32)
-                ((unsigned *)p)[j] = s[j];
-            else
-                ((unsigned short *)p)[j] = (unsigned short)ts_wvp_bits(s, j, dtype);
-        }
-    }
-}
-
 #define ts_wv_packed_load(dst, ptr, n)                                                             \
-    ts_wvp_load_impl(TS_WV_PACKED_DATA(dst), TS_WV_PACKED_CHUNKS(dst), TS_WV_PACKED_DTYPE(dst), (ptr), (n), 0, 0, 0, 0)
+    ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n), 0, 0, 0, 0)
 #define ts_wv_packed_load_add_round(dst, ptr, n)                                                   \
-    ts_wvp_load_impl(TS_WV_PACKED_DATA(dst), TS_WV_PACKED_CHUNKS(dst), TS_WV_PACKED_DTYPE(dst), (ptr), (n), 0, 0, 0, 1)
+    ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n), 0, 0, 0, 1)
 #define ts_wv_packed_load_rows(dst, ptr, row_shift, row_stride, n)                                 \
-    ts_wvp_load_impl(TS_WV_PACKED_DATA(dst), TS_WV_PACKED_CHUNKS(dst), TS_WV_PACKED_DTYPE(dst), (ptr), (n), 1,   \
-                     (row_shift), (row_stride), 0)
+    ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n), 1,  \
+                    (row_shift), (row_stride), 0)
 #define ts_wv_packed_store(ptr, src, n)                                                            \
-    ts_wvp_store_impl((ptr), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (n), 0, 0, 0)
+    ts_wv_store_impl((ptr), TS_WV_PACKED_CDATA(src), 1, TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (n), 0, 0, 0)
 #define ts_wv_packed_store_rows(ptr, src, row_shift, row_stride, n)                                \
-    ts_wvp_store_impl((ptr), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (n), 1, \
-                      (row_shift), (row_stride))
+    ts_wv_store_impl((ptr), TS_WV_PACKED_CDATA(src), 1, TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (n), 1, \
+                     (row_shift), (row_stride))
 
 /* ---- reductions ---------------------------------------------------------------------------- */
 

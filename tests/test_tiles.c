@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/dtype_io.h"
 #include "support/test_support.h"
 #include "tests/kernels/tile_kernels.h"
 #include "backends/half_bits.h"
@@ -249,6 +250,77 @@ Test(tiles, fp32_ops_every_shape_and_layout) {
     TS_TEST_REQUIRE_DEVICE();
     const ts_test_tile_f32_case *c;
     for (int k = 0; (c = ts_test_tile_f32_case_at(k)) != NULL; ++k) check_f32_case(c);
+}
+
+/* ---- packed warp vectors --------------------------------------------------------------------- */
+
+/* One strip of n valid elements at `offset` elements past a 16-byte aligned base (offset 0: the
+ * 16-byte path; 1: element by element). The stored sum must match the fp32 add rounded to the
+ * dtype bit for bit and leave everything past n alone; the reductions and the normalized store are
+ * checked against double. */
+static void check_wv_packed(const ts_test_wv_packed_case *c, long long n, int offset) {
+    enum { E = 1024, SLACK = 16 };
+    const ts_dtype dt = (ts_dtype)c->dtype;
+    const size_t b = ts_test_dtype_bytes(dt), len = E + SLACK;
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    unsigned char *x = malloc(len * b), *r = malloc(len * b), *sum = malloc(len * b);
+    float *w = malloc(len * sizeof(float)), *norm = malloc(len * sizeof(float)), stats[2];
+    for (size_t i = 0; i < len; ++i) {
+        ts_test_put(x, dt, i, 3.0 + ts_test_normal(&st));
+        ts_test_put(r, dt, i, ts_test_normal(&st));
+        w[i] = (float)(1.0 + 0.5 * ts_test_normal(&st));
+    }
+    const float shift = 3.0f, scale = 0.75f;
+    void *dx = ts_test_device_copy(x, len * b), *dr = ts_test_device_copy(r, len * b);
+    void *dsum = ts_test_device_copy(NULL, len * b), *dw = ts_test_device_copy(w, len * sizeof(float));
+    void *dnorm = ts_test_device_copy(NULL, len * sizeof(float)), *dstats = ts_test_device_copy(NULL, sizeof stats);
+    cr_assert(dx && dr && dsum && dw && dnorm && dstats);
+    const size_t ob = (size_t)offset * b;
+    cr_assert_eq(c->run((char *)dsum + ob, (float *)dnorm + offset, (float *)dstats, (char *)dx + ob, (char *)dr + ob,
+                        (float *)dw + offset, n, shift, scale),
+                 TS_SUCCESS, "%s", c->name);
+    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(sum, dsum, len * b), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(norm, dnorm, len * sizeof(float)), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(stats, dstats, sizeof stats), TS_SUCCESS);
+    double ref_sum = 0.0, ref_sq = 0.0, abs_sum = 0.0;
+    for (size_t i = 0; i < len; ++i) {
+        const long long e = (long long)i - offset; /* element of the strip */
+        if (e < 0 || e >= n) {
+            cr_assert(ts_test_is_poison(sum + i * b, b), "%s n=%lld offset %d: sum element %lld written", c->name, n,
+                      offset, e);
+            cr_assert(ts_test_is_poison(&norm[i], sizeof(float)), "%s n=%lld offset %d: normalized element %lld written",
+                      c->name, n, offset, e);
+            continue;
+        }
+        unsigned char expect[4];
+        ts_test_put(expect, dt, 0, (float)ts_test_get(x, dt, i) + (float)ts_test_get(r, dt, i));
+        cr_assert_eq(memcmp(sum + i * b, expect, b), 0, "%s n=%lld offset %d: sum element %lld (seed %llu)", c->name, n,
+                     offset, e, (unsigned long long)seed);
+        const double s = ts_test_get(expect, dt, 0);
+        ref_sum += s;
+        abs_sum += fabs(s);
+        ref_sq += (s - shift) * (s - shift);
+        const double y = (s - shift) * scale * w[i];
+        cr_assert_leq(fabs(norm[i] - y), 1e-5 * fabs(y) + 1e-6, "%s n=%lld offset %d: normalized %lld = %g, not %g",
+                      c->name, n, offset, e, norm[i], y);
+    }
+    cr_assert_leq(fabs(stats[0] - ref_sum), 1e-5 * abs_sum + 1e-6, "%s n=%lld offset %d: sum %g, not %g", c->name, n,
+                  offset, stats[0], ref_sum);
+    cr_assert_leq(fabs(stats[1] - ref_sq), 1e-5 * ref_sq + 1e-6, "%s n=%lld offset %d: centred sum of squares %g, not %g",
+                  c->name, n, offset, stats[1], ref_sq);
+    void *bufs[] = {dx, dr, dsum, dw, dnorm, dstats};
+    for (int i = 0; i < 6; ++i) cr_assert_eq(ts_free(bufs[i]), TS_SUCCESS);
+    free(x), free(r), free(sum), free(w), free(norm);
+}
+
+Test(tiles, packed_warp_vectors_every_dtype_and_tail) {
+    TS_TEST_REQUIRE_DEVICE();
+    const long long ns[] = {1024, 1000, 1017, 9, 1, 0};
+    const ts_test_wv_packed_case *c;
+    for (int k = 0; (c = ts_test_wv_packed_case_at(k)) != NULL; ++k)
+        for (int i = 0; i < (int)(sizeof ns / sizeof ns[0]); ++i)
+            for (int offset = 0; offset < 2; ++offset) check_wv_packed(c, ns[i], offset);
 }
 
 /* ---- CPU checks of the conversions the ops rely on ------------------------------------------- */

@@ -5,6 +5,7 @@
 #include "ops/masks.h"
 #include "ops/memory.h"
 #include "ops/reductions.h"
+#include "ops/warp_vector_packed.h"
 #include "tests/kernels/tile_kernels.h"
 #include "tiles/shared_alloc.h"
 
@@ -217,6 +218,61 @@ TS_EXTERN_C const ts_test_tile_f32_case *ts_test_tile_f32_case_at(int k) {
         {"f32 32x64 row", 32, 64, 0, f32_32x64},
         {"f32 64x32 col", 64, 32, 1, f32_64x32_col},
         {"f32 16x128 row", 16, 128, 0, f32_16x128},
+    };
+    return k >= 0 && k < (int)(sizeof cases / sizeof cases[0]) ? &cases[k] : 0;
+}
+
+/* ---- packed warp vectors --------------------------------------------------------------------- */
+
+typedef struct ts_test_wvp_params {
+    const void *x, *residual;
+    const float *weight;
+    void *sum_out;
+    float *norm_out, *stats;
+    long long n;
+    float shift, scale;
+} ts_test_wvp_params;
+
+/* One warp: the strip x + residual as a packed vector of DTYPE, stored back, reduced, and stored
+ * normalized in fp32 with a weight. */
+#define TS_TEST_WVP_KERNEL(NAME, DTYPE)                                                            \
+    TS_KERNEL(NAME##_kernel, 1, ts_test_wvp_params, p) {                                           \
+        TS_WV_PACKED(1024, DTYPE) h;                                                               \
+        ts_wv_packed_load(&h, p->x, p->n);                                                         \
+        ts_wv_packed_load_add_round(&h, p->residual, p->n);                                        \
+        ts_wv_packed_store(p->sum_out, &h, p->n);                                                  \
+        const float sum = ts_wv_packed_sum(&h), sq = ts_wv_packed_sum_sq(&h, p->shift, p->n);      \
+        if (ts_lane_id() == 0) {                                                                   \
+            p->stats[0] = sum;                                                                     \
+            p->stats[1] = sq;                                                                      \
+        }                                                                                          \
+        ts_wv_packed_store_normalized(p->norm_out, TS_DTYPE_F32, &h, p->shift, p->scale, p->weight, NULL, \
+                                      TS_DTYPE_F32, p->n);                                         \
+    }                                                                                              \
+    static ts_status NAME(void *sum_out, float *norm_out, float *stats, const void *x, const void *residual, \
+                          const float *weight, long long n, float shift, float scale) {            \
+        ts_test_wvp_params params;                                                                 \
+        params.x = x;                                                                              \
+        params.residual = residual;                                                                \
+        params.weight = weight;                                                                    \
+        params.sum_out = sum_out;                                                                  \
+        params.norm_out = norm_out;                                                                \
+        params.stats = stats;                                                                      \
+        params.n = n;                                                                              \
+        params.shift = shift;                                                                      \
+        params.scale = scale;                                                                      \
+        return TS_LAUNCH(NAME##_kernel, ts_grid_1d(1), 1, 0, NULL, params);                        \
+    }
+
+TS_TEST_WVP_KERNEL(wvp_bf16, TS_DTYPE_BF16)
+TS_TEST_WVP_KERNEL(wvp_fp16, TS_DTYPE_FP16)
+TS_TEST_WVP_KERNEL(wvp_f32, TS_DTYPE_F32)
+
+TS_EXTERN_C const ts_test_wv_packed_case *ts_test_wv_packed_case_at(int k) {
+    static const ts_test_wv_packed_case cases[] = {
+        {"bf16", TS_TEST_BF16, wvp_bf16},
+        {"fp16", TS_TEST_FP16, wvp_fp16},
+        {"f32", TS_TEST_F32, wvp_f32},
     };
     return k >= 0 && k < (int)(sizeof cases / sizeof cases[0]) ? &cases[k] : 0;
 }

@@ -13,13 +13,19 @@
 #define TS_ROPE_WARPS 4
 #endif
 /* Blocks per SM the compiler keeps registers low enough for (CUDA): eight 4-warp blocks, 64
- * registers. ptxas then spills a few bytes (32 stored, 52 loaded per thread), yet on the H200 it ran
- * at 3.65-3.69 TB/s against 3.40-3.67 at six blocks (80 registers, no spills) and 3.02-3.35 at
- * the 128 registers it takes unbounded (bench/results, 2026-11-30): bytes in flight matter more. */
+ * registers. With fp32 strips ptxas spilled a few bytes (32 stored, 52 loaded per thread), yet on
+ * the H200 it ran at 3.65-3.69 TB/s against 3.40-3.67 at six blocks (80 registers, no spills) and
+ * 3.02-3.35 at the 128 registers it takes unbounded (bench/results, 2026-11-30): bytes in flight
+ * matter more. Packed strips fit with no spills for bf16 / fp16 (fp32 24 bytes): 3.94 TB/s. */
 #ifndef TS_ROPE_MIN_BLOCKS
 #define TS_ROPE_MIN_BLOCKS 8
 #endif
 #define TS_ROPE_STRIP 512
+/* Strips a warp loads before it rotates and stores the first: 2 KiB of a 16-bit tensor in flight
+ * per warp at 2. */
+#ifndef TS_ROPE_STRIPS
+#define TS_ROPE_STRIPS 2
+#endif
 #ifndef TS_ROPE_BLOCKS_PER_SM
 #define TS_ROPE_BLOCKS_PER_SM 32
 #endif

@@ -5,8 +5,9 @@
  * A warp takes one token at a time. It first makes the token's rotary pattern (ops/rotary.h: the
  * cosines and signed sines of its position for the head columns its lanes meet, once per token),
  * then walks the token's heads of Q and then of K in 512-element strips (packed warp vectors in
- * the tensor's dtype, tiles/warp_vector.h: 512 / D heads side by side), two strips at a time, both loaded before either is used so that 2 KiB of a
- * 16-bit tensor are in flight per warp, rotates them and stores them.
+ * the tensor's dtype, tiles/warp_vector.h: 512 / D heads side by side), TS_ROPE_STRIPS at a time
+ * (rotary.c), all loaded before the first is used so that their bytes are in flight together,
+ * rotates them and stores them.
  *   defines: TS_ROPE_NAME (kernel; the launcher is TS_ROPE_NAME##_launch), TS_ROPE_DTYPE */
 
 TS_KERNEL_RESIDENT(TS_ROPE_NAME, TS_ROPE_WARPS, TS_ROPE_MIN_BLOCKS, ts_rope_params, p) {
@@ -14,7 +15,7 @@ TS_KERNEL_RESIDENT(TS_ROPE_NAME, TS_ROPE_WARPS, TS_ROPE_MIN_BLOCKS, ts_rope_para
     const int per_strip = TS_ROPE_STRIP >> d_shift; /* heads in one strip */
     const long long warps = (long long)ts_grid_x() * ts_num_warps();
     ts_rope_pattern pat;
-    TS_WV_PACKED(TS_ROPE_STRIP, TS_ROPE_DTYPE) x0, x1, y;
+    TS_WV_PACKED(TS_ROPE_STRIP, TS_ROPE_DTYPE) x[TS_ROPE_STRIPS], y;
     for (long long t = (long long)ts_block_x() * ts_num_warps() + ts_warp_id(); t < p->tokens; t += warps) {
         const long long b = t / p->seq, n = t % p->seq, pos = n + p->offset;
         if (p->cos)
@@ -26,16 +27,23 @@ TS_KERNEL_RESIDENT(TS_ROPE_NAME, TS_ROPE_WARPS, TS_ROPE_MIN_BLOCKS, ts_rope_para
             const long long sh = p->stride_h[which], token = b * p->stride_b[which] + n * p->stride_n[which];
             const unsigned char *in = (const unsigned char *)p->in[which] + token * bytes;
             unsigned char *out = (unsigned char *)p->out[which] + token * bytes;
-            for (int h0 = 0; h0 < heads; h0 += 2 * per_strip) {
-                const int h1 = h0 + per_strip < heads ? h0 + per_strip : h0;
-                const int n0 = (heads - h0 < per_strip ? heads - h0 : per_strip) << d_shift;
-                const int n1 = h1 == h0 ? 0 : (heads - h1 < per_strip ? heads - h1 : per_strip) << d_shift;
-                ts_wv_packed_load_rows(&x0, in + h0 * sh * bytes, d_shift, sh, n0);
-                ts_wv_packed_load_rows(&x1, in + h1 * sh * bytes, d_shift, sh, n1);
-                ts_wv_packed_rope_apply(&y, &x0, &pat, d_shift, p->interleaved);
-                ts_wv_packed_store_rows(out + h0 * sh * bytes, &y, d_shift, sh, n0);
-                ts_wv_packed_rope_apply(&y, &x1, &pat, d_shift, p->interleaved);
-                ts_wv_packed_store_rows(out + h1 * sh * bytes, &y, d_shift, sh, n1);
+            for (int h0 = 0; h0 < heads; h0 += TS_ROPE_STRIPS * per_strip) {
+                /* Strip s holds heads hs[s] ..; one past the last head holds nothing (ns[s] = 0). */
+                int hs[TS_ROPE_STRIPS], ns[TS_ROPE_STRIPS];
+                TS_UNROLL
+                for (int s = 0; s < TS_ROPE_STRIPS; ++s) {
+                    const int h = h0 + s * per_strip;
+                    hs[s] = h < heads ? h : h0;
+                    ns[s] = h < heads ? (heads - h < per_strip ? heads - h : per_strip) << d_shift : 0;
+                }
+                TS_UNROLL
+                for (int s = 0; s < TS_ROPE_STRIPS; ++s)
+                    ts_wv_packed_load_rows(&x[s], in + hs[s] * sh * bytes, d_shift, sh, ns[s]);
+                TS_UNROLL
+                for (int s = 0; s < TS_ROPE_STRIPS; ++s) {
+                    ts_wv_packed_rope_apply(&y, &x[s], &pat, d_shift, p->interleaved);
+                    ts_wv_packed_store_rows(out + hs[s] * sh * bytes, &y, d_shift, sh, ns[s]);
+                }
             }
         }
     }

@@ -9,6 +9,7 @@
 #ifndef TESSERA_KERNELS_COMMON_ROWWISE_H
 #define TESSERA_KERNELS_COMMON_ROWWISE_H
 
+#include <limits.h>
 #include <stdint.h>
 
 #include <tessera/tessera.h>
@@ -97,6 +98,15 @@ static inline ts_status ts_rowwise_make_plan(long long rows, int cols, int block
     plan->grid = (unsigned)blocks;
     plan->shared_bytes = w > 1 ? (size_t)plan->warps * 2 * sizeof(float) : 0;
     return TS_SUCCESS;
+}
+
+/* For a family whose short instance may take the rows in one pass (a block per row group, no
+ * grid-stride loop, kernels/norm/norm_variant.h): whether this plan can (short rows, every row
+ * group a block of the launch), and if so the grid it needs. */
+static inline int ts_rowwise_take_one_pass(ts_rowwise_plan *plan) {
+    if (!plan->short_rows || plan->row_groups > INT_MAX) return 0;
+    plan->grid = (unsigned)plan->row_groups;
+    return 1;
 }
 
 /* Defines launcher(params, plan, stream): kernel over the plan's grid, warps and shared memory. */

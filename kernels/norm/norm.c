@@ -3,8 +3,6 @@
  * norm_variant.h: a short one for rows of up to 8192 columns whose output and weight / bias share
  * the input's dtype, at high occupancy, and a general one for longer rows and mixed dtypes
  * (kernels/common/rowwise.h, rowwise_instances.h). */
-#include <limits.h>
-
 #include "kernels/common/rowwise.h"
 #include "kernels/norm/norm_common.h"
 
@@ -86,8 +84,7 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
         TS_SUCCESS)
         return s;
     p.warps_per_row = plan.warps_per_row;
-    const int fast = uniform && plan.short_rows && plan.row_groups <= INT_MAX;
-    if (fast) plan.grid = (unsigned)plan.row_groups;
+    const int fast = uniform && ts_rowwise_take_one_pass(&plan);
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][2] = {{ts_norm_bf16_launch, ts_norm_bf16_short_launch},
                                              {ts_norm_fp16_launch, ts_norm_fp16_short_launch},

@@ -11,11 +11,11 @@
  * squares and in the store. A longer row is spread over a group of warps that combine their
  * partial sums through shared memory (kernels/common/rowwise.h).
  *
- * The short instance (TS_ROWWISE_SHORT) is the fast path, specialized so that it needs no more
- * than the 64 registers of four 8-warp blocks per SM with no spills: one row group per block, with
- * no grid-stride loop whose loop-carried pointers the registers would have to hold, and the output
- * and weight/bias dtype the input's, so that one load and store path is compiled. norm.c sends
- * every other case to the general instance.
+ * The short instance (TS_ROWWISE_SHORT) is the fast path, specialized so that it fits the 64
+ * registers its launch bounds allow (four 8-warp blocks per SM) with no spills: one row group per
+ * block (norm.c: TS_NORM_FAST_BLOCK_WARPS), with no grid-stride loop whose loop-carried pointers
+ * the registers would have to hold, and the output and weight/bias dtype the input's, so that one
+ * load and store path is compiled. norm.c sends every other case to the general instance.
  *   reads: TS_ROWWISE_NAME (the kernel; its launcher is TS_ROWWISE_NAME##_launch), TS_ROWWISE_DTYPE,
  *          TS_ROWWISE_BLOCK_WARPS_MAX (block size limit), TS_ROWWISE_MIN_BLOCKS (blocks per SM),
  *          TS_ROWWISE_SHORT */

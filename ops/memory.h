@@ -28,19 +28,7 @@
 #include "tiles/register_tile.h"
 #include "tiles/shared_tile.h"
 
-/* ---- raw element access ---------------------------------------------------------------------- */
-
-/* Element `idx` of an array of `bytes`-byte elements (floats or 16-bit values), as raw bits. */
-TS_DEVICE unsigned ts_raw_get(const void *p, int bytes, long long idx) {
-    if (bytes == 4) return ts_f32_bits(((const float *)p)[idx]);
-    return ((const unsigned short *)p)[idx];
-}
-TS_DEVICE void ts_raw_set(void *p, int bytes, long long idx, unsigned bits) {
-    if (bytes == 4)
-        ((float *)p)[idx] = ts_bits_f32(bits);
-    else
-        ((unsigned short *)p)[idx] = (unsigned short)bits;
-}
+/* ---- raw element access (ts_raw_get / ts_raw_set: ops/bits.h) -------------------------------- */
 
 /* Element e of a lane's register-tile storage (floats, or 16-bit pairs in words), as raw bits. */
 TS_DEVICE unsigned ts_rt_raw_get(const void *data, int bytes, int e) {

@@ -32,12 +32,18 @@
 #include "backends/lane_ops.h"
 #include "backends/vector_memory.h"
 #include "ops/bits.h"
+#include "tiles/register_tile.h"
 #include "tiles/warp_vector.h"
 
 /* ---- elements ------------------------------------------------------------------------------ */
 
 TS_DEVICE float ts_wv_from16(unsigned bits, int dtype) {
     return dtype == TS_DTYPE_BF16 ? ts_unpack_bf16((unsigned short)bits) : ts_unpack_fp16((unsigned short)bits);
+}
+
+/* One element's raw bits (ts_raw_get) as fp32. */
+TS_DEVICE float ts_wv_from_bits(unsigned bits, int dtype) {
+    return dtype == TS_DTYPE_F32 ? ts_bits_f32(bits) : ts_wv_from16(bits, dtype);
 }
 
 TS_DEVICE unsigned ts_wv_pack2(float lo, float hi, int dtype) {
@@ -109,22 +115,18 @@ TS_DEVICE int ts_wvp_words(int dtype) { return dtype == TS_DTYPE_F32 ? TS_WV_CHU
 
 /* The bits of element j of a chunk held in words w, and the element as fp32. */
 TS_DEVICE unsigned ts_wvp_bits(const unsigned *w, int j, int dtype) {
-    if (dtype == TS_DTYPE_F32) return w[j];
-    return j & 1 ? w[j >> 1] >> 16 : w[j >> 1] & 0xffffu;
+    return dtype == TS_DTYPE_F32 ? w[j] : ts_rt16_get(w, j);
 }
 
 TS_DEVICE float ts_wvp_elem(const unsigned *w, int j, int dtype) {
-    const unsigned b = ts_wvp_bits(w, j, dtype);
-    return dtype == TS_DTYPE_F32 ? ts_bits_f32(b) : ts_wv_from16(b, dtype);
+    return ts_wv_from_bits(ts_wvp_bits(w, j, dtype), dtype);
 }
 
 TS_DEVICE void ts_wvp_set_bits(unsigned *w, int j, unsigned bits, int dtype) {
     if (dtype == TS_DTYPE_F32)
         w[j] = bits;
-    else if (j & 1)
-        w[j >> 1] = (w[j >> 1] & 0xffffu) | (bits << 16);
     else
-        w[j >> 1] = (w[j >> 1] & 0xffff0000u) | bits;
+        ts_rt16_set(w, j, (unsigned short)bits);
 }
 
 /* x rounded to the dtype, as the bits of one element. */
@@ -191,9 +193,9 @@ TS_DEVICE void ts_wv_load_element(void *v, int packed, int at, int j, const unsi
     }
     unsigned *d = (unsigned *)v + at;
     if (valid) {
-        const unsigned x = dtype == TS_DTYPE_F32 ? ((const unsigned *)p)[j] : ((const unsigned short *)p)[j];
-        const float s = dtype == TS_DTYPE_F32 ? ts_bits_f32(x) : ts_wv_from16(x, dtype);
-        ts_wvp_set_bits(d, j, op ? ts_wvp_round_bits(ts_wvp_elem(d, j, dtype) + s, dtype) : x, dtype);
+        const unsigned x = ts_raw_get(p, TS_DTYPE_BYTES(dtype), j);
+        ts_wvp_set_bits(d, j, op ? ts_wvp_round_bits(ts_wvp_elem(d, j, dtype) + ts_wv_from_bits(x, dtype), dtype) : x,
+                        dtype);
     } else if (op == 0) {
         ts_wvp_set_bits(d, j, 0u, dtype);
     }
@@ -252,12 +254,10 @@ TS_DEVICE void ts_wv_store_impl(void *base, const void *v, int packed, int chunk
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j) {
             if (e + j >= n) continue;
-            if (!packed)
-                ts_wv_set(p, dtype, j, sf[j]);
-            else if (dtype == TS_DTYPE_F32)
-                ((unsigned *)p)[j] = sw[j];
+            if (packed)
+                ts_raw_set(p, bytes, j, ts_wvp_bits(sw, j, dtype));
             else
-                ((unsigned short *)p)[j] = (unsigned short)ts_wvp_bits(sw, j, dtype);
+                ts_wv_set(p, dtype, j, sf[j]);
         }
     }
 }

@@ -1,11 +1,12 @@
 /* What the row-wise memory-bound kernels (kernels/norm, kernels/softmax) share on the host side:
  * argument checks of a strided matrix, the warp-vector type and the launch plan. A row is cut
- * into slices of TS_ROWWISE_E = 1024 elements, one warp each (a ts_rowwise_wv in registers); a
- * row of up to 1024 elements is one warp's, a longer one is a group of W = ceil(cols / TS_ROWWISE_E) warps that combine their
- * statistics through shared memory, at most 16 warps (8 on HIP, whose 16-wave blocks would halve
- * the registers a lane may have: rows of 8192 at most there). A block holds G groups (about 8 warps, or as many as the kernel asks) and walks the rows G
- * at a time, block after block, so that any row count works; the grid is the number of row groups,
- * capped at 32 blocks per SM, beyond which blocks loop. */
+ * into slices of TS_ROWWISE_E = 1024 elements, one warp each (in registers); a row of up to 1024
+ * elements is one warp's, a longer one is a group of W = ceil(cols / TS_ROWWISE_E) warps that
+ * combine their statistics through shared memory, at most 16 warps (8 on HIP, whose 16-wave blocks
+ * would halve the registers a lane may have: rows of 8192 at most there). A block holds G groups
+ * (about 8 warps, or as many as the kernel asks) and walks the rows G at a time, block after
+ * block, so that any row count works; the grid is the number of row groups, capped at 32 blocks
+ * per SM, beyond which blocks loop (or, for a one-pass instance, every row group a block). */
 #ifndef TESSERA_KERNELS_COMMON_ROWWISE_H
 #define TESSERA_KERNELS_COMMON_ROWWISE_H
 

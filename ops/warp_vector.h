@@ -51,8 +51,7 @@ TS_DEVICE unsigned ts_wv_pack2(float lo, float hi, int dtype) {
 }
 
 TS_DEVICE float ts_wv_get(const unsigned char *p, int dtype, long long i) {
-    if (dtype == TS_DTYPE_F32) return ((const float *)p)[i];
-    return ts_wv_from16(((const unsigned short *)p)[i], dtype);
+    return ts_wv_from_bits(ts_raw_get(p, TS_DTYPE_BYTES(dtype), i), dtype);
 }
 
 TS_DEVICE void ts_wv_set(unsigned char *p, int dtype, long long i, float x) {

@@ -54,12 +54,16 @@ TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const TS_CAT(ts_r
     /* Each warp its own 16 rows: it waits only for its own stores, and no warp for another. */
     (void)consumer;
     /* Parts alternate between the two tiles (an even count of parts a task keeps the turn). */
+#ifndef TS_GEMM_PROBE_NO_STORE_WAIT
     ts_async_store_wait_read_but_last();
+#endif
     TS_CAT(ts_st_bf16_16x, TS_GEMM_OUT_COLS) *tile = &out->c[warp][q % 2];
     ts_store_r2s_impl(TS_ST_DATA(tile), TS_ST_DESC(tile), values, part, 0, 0);
     ts_async_fence_shared();
+#ifndef TS_GEMM_PROBE_NO_TMA_STORE
     ts_async_store(&p->c_store, tile, 0, 0, (m_tile + r) * 4 + warp, n_tile + h);
     ts_async_store_commit();
+#endif
 #else
     /* The previous store must have read the output tile before it is overwritten. */
     if (warp == 0) ts_async_store_wait_read();
@@ -154,9 +158,11 @@ TS_DEVICE int TS_GEMM_FN(stream_k_combine)(const ts_gemm_params *p, const ts_gem
 #endif
 
 /* Timing probes for scripts/gpu-ab.sh, never set in a build that computes: TS_GEMM_PROBE_NO_LOAD
- * (stages are announced but never loaded), TS_GEMM_PROBE_NO_MMA (loads without multiplies) and
- * TS_GEMM_PROBE_NO_STORE (no epilogue: what a fully hidden one would give) time one part of the
- * kernel at a time; each gives wrong results on purpose. */
+ * (stages are announced but never loaded), TS_GEMM_PROBE_NO_MMA (loads without multiplies),
+ * TS_GEMM_PROBE_NO_STORE (no epilogue: what a fully hidden one would give), and in the staged warp
+ * store TS_GEMM_PROBE_NO_TMA_STORE (results staged in shared memory, never copied out) and
+ * TS_GEMM_PROBE_NO_STORE_WAIT (copied out without waiting for the copy to read the staging tile)
+ * time one part of the kernel at a time; each gives wrong results on purpose. */
 TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(input) *in,
                                 ts_tbar *full, int iter) {
 #ifdef TS_GEMM_PROBE_NO_LOAD

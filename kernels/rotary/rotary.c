@@ -12,19 +12,27 @@
 #ifndef TS_ROPE_WARPS
 #define TS_ROPE_WARPS 4
 #endif
-/* Blocks per SM the compiler keeps registers low enough for (CUDA): eight 4-warp blocks, 64
- * registers. With fp32 strips ptxas spilled a few bytes (32 stored, 52 loaded per thread), yet on
- * the H200 it ran at 3.65-3.69 TB/s against 3.40-3.67 at six blocks (80 registers, no spills) and
- * 3.02-3.35 at the 128 registers it takes unbounded (bench/results, 2026-11-30): bytes in flight
- * matter more. Packed strips fit with no spills for bf16 / fp16 (fp32 24 bytes): 3.94 TB/s. */
+/* Blocks per SM the compiler keeps registers low enough for (CUDA), and strips a warp loads before
+ * it rotates and stores the first (3 KiB of a 16-bit tensor in flight per warp at 3): bytes in
+ * flight matter more than occupancy here. With 2 strips and eight 4-warp blocks (64 registers) the
+ * packed bf16 kernel ran at 3.89-3.90 TB/s (BNHD) and 3.91 (BHND) on the H200; 3 strips spilled at
+ * 64 registers, and with six blocks (80 registers, no spills) ran 3.96-3.97 (BNHD) and 3.91 (BHND)
+ * (bench/results/nvidia-h200-2026-12-01-softmax-rope-ab.txt). Unpacked fp32 strips, earlier: eight
+ * blocks with a few bytes spilled beat six without (3.65-3.69 against 3.40-3.67 TB/s) and the 128
+ * registers of no bound (3.02-3.35). */
 #ifndef TS_ROPE_MIN_BLOCKS
-#define TS_ROPE_MIN_BLOCKS 8
+#define TS_ROPE_MIN_BLOCKS 6
 #endif
 #define TS_ROPE_STRIP 512
-/* Strips a warp loads before it rotates and stores the first: 2 KiB of a 16-bit tensor in flight
- * per warp at 2. */
 #ifndef TS_ROPE_STRIPS
-#define TS_ROPE_STRIPS 2
+#define TS_ROPE_STRIPS 3
+#endif
+/* fp32 strips (not packed, twice the registers) keep the measured setting above. */
+#ifndef TS_ROPE_F32_MIN_BLOCKS
+#define TS_ROPE_F32_MIN_BLOCKS 8
+#endif
+#ifndef TS_ROPE_F32_STRIPS
+#define TS_ROPE_F32_STRIPS 2
 #endif
 #ifndef TS_ROPE_BLOCKS_PER_SM
 #define TS_ROPE_BLOCKS_PER_SM 32
@@ -44,14 +52,20 @@ typedef struct ts_rope_params {
 
 #define TS_ROPE_NAME ts_rope_bf16
 #define TS_ROPE_DTYPE TS_DTYPE_BF16
+#define TS_ROPE_VARIANT_STRIPS TS_ROPE_STRIPS
+#define TS_ROPE_VARIANT_MIN_BLOCKS TS_ROPE_MIN_BLOCKS
 #include "kernels/rotary/rotary_variant.h"
 
 #define TS_ROPE_NAME ts_rope_fp16
 #define TS_ROPE_DTYPE TS_DTYPE_FP16
+#define TS_ROPE_VARIANT_STRIPS TS_ROPE_STRIPS
+#define TS_ROPE_VARIANT_MIN_BLOCKS TS_ROPE_MIN_BLOCKS
 #include "kernels/rotary/rotary_variant.h"
 
 #define TS_ROPE_NAME ts_rope_f32
 #define TS_ROPE_DTYPE TS_DTYPE_F32
+#define TS_ROPE_VARIANT_STRIPS TS_ROPE_F32_STRIPS
+#define TS_ROPE_VARIANT_MIN_BLOCKS TS_ROPE_F32_MIN_BLOCKS
 #include "kernels/rotary/rotary_variant.h"
 
 /* The {batch, seq, head} strides of one tensor, checked: positive, and no two (batch, token,

@@ -5,17 +5,18 @@
  * A warp takes one token at a time. It first makes the token's rotary pattern (ops/rotary.h: the
  * cosines and signed sines of its position for the head columns its lanes meet, once per token),
  * then walks the token's heads of Q and then of K in 512-element strips (packed warp vectors in
- * the tensor's dtype, tiles/warp_vector.h: 512 / D heads side by side), TS_ROPE_STRIPS at a time
- * (rotary.c), all loaded before the first is used so that their bytes are in flight together,
- * rotates them and stores them.
- *   defines: TS_ROPE_NAME (kernel; the launcher is TS_ROPE_NAME##_launch), TS_ROPE_DTYPE */
+ * the tensor's dtype, tiles/warp_vector.h: 512 / D heads side by side), TS_ROPE_VARIANT_STRIPS at
+ * a time (rotary.c), all loaded before the first is used so that their bytes are in flight
+ * together, rotates them and stores them.
+ *   defines: TS_ROPE_NAME (kernel; the launcher is TS_ROPE_NAME##_launch), TS_ROPE_DTYPE,
+ *            TS_ROPE_VARIANT_STRIPS, TS_ROPE_VARIANT_MIN_BLOCKS (rotary.c) */
 
-TS_KERNEL_RESIDENT(TS_ROPE_NAME, TS_ROPE_WARPS, TS_ROPE_MIN_BLOCKS, ts_rope_params, p) {
+TS_KERNEL_RESIDENT(TS_ROPE_NAME, TS_ROPE_WARPS, TS_ROPE_VARIANT_MIN_BLOCKS, ts_rope_params, p) {
     const int bytes = TS_DTYPE_BYTES(TS_ROPE_DTYPE), d_shift = p->d_shift, half_d = 1 << (d_shift - 1);
     const int per_strip = TS_ROPE_STRIP >> d_shift; /* heads in one strip */
     const long long warps = (long long)ts_grid_x() * ts_num_warps();
     ts_rope_pattern pat;
-    TS_WV_PACKED(TS_ROPE_STRIP, TS_ROPE_DTYPE) x[TS_ROPE_STRIPS], y;
+    TS_WV_PACKED(TS_ROPE_STRIP, TS_ROPE_DTYPE) x[TS_ROPE_VARIANT_STRIPS], y;
     for (long long t = (long long)ts_block_x() * ts_num_warps() + ts_warp_id(); t < p->tokens; t += warps) {
         const long long b = t / p->seq, n = t % p->seq, pos = n + p->offset;
         if (p->cos)
@@ -27,20 +28,20 @@ TS_KERNEL_RESIDENT(TS_ROPE_NAME, TS_ROPE_WARPS, TS_ROPE_MIN_BLOCKS, ts_rope_para
             const long long sh = p->stride_h[which], token = b * p->stride_b[which] + n * p->stride_n[which];
             const unsigned char *in = (const unsigned char *)p->in[which] + token * bytes;
             unsigned char *out = (unsigned char *)p->out[which] + token * bytes;
-            for (int h0 = 0; h0 < heads; h0 += TS_ROPE_STRIPS * per_strip) {
+            for (int h0 = 0; h0 < heads; h0 += TS_ROPE_VARIANT_STRIPS * per_strip) {
                 /* Strip s holds heads hs[s] ..; one past the last head holds nothing (ns[s] = 0). */
-                int hs[TS_ROPE_STRIPS], ns[TS_ROPE_STRIPS];
+                int hs[TS_ROPE_VARIANT_STRIPS], ns[TS_ROPE_VARIANT_STRIPS];
                 TS_UNROLL
-                for (int s = 0; s < TS_ROPE_STRIPS; ++s) {
+                for (int s = 0; s < TS_ROPE_VARIANT_STRIPS; ++s) {
                     const int h = h0 + s * per_strip;
                     hs[s] = h < heads ? h : h0;
                     ns[s] = h < heads ? (heads - h < per_strip ? heads - h : per_strip) << d_shift : 0;
                 }
                 TS_UNROLL
-                for (int s = 0; s < TS_ROPE_STRIPS; ++s)
+                for (int s = 0; s < TS_ROPE_VARIANT_STRIPS; ++s)
                     ts_wv_packed_load_rows(&x[s], in + hs[s] * sh * bytes, d_shift, sh, ns[s]);
                 TS_UNROLL
-                for (int s = 0; s < TS_ROPE_STRIPS; ++s) {
+                for (int s = 0; s < TS_ROPE_VARIANT_STRIPS; ++s) {
                     ts_wv_packed_rope_apply(&y, &x[s], &pat, d_shift, p->interleaved);
                     ts_wv_packed_store_rows(out + hs[s] * sh * bytes, &y, d_shift, sh, ns[s]);
                 }
@@ -56,3 +57,5 @@ static ts_status TS_CAT(TS_ROPE_NAME, _launch)(const ts_rope_params *params, uns
 
 #undef TS_ROPE_NAME
 #undef TS_ROPE_DTYPE
+#undef TS_ROPE_VARIANT_STRIPS
+#undef TS_ROPE_VARIANT_MIN_BLOCKS

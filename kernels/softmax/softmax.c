@@ -22,11 +22,14 @@ typedef struct ts_softmax_params {
 #define TS_SOFTMAX_SHORT_MIN_BLOCKS 4
 #endif
 
-/* 1: the short instance takes one pass over rows whose output dtype is the input's, in blocks of
- * TS_SOFTMAX_FAST_BLOCK_WARPS (one row group), as the norms' does (kernels/norm/norm.c); 0: it
- * loops over a capped grid of 8-warp blocks, with any output dtype. */
+/* 1 (the default): the short instance takes one pass over rows whose output dtype is the input's,
+ * in blocks of TS_SOFTMAX_FAST_BLOCK_WARPS (one row group), as the norms' does (kernels/norm/norm.c);
+ * other output dtypes take the looping instance. 0: the short instance loops over a capped grid of
+ * 8-warp blocks, with any output dtype. On the H200 (scripts/gpu-ab.sh, two interleaved rounds,
+ * bench/results/nvidia-h200-2026-12-01-softmax-rope-ab.txt) one pass took bf16 16384x4096 from
+ * 3.84-3.86 to 4.02-4.03 TB/s and 65536x1024 from 4.06-4.07 to 4.11-4.14 (causal: +4-5%). */
 #ifndef TS_SOFTMAX_ONE_PASS
-#define TS_SOFTMAX_ONE_PASS 0
+#define TS_SOFTMAX_ONE_PASS 1
 #endif
 #ifndef TS_SOFTMAX_FAST_BLOCK_WARPS
 #define TS_SOFTMAX_FAST_BLOCK_WARPS 1

@@ -16,6 +16,11 @@
  *   ts_wv_packed_store_normalized(ptr, out_dtype, v, shift, scale, weight, bias, param_dtype, n)
  *       out = (x - shift) * scale [* weight] [+ bias] for the elements before n, in fp32, stored
  *       as out_dtype; weight and bias are the strip's stretch of a vector of param_dtype, or NULL
+ *   ts_wv_packed_store_normalized_held(ptr, v, shift, scale, weight_v, use_weight, bias, n)
+ *       the same with the weight held in a packed vector of v's dtype (used where use_weight is
+ *       nonzero), bias as above, out and bias in v's dtype: for a kernel that loads the weight
+ *       with the row, so that its latency hides under the row's rather than following the
+ *       reductions
  * Whole, 16-byte aligned strips take 16-byte accesses, all of a lane's chunks in flight at once,
  * as the fp32 vector ops do (ops/warp_vector.h); anything else goes element by element. */
 #ifndef TESSERA_OPS_WARP_VECTOR_PACKED_H
@@ -78,7 +83,8 @@ TS_DEVICE float ts_wvp_reduce_impl(const unsigned *v, int chunks, int dtype, flo
 
 TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const unsigned *v, int chunks, int dtype,
                                             float shift, float scale, const void *weight, const void *bias,
-                                            int param_dtype, long long n) {
+                                            int param_dtype, const unsigned *held_weight, int use_held_weight,
+                                            long long n) {
     const int words = ts_wvp_words(dtype), lane = ts_lane_id();
     const int out_bytes = TS_DTYPE_BYTES(out_dtype), param_bytes = TS_DTYPE_BYTES(param_dtype);
     unsigned char *b = (unsigned char *)base;
@@ -90,7 +96,10 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
         if (e >= n) continue;
         float y[TS_WV_CHUNK];
         TS_UNROLL
-        for (int j = 0; j < TS_WV_CHUNK; ++j) y[j] = (ts_wvp_elem(v + k * words, j, dtype) - shift) * scale;
+        for (int j = 0; j < TS_WV_CHUNK; ++j) {
+            y[j] = (ts_wvp_elem(v + k * words, j, dtype) - shift) * scale;
+            if (use_held_weight) y[j] *= ts_wvp_elem(held_weight + k * words, j, dtype);
+        }
         unsigned char *p = b + (long long)e * out_bytes;
         if (aligned && e + TS_WV_CHUNK <= n) {
             if (wt) ts_wv_load_chunk(y, wt + (long long)e * param_bytes, param_dtype, 2);
@@ -111,6 +120,13 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
 
 #define ts_wv_packed_store_normalized(ptr, out_dtype, src, shift, scale, weight, bias, param_dtype, n)  \
     ts_wvp_store_normalized_impl((ptr), (out_dtype), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src),   \
-                                 TS_WV_PACKED_DTYPE(src), (shift), (scale), (weight), (bias), (param_dtype), (n))
+                                 TS_WV_PACKED_DTYPE(src), (shift), (scale), (weight), (bias), (param_dtype),       \
+                                 TS_WV_PACKED_CDATA(src), 0, (n))
+/* The held vector's words are always passed (a pointer chosen at run time between a vector and
+ * NULL would keep the vector out of registers); the flag says whether it is used. */
+#define ts_wv_packed_store_normalized_held(ptr, src, shift, scale, weight_v, use_weight, bias, n)               \
+    ts_wvp_store_normalized_impl((ptr), TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), \
+                                 TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, (bias), TS_WV_PACKED_DTYPE(src), \
+                                 TS_WV_PACKED_CDATA(weight_v), (use_weight), (n))
 
 #endif

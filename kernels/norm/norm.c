@@ -17,10 +17,16 @@
 /* Warps a block of the short instance aims at: one row group (W warps for a row of W slices), as
  * small as the rows allow, so that blocks free their SM slots row by row. Measured on the H200
  * against 8-warp blocks (bench/results/nvidia-h200-2026-12-01-norm-block-hint-ab.txt): +1-2% at
- * 65536 x 1024 (RMSNorm and LayerNorm + residual), equal at 16384 x 4096; softmax, whose blocks
- * loop over a capped grid, lost 4% with the same blocks and keeps 8 warps. */
+ * 65536 x 1024 (RMSNorm and LayerNorm + residual), equal at 16384 x 4096 (softmax, whose blocks
+ * then looped over a capped grid, lost 4%; it has since taken one pass too, softmax.c). */
 #ifndef TS_NORM_FAST_BLOCK_WARPS
 #define TS_NORM_FAST_BLOCK_WARPS 1
+#endif
+
+/* 1: the 16-bit fast instances load the weight with the row and hold it in registers
+ * (norm_variant.h); 0: they read it after the reductions, as the general instance does. */
+#ifndef TS_NORM_HOLD_PARAMS
+#define TS_NORM_HOLD_PARAMS 1
 #endif
 
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"

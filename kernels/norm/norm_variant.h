@@ -32,6 +32,12 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     const void *weight = p->weight ? (const unsigned char *)p->weight + col0 * param_bytes : NULL;
     const void *bias = p->bias ? (const unsigned char *)p->bias + col0 * param_bytes : NULL;
     TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) h;
+    /* The 16-bit fast instances load the weight (in the input dtype) before the row and hold it in
+     * registers, so that its latency hides under the row's rather than following the reductions
+     * (the bias as well spilled; fp32 rows leave no registers for it). */
+    const int hold = TS_ROWWISE_SHORT && TS_NORM_HOLD_PARAMS && bytes == 2;
+    TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) held_w;
+    if (hold && weight) ts_wv_packed_load(&held_w, weight, left);
     for (long long first = (long long)ts_block_x() * groups; first < p->rows;
          first += (long long)ts_grid_x() * groups) {
         /* Groups past the last row still take part in the block's reductions, with nothing valid. */
@@ -53,9 +59,12 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         }
         float sq = ts_wv_packed_sum_sq(&h, mean, n);
         if (nw > 1) sq = ts_group_sum(sq, slots, w, nw, &parity);
-        ts_wv_packed_store_normalized((unsigned char *)p->out + (row * p->out_stride + col0) * out_bytes,
-                                      out_dtype, &h, mean, 1.0f / sqrtf(sq * p->inv_cols + p->eps), weight, bias,
-                                      param_dtype, n);
+        unsigned char *out = (unsigned char *)p->out + (row * p->out_stride + col0) * out_bytes;
+        const float scale = 1.0f / sqrtf(sq * p->inv_cols + p->eps);
+        if (hold)
+            ts_wv_packed_store_normalized_held(out, &h, mean, scale, &held_w, weight != NULL, bias, n);
+        else
+            ts_wv_packed_store_normalized(out, out_dtype, &h, mean, scale, weight, bias, param_dtype, n);
         if (TS_ROWWISE_SHORT) break;
     }
 }

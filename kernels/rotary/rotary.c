@@ -13,19 +13,21 @@
 #define TS_ROPE_WARPS 4
 #endif
 /* Blocks per SM the compiler keeps registers low enough for (CUDA), and strips a warp loads before
- * it rotates and stores the first (3 KiB of a 16-bit tensor in flight per warp at 3): bytes in
- * flight matter more than occupancy here. With 2 strips and eight 4-warp blocks (64 registers) the
- * packed bf16 kernel ran at 3.89-3.90 TB/s (BNHD) and 3.91 (BHND) on the H200; 3 strips spilled at
- * 64 registers, and with six blocks (80 registers, no spills) ran 3.96-3.97 (BNHD) and 3.91 (BHND)
- * (bench/results/nvidia-h200-2026-12-01-softmax-rope-ab.txt). Unpacked fp32 strips, earlier: eight
- * blocks with a few bytes spilled beat six without (3.65-3.69 against 3.40-3.67 TB/s) and the 128
- * registers of no bound (3.02-3.35). */
+ * it rotates and stores the first (4 KiB of a 16-bit tensor in flight per warp at 4): bytes in
+ * flight matter more than occupancy here. Packed bf16 on the H200 (B8 N4096 H32 D128, TB/s):
+ * 2 strips at eight 4-warp blocks (64 registers) 3.89-3.90 BNHD, 3.91 BHND; 3 strips spilled at 64
+ * registers, and at six blocks (80, no spills) ran 3.96-3.97 / 3.91
+ * (bench/results/nvidia-h200-2026-12-01-softmax-rope-ab.txt); 4 strips at five blocks (94, no
+ * spills) 3.97 / 3.94-3.95 against 3.97 / 3.93 for 3 at six
+ * (bench/results/nvidia-h200-2026-12-01-norm-hold-rope-strips-ab.txt). Unpacked fp32 strips,
+ * earlier: eight blocks with a few bytes spilled beat six without (3.65-3.69 against 3.40-3.67
+ * TB/s) and the 128 registers of no bound (3.02-3.35). */
 #ifndef TS_ROPE_MIN_BLOCKS
-#define TS_ROPE_MIN_BLOCKS 6
+#define TS_ROPE_MIN_BLOCKS 5
 #endif
 #define TS_ROPE_STRIP 512
 #ifndef TS_ROPE_STRIPS
-#define TS_ROPE_STRIPS 3
+#define TS_ROPE_STRIPS 4
 #endif
 /* fp32 strips (not packed, twice the registers) keep the measured setting above. */
 #ifndef TS_ROPE_F32_MIN_BLOCKS

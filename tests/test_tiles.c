@@ -264,22 +264,26 @@ static void check_wv_packed(const ts_test_wv_packed_case *c, long long n, int of
     const size_t b = ts_test_dtype_bytes(dt), len = E + SLACK;
     uint64_t seed = ts_test_fresh_seed(), st = seed;
     unsigned char *x = malloc(len * b), *r = malloc(len * b), *sum = malloc(len * b);
+    unsigned char *wh = malloc(len * b), *held = malloc(len * b);
     float *w = malloc(len * sizeof(float)), *norm = malloc(len * sizeof(float)), stats[2];
     for (size_t i = 0; i < len; ++i) {
         ts_test_put(x, dt, i, 3.0 + ts_test_normal(&st));
         ts_test_put(r, dt, i, ts_test_normal(&st));
         w[i] = (float)(1.0 + 0.5 * ts_test_normal(&st));
+        ts_test_put(wh, dt, i, 1.0 + 0.5 * ts_test_normal(&st));
     }
     const float shift = 3.0f, scale = 0.75f;
     void *dx = ts_test_device_copy(x, len * b), *dr = ts_test_device_copy(r, len * b);
     void *dsum = ts_test_device_copy(NULL, len * b), *dw = ts_test_device_copy(w, len * sizeof(float));
     void *dnorm = ts_test_device_copy(NULL, len * sizeof(float)), *dstats = ts_test_device_copy(NULL, sizeof stats);
-    cr_assert(dx && dr && dsum && dw && dnorm && dstats);
+    void *dwh = ts_test_device_copy(wh, len * b), *dheld = ts_test_device_copy(NULL, len * b);
+    cr_assert(dx && dr && dsum && dw && dnorm && dstats && dwh && dheld);
     const size_t ob = (size_t)offset * b;
-    cr_assert_eq(c->run((char *)dsum + ob, (float *)dnorm + offset, (float *)dstats, (char *)dx + ob, (char *)dr + ob,
-                        (float *)dw + offset, n, shift, scale),
+    cr_assert_eq(c->run((char *)dsum + ob, (float *)dnorm + offset, (char *)dheld + ob, (float *)dstats, (char *)dx + ob,
+                        (char *)dr + ob, (float *)dw + offset, (char *)dwh + ob, n, shift, scale),
                  TS_SUCCESS, "%s", c->name);
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(held, dheld, len * b), TS_SUCCESS);
     cr_assert_eq(ts_test_copy_back(sum, dsum, len * b), TS_SUCCESS);
     cr_assert_eq(ts_test_copy_back(norm, dnorm, len * sizeof(float)), TS_SUCCESS);
     cr_assert_eq(ts_test_copy_back(stats, dstats, sizeof stats), TS_SUCCESS);
@@ -290,6 +294,8 @@ static void check_wv_packed(const ts_test_wv_packed_case *c, long long n, int of
             cr_assert(ts_test_is_poison(sum + i * b, b), "%s n=%lld offset %d: sum element %lld written", c->name, n,
                       offset, e);
             cr_assert(ts_test_is_poison(&norm[i], sizeof(float)), "%s n=%lld offset %d: normalized element %lld written",
+                      c->name, n, offset, e);
+            cr_assert(ts_test_is_poison(held + i * b, b), "%s n=%lld offset %d: held-weight element %lld written",
                       c->name, n, offset, e);
             continue;
         }
@@ -304,14 +310,18 @@ static void check_wv_packed(const ts_test_wv_packed_case *c, long long n, int of
         const double y = (s - shift) * scale * w[i];
         cr_assert_leq(fabs(norm[i] - y), 1e-5 * fabs(y) + 1e-6, "%s n=%lld offset %d: normalized %lld = %g, not %g",
                       c->name, n, offset, e, norm[i], y);
+        /* The held weight's product, rounded to the dtype: within its rounding of the double one. */
+        const double yh = (s - shift) * scale * ts_test_get(wh, dt, i), gh = ts_test_get(held, dt, i);
+        cr_assert_leq(fabs(gh - yh), ts_test_tol(dt) * fabs(yh) + 1e-6,
+                      "%s n=%lld offset %d: held-weight normalized %lld = %g, not %g", c->name, n, offset, e, gh, yh);
     }
     cr_assert_leq(fabs(stats[0] - ref_sum), 1e-5 * abs_sum + 1e-6, "%s n=%lld offset %d: sum %g, not %g", c->name, n,
                   offset, stats[0], ref_sum);
     cr_assert_leq(fabs(stats[1] - ref_sq), 1e-5 * ref_sq + 1e-6, "%s n=%lld offset %d: centred sum of squares %g, not %g",
                   c->name, n, offset, stats[1], ref_sq);
-    void *bufs[] = {dx, dr, dsum, dw, dnorm, dstats};
-    for (int i = 0; i < 6; ++i) cr_assert_eq(ts_free(bufs[i]), TS_SUCCESS);
-    free(x), free(r), free(sum), free(w), free(norm);
+    void *bufs[] = {dx, dr, dsum, dw, dnorm, dstats, dwh, dheld};
+    for (int i = 0; i < 8; ++i) cr_assert_eq(ts_free(bufs[i]), TS_SUCCESS);
+    free(x), free(r), free(sum), free(w), free(norm), free(wh), free(held);
 }
 
 Test(tiles, packed_warp_vectors_every_dtype_and_tail) {

@@ -225,19 +225,20 @@ TS_EXTERN_C const ts_test_tile_f32_case *ts_test_tile_f32_case_at(int k) {
 /* ---- packed warp vectors --------------------------------------------------------------------- */
 
 typedef struct ts_test_wvp_params {
-    const void *x, *residual;
+    const void *x, *residual, *weight_held;
     const float *weight;
-    void *sum_out;
+    void *sum_out, *held_out;
     float *norm_out, *stats;
     long long n;
     float shift, scale;
 } ts_test_wvp_params;
 
 /* One warp: the strip x + residual as a packed vector of DTYPE, stored back, reduced, and stored
- * normalized in fp32 with a weight. */
+ * normalized in fp32 with a weight, and in DTYPE with a held weight of DTYPE. */
 #define TS_TEST_WVP_KERNEL(NAME, DTYPE)                                                            \
     TS_KERNEL(NAME##_kernel, 1, ts_test_wvp_params, p) {                                           \
-        TS_WV_PACKED(1024, DTYPE) h;                                                               \
+        TS_WV_PACKED(1024, DTYPE) h, w;                                                            \
+        ts_wv_packed_load(&w, p->weight_held, p->n);                                               \
         ts_wv_packed_load(&h, p->x, p->n);                                                         \
         ts_wv_packed_load_add_round(&h, p->residual, p->n);                                        \
         ts_wv_packed_store(p->sum_out, &h, p->n);                                                  \
@@ -248,14 +249,18 @@ typedef struct ts_test_wvp_params {
         }                                                                                          \
         ts_wv_packed_store_normalized(p->norm_out, TS_DTYPE_F32, &h, p->shift, p->scale, p->weight, NULL, \
                                       TS_DTYPE_F32, p->n);                                         \
+        ts_wv_packed_store_normalized_held(p->held_out, &h, p->shift, p->scale, &w, 1, NULL, p->n); \
     }                                                                                              \
-    static ts_status NAME(void *sum_out, float *norm_out, float *stats, const void *x, const void *residual, \
-                          const float *weight, long long n, float shift, float scale) {            \
+    static ts_status NAME(void *sum_out, float *norm_out, void *held_out, float *stats, const void *x,         \
+                          const void *residual, const float *weight, const void *weight_held, long long n, \
+                          float shift, float scale) {                                              \
         ts_test_wvp_params params;                                                                 \
         params.x = x;                                                                              \
         params.residual = residual;                                                                \
         params.weight = weight;                                                                    \
+        params.weight_held = weight_held;                                                          \
         params.sum_out = sum_out;                                                                  \
+        params.held_out = held_out;                                                                \
         params.norm_out = norm_out;                                                                \
         params.stats = stats;                                                                      \
         params.n = n;                                                                              \

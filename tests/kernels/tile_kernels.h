@@ -53,12 +53,14 @@ const ts_test_tile_f32_case *ts_test_tile_f32_case_at(int k);
 /* Packed warp vectors (ops/warp_vector_packed.h), one 1024-element strip of the case's dtype held
  * by one warp: s = x + residual (elements before n, added in fp32 and rounded to the dtype) stored
  * to sum_out; stats[0] = the sum of s, stats[1] = the sum of (s - shift)^2 over elements before n;
- * norm_out (fp32) = (s - shift) * scale * weight for elements before n. */
+ * norm_out (fp32) = (s - shift) * scale * weight for elements before n; held_out (the dtype) the
+ * same with weight_held, a vector of the dtype, loaded first and held in registers. */
 typedef struct ts_test_wv_packed_case {
     const char *name;
     int dtype;
-    ts_status (*run)(void *sum_out, float *norm_out, float *stats, const void *x, const void *residual,
-                     const float *weight, long long n, float shift, float scale);
+    ts_status (*run)(void *sum_out, float *norm_out, void *held_out, float *stats, const void *x,
+                     const void *residual, const float *weight, const void *weight_held, long long n, float shift,
+                     float scale);
 } ts_test_wv_packed_case;
 const ts_test_wv_packed_case *ts_test_wv_packed_case_at(int k);
 

@@ -145,7 +145,7 @@ Test(rotary, q_only_offsets_strides_in_place) {
     check_rope((rope_case){1, n, 6, 6, 128, BF, BNHD, HALF, 0, 0, 3, 0});     /* odd strides */
     check_rope((rope_case){2, n, 4, 2, 128, BF, BHND, HALF, 1, 5, 0, 1});
     check_rope((rope_case){1, n, 32, 8, 128, BF, BNHD, INTER, 0, 3, 0, 1});
-    check_rope((rope_case){2, n, 2, 30, 64, BF, BHND, HALF, 1, 0, 0, 1}); /* in place; K has head blocks Q lacks */
+    check_rope((rope_case){2, n, 2, 30, 64, BF, BHND, HALF, 1, 0, 0, 1}); /* in place, head-major, more K heads than Q */
 }
 
 Test(rotary, bad_arguments) {

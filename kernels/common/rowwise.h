@@ -4,9 +4,10 @@
  * elements is one warp's, a longer one is a group of W = ceil(cols / TS_ROWWISE_E) warps that
  * combine their statistics through shared memory, at most 16 warps (8 on HIP, whose 16-wave blocks
  * would halve the registers a lane may have: rows of 8192 at most there). A block holds G groups
- * (about 8 warps, or as many as the kernel asks) and walks the rows G at a time, block after
- * block, so that any row count works; the grid is the number of row groups, capped at 32 blocks
- * per SM, beyond which blocks loop (or, for a one-pass instance, every row group a block). */
+ * (about 8 warps) and walks the rows G at a time, block after block, so that any row count works;
+ * the grid is the number of row groups, capped at 32 blocks per SM, beyond which blocks loop. A
+ * family's short instance instead takes the rows in one pass, a row group a block
+ * (ts_rowwise_make_plan). */
 #ifndef TESSERA_KERNELS_COMMON_ROWWISE_H
 #define TESSERA_KERNELS_COMMON_ROWWISE_H
 
@@ -74,15 +75,24 @@ static inline ts_status ts_rowwise_check_matrix(const void *ptr, ts_dtype dtype,
 typedef struct ts_rowwise_plan {
     int warps_per_row; /* W */
     int warps;         /* per block: G * W */
-    int short_rows;    /* 1: the instance with at most TS_ROWWISE_SHORT_WARPS warps serves it */
-    unsigned grid;     /* blocks, capped at TS_ROWWISE_BLOCKS_PER_SM per SM */
-    long long row_groups; /* blocks for one pass, a group of rows each, with no cap */
+    int one_pass;      /* 1: the short instance, a block per row group, no loop; 0: the general one */
+    unsigned grid;     /* blocks: every row group in one pass, else capped at TS_ROWWISE_BLOCKS_PER_SM per SM */
     size_t shared_bytes;
 } ts_rowwise_plan;
 
-/* block_warps: the warps a block aims at (TS_ROWWISE_BLOCK_WARPS unless a kernel knows better);
- * a block holds as many row groups as fit, at least one. */
-static inline ts_status ts_rowwise_make_plan(long long rows, int cols, int block_warps, ts_rowwise_plan *plan) {
+/* Warps a block of a one-pass launch aims at: one row group (W warps for a row of W slices), as
+ * small as the rows allow, so that blocks free their SM slots row by row. On the H200 against
+ * 8-warp blocks (bench/results/nvidia-h200-2026-12-01-norm-block-hint-ab.txt): +1-2% at 65536 x 1024
+ * for RMSNorm and LayerNorm + residual, equal at 16384 x 4096 (softmax, whose blocks then looped
+ * over a capped grid, lost 4%; in one pass it gained, ...-2026-12-01-softmax-rope-ab.txt). */
+#ifndef TS_ROWWISE_ONE_PASS_BLOCK_WARPS
+#define TS_ROWWISE_ONE_PASS_BLOCK_WARPS 1
+#endif
+
+/* Blocks of about block_warps warps, as many row groups each as fit (at least one); *row_groups
+ * is the grid of one pass, with no cap. */
+static inline ts_status ts_rowwise_plan_blocks(long long rows, int cols, int block_warps, ts_rowwise_plan *plan,
+                                               long long *row_groups) {
     const int w = (cols + TS_ROWWISE_E - 1) / TS_ROWWISE_E;
     int groups = block_warps / w;
     if (groups < 1) groups = 1;
@@ -90,24 +100,35 @@ static inline ts_status ts_rowwise_make_plan(long long rows, int cols, int block
     ts_status s = ts_kernel_sm_count(&sms);
     if (s != TS_SUCCESS) return s;
     long long blocks = (rows + groups - 1) / groups;
-    plan->row_groups = blocks;
+    *row_groups = blocks;
     const long long cap = (long long)sms * TS_ROWWISE_BLOCKS_PER_SM;
     if (blocks > cap) blocks = cap;
     plan->warps_per_row = w;
     plan->warps = groups * w;
-    plan->short_rows = plan->warps <= TS_ROWWISE_SHORT_WARPS;
+    plan->one_pass = 0;
     plan->grid = (unsigned)blocks;
     plan->shared_bytes = w > 1 ? (size_t)plan->warps * 2 * sizeof(float) : 0;
     return TS_SUCCESS;
 }
 
-/* For a family whose short instance may take the rows in one pass (a block per row group, no
- * grid-stride loop, kernels/norm/norm_variant.h): whether this plan can (short rows, every row
- * group a block of the launch), and if so the grid it needs. */
-static inline int ts_rowwise_take_one_pass(ts_rowwise_plan *plan) {
-    if (!plan->short_rows || plan->row_groups > INT_MAX) return 0;
-    plan->grid = (unsigned)plan->row_groups;
-    return 1;
+/* The launch plan of a family (kernels/norm, kernels/softmax) whose short instance takes the rows
+ * in one pass with a single dtype path: where `uniform` (the call's dtypes are that path's), the
+ * rows are short (at most TS_ROWWISE_SHORT_WARPS warps a row) and every row group fits a launch,
+ * one pass in blocks of TS_ROWWISE_ONE_PASS_BLOCK_WARPS; otherwise the general instance's blocks
+ * of about TS_ROWWISE_BLOCK_WARPS over a capped grid. */
+static inline ts_status ts_rowwise_make_plan(long long rows, int cols, int uniform, ts_rowwise_plan *plan) {
+    long long row_groups = 0;
+    ts_status s;
+    if (uniform) {
+        if ((s = ts_rowwise_plan_blocks(rows, cols, TS_ROWWISE_ONE_PASS_BLOCK_WARPS, plan, &row_groups)) != TS_SUCCESS)
+            return s;
+        if (plan->warps <= TS_ROWWISE_SHORT_WARPS && row_groups <= INT_MAX) {
+            plan->one_pass = 1;
+            plan->grid = (unsigned)row_groups;
+            return TS_SUCCESS;
+        }
+    }
+    return ts_rowwise_plan_blocks(rows, cols, TS_ROWWISE_BLOCK_WARPS, plan, &row_groups);
 }
 
 /* Defines launcher(params, plan, stream): kernel over the plan's grid, warps and shared memory. */

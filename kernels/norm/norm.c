@@ -14,15 +14,6 @@
 #define TS_NORM_SHORT_MIN_BLOCKS 4
 #endif
 
-/* Warps a block of the short instance aims at: one row group (W warps for a row of W slices), as
- * small as the rows allow, so that blocks free their SM slots row by row. Measured on the H200
- * against 8-warp blocks (bench/results/nvidia-h200-2026-12-01-norm-block-hint-ab.txt): +1-2% at
- * 65536 x 1024 (RMSNorm and LayerNorm + residual), equal at 16384 x 4096 (softmax, whose blocks
- * then looped over a capped grid, lost 4%; it has since taken one pass too, softmax.c). */
-#ifndef TS_NORM_FAST_BLOCK_WARPS
-#define TS_NORM_FAST_BLOCK_WARPS 1
-#endif
-
 /* 1: the 16-bit fast instances load the weight with the row and hold it in registers
  * (norm_variant.h); 0: they read it after the reductions, as the general instance does. */
 #ifndef TS_NORM_HOLD_PARAMS
@@ -82,20 +73,16 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
     p.param_dtype = (d.weight || d.bias) ? (int)d.param_dtype : (int)TS_DTYPE_F32;
     p.eps = d.eps;
     p.inv_cols = 1.0f / (float)d.cols;
-    /* The short instance takes one pass over uniform dtypes (norm_variant.h): a grid of every row
-     * group, which must fit the launch's block count, in blocks of one row group each. */
+    /* The short instance takes one pass over uniform dtypes (norm_variant.h). */
     const int uniform = d.out_dtype == d.dtype && (!(d.weight || d.bias) || d.param_dtype == d.dtype);
     ts_rowwise_plan plan;
-    if ((s = ts_rowwise_make_plan(d.rows, d.cols, uniform ? TS_NORM_FAST_BLOCK_WARPS : TS_ROWWISE_BLOCK_WARPS, &plan)) !=
-        TS_SUCCESS)
-        return s;
+    if ((s = ts_rowwise_make_plan(d.rows, d.cols, uniform, &plan)) != TS_SUCCESS) return s;
     p.warps_per_row = plan.warps_per_row;
-    const int fast = uniform && ts_rowwise_take_one_pass(&plan);
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][2] = {{ts_norm_bf16_launch, ts_norm_bf16_short_launch},
                                              {ts_norm_fp16_launch, ts_norm_fp16_short_launch},
                                              {ts_norm_f32_launch, ts_norm_f32_short_launch}};
-    return launchers[ts_rowwise_dtype_index(d.dtype)][fast](&p, &plan, stream);
+    return launchers[ts_rowwise_dtype_index(d.dtype)][plan.one_pass](&p, &plan, stream);
 }
 
 TS_EXTERN_C ts_status ts_layernorm(const ts_norm_desc *desc, ts_stream stream) { return ts_norm_run(desc, 0, stream); }

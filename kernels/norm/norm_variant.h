@@ -13,7 +13,7 @@
  *
  * The short instance (TS_ROWWISE_SHORT) is the fast path, specialized so that it fits the 64
  * registers its launch bounds allow (four 8-warp blocks per SM) with no spills: one row group per
- * block (norm.c: TS_NORM_FAST_BLOCK_WARPS), with no grid-stride loop whose loop-carried pointers
+ * block (kernels/common/rowwise.h: ts_rowwise_make_plan), with no grid-stride loop whose loop-carried pointers
  * the registers would have to hold, and the output and weight/bias dtype the input's, so that one
  * load and store path is compiled. norm.c sends every other case to the general instance.
  *   reads: TS_ROWWISE_NAME (the kernel; its launcher is TS_ROWWISE_NAME##_launch), TS_ROWWISE_DTYPE,

@@ -22,19 +22,6 @@ typedef struct ts_softmax_params {
 #define TS_SOFTMAX_SHORT_MIN_BLOCKS 4
 #endif
 
-/* 1 (the default): the short instance takes one pass over rows whose output dtype is the input's,
- * in blocks of TS_SOFTMAX_FAST_BLOCK_WARPS (one row group), as the norms' does (kernels/norm/norm.c);
- * other output dtypes take the looping instance. 0: the short instance loops over a capped grid of
- * 8-warp blocks, with any output dtype. On the H200 (scripts/gpu-ab.sh, two interleaved rounds,
- * bench/results/nvidia-h200-2026-12-01-softmax-rope-ab.txt) one pass took bf16 16384x4096 from
- * 3.84-3.86 to 4.02-4.03 TB/s and 65536x1024 from 4.06-4.07 to 4.11-4.14 (causal: +4-5%). */
-#ifndef TS_SOFTMAX_ONE_PASS
-#define TS_SOFTMAX_ONE_PASS 1
-#endif
-#ifndef TS_SOFTMAX_FAST_BLOCK_WARPS
-#define TS_SOFTMAX_FAST_BLOCK_WARPS 1
-#endif
-
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/softmax/softmax_variant.h"
 #define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_SOFTMAX_SHORT_MIN_BLOCKS
 #define TS_ROWWISE_INSTANCE_NAME ts_softmax_bf16
@@ -78,17 +65,16 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
     p.causal = d.causal;
     p.out_dtype = (int)d.out_dtype;
     p.scale_log2 = d.scale * 1.4426950408889634f;
-    const int uniform = TS_SOFTMAX_ONE_PASS && d.out_dtype == d.dtype;
+    /* The short instance takes one pass where the output dtype is the input's (softmax_variant.h):
+     * on the H200 (bench/results/nvidia-h200-2026-12-01-softmax-rope-ab.txt) bf16 16384x4096 went
+     * from 3.84-3.86 to 4.02-4.03 TB/s and 65536x1024 from 4.06-4.07 to 4.11-4.14 against its
+     * looping over a capped grid of 8-warp blocks (causal: +4-5%). */
     ts_rowwise_plan plan;
-    if ((s = ts_rowwise_make_plan(d.rows, d.cols, uniform ? TS_SOFTMAX_FAST_BLOCK_WARPS : TS_ROWWISE_BLOCK_WARPS,
-                                  &plan)) != TS_SUCCESS)
-        return s;
+    if ((s = ts_rowwise_make_plan(d.rows, d.cols, d.out_dtype == d.dtype, &plan)) != TS_SUCCESS) return s;
     p.warps_per_row = plan.warps_per_row;
-    /* With TS_SOFTMAX_ONE_PASS the short instance serves one-pass launches only. */
-    const int short_instance = TS_SOFTMAX_ONE_PASS ? uniform && ts_rowwise_take_one_pass(&plan) : plan.short_rows;
     typedef ts_status (*launcher)(const ts_softmax_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][2] = {{ts_softmax_bf16_launch, ts_softmax_bf16_short_launch},
                                              {ts_softmax_fp16_launch, ts_softmax_fp16_short_launch},
                                              {ts_softmax_f32_launch, ts_softmax_f32_short_launch}};
-    return launchers[ts_rowwise_dtype_index(d.dtype)][short_instance](&p, &plan, stream);
+    return launchers[ts_rowwise_dtype_index(d.dtype)][plan.one_pass](&p, &plan, stream);
 }

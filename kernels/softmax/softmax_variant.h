@@ -8,13 +8,12 @@
  * across the row's warps through shared memory), and the slice is scaled and stored.
  *   reads: TS_ROWWISE_NAME (the kernel; its launcher is TS_ROWWISE_NAME##_launch), TS_ROWWISE_DTYPE,
  *          TS_ROWWISE_BLOCK_WARPS_MAX (block size limit), TS_ROWWISE_MIN_BLOCKS (blocks per SM),
- *          TS_ROWWISE_SHORT, and TS_SOFTMAX_ONE_PASS (softmax.c): the short instance then takes one
- *          row group per block and the input dtype for the output. */
+ *          TS_ROWWISE_SHORT: the short instance takes one pass (a row group a block, no loop) and
+ *          the input dtype for the output (softmax.c, kernels/common/rowwise.h). */
 TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_BLOCKS, ts_softmax_params, p) {
     const int nw = p->warps_per_row, groups = ts_num_warps() / nw;
     const int warp = ts_warp_id(), group = warp / nw, w = warp % nw;
-    const int one_pass = TS_ROWWISE_SHORT && TS_SOFTMAX_ONE_PASS;
-    const int out_dtype = one_pass ? TS_ROWWISE_DTYPE : p->out_dtype;
+    const int out_dtype = TS_ROWWISE_SHORT ? TS_ROWWISE_DTYPE : p->out_dtype;
     const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE), out_bytes = TS_DTYPE_BYTES(out_dtype);
     float *slots = (float *)ts_shared_base() + 2 * nw * group;
     int parity = 0;
@@ -41,7 +40,7 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         if (nw > 1) sum = ts_group_sum(sum, slots, w, nw, &parity);
         ts_wv_mul_scalar(&h, &h, sum > 0.0f ? 1.0f / sum : 0.0f);
         ts_wv_store((unsigned char *)p->out + (row * p->out_stride + col0) * out_bytes, &h, out_dtype, n);
-        if (one_pass) break;
+        if (TS_ROWWISE_SHORT) break;
     }
 }
 

@@ -46,6 +46,17 @@
 #define ts_async_store(desc, st, b, h, tile_row, tile_col)                                         \
     ts_async_store_raw((desc), TS_ST_CDATA(st), TS_ST_DESC(st), (b), (h), (tile_row), (tile_col))
 
+/* Every copy first checks that the tile is the descriptor's shape and dtype, and traps if not.
+ * ts_async_check does only that; ts_async_store_unchecked stores without it (after a
+ * ts_async_check of the same descriptor and tile), for a store where no trap may be reached: on
+ * Hopper, one trap reachable where more registers were live than the launch's count (168 at 384
+ * threads) made ptxas allocate the whole kernel within that count rather than the consumers'
+ * setmaxnreg budget, and the GEMM's deferred store (results held through the main loop) spilled
+ * 400-1000 bytes. */
+#define ts_async_check(desc, st) ts_async_check_raw((desc), TS_ST_DESC(st))
+#define ts_async_store_unchecked(desc, st, b, h, tile_row, tile_col)                               \
+    ts_async_store_unchecked_raw((desc), TS_ST_CDATA(st), TS_ST_DESC(st), (b), (h), (tile_row), (tile_col))
+
 /* ts_async_store_commit(), ts_async_store_wait_read(), ts_async_store_wait_read_but_last() (all
  * but the most recent group have read their tiles: for two tiles used in turn),
  * ts_async_store_wait() and ts_async_fence_shared() come from the backend as they are. */

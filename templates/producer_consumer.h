@@ -40,7 +40,9 @@
  *   P_input     one stage of input tiles in shared memory
  *   P_output    the output stage, one per consumer warpgroup, in shared memory
  *   P_task      per-task state, computed by producer and consumers alike in setup
- *   P_consumer  a consumer warpgroup's registers (accumulators)
+ *   P_consumer  a consumer warpgroup's registers (accumulators). One lives through all of the
+ *               warpgroup's tasks, zeroed before the first: a task's results may wait in it
+ *               while the next task's multiplies run (the GEMM stores them that way)
  *   long long P_tasks(const PARAMS *p)                     how many tasks in all
  *   int  P_setup(const PARAMS *p, long long task, P_task *t)  fill t; return the iterations
  *   void P_load(const PARAMS *p, const P_task *t, P_input *in, ts_tbar *full, int iter)
@@ -58,8 +60,8 @@
  *        ts_wg_acc_fence). With TS_PC_COMPUTE_WAITS the hook commits and waits itself instead.
  *   void P_store(const PARAMS *p, const P_task *t, P_consumer *c, P_output *out, int consumer)
  *        the epilogue of one task
- *   void P_finish(const PARAMS *p, P_output *out, int consumer)
- *        after a consumer warpgroup's last task: complete what store left in flight
+ *   void P_finish(const PARAMS *p, P_consumer *c, P_output *out, int consumer)
+ *        after a consumer warpgroup's last task: complete what store left in flight or waiting
  *
  * The template also defines P_persistent_grid(device, tasks, &grid), the launch planner's grid for
  * the kernel, no larger than the device holds at once (so its blocks may wait on one another's
@@ -68,6 +70,8 @@
  * and undefines the TS_PC_ inputs. Two schedules run the same hooks (below): warp specialization on Hopper and the host,
  * where the warps are threads with real barriers so that CI tests the protocol itself, and
  * ping-pong on CDNA, which the host also runs in tests (tests/kernels/pingpong_kernels.c). */
+
+#include <string.h>
 
 #include "backends/cluster.h"
 #include "templates/consumer_info.h"
@@ -231,9 +235,10 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     for (int i = 0; i < TS_PC_STAGES - 1; ++i) TS_PC_ISSUE_NEXT_LOAD();
     long long ring = 0;
     int round = 0;
+    TS_PC_HOOK(consumer) c;
+    memset(&c, 0, sizeof c);
     for (long long task = first; task < tasks; task += step, ++round) {
         TS_PC_HOOK(task) t;
-        TS_PC_HOOK(consumer) c;
         const int iters = TS_PC_HOOK(setup)(p, task, &t);
         TS_PC_CONSUMER_INFO(c, task, round);
         TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
@@ -248,7 +253,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
     }
 #undef TS_PC_ISSUE_NEXT_LOAD
-    TS_PC_HOOK(finish)(p, &outputs[consumer], consumer);
+    TS_PC_HOOK(finish)(p, &c, &outputs[consumer], consumer);
 #else
     if (ts_warpgroup_id() == 0) {
         ts_set_max_regs_dec(TS_PC_PRODUCER_REGS);
@@ -270,9 +275,10 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         const int consumer = ts_warpgroup_id() - 1;
         long long ring = 0;
         int round = 0;
+        TS_PC_HOOK(consumer) c;
+        memset(&c, 0, sizeof c);
         for (long long task = first; task < tasks; task += step, ++round) {
             TS_PC_HOOK(task) t;
-            TS_PC_HOOK(consumer) c;
             const int iters = TS_PC_HOOK(setup)(p, task, &t);
             TS_PC_CONSUMER_INFO(c, task, round);
             TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
@@ -298,7 +304,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
             if (previous >= 0) TS_PC_RELEASE(&empty[previous]);
             TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
         }
-        TS_PC_HOOK(finish)(p, &outputs[consumer], consumer);
+        TS_PC_HOOK(finish)(p, &c, &outputs[consumer], consumer);
     }
 #endif
 #if TS_PC_CLUSTER > 1

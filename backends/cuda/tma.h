@@ -90,9 +90,8 @@ TS_DEVICE void ts_tma_load_cluster_async(void *st, ts_st_desc sd, const ts_async
 
 /* Starts storing st to tile (tile_row, tile_col) of matrix (b, h); elements outside the matrix
  * are not written. st must not change until ts_tma_store_wait_read() (or _wait) returns. */
-TS_DEVICE void ts_tma_store_async(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
-                                  int tile_row, int tile_col) {
-    ts_cuda_tma_check(d, sd);
+TS_DEVICE void ts_tma_store_async_unchecked(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
+                                            int tile_row, int tile_col) {
     __syncwarp();
     if (ts_lane_id() == 0) {
         const int bytes = TS_DTYPE_BYTES(sd.dtype);
@@ -109,6 +108,11 @@ TS_DEVICE void ts_tma_store_async(const ts_async_desc *d, const void *st, ts_st_
                          : "memory");
         }
     }
+}
+TS_DEVICE void ts_tma_store_async(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
+                                  int tile_row, int tile_col) {
+    ts_cuda_tma_check(d, sd);
+    ts_tma_store_async_unchecked(d, st, sd, b, h, tile_row, tile_col);
 }
 
 /* Bulk groups belong to the thread that issued them: lane 0 of the warp that stored. */
@@ -143,6 +147,8 @@ TS_DEVICE void ts_tma_fence_shared(void) { asm volatile("fence.proxy.async.share
 #define ts_async_load_raw ts_tma_load_async
 #define ts_async_load_cluster_raw ts_tma_load_cluster_async
 #define ts_async_store_raw ts_tma_store_async
+#define ts_async_store_unchecked_raw ts_tma_store_async_unchecked
+#define ts_async_check_raw ts_cuda_tma_check
 #define ts_async_store_commit ts_tma_store_commit
 #define ts_async_store_wait_read ts_tma_store_wait_read
 #define ts_async_store_wait_read_but_last ts_tma_store_wait_read_but_last

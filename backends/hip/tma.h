@@ -56,9 +56,8 @@ TS_DEVICE void ts_async_load_raw(void *st, ts_st_desc sd, const ts_async_desc *d
     ts_tbar_complete_bytes(bar, (unsigned)(sd.rows * sd.cols * bytes));
 }
 
-TS_DEVICE void ts_async_store_raw(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
-                                  int tile_row, int tile_col) {
-    ts_hip_async_check(d, sd);
+TS_DEVICE void ts_async_store_unchecked_raw(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
+                                            int tile_row, int tile_col) {
     const ts_gl *g = &d->gl;
     const int bytes = TS_DTYPE_BYTES(sd.dtype);
     const int per = 8 / bytes;
@@ -79,6 +78,12 @@ TS_DEVICE void ts_async_store_raw(const ts_async_desc *d, const void *st, ts_st_
         }
     }
 }
+TS_DEVICE void ts_async_store_raw(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
+                                  int tile_row, int tile_col) {
+    ts_hip_async_check(d, sd);
+    ts_async_store_unchecked_raw(d, st, sd, b, h, tile_row, tile_col);
+}
+#define ts_async_check_raw ts_hip_async_check
 
 /* The wave's stores are ordinary and done when the store returns; shared memory has no second
  * proxy to fence for. */

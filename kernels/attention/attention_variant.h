@@ -303,8 +303,9 @@ TS_DEVICE void TS_ATTN_FN(store)(const ts_attn_params *p, const ts_attn_task *t,
     }
 }
 
-TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(output) *out, int consumer) {
-    (void)p, (void)out, (void)consumer;
+TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) *c, TS_ATTN_FN(output) *out,
+                                  int consumer) {
+    (void)p, (void)c, (void)out, (void)consumer;
 }
 
 #define TS_PC_KERNEL TS_ATTN_FN(kernel)

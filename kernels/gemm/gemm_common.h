@@ -85,6 +85,21 @@
 #endif
 /* The parts of a consumer's results the staged store moves one at a time. */
 #define TS_GEMM_STORE_PARTS (TS_GEMM_WG_TILES * (TS_GEMM_BN / TS_GEMM_OUT_COLS))
+/* With the warp store, how many of a task's last parts wait in registers (C's 16 bits) and go out
+ * one a stage during the next task's first stages, each after that stage's multiplies are issued
+ * (the last task's in finish); the others go out at the end of the task, while no multiply runs
+ * (on the H200 that whole epilogue took ~7 of 183 us at 4096^3, bench/results/
+ * nvidia-h200-2026-12-01-gemm-epilogue-probes.txt). 0: none wait. Each costs a warp's
+ * 16 x TS_GEMM_OUT_COLS 16-bit results in registers through the main loop. */
+#ifndef TS_GEMM_DEFER_STORE
+#define TS_GEMM_DEFER_STORE (TS_GEMM_STAGED_STORE && TS_GEMM_WARP_STORE ? TS_GEMM_STORE_PARTS / 2 : 0)
+#endif
+#if TS_GEMM_DEFER_STORE && !(TS_GEMM_STAGED_STORE && TS_GEMM_WARP_STORE)
+#error "TS_GEMM_DEFER_STORE needs the staged warp store"
+#endif
+#if TS_GEMM_DEFER_STORE > TS_GEMM_STORE_PARTS
+#error "TS_GEMM_DEFER_STORE is at most TS_GEMM_STORE_PARTS"
+#endif
 #if TS_GEMM_WARP_STORE && TS_GEMM_STORE_PARTS % 2
 #error "TS_GEMM_WARP_STORE takes an even count of parts (BN / TS_GEMM_OUT_COLS per 64-row tile)"
 #endif

@@ -31,28 +31,37 @@ typedef struct TS_GEMM_FN(output) {
 
 typedef ts_gemm_task TS_GEMM_FN(task);
 
-/* One accumulator per 64-row A tile: a warp's 16 rows of each. */
+/* A lane's 32-bit words of one store part: a warp's 16 x TS_GEMM_OUT_COLS 16-bit results. */
+#define TS_GEMM_PART_WORDS (16 * TS_GEMM_OUT_COLS / 2 / TS_WARP_LANES)
+
+/* One accumulator per 64-row A tile: a warp's 16 rows of each. With the deferred store, the
+ * previous task's last TS_GEMM_DEFER_STORE parts too, in C's 16 bits, while pending (with their
+ * task's first 64-row tile of C and first TS_GEMM_OUT_COLS-column tile). */
 typedef struct TS_GEMM_FN(consumer) {
     TS_CAT(ts_rt_f32_16x, TS_GEMM_BN) acc[TS_GEMM_WG_TILES];
+#if TS_GEMM_DEFER_STORE
+    unsigned held[TS_GEMM_DEFER_STORE][TS_GEMM_PART_WORDS];
+    int pending, pending_m, pending_n;
+#endif
 } TS_GEMM_FN(consumer);
 
 #if TS_GEMM_STAGED_STORE
-/* Part q of a consumer's results in 16 bits (c16[r] holds 64-row tile r's: a warp's 16 rows) to C
- * through shared memory and a TMA store, which reads the tile while the warps go on: 64-row tile
- * q / halves, columns q % halves; C's tile (m_tile, n_tile) in 64 x TS_GEMM_OUT_COLS units is the
- * consumer's first. q must be a constant where this is inlined: an indexed register tile would
- * go to local memory. */
-TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const TS_CAT(ts_rt_bf16_16x, TS_GEMM_BN) *c16,
-                                      TS_GEMM_FN(output) *out, int consumer, int m_tile, int n_tile, int q) {
+/* Part q of a consumer's results in 16 bits to C through shared memory and a TMA store, which
+ * reads the tile while the warps go on: 64-row tile q / halves, columns q % halves; C's tile
+ * (m_tile, n_tile) in 64 x TS_GEMM_OUT_COLS units is the consumer's first. `values` are the part's
+ * TS_GEMM_PART_WORDS words, a 16 x TS_GEMM_OUT_COLS register tile of their own (one row of
+ * subtiles, laid out column after column); the bits are bf16 or fp16, stored alike. q must be a
+ * constant where this is inlined: an indexed register tile would go to local memory. checked 0:
+ * the tensor store does not check the tile against C's descriptor (ops/tma.h: for stores issued
+ * inside the main loop; the task's store checked it). */
+TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const void *values, TS_GEMM_FN(output) *out,
+                                      int consumer, int m_tile, int n_tile, int q, int checked) {
     const int halves = TS_GEMM_BN / TS_GEMM_OUT_COLS, r = q / halves, h = q % halves;
-    /* The part's subtiles are a 16 x TS_GEMM_OUT_COLS tile of their own (one row of subtiles, laid
-     * out column after column); the bits are bf16 or fp16, stored alike. */
     const ts_rt_desc part = ts_rt_make_desc(16, TS_GEMM_OUT_COLS, TS_DTYPE_BF16, TS_LAYOUT_ROW);
-    const void *values = &c16[r].v[0][h * (TS_GEMM_OUT_COLS / 16)][0];
     const int warp = ts_warp_in_group();
 #if TS_GEMM_WARP_STORE
     /* Each warp its own 16 rows: it waits only for its own stores, and no warp for another. */
-    (void)consumer;
+    (void)consumer, (void)checked;
     /* Parts alternate between the two tiles (an even count of parts a task keeps the turn). */
 #ifndef TS_GEMM_PROBE_NO_STORE_WAIT
     ts_async_store_wait_read_but_last();
@@ -61,7 +70,10 @@ TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const TS_CAT(ts_r
     ts_store_r2s_impl(TS_ST_DATA(tile), TS_ST_DESC(tile), values, part, 0, 0);
     ts_async_fence_shared();
 #ifndef TS_GEMM_PROBE_NO_TMA_STORE
-    ts_async_store(&p->c_store, tile, 0, 0, (m_tile + r) * 4 + warp, n_tile + h);
+    if (checked)
+        ts_async_store(&p->c_store, tile, 0, 0, (m_tile + r) * 4 + warp, n_tile + h);
+    else
+        ts_async_store_unchecked(&p->c_store, tile, 0, 0, (m_tile + r) * 4 + warp, n_tile + h);
     ts_async_store_commit();
 #endif
 #else
@@ -72,11 +84,34 @@ TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const TS_CAT(ts_r
     ts_async_fence_shared();
     ts_sync_named(consumer, 4);
     if (warp == 0) {
-        ts_async_store(&p->c_store, &out->c, 0, 0, m_tile + r, n_tile + h);
+        if (checked)
+            ts_async_store(&p->c_store, &out->c, 0, 0, m_tile + r, n_tile + h);
+        else
+            ts_async_store_unchecked(&p->c_store, &out->c, 0, 0, m_tile + r, n_tile + h);
         ts_async_store_commit();
     }
 #endif
 }
+
+/* The words of part q of c16 (c16[r] holds 64-row tile r's results: a warp's 16 rows). */
+#define TS_GEMM_PART_VALUES(c16, q)                                                                \
+    (&(c16)[(q) / (TS_GEMM_BN / TS_GEMM_OUT_COLS)].v[0][(q) % (TS_GEMM_BN / TS_GEMM_OUT_COLS) * (TS_GEMM_OUT_COLS / 16)][0])
+
+#if TS_GEMM_DEFER_STORE
+/* Held part k is the task's part TS_GEMM_STORE_PARTS - TS_GEMM_DEFER_STORE + k. */
+#define TS_GEMM_FIRST_HELD (TS_GEMM_STORE_PARTS - TS_GEMM_DEFER_STORE)
+/* Held parts from `from` on (all, from 0; the others went out during the task's first stages);
+ * nothing is held afterwards. */
+TS_DEVICE void TS_GEMM_FN(store_held)(const ts_gemm_params *p, TS_GEMM_FN(consumer) *c, TS_GEMM_FN(output) *out,
+                                      int consumer, int from) {
+    if (!c->pending) return;
+    TS_UNROLL /* constant parts keep the results in registers */
+    for (int k = 0; k < TS_GEMM_DEFER_STORE; ++k)
+        if (k >= from)
+            TS_GEMM_FN(store_part)(p, c->held[k], out, consumer, c->pending_m, c->pending_n, TS_GEMM_FIRST_HELD + k, 0);
+    c->pending = 0;
+}
+#endif
 #endif
 
 TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) { return ts_sk_tasks(&p->sk); }
@@ -208,7 +243,6 @@ TS_DEVICE void TS_GEMM_FN(init)(const ts_gemm_params *p, const ts_gemm_task *t, 
 TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                    const TS_GEMM_FN(input) *in, TS_GEMM_FN(output) *out, int iter, int consumer) {
     (void)p, (void)t, (void)out, (void)iter;
-    /* Issued only: the template commits, and waits one stage later (templates/producer_consumer.h). */
 #ifndef TS_GEMM_PROBE_NO_MMA
     ts_wg_fence();
     TS_UNROLL
@@ -217,6 +251,20 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
 #else
     (void)in, (void)consumer, (void)c;
 #endif
+#if TS_GEMM_DEFER_STORE
+    /* The first stages of a task store the previous task's results a part each while their
+     * multiplies run: the epilogue no longer leaves the tensor cores idle. */
+    ts_wg_commit();
+    if (c->pending && iter < TS_GEMM_DEFER_STORE) {
+        TS_UNROLL /* constant parts keep the results in registers */
+        for (int k = 0; k < TS_GEMM_DEFER_STORE; ++k)
+            if (k == iter)
+                TS_GEMM_FN(store_part)(p, c->held[k], out, consumer, c->pending_m, c->pending_n, TS_GEMM_FIRST_HELD + k, 0);
+    }
+    ts_wg_wait(0);
+#endif
+    /* Otherwise issued only: the template commits, and waits one stage later
+     * (templates/producer_consumer.h). */
 }
 
 TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
@@ -224,6 +272,10 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     if (t->iters == 0) return; /* an empty stream-K piece */
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r) ts_wg_acc_fence(&c->acc[r]);
+#if TS_GEMM_DEFER_STORE
+    /* What this task's stages left of the previous task's results. */
+    TS_GEMM_FN(store_held)(p, c, out, consumer, t->iters < TS_GEMM_DEFER_STORE ? t->iters : TS_GEMM_DEFER_STORE);
+#endif
 #if TS_GEMM_STREAM_K
     if (TS_GEMM_FN(stream_k_combine)(p, t, c, consumer)) return;
 #endif
@@ -253,9 +305,25 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
             for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
                 ts_convert_impl(TS_RT_DATA(&c16[r]), fp16, TS_RT_CDATA(&c->acc[r]), TS_RT_DESC(&c->acc[r]));
         }
+        const int n_tile0 = t->tn * (TS_GEMM_BN / TS_GEMM_OUT_COLS);
+#if TS_GEMM_DEFER_STORE
+        /* The first parts now, the rest from the next task's first stages (or finish), which
+         * store without checking the tile against C's descriptor: that is checked here. */
+        ts_async_check(&p->c_store, &out->c[0][0]);
+        TS_UNROLL /* constant parts keep the results in registers */
+        for (int q = 0; q < TS_GEMM_FIRST_HELD; ++q)
+            TS_GEMM_FN(store_part)(p, TS_GEMM_PART_VALUES(c16, q), out, consumer, m_tile0, n_tile0, q, 1);
+        TS_UNROLL
+        for (int k = 0; k < TS_GEMM_DEFER_STORE; ++k)
+            memcpy(c->held[k], TS_GEMM_PART_VALUES(c16, TS_GEMM_FIRST_HELD + k), sizeof c->held[k]);
+        c->pending = 1;
+        c->pending_m = m_tile0;
+        c->pending_n = n_tile0;
+#else
         TS_UNROLL /* constant parts keep the results in registers */
         for (int q = 0; q < TS_GEMM_STORE_PARTS; ++q)
-            TS_GEMM_FN(store_part)(p, c16, out, consumer, m_tile0, t->tn * (TS_GEMM_BN / TS_GEMM_OUT_COLS), q);
+            TS_GEMM_FN(store_part)(p, TS_GEMM_PART_VALUES(c16, q), out, consumer, m_tile0, n_tile0, q, 1);
+#endif
         return;
     }
 #else
@@ -269,8 +337,12 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     }
 }
 
-TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(output) *out, int consumer) {
-    (void)p, (void)out, (void)consumer;
+TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(consumer) *c, TS_GEMM_FN(output) *out,
+                                  int consumer) {
+    (void)p, (void)c, (void)out, (void)consumer;
+#if TS_GEMM_DEFER_STORE
+    TS_GEMM_FN(store_held)(p, c, out, consumer, 0);
+#endif
     /* The last staged stores must be done before the block's shared memory goes away (each warp
      * waits for those it issued). */
     ts_async_store_wait();
@@ -281,10 +353,17 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(output) *o
 #define TS_PC_HOOK(name) TS_GEMM_FN(name)
 #define TS_PC_STAGES TS_GEMM_STAGES
 #define TS_PC_CONSUMERS TS_GEMM_CONSUMERS
-#define TS_PC_PRODUCER_REGS 40
-#define TS_PC_CONSUMER_REGS 232
+#ifndef TS_GEMM_PRODUCER_REGS
+#define TS_GEMM_PRODUCER_REGS 40
+#define TS_GEMM_CONSUMER_REGS 232
+#endif
+#define TS_PC_PRODUCER_REGS TS_GEMM_PRODUCER_REGS
+#define TS_PC_CONSUMER_REGS TS_GEMM_CONSUMER_REGS
 #define TS_PC_CLUSTER TS_GEMM_CLUSTER
 #define TS_PC_LOAD_WARPS TS_GEMM_LOAD_WARPS
+#if TS_GEMM_DEFER_STORE
+#define TS_PC_COMPUTE_WAITS 1 /* compute stores between its multiplies' commit and wait */
+#endif
 #include "templates/producer_consumer.h"
 
 #undef TS_GEMM_NAME

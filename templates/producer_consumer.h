@@ -19,9 +19,11 @@
  *                     engine fed where one warp's issue loop would take as long as a stage's
  *                     compute (tens of dependent instructions per copy)
  *   TS_PC_COMPUTE_WAITS  optional, default 0; 1: P_compute commits and waits for its own
- *                     multiplies, none running when it returns, and the template neither commits
- *                     nor waits after it (on Hopper a commit with nothing issued costs a placeholder
- *                     multiply, which queues behind the other consumers' on the tensor cores)
+ *                     multiplies, none running when it returns (with TS_PC_RELEASE_LAG, at most
+ *                     the group it just committed), and the template neither commits nor waits
+ *                     after it but for the last stage of a task (on Hopper a commit with nothing
+ *                     issued costs a placeholder multiply, which queues behind the other
+ *                     consumers' on the tensor cores)
  *   TS_PC_CONSUMER_BARRIER  optional, default 0; 1 gives each consumer warpgroup a transaction
  *                     barrier of its own (arrival count 1), for operands the warpgroup loads itself
  *                     rather than through the stages: a tile that lasts the whole task, which it may
@@ -298,7 +300,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
                 TS_PC_RELEASE(&empty[s]);
 #endif
             }
-#if !TS_PC_COMPUTE_WAITS
+#if !TS_PC_COMPUTE_WAITS || TS_PC_RELEASE_LAG
             ts_wg_wait(0);
 #endif
             if (previous >= 0) TS_PC_RELEASE(&empty[previous]);

@@ -92,7 +92,7 @@
  * nvidia-h200-2026-12-01-gemm-epilogue-probes.txt). 0: none wait. Each costs a warp's
  * 16 x TS_GEMM_OUT_COLS 16-bit results in registers through the main loop. */
 #ifndef TS_GEMM_DEFER_STORE
-#define TS_GEMM_DEFER_STORE (TS_GEMM_STAGED_STORE && TS_GEMM_WARP_STORE ? TS_GEMM_STORE_PARTS / 2 : 0)
+#define TS_GEMM_DEFER_STORE (TS_GEMM_STAGED_STORE && TS_GEMM_WARP_STORE ? TS_GEMM_STORE_PARTS : 0)
 #endif
 #if TS_GEMM_DEFER_STORE && !(TS_GEMM_STAGED_STORE && TS_GEMM_WARP_STORE)
 #error "TS_GEMM_DEFER_STORE needs the staged warp store"

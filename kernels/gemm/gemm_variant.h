@@ -261,7 +261,11 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
             if (k == iter)
                 TS_GEMM_FN(store_part)(p, c->held[k], out, consumer, c->pending_m, c->pending_n, TS_GEMM_FIRST_HELD + k, 0);
     }
+#if TS_PC_RELEASE_LAG
+    ts_wg_wait(1); /* the previous stage's multiplies: the template hands that stage back */
+#else
     ts_wg_wait(0);
+#endif
 #endif
     /* Otherwise issued only: the template commits, and waits one stage later
      * (templates/producer_consumer.h). */

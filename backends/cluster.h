@@ -19,6 +19,7 @@
  *                                        memory and barrier initialisation across the cluster
  *   ts_tbar_arrive_cluster(bar, cta)     arrive on the barrier at bar's place in block `cta` of
  *                                        the cluster (the warp's one arrival, like ts_tbar_arrive)
+ *   ts_tbar_arrive_cluster_all(bar, n)   the same on blocks 0 .. n - 1 of the cluster at once
  *   ts_async_load_cluster (ops/tma.h)    every block of the cluster loads its share of a tile and
  *                                        multicasts it, so that each block's copy and barrier
  *                                        receive the whole tile
@@ -41,6 +42,10 @@ TS_DEVICE int ts_cluster_size(void) { return 1; }
 TS_DEVICE void ts_cluster_sync(void) { ts_sync_block(); }
 TS_DEVICE void ts_tbar_arrive_cluster(ts_tbar *bar, int cta) {
     (void)cta;
+    ts_tbar_arrive(bar);
+}
+TS_DEVICE void ts_tbar_arrive_cluster_all(ts_tbar *bar, int n) {
+    (void)n;
     ts_tbar_arrive(bar);
 }
 

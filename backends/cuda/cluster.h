@@ -44,6 +44,23 @@ TS_DEVICE void ts_tbar_arrive_cluster(ts_tbar *bar, int cta) {
     }
 }
 
+/* The warp arrives once on the barrier at bar's place in each of blocks 0 .. n - 1 of its cluster:
+ * lane c signals block c, all in one instruction (a cluster of one: ts_tbar_arrive). */
+TS_DEVICE void ts_tbar_arrive_cluster_all(ts_tbar *bar, int n) {
+    if (n == 1) {
+        ts_tbar_arrive(bar);
+        return;
+    }
+    __syncwarp();
+    if (ts_lane_id() < n) {
+        uint32_t remote;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                     : "=r"(remote)
+                     : "r"(ts_cuda_smem_addr(bar)), "r"((uint32_t)ts_lane_id()));
+        asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+    }
+}
+
 /* How many clusters of `cluster` blocks of this kernel the device holds at once: a cluster's blocks
  * must share one GPC, so on the H200 (132 SMs) fewer than 66 clusters of two may fit when each
  * block fills an SM. Persistent kernels size their grid by it. */

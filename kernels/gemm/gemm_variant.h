@@ -365,6 +365,7 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(consumer) 
 #define TS_PC_CONSUMER_REGS TS_GEMM_CONSUMER_REGS
 #define TS_PC_CLUSTER TS_GEMM_CLUSTER
 #define TS_PC_LOAD_WARPS TS_GEMM_LOAD_WARPS
+#define TS_PC_WARPGROUP_RELEASE TS_GEMM_WARPGROUP_RELEASE /* the stages are read by multiplies only */
 #if TS_GEMM_DEFER_STORE
 #define TS_PC_COMPUTE_WAITS 1 /* compute stores between its multiplies' commit and wait */
 #endif

@@ -26,6 +26,7 @@
 /* Clusters of one block (every backend but CUDA): the cluster load is the plain load. */
 #ifndef ts_async_load_cluster_raw
 #define ts_async_load_cluster_raw ts_async_load_raw
+#define ts_async_load_cluster_unchecked_raw ts_async_load_unchecked_raw
 #endif
 
 #define TS_ASYNC_MAX_TILE_ROWS 256

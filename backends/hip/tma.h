@@ -31,9 +31,8 @@ TS_DEVICE const unsigned char *ts_hip_async_src(const ts_gl *g, int bytes, long 
     return (const unsigned char *)g->ptr + ts_gl_offset(g, b, h, r, c) * bytes;
 }
 
-TS_DEVICE void ts_async_load_raw(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
-                                 int tile_row, int tile_col, ts_tbar *bar) {
-    ts_hip_async_check(d, sd);
+TS_DEVICE void ts_async_load_unchecked_raw(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
+                                           int tile_row, int tile_col, ts_tbar *bar) {
     const ts_gl *g = &d->gl;
     const int bytes = TS_DTYPE_BYTES(sd.dtype);
     const int per = 8 / bytes;
@@ -54,6 +53,11 @@ TS_DEVICE void ts_async_load_raw(void *st, ts_st_desc sd, const ts_async_desc *d
         *(unsigned long long *)((unsigned char *)st + (long long)ts_st_index(sd, r, c) * bytes) = v;
     }
     ts_tbar_complete_bytes(bar, (unsigned)(sd.rows * sd.cols * bytes));
+}
+TS_DEVICE void ts_async_load_raw(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
+                                 int tile_row, int tile_col, ts_tbar *bar) {
+    ts_hip_async_check(d, sd);
+    ts_async_load_unchecked_raw(st, sd, d, b, h, tile_row, tile_col, bar);
 }
 
 TS_DEVICE void ts_async_store_unchecked_raw(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,

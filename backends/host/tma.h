@@ -32,9 +32,8 @@ TS_DEVICE unsigned char *ts_host_async_elem(const ts_gl *g, int bytes, long long
     return (unsigned char *)g->ptr + ts_gl_offset(g, b, h, r, c) * bytes;
 }
 
-TS_DEVICE void ts_async_load_raw(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
-                                 int tile_row, int tile_col, ts_tbar *bar) {
-    ts_host_async_check(d, sd);
+TS_DEVICE void ts_async_load_unchecked_raw(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
+                                           int tile_row, int tile_col, ts_tbar *bar) {
     const int bytes = TS_DTYPE_BYTES(sd.dtype);
     const long long r0 = (long long)tile_row * sd.rows, c0 = (long long)tile_col * sd.cols;
     for (int r = 0; r < sd.rows; ++r)
@@ -47,6 +46,11 @@ TS_DEVICE void ts_async_load_raw(void *st, ts_st_desc sd, const ts_async_desc *d
                 memset(dst, 0, (size_t)bytes);
         }
     ts_tbar_complete_bytes(bar, (unsigned)(sd.rows * sd.cols * bytes));
+}
+TS_DEVICE void ts_async_load_raw(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
+                                 int tile_row, int tile_col, ts_tbar *bar) {
+    ts_host_async_check(d, sd);
+    ts_async_load_unchecked_raw(st, sd, d, b, h, tile_row, tile_col, bar);
 }
 
 TS_DEVICE void ts_async_store_unchecked_raw(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,

@@ -374,6 +374,7 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(consumer) 
 #define TS_PC_WARPGROUP_RELEASE TS_GEMM_WARPGROUP_RELEASE /* the stages are read by multiplies only */
 #if TS_GEMM_DEFER_STORE
 #define TS_PC_COMPUTE_WAITS 1 /* compute stores between its multiplies' commit and wait */
+#define TS_PC_PERSISTENT_CONSUMER 1 /* the held results cross into the next task */
 #endif
 #include "templates/producer_consumer.h"
 

@@ -1,9 +1,10 @@
 /* Selects the asynchronous tile copies of the backend being built (TMA on Hopper, a copying wave on
  * CDNA, the warp thread on the host), and declares the host function that makes their descriptor.
- * Every backend provides ts_async_desc, ts_async_load_raw, ts_async_store_raw,
- * ts_async_store_commit, ts_async_store_wait_read, ts_async_store_wait and ts_async_fence_shared,
- * and may provide ts_async_load_cluster_raw (default below); ops/tma.h
- * puts tile types on them. */
+ * Every backend provides ts_async_desc, ts_async_check_raw (traps where a tile is not the
+ * descriptor's), ts_async_load_unchecked_raw, ts_async_store_unchecked_raw, ts_async_store_commit,
+ * ts_async_store_wait_read, ts_async_store_wait and ts_async_fence_shared, and may provide
+ * ts_async_load_cluster_unchecked_raw (default below); the checked copies are defined here once,
+ * and ops/tma.h puts tile types on them. */
 #ifndef TESSERA_BACKENDS_TMA_H
 #define TESSERA_BACKENDS_TMA_H
 
@@ -21,14 +22,30 @@
 #include "backends/host/tma.h"
 #endif
 
-/* Largest tile side a descriptor moves (TMA's box limit), and the bound on coordinates (TMA's are
- * signed 32-bit). */
 /* Clusters of one block (every backend but CUDA): the cluster load is the plain load. */
-#ifndef ts_async_load_cluster_raw
-#define ts_async_load_cluster_raw ts_async_load_raw
+#ifndef ts_async_load_cluster_unchecked_raw
 #define ts_async_load_cluster_unchecked_raw ts_async_load_unchecked_raw
 #endif
 
+/* The copies with the check of the tile against the descriptor. */
+TS_DEVICE void ts_async_load_raw(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h, int tile_row,
+                                 int tile_col, ts_tbar *bar) {
+    ts_async_check_raw(d, sd);
+    ts_async_load_unchecked_raw(st, sd, d, b, h, tile_row, tile_col, bar);
+}
+TS_DEVICE void ts_async_load_cluster_raw(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
+                                         int tile_row, int tile_col, ts_tbar *bar) {
+    ts_async_check_raw(d, sd);
+    ts_async_load_cluster_unchecked_raw(st, sd, d, b, h, tile_row, tile_col, bar);
+}
+TS_DEVICE void ts_async_store_raw(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h, int tile_row,
+                                  int tile_col) {
+    ts_async_check_raw(d, sd);
+    ts_async_store_unchecked_raw(d, st, sd, b, h, tile_row, tile_col);
+}
+
+/* Largest tile side a descriptor moves (TMA's box limit), and the bound on coordinates (TMA's are
+ * signed 32-bit). */
 #define TS_ASYNC_MAX_TILE_ROWS 256
 #define TS_ASYNC_MAX_DIM 2147483647LL
 /* Byte strides below this (TMA's limit). */

@@ -70,11 +70,6 @@ TS_DEVICE void ts_tma_load_async_unchecked(void *st, ts_st_desc sd, const ts_asy
     __syncwarp();
     if (ts_lane_id() == 0) ts_tma_load_chunks(st, sd, d, b, h, tile_row, tile_col, bar, 0, 1, 0);
 }
-TS_DEVICE void ts_tma_load_async(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
-                                 int tile_row, int tile_col, ts_tbar *bar) {
-    ts_cuda_tma_check(d, sd);
-    ts_tma_load_async_unchecked(st, sd, d, b, h, tile_row, tile_col, bar);
-}
 
 /* The cluster's form of ts_tma_load_async (backends/cluster.h): every block of the cluster calls it
  * for the same tile; block r issues the column chunks r, r + size, ... and multicasts each to every
@@ -89,11 +84,6 @@ TS_DEVICE void ts_tma_load_cluster_async_unchecked(void *st, ts_st_desc sd, cons
     if (ts_lane_id() == 0)
         ts_tma_load_chunks(st, sd, d, b, h, tile_row, tile_col, bar, (int)rank, (int)size,
                            size == 1 ? (unsigned short)0 : (unsigned short)((1u << size) - 1u));
-}
-TS_DEVICE void ts_tma_load_cluster_async(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
-                                         int tile_row, int tile_col, ts_tbar *bar) {
-    ts_cuda_tma_check(d, sd);
-    ts_tma_load_cluster_async_unchecked(st, sd, d, b, h, tile_row, tile_col, bar);
 }
 
 /* Starts storing st to tile (tile_row, tile_col) of matrix (b, h); elements outside the matrix
@@ -116,11 +106,6 @@ TS_DEVICE void ts_tma_store_async_unchecked(const ts_async_desc *d, const void *
                          : "memory");
         }
     }
-}
-TS_DEVICE void ts_tma_store_async(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
-                                  int tile_row, int tile_col) {
-    ts_cuda_tma_check(d, sd);
-    ts_tma_store_async_unchecked(d, st, sd, b, h, tile_row, tile_col);
 }
 
 /* Bulk groups belong to the thread that issued them: lane 0 of the warp that stored. */
@@ -152,11 +137,8 @@ TS_DEVICE void ts_tma_store_wait(void) {
 TS_DEVICE void ts_tma_fence_shared(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
 /* The backend-neutral names ops/tma.h uses. */
-#define ts_async_load_raw ts_tma_load_async
-#define ts_async_load_cluster_raw ts_tma_load_cluster_async
 #define ts_async_load_unchecked_raw ts_tma_load_async_unchecked
 #define ts_async_load_cluster_unchecked_raw ts_tma_load_cluster_async_unchecked
-#define ts_async_store_raw ts_tma_store_async
 #define ts_async_store_unchecked_raw ts_tma_store_async_unchecked
 #define ts_async_check_raw ts_cuda_tma_check
 #define ts_async_store_commit ts_tma_store_commit

@@ -47,11 +47,6 @@ TS_DEVICE void ts_async_load_unchecked_raw(void *st, ts_st_desc sd, const ts_asy
         }
     ts_tbar_complete_bytes(bar, (unsigned)(sd.rows * sd.cols * bytes));
 }
-TS_DEVICE void ts_async_load_raw(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
-                                 int tile_row, int tile_col, ts_tbar *bar) {
-    ts_host_async_check(d, sd);
-    ts_async_load_unchecked_raw(st, sd, d, b, h, tile_row, tile_col, bar);
-}
 
 TS_DEVICE void ts_async_store_unchecked_raw(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
                                             int tile_row, int tile_col) {
@@ -64,11 +59,6 @@ TS_DEVICE void ts_async_store_unchecked_raw(const ts_async_desc *d, const void *
                 memcpy(dst, (const unsigned char *)st + (long long)ts_st_index(sd, r, c) * bytes,
                        (size_t)bytes);
         }
-}
-TS_DEVICE void ts_async_store_raw(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
-                                  int tile_row, int tile_col) {
-    ts_host_async_check(d, sd);
-    ts_async_store_unchecked_raw(d, st, sd, b, h, tile_row, tile_col);
 }
 #define ts_async_check_raw ts_host_async_check
 

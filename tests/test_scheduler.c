@@ -27,6 +27,21 @@ Test(scheduler, grouped_order_visits_every_tile_once) {
     }
 }
 
+Test(scheduler, grids_past_32_bits_map_tasks_as_small_ones_do) {
+    /* 65536 x 65536 tiles: tasks past 2^31 take the 64-bit path; each task's tile follows the
+     * grouped order's formula (groups of 8 rows, down the rows of a group, then right). */
+    ts_tile_sched s = ts_sched_make(65536, 65536, 8);
+    cr_assert_eq(s.tasks, 65536LL * 65536);
+    const long long tasks[] = {0, 7, 8, 524287, 524288, 2147483647LL, 2147483648LL, 3000000001LL, s.tasks - 1};
+    for (int k = 0; k < 9; ++k) {
+        const long long t = tasks[k], per_group = 8LL * 65536;
+        int tm, tn;
+        ts_sched_tile(&s, t, &tm, &tn);
+        cr_assert_eq(tm, (int)(t / per_group * 8 + t % per_group % 8), "task %lld", t);
+        cr_assert_eq(tn, (int)(t % per_group / 8), "task %lld", t);
+    }
+}
+
 Test(scheduler, a_wave_of_tasks_touches_few_rows_and_columns) {
     /* 132 consecutive tasks of a 32x32 tile grid in groups of 8 rows touch 8 rows and 17 columns,
      * against 5 rows and 32 columns in row-major order: the grouping is what keeps them in L2. */

@@ -76,14 +76,6 @@
  *                     ping-pong build measured on the H200 (all slower) had its wgmma serialized
  *                     by ptxas; it now compiles without (scripts/gates.sh checks): not yet
  *                     measured as it stands. */
-/* Producer warps that issue a stage's copies: 1 (K then V) or 2 (K and V at once). */
-#ifndef TS_ATTN_LOAD_WARPS
-#define TS_ATTN_LOAD_WARPS 1
-#endif
-#if TS_ATTN_LOAD_WARPS != 1 && TS_ATTN_LOAD_WARPS != 2
-#error "TS_ATTN_LOAD_WARPS is 1 or 2"
-#endif
-
 #ifndef TS_ATTN_PINGPONG
 #define TS_ATTN_PINGPONG 0
 #endif

@@ -80,18 +80,10 @@ TS_DEVICE int TS_ATTN_FN(setup)(const ts_attn_params *p, long long task, ts_attn
 
 TS_DEVICE void TS_ATTN_FN(load)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(input) *in,
                                 ts_tbar *full, int iter) {
-    const int hkv = t->hq / p->group, warp = ts_warp_in_group();
-    /* The tiles are checked against their descriptors at a task's first stage only, off the path
-     * from a stage's release to its refill (ops/tma.h); with two load warps K and V go out at once. */
-    if (iter == 0) {
-        ts_async_check(&p->k, &in->k);
-        ts_async_check(&p->v, &in->v);
-    }
-    if (warp == 0) {
-        ts_tbar_expect_bytes(full, TS_ASYNC_BYTES(&in->k) + TS_ASYNC_BYTES(&in->v));
-        ts_async_load_unchecked(&in->k, &p->k, t->b, hkv, iter, 0, full);
-    }
-    if (warp == TS_ATTN_LOAD_WARPS - 1) ts_async_load_unchecked(&in->v, &p->v, t->b, hkv, iter, 0, full);
+    const int hkv = t->hq / p->group;
+    ts_tbar_expect_bytes(full, TS_ASYNC_BYTES(&in->k) + TS_ASYNC_BYTES(&in->v));
+    ts_async_load(&in->k, &p->k, t->b, hkv, iter, 0, full);
+    ts_async_load(&in->v, &p->v, t->b, hkv, iter, 0, full);
 }
 
 /* The warp's first query row in the whole sequence. */
@@ -323,7 +315,6 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #define TS_PC_CONSUMERS TS_ATTN_CONSUMERS
 #define TS_PC_PRODUCER_REGS 40
 #define TS_PC_CONSUMER_REGS 232
-#define TS_PC_LOAD_WARPS TS_ATTN_LOAD_WARPS
 #define TS_PC_CONSUMER_BARRIER 1
 #define TS_PC_CONSUMER_SCRATCH 4 /* a float a warp: pin_softmax */
 /* compute commits and waits for its own products (every one has landed when it returns). */

@@ -35,6 +35,8 @@
  *                     warpgroup's tasks (see P_consumer). Off where nothing crosses tasks: the
  *                     attention kernel, with its consumer declared per task, measured ~1% faster
  *                     at D = 128 on the H200
+ *   TS_PC_WARPGROUP_RELEASE  optional, default 0; 1: one warp per consumer warpgroup hands a
+ *                     stage back (see its definition below)
  *   TS_PC_CLUSTER     optional, default 1: blocks per thread-block cluster (backends/cluster.h),
  *                     at most TS_CLUSTER_MAX. The blocks of a cluster work on the same task at
  *                     once (each tells its part by ts_cluster_rank()), and a stage is refilled

@@ -273,8 +273,8 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
     ts_wg_wait(0);
 #endif
 #endif
-    /* Otherwise issued only: the template commits, and waits one stage later
-     * (templates/producer_consumer.h). */
+    /* Without the deferred store the multiplies are only issued here: the template commits them
+     * and waits (templates/producer_consumer.h). */
 }
 
 TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
@@ -363,12 +363,8 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(consumer) 
 #define TS_PC_HOOK(name) TS_GEMM_FN(name)
 #define TS_PC_STAGES TS_GEMM_STAGES
 #define TS_PC_CONSUMERS TS_GEMM_CONSUMERS
-#ifndef TS_GEMM_PRODUCER_REGS
-#define TS_GEMM_PRODUCER_REGS 40
-#define TS_GEMM_CONSUMER_REGS 232
-#endif
-#define TS_PC_PRODUCER_REGS TS_GEMM_PRODUCER_REGS
-#define TS_PC_CONSUMER_REGS TS_GEMM_CONSUMER_REGS
+#define TS_PC_PRODUCER_REGS 40
+#define TS_PC_CONSUMER_REGS 232
 #define TS_PC_CLUSTER TS_GEMM_CLUSTER
 #define TS_PC_LOAD_WARPS TS_GEMM_LOAD_WARPS
 #define TS_PC_WARPGROUP_RELEASE TS_GEMM_WARPGROUP_RELEASE /* the stages are read by multiplies only */

@@ -50,7 +50,8 @@
  * ts_async_check does only that; the _unchecked copies go without it, after a ts_async_check of
  * the same descriptor and tile: for copies on a latency-critical path (the GEMM producer checks a
  * task's first stage only: on the H200, 4096^3 went from 0.995x to 0.998x of cuBLAS without the
- * per-stage checks), or where no trap may be reached (on Hopper, one trap reachable where more
+ * per-stage checks; measure it per kernel: the same change made attention's producer 5-7% slower
+ * at D = 64, not yet understood), or where no trap may be reached (on Hopper, one trap reachable where more
  * registers were live than the launch's count, 168 at 384 threads, made ptxas allocate the whole
  * kernel within that count rather than the consumers' setmaxnreg budget, and the GEMM's deferred
  * store, results held through the main loop, spilled 400-1000 bytes). */

@@ -117,6 +117,9 @@ run_backend() {
     for variant in "gemm-bk32-lag|-DTS_GEMM_BK=32 -DTS_PC_RELEASE_LAG=1|test_gemm" \
                    "gemm-256x128|-DTS_GEMM_WG_TILES=2 -DTS_GEMM_BN=128 -DTS_GEMM_CLUSTER_ACROSS_N=1|test_gemm" \
                    "gemm-block-store|-DTS_GEMM_WARP_STORE=0|test_gemm" \
+                   "gemm-store-at-end|-DTS_GEMM_DEFER_STORE=0|test_gemm" \
+                   "gemm-defer-half|-DTS_GEMM_DEFER_STORE=2|test_gemm" \
+                   "gemm-b-shares|-DTS_GEMM_B_SHARES=2|test_gemm" \
                    "gemm-stream-k|-DTS_GEMM_STREAM_K=1|test_gemm" \
                    "attention-pingpong|-DTS_ATTN_PINGPONG=1|test_attention"; do
       IFS='|' read -r name flags tests <<<"$variant"

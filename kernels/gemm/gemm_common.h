@@ -135,10 +135,18 @@
 #define TS_GEMM_CLUSTER_ACROSS_N 0
 #endif
 
-/* Producer warps that issue a stage's copies, each its share of the A tiles and the B tile
+/* B's copies in this many shares, each issued by a warp of its own where there are warps for them
+ * (ts_async_load_share_unchecked: B's column chunks dealt to the shares), an A/B option: the GEMM
+ * is sensitive to the time from a stage's release to its refill (docs/results.md). */
+#ifndef TS_GEMM_B_SHARES
+#define TS_GEMM_B_SHARES 1
+#endif
+/* Producer warps that issue a stage's copies, each its share of the A tiles and B's shares
  * (TS_PC_LOAD_WARPS): one copy each where there are warps for them. */
 #ifndef TS_GEMM_LOAD_WARPS
-#define TS_GEMM_LOAD_WARPS (TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + 1 < 4 ? TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + 1 : 4)
+#define TS_GEMM_LOAD_WARPS                                                                         \
+    (TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + TS_GEMM_B_SHARES < 4 ? TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + TS_GEMM_B_SHARES \
+                                                                 : 4)
 #endif
 
 /* 1: ts_gemm_ex shares the last waves of tiles out by K where it is given a workspace (stream-K,

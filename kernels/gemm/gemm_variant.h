@@ -209,7 +209,8 @@ TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, 
     if (warp == 0)
         ts_tbar_expect_bytes(full, TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES * TS_ASYNC_BYTES(&in->a[0]) +
                                        TS_ASYNC_BYTES(&in->b));
-    /* Copy c < a_tiles is A tile c, copy a_tiles is B; warp w issues copies w, w + LOAD_WARPS, ....
+    /* Copy c < a_tiles is A tile c, copies a_tiles .. are B's shares; warp w issues copies w,
+     * w + LOAD_WARPS, ....
      * The operand the cluster's blocks have in common is loaded once for all of them. */
     const int a_tiles = TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES;
     /* The tiles are checked against their descriptors at a task's first stage only: the checks
@@ -218,7 +219,7 @@ TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, 
         ts_async_check(&p->a, &in->a[0]);
         ts_async_check(&p->b, &in->b);
     }
-    for (int c = warp; c <= a_tiles; c += TS_GEMM_LOAD_WARPS) {
+    for (int c = warp; c < a_tiles + TS_GEMM_B_SHARES; c += TS_GEMM_LOAD_WARPS) {
         if (c < a_tiles) {
             const int m_tile = t->tm * a_tiles + c;
             const int row = TS_GEMM_A_ROW(m_tile, t->k0 + iter), col = TS_GEMM_A_COL(m_tile, t->k0 + iter);
@@ -228,10 +229,11 @@ TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, 
                 ts_async_load_unchecked(&in->a[c], &p->a, 0, 0, row, col, full);
         } else {
             const int row = TS_GEMM_B_ROW(t->k0 + iter, t->tn), col = TS_GEMM_B_COL(t->k0 + iter, t->tn);
+            const int share = c - a_tiles;
             if (p->cluster_n)
-                ts_async_load_unchecked(&in->b, &p->b, 0, 0, row, col, full);
+                ts_async_load_share_unchecked(&in->b, &p->b, 0, 0, row, col, full, share, TS_GEMM_B_SHARES);
             else
-                ts_async_load_cluster_unchecked(&in->b, &p->b, 0, 0, row, col, full);
+                ts_async_load_cluster_share_unchecked(&in->b, &p->b, 0, 0, row, col, full, share, TS_GEMM_B_SHARES);
         }
     }
 }

@@ -45,6 +45,14 @@ TS_DEVICE void ts_async_load_cluster_share_unchecked_raw(void *st, ts_st_desc sd
 }
 #endif
 
+/* An L2 prefetch of a tile ahead of its load, where the backend has one (Hopper); a no-op elsewhere. */
+#ifndef ts_async_prefetch_l2_raw
+TS_DEVICE void ts_async_prefetch_l2_raw(const ts_async_desc *d, ts_st_desc sd, int b, int h, int tile_row,
+                                        int tile_col) {
+    (void)d, (void)sd, (void)b, (void)h, (void)tile_row, (void)tile_col;
+}
+#endif
+
 /* The copies with the check of the tile against the descriptor. */
 TS_DEVICE void ts_async_load_raw(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h, int tile_row,
                                  int tile_col, ts_tbar *bar) {

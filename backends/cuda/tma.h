@@ -96,6 +96,20 @@ TS_DEVICE void ts_tma_load_cluster_async_unchecked(void *st, ts_st_desc sd, cons
     ts_tma_load_cluster_share_unchecked(st, sd, d, b, h, tile_row, tile_col, bar, 0, 1);
 }
 
+/* Asks the L2 to fetch tile (tile_row, tile_col) of matrix (b, h), of st's shape, ahead of a load
+ * of it; nothing lands in shared memory. Lane 0 issues, one prefetch per column chunk. */
+TS_DEVICE void ts_tma_prefetch_l2(const ts_async_desc *d, ts_st_desc sd, int b, int h, int tile_row, int tile_col) {
+    __syncwarp();
+    if (ts_lane_id() != 0) return;
+    const int bytes = TS_DTYPE_BYTES(sd.dtype);
+    const int chunk_cols = ts_cuda_st_swizzle_bytes(sd.cols * bytes) / bytes;
+    const unsigned long long map = (unsigned long long)(const void *)&d->map;
+    for (int c = 0; c < sd.cols / chunk_cols; ++c)
+        asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\n" ::"l"(map),
+                     "r"(tile_col * sd.cols + c * chunk_cols), "r"(tile_row * sd.rows), "r"(h), "r"(b)
+                     : "memory");
+}
+
 /* Starts storing st to tile (tile_row, tile_col) of matrix (b, h); elements outside the matrix
  * are not written. st must not change until ts_tma_store_wait_read() (or _wait) returns. */
 TS_DEVICE void ts_tma_store_async_unchecked(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
@@ -150,6 +164,7 @@ TS_DEVICE void ts_tma_fence_shared(void) { asm volatile("fence.proxy.async.share
 #define ts_async_load_unchecked_raw ts_tma_load_async_unchecked
 #define ts_async_load_cluster_unchecked_raw ts_tma_load_cluster_async_unchecked
 #define ts_async_load_share_unchecked_raw ts_tma_load_share_unchecked
+#define ts_async_prefetch_l2_raw ts_tma_prefetch_l2
 #define ts_async_load_cluster_share_unchecked_raw ts_tma_load_cluster_share_unchecked
 #define ts_async_store_unchecked_raw ts_tma_store_async_unchecked
 #define ts_async_check_raw ts_cuda_tma_check

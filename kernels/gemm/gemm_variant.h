@@ -119,6 +119,7 @@ TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) { return ts_sk_ta
 TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm_task *t) {
     long long unit = task;
     int k_end = p->k_iters;
+    t->task = task;
     t->tm = t->tn = t->k0 = 0;
     t->kind = TS_SK_WHOLE;
     t->boundary = 0;
@@ -219,6 +220,27 @@ TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, 
         ts_async_check(&p->a, &in->a[0]);
         ts_async_check(&p->b, &in->b);
     }
+#if TS_GEMM_PREFETCH_NEXT
+    if (iter == (t->iters > TS_GEMM_PREFETCH_LEAD ? t->iters - TS_GEMM_PREFETCH_LEAD : 0)) {
+        /* The next task of this block's cluster: its first k tiles, the copies this warp issues. */
+        ts_gemm_task next;
+        const long long next_task = t->task + ts_grid_x() / TS_GEMM_CLUSTER;
+        if (next_task < TS_GEMM_FN(tasks)(p) && TS_GEMM_FN(setup)(p, next_task, &next) > 0) {
+            const int ahead = next.iters < TS_GEMM_PREFETCH_NEXT ? next.iters : TS_GEMM_PREFETCH_NEXT;
+            for (int c = warp; c < a_tiles + TS_GEMM_B_SHARES; c += TS_GEMM_LOAD_WARPS)
+                for (int k = 0; k < ahead; ++k) {
+                    if (c < a_tiles) {
+                        const int m_tile = next.tm * a_tiles + c;
+                        ts_async_prefetch_l2(&p->a, &in->a[c], 0, 0, TS_GEMM_A_ROW(m_tile, next.k0 + k),
+                                             TS_GEMM_A_COL(m_tile, next.k0 + k));
+                    } else if (c == a_tiles) {
+                        ts_async_prefetch_l2(&p->b, &in->b, 0, 0, TS_GEMM_B_ROW(next.k0 + k, next.tn),
+                                             TS_GEMM_B_COL(next.k0 + k, next.tn));
+                    }
+                }
+        }
+    }
+#endif
     for (int c = warp; c < a_tiles + TS_GEMM_B_SHARES; c += TS_GEMM_LOAD_WARPS) {
         if (c < a_tiles) {
             const int m_tile = t->tm * a_tiles + c;

@@ -224,7 +224,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     if (ts_warp_id() == 0) {
         for (int s = 0; s < TS_PC_STAGES; ++s) {
             ts_tbar_init(&full[s], 1);
-            /* Every consumer warp of every block of the cluster hands a stage back. */
+            /* Every releasing consumer warp of every block of the cluster hands a stage back. */
             ts_tbar_init(&empty[s], TS_PC_RELEASING_WARPS * TS_PC_CONSUMERS * TS_PC_CLUSTER);
         }
 #if TS_PC_CONSUMER_BARRIER

@@ -27,20 +27,9 @@ TS_LAYOUT_FN ts_tile_sched ts_sched_make(int tiles_m, int tiles_n, int group_m) 
     return s;
 }
 
-/* The tile (tm, tn) of task `task` (0 <= task < s->tasks). In 32 bits where the numbers fit (any
- * grid of fewer than 2^31 tasks): on the GPU a 64-bit division is a call of some 70 instructions,
- * on every task's way from one tile to the next. */
+/* The tile (tm, tn) of task `task` (0 <= task < s->tasks). */
 TS_LAYOUT_FN void ts_sched_tile(const ts_tile_sched *s, long long task, int *tm, int *tn) {
     const long long per_group = (long long)s->group_m * s->tiles_n;
-    if (task <= 0x7fffffffLL && per_group <= 0x7fffffffLL) {
-        const int pg = (int)per_group, tk = (int)task;
-        const int first_m = tk / pg * s->group_m;
-        const int rows = s->tiles_m - first_m < s->group_m ? s->tiles_m - first_m : s->group_m;
-        const int in_group = tk % pg;
-        *tm = first_m + in_group % rows;
-        *tn = in_group / rows;
-        return;
-    }
     const long long group = task / per_group;
     const int first_m = (int)(group * s->group_m);
     const int rows = s->tiles_m - first_m < s->group_m ? s->tiles_m - first_m : s->group_m;

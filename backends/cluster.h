@@ -17,9 +17,9 @@
  *   ts_cluster_sync()                    every thread of every block of the cluster (a block
  *                                        barrier when the cluster is one block); orders shared
  *                                        memory and barrier initialisation across the cluster
- *   ts_tbar_arrive_cluster(bar, cta)     arrive on the barrier at bar's place in block `cta` of
- *                                        the cluster (the warp's one arrival, like ts_tbar_arrive)
- *   ts_tbar_arrive_cluster_all(bar, n)   the same on blocks 0 .. n - 1 of the cluster at once
+ *   ts_tbar_arrive_cluster_all(bar, n)   the warp's one arrival (like ts_tbar_arrive) on the
+ *                                        barrier at bar's place in each of blocks 0 .. n - 1 of
+ *                                        the cluster
  *   ts_async_load_cluster (ops/tma.h)    every block of the cluster loads its share of a tile and
  *                                        multicasts it, so that each block's copy and barrier
  *                                        receive the whole tile
@@ -40,10 +40,6 @@
 TS_DEVICE int ts_cluster_rank(void) { return 0; }
 TS_DEVICE int ts_cluster_size(void) { return 1; }
 TS_DEVICE void ts_cluster_sync(void) { ts_sync_block(); }
-TS_DEVICE void ts_tbar_arrive_cluster(ts_tbar *bar, int cta) {
-    (void)cta;
-    ts_tbar_arrive(bar);
-}
 TS_DEVICE void ts_tbar_arrive_cluster_all(ts_tbar *bar, int n) {
     (void)n;
     ts_tbar_arrive(bar);

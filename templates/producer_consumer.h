@@ -35,8 +35,6 @@
  *                     warpgroup's tasks (see P_consumer). Off where nothing crosses tasks: the
  *                     attention kernel, with its consumer declared per task, measured ~1% faster
  *                     at D = 128 on the H200
- *   TS_PC_WARPGROUP_RELEASE  optional, default 0; 1: one warp per consumer warpgroup hands a
- *                     stage back (see its definition below)
  *   TS_PC_CLUSTER     optional, default 1: blocks per thread-block cluster (backends/cluster.h),
  *                     at most TS_CLUSTER_MAX. The blocks of a cluster work on the same task at
  *                     once (each tells its part by ts_cluster_rank()), and a stage is refilled
@@ -126,26 +124,8 @@
 #error "the ping-pong schedule runs clusters of one block"
 #endif
 
-/* 1: of a consumer warpgroup, only the first warp hands a stage back, once its ts_wg_wait has
- * returned, for kernels that read the stages only through the warpgroup's multiplies (the GEMM),
- * which are then complete for all four warps; where the backend's wait does not cover the
- * warpgroup (the host runs each warp's multiplies on their own), every warp still does. 0 (the
- * default): every consumer warp, once it is done with the stage. */
-#ifndef TS_PC_WARPGROUP_RELEASE
-#define TS_PC_WARPGROUP_RELEASE 0
-#endif
-#if TS_PC_WARPGROUP_RELEASE && TS_PC_SCHEDULE == TS_PC_WARP_SPECIALIZED && defined(TS_WG_WAIT_COVERS_WARPGROUP)
-#define TS_PC_RELEASING_WARPS 1
-#else
-#define TS_PC_RELEASING_WARPS 4
-#endif
-
-/* A consumer hands stage s back to every block of its cluster (their loads may write into its copy). */
-#define TS_PC_RELEASE(bar)                                                                         \
-    do {                                                                                           \
-        if (TS_PC_RELEASING_WARPS == 4 || ts_warp_in_group() == 0)                                 \
-            ts_tbar_arrive_cluster_all((bar), TS_PC_CLUSTER);                                      \
-    } while (0)
+/* A warp hands stage s back to every block of its cluster (their loads may write into its copy). */
+#define TS_PC_RELEASE(bar) ts_tbar_arrive_cluster_all((bar), TS_PC_CLUSTER)
 
 /* 0 (the default): a stage is handed back as soon as its multiplies finish; 1: one stage late,
  * keeping a group of multiplies in flight behind the next. On the H200 GEMM the two measured within
@@ -224,8 +204,8 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     if (ts_warp_id() == 0) {
         for (int s = 0; s < TS_PC_STAGES; ++s) {
             ts_tbar_init(&full[s], 1);
-            /* Every releasing consumer warp of every block of the cluster hands a stage back. */
-            ts_tbar_init(&empty[s], TS_PC_RELEASING_WARPS * TS_PC_CONSUMERS * TS_PC_CLUSTER);
+            /* Every consumer warp of every block of the cluster hands a stage back. */
+            ts_tbar_init(&empty[s], 4 * TS_PC_CONSUMERS * TS_PC_CLUSTER);
         }
 #if TS_PC_CONSUMER_BARRIER
         for (int c = 0; c < TS_PC_CONSUMERS; ++c) ts_tbar_init(&consumer_bars[c], 1);
@@ -418,8 +398,6 @@ static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_str
 #undef TS_PC_CONSUMER_REGS
 #undef TS_PC_CLUSTER
 #undef TS_PC_RELEASE
-#undef TS_PC_WARPGROUP_RELEASE
-#undef TS_PC_RELEASING_WARPS
 #undef TS_PC_CONSUMER_BARRIER
 #undef TS_PC_CONSUMER_SCRATCH
 #undef TS_PC_LOAD_WARPS

@@ -24,28 +24,13 @@ TS_DEVICE void ts_cluster_sync(void) {
     asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
 }
 
-/* Release at block scope, as ts_tbar_arrive: a cluster-scope release compiles to a GPU-wide memory
- * barrier before every arrival (MEMBAR.ALL.GPU in SASS), which made the clustered GEMM 1.7x
- * slower on the H200. Block scope suffices for the use the template makes of it: the arriving
- * warps read the stage through wgmma, whose reads are complete once ts_wg_wait returns, and the
- * peer overwrites it through TMA. */
-TS_DEVICE void ts_tbar_arrive_cluster(ts_tbar *bar, int cta) {
-    if (cta == ts_cluster_rank()) {
-        ts_tbar_arrive(bar);
-        return;
-    }
-    __syncwarp();
-    if (ts_lane_id() == 0) {
-        uint32_t remote;
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                     : "=r"(remote)
-                     : "r"(ts_cuda_smem_addr(bar)), "r"((uint32_t)cta));
-        asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
-    }
-}
-
 /* The warp arrives once on the barrier at bar's place in each of blocks 0 .. n - 1 of its cluster:
- * lane c signals block c, all in one instruction (a cluster of one: ts_tbar_arrive). */
+ * lane c signals block c, all in one instruction (a cluster of one: ts_tbar_arrive). Released at
+ * block scope, as ts_tbar_arrive: a cluster-scope release compiles to a GPU-wide memory barrier
+ * before every arrival (MEMBAR.ALL.GPU in SASS), which made the clustered GEMM 1.7x slower on the
+ * H200. Block scope suffices for the use the template makes of it: the arriving warps read the
+ * stage through wgmma, whose reads are complete once ts_wg_wait returns, and the peer overwrites
+ * it through TMA. */
 TS_DEVICE void ts_tbar_arrive_cluster_all(ts_tbar *bar, int n) {
     if (n == 1) {
         ts_tbar_arrive(bar);

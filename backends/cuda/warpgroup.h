@@ -22,11 +22,6 @@
 #define TS_CUDA_WG_SM90A 1
 #endif
 
-/* A wgmma is one operation of the whole warpgroup: once ts_wg_wait returns in any of its warps,
- * the group's multiplies are complete for all four (templates/producer_consumer.h relies on it
- * for TS_PC_WARPGROUP_RELEASE). */
-#define TS_WG_WAIT_COVERS_WARPGROUP 1
-
 /* Orders every earlier register access of the warpgroup before the wgmma that follow. */
 TS_DEVICE void ts_wg_fence(void) {
 #if TS_CUDA_WG_SM90A

@@ -170,11 +170,6 @@
 #define TS_GEMM_STREAM_K 0
 #endif
 
-/* 1: a consumer warpgroup hands each stage back from one warp, not four (TS_PC_WARPGROUP_RELEASE). */
-#ifndef TS_GEMM_WARPGROUP_RELEASE
-#define TS_GEMM_WARPGROUP_RELEASE 0
-#endif
-
 /* Tiles of C are taken down groups of this many tile rows (templates/tile_scheduler.h). */
 #ifndef TS_GEMM_GROUP_M
 #define TS_GEMM_GROUP_M 8

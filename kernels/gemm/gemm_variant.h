@@ -341,12 +341,12 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
         }
         const int n_tile0 = t->tn * (TS_GEMM_BN / TS_GEMM_OUT_COLS);
 #if TS_GEMM_DEFER_STORE
-        /* The first parts now, the rest from the next task's first stages (or finish), which
-         * store without checking the tile against C's descriptor: that is checked here. */
+        /* The first parts now, the rest from the next task's first stages (or finish); none checks
+         * the tile against C's descriptor again: that is done once here. */
         ts_async_check(&p->c_store, &out->c[0][0]);
         TS_UNROLL /* constant parts keep the results in registers */
         for (int q = 0; q < TS_GEMM_FIRST_HELD; ++q)
-            TS_GEMM_FN(store_part)(p, TS_GEMM_PART_VALUES(c16, q), out, consumer, m_tile0, n_tile0, q, 1);
+            TS_GEMM_FN(store_part)(p, TS_GEMM_PART_VALUES(c16, q), out, consumer, m_tile0, n_tile0, q, 0);
         TS_UNROLL
         for (int k = 0; k < TS_GEMM_DEFER_STORE; ++k)
             memcpy(c->held[k], TS_GEMM_PART_VALUES(c16, TS_GEMM_FIRST_HELD + k), sizeof c->held[k]);
@@ -391,7 +391,6 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(consumer) 
 #define TS_PC_CONSUMER_REGS 232
 #define TS_PC_CLUSTER TS_GEMM_CLUSTER
 #define TS_PC_LOAD_WARPS TS_GEMM_LOAD_WARPS
-#define TS_PC_WARPGROUP_RELEASE TS_GEMM_WARPGROUP_RELEASE /* the stages are read by multiplies only */
 #if TS_GEMM_DEFER_STORE
 #define TS_PC_COMPUTE_WAITS 1 /* compute stores between its multiplies' commit and wait */
 #define TS_PC_PERSISTENT_CONSUMER 1 /* the held results cross into the next task */

@@ -27,32 +27,6 @@
 #define ts_async_load_cluster_unchecked_raw ts_async_load_unchecked_raw
 #endif
 
-/* Share `share` of `shares` of an unchecked load, so that several warps issue one tile's copies at
- * once: on Hopper the tile's column chunks (for the cluster load, this block's) are dealt to the
- * shares in turn; where a tile is one copy, share 0 loads all of it and the others nothing. Each
- * share completes its own bytes on bar; together they complete the tile's. */
-#ifndef ts_async_load_share_unchecked_raw
-TS_DEVICE void ts_async_load_share_unchecked_raw(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
-                                                 int tile_row, int tile_col, ts_tbar *bar, int share, int shares) {
-    (void)shares;
-    if (share == 0) ts_async_load_unchecked_raw(st, sd, d, b, h, tile_row, tile_col, bar);
-}
-TS_DEVICE void ts_async_load_cluster_share_unchecked_raw(void *st, ts_st_desc sd, const ts_async_desc *d, int b,
-                                                         int h, int tile_row, int tile_col, ts_tbar *bar, int share,
-                                                         int shares) {
-    (void)shares;
-    if (share == 0) ts_async_load_cluster_unchecked_raw(st, sd, d, b, h, tile_row, tile_col, bar);
-}
-#endif
-
-/* An L2 prefetch of a tile ahead of its load, where the backend has one (Hopper); a no-op elsewhere. */
-#ifndef ts_async_prefetch_l2_raw
-TS_DEVICE void ts_async_prefetch_l2_raw(const ts_async_desc *d, ts_st_desc sd, int b, int h, int tile_row,
-                                        int tile_col) {
-    (void)d, (void)sd, (void)b, (void)h, (void)tile_row, (void)tile_col;
-}
-#endif
-
 /* The copies with the check of the tile against the descriptor. */
 TS_DEVICE void ts_async_load_raw(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h, int tile_row,
                                  int tile_col, ts_tbar *bar) {

@@ -62,17 +62,6 @@
     ts_async_load_unchecked_raw(TS_ST_DATA(st), TS_ST_DESC(st), (desc), (b), (h), (tile_row), (tile_col), (bar))
 #define ts_async_load_cluster_unchecked(st, desc, b, h, tile_row, tile_col, bar)                   \
     ts_async_load_cluster_unchecked_raw(TS_ST_DATA(st), TS_ST_DESC(st), (desc), (b), (h), (tile_row), (tile_col), (bar))
-/* Asks the L2 for the tile a later ts_async_load(st, desc, b, h, tile_row, tile_col, ...) will
- * read (Hopper; nothing elsewhere). One warp; no barrier, nothing lands in st. */
-#define ts_async_prefetch_l2(desc, st, b, h, tile_row, tile_col)                                   \
-    ts_async_prefetch_l2_raw((desc), TS_ST_DESC(st), (b), (h), (tile_row), (tile_col))
-/* Share `share` of `shares` of those loads (backends/tma.h): several warps issue one tile at once. */
-#define ts_async_load_share_unchecked(st, desc, b, h, tile_row, tile_col, bar, share, shares)       \
-    ts_async_load_share_unchecked_raw(TS_ST_DATA(st), TS_ST_DESC(st), (desc), (b), (h), (tile_row), (tile_col), \
-                                      (bar), (share), (shares))
-#define ts_async_load_cluster_share_unchecked(st, desc, b, h, tile_row, tile_col, bar, share, shares) \
-    ts_async_load_cluster_share_unchecked_raw(TS_ST_DATA(st), TS_ST_DESC(st), (desc), (b), (h), (tile_row),      \
-                                              (tile_col), (bar), (share), (shares))
 
 /* ts_async_store_commit(), ts_async_store_wait_read(), ts_async_store_wait_read_but_last() (all
  * but the most recent group have read their tiles: for two tiles used in turn),

@@ -119,8 +119,6 @@ run_backend() {
                    "gemm-block-store|-DTS_GEMM_WARP_STORE=0|test_gemm" \
                    "gemm-store-at-end|-DTS_GEMM_DEFER_STORE=0|test_gemm" \
                    "gemm-defer-half|-DTS_GEMM_DEFER_STORE=2|test_gemm" \
-                   "gemm-b-shares|-DTS_GEMM_B_SHARES=2|test_gemm" \
-                   "gemm-prefetch-next|-DTS_GEMM_PREFETCH_NEXT=4|test_gemm" \
                    "gemm-stream-k|-DTS_GEMM_STREAM_K=1|test_gemm" \
                    "attention-pingpong|-DTS_ATTN_PINGPONG=1|test_attention"; do
       IFS='|' read -r name flags tests <<<"$variant"

@@ -65,49 +65,25 @@ TS_DEVICE void ts_tma_load_chunks(void *st, ts_st_desc sd, const ts_async_desc *
 
 /* Starts loading tile (tile_row, tile_col) of matrix (b, h) into st; the bytes complete on bar,
  * whose phase the kernel must have announced them to (ts_tbar_expect_bytes, the full tile). */
-TS_DEVICE void ts_tma_load_share_unchecked(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
-                                           int tile_row, int tile_col, ts_tbar *bar, int share, int shares) {
-    __syncwarp();
-    if (ts_lane_id() == 0) ts_tma_load_chunks(st, sd, d, b, h, tile_row, tile_col, bar, share, shares, 0);
-}
 TS_DEVICE void ts_tma_load_async_unchecked(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
                                            int tile_row, int tile_col, ts_tbar *bar) {
-    ts_tma_load_share_unchecked(st, sd, d, b, h, tile_row, tile_col, bar, 0, 1);
+    __syncwarp();
+    if (ts_lane_id() == 0) ts_tma_load_chunks(st, sd, d, b, h, tile_row, tile_col, bar, 0, 1, 0);
 }
 
 /* The cluster's form of ts_tma_load_async (backends/cluster.h): every block of the cluster calls it
  * for the same tile; block r issues the column chunks r, r + size, ... and multicasts each to every
  * block, at the same shared-memory offsets and completing on each block's barrier at bar's offset.
  * Each block's bar therefore receives the whole tile's bytes, as from ts_tma_load_async. */
-TS_DEVICE void ts_tma_load_cluster_share_unchecked(void *st, ts_st_desc sd, const ts_async_desc *d, int b,
-                                                   int h, int tile_row, int tile_col, ts_tbar *bar, int share,
-                                                   int shares) {
+TS_DEVICE void ts_tma_load_cluster_async_unchecked(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
+                                                   int tile_row, int tile_col, ts_tbar *bar) {
     uint32_t size, rank;
     asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(size));
     asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
     __syncwarp();
     if (ts_lane_id() == 0)
-        ts_tma_load_chunks(st, sd, d, b, h, tile_row, tile_col, bar, (int)rank + (int)size * share,
-                           (int)size * shares,
+        ts_tma_load_chunks(st, sd, d, b, h, tile_row, tile_col, bar, (int)rank, (int)size,
                            size == 1 ? (unsigned short)0 : (unsigned short)((1u << size) - 1u));
-}
-TS_DEVICE void ts_tma_load_cluster_async_unchecked(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
-                                                   int tile_row, int tile_col, ts_tbar *bar) {
-    ts_tma_load_cluster_share_unchecked(st, sd, d, b, h, tile_row, tile_col, bar, 0, 1);
-}
-
-/* Asks the L2 to fetch tile (tile_row, tile_col) of matrix (b, h), of st's shape, ahead of a load
- * of it; nothing lands in shared memory. Lane 0 issues, one prefetch per column chunk. */
-TS_DEVICE void ts_tma_prefetch_l2(const ts_async_desc *d, ts_st_desc sd, int b, int h, int tile_row, int tile_col) {
-    __syncwarp();
-    if (ts_lane_id() != 0) return;
-    const int bytes = TS_DTYPE_BYTES(sd.dtype);
-    const int chunk_cols = ts_cuda_st_swizzle_bytes(sd.cols * bytes) / bytes;
-    const unsigned long long map = (unsigned long long)(const void *)&d->map;
-    for (int c = 0; c < sd.cols / chunk_cols; ++c)
-        asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\n" ::"l"(map),
-                     "r"(tile_col * sd.cols + c * chunk_cols), "r"(tile_row * sd.rows), "r"(h), "r"(b)
-                     : "memory");
 }
 
 /* Starts storing st to tile (tile_row, tile_col) of matrix (b, h); elements outside the matrix
@@ -163,9 +139,6 @@ TS_DEVICE void ts_tma_fence_shared(void) { asm volatile("fence.proxy.async.share
 /* The backend-neutral names ops/tma.h uses. */
 #define ts_async_load_unchecked_raw ts_tma_load_async_unchecked
 #define ts_async_load_cluster_unchecked_raw ts_tma_load_cluster_async_unchecked
-#define ts_async_load_share_unchecked_raw ts_tma_load_share_unchecked
-#define ts_async_prefetch_l2_raw ts_tma_prefetch_l2
-#define ts_async_load_cluster_share_unchecked_raw ts_tma_load_cluster_share_unchecked
 #define ts_async_store_unchecked_raw ts_tma_store_async_unchecked
 #define ts_async_check_raw ts_cuda_tma_check
 #define ts_async_store_commit ts_tma_store_commit

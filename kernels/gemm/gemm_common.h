@@ -135,29 +135,10 @@
 #define TS_GEMM_CLUSTER_ACROSS_N 0
 #endif
 
-/* B's copies in this many shares, each issued by a warp of its own where there are warps for them
- * (ts_async_load_share_unchecked: B's column chunks dealt to the shares), an A/B option: the GEMM
- * is sensitive to the time from a stage's release to its refill (docs/results.md). */
-#ifndef TS_GEMM_B_SHARES
-#define TS_GEMM_B_SHARES 1
-#endif
-/* An A/B option: this many stages before the end of a task, the producer asks the L2 for the next
- * task's first TS_GEMM_PREFETCH_NEXT k tiles of A and B (ts_async_prefetch_l2), so that a new
- * tile's first stages need not come from memory while the ring is short of slack; 0 (the default):
- * no prefetch. */
-#ifndef TS_GEMM_PREFETCH_NEXT
-#define TS_GEMM_PREFETCH_NEXT 0
-#endif
-#ifndef TS_GEMM_PREFETCH_LEAD
-#define TS_GEMM_PREFETCH_LEAD 8
-#endif
-
-/* Producer warps that issue a stage's copies, each its share of the A tiles and B's shares
+/* Producer warps that issue a stage's copies, each its share of the A tiles and the B tile
  * (TS_PC_LOAD_WARPS): one copy each where there are warps for them. */
 #ifndef TS_GEMM_LOAD_WARPS
-#define TS_GEMM_LOAD_WARPS                                                                         \
-    (TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + TS_GEMM_B_SHARES < 4 ? TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + TS_GEMM_B_SHARES \
-                                                                 : 4)
+#define TS_GEMM_LOAD_WARPS (TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + 1 < 4 ? TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + 1 : 4)
 #endif
 
 /* 1: ts_gemm_ex shares the last waves of tiles out by K where it is given a workspace (stream-K,
@@ -192,7 +173,6 @@ typedef struct ts_gemm_params {
 /* A task: the block's tile of C, and k tiles [k0, k0 + iters) of it; for a stream-K head or tail
  * (TS_SK_*), the boundary it shares with its other half. */
 typedef struct ts_gemm_task {
-    long long task;
     int tm, tn, k0, iters, kind, boundary;
 } ts_gemm_task;
 

@@ -119,7 +119,6 @@ TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) { return ts_sk_ta
 TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm_task *t) {
     long long unit = task;
     int k_end = p->k_iters;
-    t->task = task;
     t->tm = t->tn = t->k0 = 0;
     t->kind = TS_SK_WHOLE;
     t->boundary = 0;
@@ -210,8 +209,7 @@ TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, 
     if (warp == 0)
         ts_tbar_expect_bytes(full, TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES * TS_ASYNC_BYTES(&in->a[0]) +
                                        TS_ASYNC_BYTES(&in->b));
-    /* Copy c < a_tiles is A tile c, copies a_tiles .. are B's shares; warp w issues copies w,
-     * w + LOAD_WARPS, ....
+    /* Copy c < a_tiles is A tile c, copy a_tiles is B; warp w issues copies w, w + LOAD_WARPS, ....
      * The operand the cluster's blocks have in common is loaded once for all of them. */
     const int a_tiles = TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES;
     /* The tiles are checked against their descriptors at a task's first stage only: the checks
@@ -220,28 +218,7 @@ TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, 
         ts_async_check(&p->a, &in->a[0]);
         ts_async_check(&p->b, &in->b);
     }
-#if TS_GEMM_PREFETCH_NEXT
-    if (iter == (t->iters > TS_GEMM_PREFETCH_LEAD ? t->iters - TS_GEMM_PREFETCH_LEAD : 0)) {
-        /* The next task of this block's cluster: its first k tiles, the copies this warp issues. */
-        ts_gemm_task next;
-        const long long next_task = t->task + ts_grid_x() / TS_GEMM_CLUSTER;
-        if (next_task < TS_GEMM_FN(tasks)(p) && TS_GEMM_FN(setup)(p, next_task, &next) > 0) {
-            const int ahead = next.iters < TS_GEMM_PREFETCH_NEXT ? next.iters : TS_GEMM_PREFETCH_NEXT;
-            for (int c = warp; c < a_tiles + TS_GEMM_B_SHARES; c += TS_GEMM_LOAD_WARPS)
-                for (int k = 0; k < ahead; ++k) {
-                    if (c < a_tiles) {
-                        const int m_tile = next.tm * a_tiles + c;
-                        ts_async_prefetch_l2(&p->a, &in->a[c], 0, 0, TS_GEMM_A_ROW(m_tile, next.k0 + k),
-                                             TS_GEMM_A_COL(m_tile, next.k0 + k));
-                    } else if (c == a_tiles) {
-                        ts_async_prefetch_l2(&p->b, &in->b, 0, 0, TS_GEMM_B_ROW(next.k0 + k, next.tn),
-                                             TS_GEMM_B_COL(next.k0 + k, next.tn));
-                    }
-                }
-        }
-    }
-#endif
-    for (int c = warp; c < a_tiles + TS_GEMM_B_SHARES; c += TS_GEMM_LOAD_WARPS) {
+    for (int c = warp; c <= a_tiles; c += TS_GEMM_LOAD_WARPS) {
         if (c < a_tiles) {
             const int m_tile = t->tm * a_tiles + c;
             const int row = TS_GEMM_A_ROW(m_tile, t->k0 + iter), col = TS_GEMM_A_COL(m_tile, t->k0 + iter);
@@ -251,11 +228,10 @@ TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, 
                 ts_async_load_unchecked(&in->a[c], &p->a, 0, 0, row, col, full);
         } else {
             const int row = TS_GEMM_B_ROW(t->k0 + iter, t->tn), col = TS_GEMM_B_COL(t->k0 + iter, t->tn);
-            const int share = c - a_tiles;
             if (p->cluster_n)
-                ts_async_load_share_unchecked(&in->b, &p->b, 0, 0, row, col, full, share, TS_GEMM_B_SHARES);
+                ts_async_load_unchecked(&in->b, &p->b, 0, 0, row, col, full);
             else
-                ts_async_load_cluster_share_unchecked(&in->b, &p->b, 0, 0, row, col, full, share, TS_GEMM_B_SHARES);
+                ts_async_load_cluster_unchecked(&in->b, &p->b, 0, 0, row, col, full);
         }
     }
 }

@@ -98,7 +98,8 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
     params.group = sh.heads_q / sh.heads_kv;
     params.seq_q = sh.seq_q;
     params.seq_kv = sh.seq_kv;
-    params.q_tiles = (sh.seq_q + TS_ATTN_BM - 1) / TS_ATTN_BM;
+    const int bm = TS_ATTN_BM_OF(sh.head_dim);
+    params.q_tiles = (sh.seq_q + bm - 1) / bm;
     params.kv_tiles = (sh.seq_kv + TS_ATTN_BN - 1) / TS_ATTN_BN;
     params.heads = (long long)sh.batch * sh.heads_q;
     params.tasks = params.heads * params.q_tiles;

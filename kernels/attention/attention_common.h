@@ -1,8 +1,9 @@
 /* What every attention variant shares: the block tile, the kernel parameters and the task map. A
- * block takes TS_ATTN_BM query rows of one (batch, query head), TS_ATTN_CONSUMERS consumer
- * warpgroups of 64 rows each, and streams the keys and values through the pipeline TS_ATTN_BN at a
- * time: two consumers and three stages where a block may have 227 KiB of shared memory (Hopper,
- * host), one consumer and one stage where it has 63 KiB (CDNA).
+ * block takes TS_ATTN_BM_OF(D) query rows of one (batch, query head), TS_ATTN_CONSUMERS_OF(D)
+ * consumer warpgroups of 64 rows each, and streams the keys and values through the pipeline
+ * TS_ATTN_BN at a time: three consumers at D = 64, two at D = 128 and three stages where a block
+ * may have 227 KiB of shared memory (Hopper, host), one consumer and one stage where it has 63 KiB
+ * (CDNA).
  *
  * Two compile-time switches, for tuning on the GPU (-D in CMAKE_CUDA_FLAGS / CMAKE_C_FLAGS):
  *   TS_ATTN_P_IN_REGISTERS  1 (default): P stays in each warp's registers and O += P V takes A from
@@ -33,14 +34,31 @@
 #include "ops/warpgroup.h"
 #include "templates/consumer_info.h"
 
+/* Consumer warpgroups of a block, by head dimension. At D = 64 the softmax weighs as much as the
+ * products (the same exponentials for half the multiply-adds), and a third consumer gives the
+ * tensor cores a third warpgroup's products to run while two do their softmax, as
+ * FlashAttention-3 does at D = 64: +4-18% on the H200 over N = 1024 .. 16384 but for N = 1024
+ * causal (-4%; bench/results/nvidia-h200-2026-12-01-attention-d64-three-consumers-ab.txt). At
+ * D = 128 three would not fit the registers (160 a thread for the output, S and P). */
 #if TS_MAX_SHARED_BYTES >= 200 * 1024
-#define TS_ATTN_CONSUMERS 2
+#ifndef TS_ATTN_CONSUMERS_D64
+#define TS_ATTN_CONSUMERS_D64 3
+#endif
+#ifndef TS_ATTN_CONSUMERS_D128
+#define TS_ATTN_CONSUMERS_D128 2
+#endif
 #define TS_ATTN_STAGES 3
 #else
-#define TS_ATTN_CONSUMERS 1
+#define TS_ATTN_CONSUMERS_D64 1
+#define TS_ATTN_CONSUMERS_D128 1
 #define TS_ATTN_STAGES 1
 #endif
-#define TS_ATTN_BM (64 * TS_ATTN_CONSUMERS)
+#if TS_ATTN_CONSUMERS_D64 < 1 || TS_ATTN_CONSUMERS_D64 > 3 || TS_ATTN_CONSUMERS_D128 < 1 || TS_ATTN_CONSUMERS_D128 > 2
+#error "TS_ATTN_CONSUMERS_D64 is 1 to 3, TS_ATTN_CONSUMERS_D128 1 or 2"
+#endif
+#define TS_ATTN_CONSUMERS_OF(d) ((d) == 64 ? TS_ATTN_CONSUMERS_D64 : TS_ATTN_CONSUMERS_D128)
+/* Query rows a block takes at a time: 64 per consumer. */
+#define TS_ATTN_BM_OF(d) (64 * TS_ATTN_CONSUMERS_OF(d))
 
 #ifndef TS_ATTN_P_IN_REGISTERS
 #define TS_ATTN_P_IN_REGISTERS 1
@@ -70,7 +88,8 @@
  *                     template schedule): each stage's S = Q K^T and the last stage's O += P V
  *                     are issued together, and the softmax runs while the second runs
  *                     (FlashAttention-3's intra-warpgroup overlap).
- *   TS_ATTN_PINGPONG  1: the two consumers take turns at issuing their products
+ *   TS_ATTN_PINGPONG  1: the two consumers take turns at issuing their products (variants of
+ *                     two consumers only)
  *                     (FlashAttention-3's inter-warpgroup schedule), with or without the overlap;
  *                     64 or 128: only in the kernels of that head dimension; 0 (default). Every
  *                     ping-pong build measured on the H200 (all slower) had its wgmma serialized
@@ -117,14 +136,14 @@ typedef struct ts_attn_task {
 
 /* The task's (batch, query head, query tile), in the order of task_order.h, and how many key tiles
  * it visits: all of them, or under the causal mask only those left of the tile's last row. */
-TS_DEVICE int ts_attn_setup(const ts_attn_params *p, long long task, ts_attn_task *t) {
+TS_DEVICE int ts_attn_setup(const ts_attn_params *p, long long task, int bm, ts_attn_task *t) {
     long long bh;
     ts_attn_task_tile(task, p->heads, p->q_tiles, p->causal, p->group_heads, p->step, &bh, &t->qt);
     t->hq = (int)(bh % p->heads_q);
     t->b = (int)(bh / p->heads_q);
     t->iters = p->kv_tiles;
     if (p->causal) {
-        long long last_row = (long long)(t->qt + 1) * TS_ATTN_BM - 1;
+        long long last_row = (long long)(t->qt + 1) * bm - 1;
         if (last_row > p->seq_q - 1) last_row = p->seq_q - 1;
         const long long tiles = last_row / TS_ATTN_BN + 1;
         if (tiles < t->iters) t->iters = (int)tiles;

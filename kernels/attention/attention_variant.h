@@ -19,6 +19,8 @@
  *      warps need no barrier. */
 
 #define TS_ATTN_FN(name) TS_CAT(TS_ATTN_NAME, TS_CAT(_, name))
+#define TS_ATTN_VARIANT_CONSUMERS TS_ATTN_CONSUMERS_OF(TS_ATTN_D)
+#define TS_ATTN_VARIANT_BM TS_ATTN_BM_OF(TS_ATTN_D)
 /* ts_<kind>_<dt>_<R>x<C>: R and C are plain numbers, pasted into one pp-number. */
 #define TS_ATTN_TILE(kind, R, C)                                                                   \
     TS_CAT(TS_CAT(kind, TS_ATTN_DT), TS_CAT(_, TS_CAT(R, TS_CAT(x, C))))
@@ -47,7 +49,7 @@ typedef struct TS_ATTN_FN(output) {
  * BN = 128 and P in shared memory: 3 x 64 + 2 x 32 KiB would not fit; 2 x 64 + 2 x 32 does). */
 #define TS_ATTN_STAGE_BYTES (2u * TS_ATTN_BN * TS_ATTN_D * 2u)
 #define TS_ATTN_OUTPUT_BYTES (64u * TS_ATTN_D * 2u + (TS_ATTN_P_IN_REGISTERS ? 0u : 64u * TS_ATTN_BN * 2u))
-#if TS_ATTN_STAGES * TS_ATTN_STAGE_BYTES + TS_ATTN_CONSUMERS * TS_ATTN_OUTPUT_BYTES + 1024u <= TS_MAX_SHARED_BYTES
+#if TS_ATTN_STAGES * TS_ATTN_STAGE_BYTES + TS_ATTN_VARIANT_CONSUMERS * TS_ATTN_OUTPUT_BYTES + 1024u <= TS_MAX_SHARED_BYTES
 #define TS_ATTN_VARIANT_STAGES TS_ATTN_STAGES
 #else
 #define TS_ATTN_VARIANT_STAGES (TS_ATTN_STAGES - 1)
@@ -56,7 +58,7 @@ TS_STATIC_ASSERT(sizeof(TS_ATTN_FN(input)) == TS_ATTN_STAGE_BYTES &&
                      sizeof(TS_ATTN_FN(output)) == TS_ATTN_OUTPUT_BYTES,
                  "the shared-memory budget above counts the stage and output types");
 TS_STATIC_ASSERT(TS_ATTN_VARIANT_STAGES >= 1 && TS_ATTN_VARIANT_STAGES * TS_ATTN_STAGE_BYTES +
-                                                     TS_ATTN_CONSUMERS * TS_ATTN_OUTPUT_BYTES + 1024u <=
+                                                     TS_ATTN_VARIANT_CONSUMERS * TS_ATTN_OUTPUT_BYTES + 1024u <=
                                                  TS_MAX_SHARED_BYTES,
                  "the attention stages do not fit in shared memory");
 
@@ -75,7 +77,7 @@ typedef struct TS_ATTN_FN(consumer) {
 TS_DEVICE long long TS_ATTN_FN(tasks)(const ts_attn_params *p) { return p->tasks; }
 
 TS_DEVICE int TS_ATTN_FN(setup)(const ts_attn_params *p, long long task, ts_attn_task *t) {
-    return ts_attn_setup(p, task, t);
+    return ts_attn_setup(p, task, TS_ATTN_VARIANT_BM, t);
 }
 
 TS_DEVICE void TS_ATTN_FN(load)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(input) *in,
@@ -88,11 +90,12 @@ TS_DEVICE void TS_ATTN_FN(load)(const ts_attn_params *p, const ts_attn_task *t, 
 
 /* The warp's first query row in the whole sequence. */
 TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_task *t, int consumer) {
-    return (long long)t->qt * TS_ATTN_BM + consumer * 64 + ts_warp_in_group() * 16;
+    return (long long)t->qt * TS_ATTN_VARIANT_BM + consumer * 64 + ts_warp_in_group() * 16;
 }
 
-/* TS_ATTN_PINGPONG=1 (two consumers, attention_common.h): the consumers take turns at S = Q K^T,
- * so that one's softmax runs while the other's multiplies keep the tensor cores busy
+/* TS_ATTN_PINGPONG=1 (in the variants of two consumers, attention_common.h; the others ignore it):
+ * the consumers take turns at S = Q K^T, so that one's softmax runs while the other's multiplies
+ * keep the tensor cores busy
  * (FlashAttention-3's inter-warpgroup schedule). Consumer c waits at named barrier
  * TS_ATTN_TURN + c for the other's arrival, issues its product, and arrives at the other's barrier
  * before waiting for the product. The turns run on across tasks (both consumers take the same
@@ -103,10 +106,7 @@ TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_task *t, int consumer) {
  * between the products' issue and the wait for S, where FlashAttention-3 places it, makes ptxas
  * serialize every wgmma (C7514), as did the conditional arrival of the first version (every
  * ping-pong build measured before had it). Named barriers 0 and 1 are the consumers' own. */
-#define TS_ATTN_PP (TS_ATTN_PINGPONG == 1 || TS_ATTN_PINGPONG == TS_ATTN_D)
-#if TS_ATTN_PP && TS_ATTN_CONSUMERS != 2
-#error "TS_ATTN_PINGPONG takes two consumer warpgroups"
-#endif
+#define TS_ATTN_PP ((TS_ATTN_PINGPONG == 1 || TS_ATTN_PINGPONG == TS_ATTN_D) && TS_ATTN_VARIANT_CONSUMERS == 2)
 #ifndef TS_ATTN_TURN
 #define TS_ATTN_TURN 2
 #endif
@@ -118,7 +118,7 @@ TS_DEVICE void TS_ATTN_FN(load_q)(const ts_attn_params *p, const ts_attn_task *t
                                   TS_ATTN_FN(output) *out, int consumer) {
     if (ts_warp_in_group() != 0) return;
     ts_tbar_expect_bytes(pc->bar, TS_ASYNC_BYTES(&out->q));
-    ts_async_load(&out->q, &p->q, t->b, t->hq, t->qt * TS_ATTN_CONSUMERS + consumer, 0, pc->bar);
+    ts_async_load(&out->q, &p->q, t->b, t->hq, t->qt * TS_ATTN_VARIANT_CONSUMERS + consumer, 0, pc->bar);
 }
 
 /* Called once the task's last S = Q K^T has landed, when no multiply reads out->q any more: the
@@ -130,7 +130,7 @@ TS_DEVICE void TS_ATTN_FN(prefetch_q)(const ts_attn_params *p, const TS_ATTN_FN(
     if (c->pc.next_task < 0) return;
     ts_attn_task next;
     ts_sync_named(consumer, 4);
-    (void)ts_attn_setup(p, c->pc.next_task, &next);
+    (void)ts_attn_setup(p, c->pc.next_task, TS_ATTN_VARIANT_BM, &next);
     TS_ATTN_FN(load_q)(p, &next, &c->pc, out, consumer);
 }
 
@@ -312,9 +312,15 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #define TS_PC_PARAMS ts_attn_params
 #define TS_PC_HOOK(name) TS_ATTN_FN(name)
 #define TS_PC_STAGES TS_ATTN_VARIANT_STAGES
-#define TS_PC_CONSUMERS TS_ATTN_CONSUMERS
+#define TS_PC_CONSUMERS TS_ATTN_VARIANT_CONSUMERS
+/* Hopper's 64K registers of a block of 128 (producer) + 128 x consumers threads. */
+#if TS_ATTN_VARIANT_CONSUMERS == 3
+#define TS_PC_PRODUCER_REGS 32
+#define TS_PC_CONSUMER_REGS 160
+#else
 #define TS_PC_PRODUCER_REGS 40
 #define TS_PC_CONSUMER_REGS 232
+#endif
 #define TS_PC_CONSUMER_BARRIER 1
 #define TS_PC_CONSUMER_SCRATCH 4 /* a float a warp: pin_softmax */
 /* compute commits and waits for its own products (every one has landed when it returns). */
@@ -326,6 +332,8 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #include "templates/producer_consumer.h"
 
 #undef TS_ATTN_PP
+#undef TS_ATTN_VARIANT_CONSUMERS
+#undef TS_ATTN_VARIANT_BM
 #undef TS_ATTN_NAME
 #undef TS_ATTN_D
 #undef TS_ATTN_DT

@@ -47,7 +47,11 @@
 #ifndef TS_ATTN_CONSUMERS_D128
 #define TS_ATTN_CONSUMERS_D128 2
 #endif
+/* Three stages; four measured 5-7% slower at D = 64 on the H200 (D = 128 has room for three only;
+ * bench/results/nvidia-h200-2026-12-01-attention-skip-idle-stages-ab.txt). */
+#ifndef TS_ATTN_STAGES
 #define TS_ATTN_STAGES 3
+#endif
 #else
 #define TS_ATTN_CONSUMERS_D64 1
 #define TS_ATTN_CONSUMERS_D128 1

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "kernels/common/rowwise.h"
 #include "support/dtype_io.h"
 #include "support/test_support.h"
 
@@ -193,6 +194,44 @@ Test(norm, ragged_small_and_huge_rows) {
     if (!ts_test_on_hip()) check_norm((norm_case){ts_test_on_gpu() ? 300 : 2, 16384, 8, BF, BF, BF, 0, 1, 1, 1, 1, 0, 0.0, 0}); /* 16 warps */
     check_norm((norm_case){ts_test_on_gpu() ? 300 : 2, 8192, 0, F32, BF, BF, 1, 1, 1, 1, 1, 0, 0.0, 0});
     check_norm((norm_case){ts_test_on_gpu() ? 100000 : 40, 64, 0, BF, BF, BF, 1, 1, 1, 1, 0, 0, 0.0, 0}); /* many rows per block */
+}
+
+/* Rows of whole 1024-element slices whose every matrix is 16-byte aligned, row by row, run on the
+ * whole instance (kernels/common/rowwise_instances.h), with no element-by-element paths: every
+ * option, dtype and slice count of it, and beside each the same rows with one matrix's rows
+ * misaligned (a stride of 8 more bytes), which fall back to the short instance. */
+Test(norm, whole_aligned_rows) {
+    TS_TEST_REQUIRE_DEVICE();
+    const ts_dtype dts[3] = {BF, FP, F32};
+    const long long rows = ts_test_on_gpu() ? 777 : 4;
+    const int cols[3] = {1024, 2048, 8192};
+    for (int i = 0; i < 3; ++i)
+        for (int k = 0; k < 3; ++k) {
+            const int rms = (i + k) & 1;
+            check_norm((norm_case){rows, cols[k], 0, dts[i], dts[i], dts[i], rms, 1, 1, 1, !rms, 0, 0.0, 0});
+            check_norm((norm_case){rows, cols[k], 0, dts[i], dts[i], dts[i], !rms, 0, 0, 1, rms, 0, 0.0, 0});
+            check_norm((norm_case){rows, cols[k], 0, dts[i], dts[i], dts[i], rms, 1, 0, 0, 0, 0, 0.0, 0});
+            check_norm((norm_case){rows, cols[k], 8, dts[i], dts[i], dts[i], rms, 1, 1, 1, 1, 0, 0.0,
+                                   dts[i] == F32 ? 2 : 4}); /* residual rows 8 bytes off 16 */
+        }
+}
+
+/* The whole instance's conditions (kernels/common/rowwise.h). */
+Test(norm_plan, whole_instance_conditions) {
+    ts_rowwise_plan plan = {.warps_per_row = 2, .warps = 2, .one_pass = 1};
+    cr_assert(ts_rowwise_plan_whole(5, 2048, &plan));
+    cr_assert(!ts_rowwise_plan_whole(5, 2047, &plan), "a partial slice");
+    cr_assert(!ts_rowwise_plan_whole(5, 1000, &plan), "a partial slice");
+    plan.warps = 4; /* two rows a block: the last block's second row would not exist */
+    cr_assert(!ts_rowwise_plan_whole(5, 2048, &plan));
+    cr_assert(ts_rowwise_plan_whole(6, 2048, &plan));
+    plan.one_pass = 0;
+    cr_assert(!ts_rowwise_plan_whole(6, 2048, &plan), "the general instance loops over rows");
+    cr_assert(ts_rowwise_aligned16(NULL, TS_DTYPE_BF16, 12345), "an absent matrix bars nothing");
+    cr_assert(ts_rowwise_aligned16((const void *)(uintptr_t)64, TS_DTYPE_BF16, 1024));
+    cr_assert(!ts_rowwise_aligned16((const void *)(uintptr_t)64, TS_DTYPE_BF16, 1028), "rows 8 bytes off");
+    cr_assert(ts_rowwise_aligned16((const void *)(uintptr_t)64, TS_DTYPE_F32, 1028));
+    cr_assert(!ts_rowwise_aligned16((const void *)(uintptr_t)72, TS_DTYPE_F32, 1024), "base 8 bytes off");
 }
 
 Test(norm, in_place) {

@@ -82,6 +82,22 @@ Test(softmax, ragged_every_dtype) {
         for (int k = 0; k < 5; ++k) check_softmax((sm_case){rows, cols[k], k & 1 ? 8 : 0, dts[i], dts[i], 1.0f, 0, 1, 0, 1.0, 0, 0});
 }
 
+/* Rows of whole 1024-element slices, every row 16-byte aligned, run on the whole instance
+ * (kernels/common/rowwise_instances.h): each dtype and slice count, causal and not, in place, and
+ * beside them rows misaligned by a stride 2 or 4 elements longer, on the short instance. */
+Test(softmax, whole_aligned_rows) {
+    TS_TEST_REQUIRE_DEVICE();
+    const ts_dtype dts[3] = {BF, FP, F32};
+    const long long rows = ts_test_on_gpu() ? 999 : 4;
+    const int cols[3] = {1024, 2048, 8192};
+    for (int i = 0; i < 3; ++i)
+        for (int k = 0; k < 3; ++k) {
+            check_softmax((sm_case){rows, cols[k], 0, dts[i], dts[i], 0.5f, 0, 1, 0, 1.0, 0, 0});
+            check_softmax((sm_case){rows, cols[k], 8, dts[i], dts[i], 1.0f, 1, rows, cols[k] - rows, 1.0, 1, k == 1});
+            check_softmax((sm_case){rows, cols[k], dts[i] == F32 ? 2 : 4, dts[i], dts[i], 1.0f, 0, 1, 0, 1.0, 0, 0});
+        }
+}
+
 Test(softmax, scale_dtypes_and_unaligned_strides) {
     TS_TEST_REQUIRE_DEVICE();
     const long long rows = ts_test_on_gpu() ? 1000 : 9;

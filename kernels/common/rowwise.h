@@ -76,6 +76,7 @@ typedef struct ts_rowwise_plan {
     int warps_per_row; /* W */
     int warps;         /* per block: G * W */
     int one_pass;      /* 1: the short instance, a block per row group, no loop; 0: the general one */
+    int whole;         /* 1 (with one_pass): the whole instance, where the family allows it (ts_rowwise_plan_whole) */
     unsigned grid;     /* blocks: every row group in one pass, else capped at TS_ROWWISE_BLOCKS_PER_SM per SM */
     size_t shared_bytes;
 } ts_rowwise_plan;
@@ -106,6 +107,7 @@ static inline ts_status ts_rowwise_plan_blocks(long long rows, int cols, int blo
     plan->warps_per_row = w;
     plan->warps = groups * w;
     plan->one_pass = 0;
+    plan->whole = 0;
     plan->grid = (unsigned)blocks;
     plan->shared_bytes = w > 1 ? (size_t)plan->warps * 2 * sizeof(float) : 0;
     return TS_SUCCESS;
@@ -130,6 +132,30 @@ static inline ts_status ts_rowwise_make_plan(long long rows, int cols, int unifo
     }
     return ts_rowwise_plan_blocks(rows, cols, TS_ROWWISE_BLOCK_WARPS, plan, &row_groups);
 }
+
+/* A matrix the whole instance may take: 16-byte aligned, and so is each row (NULL: absent, no bar). */
+static inline int ts_rowwise_aligned16(const void *ptr, ts_dtype dtype, long long stride) {
+    return !ptr || ((uintptr_t)ptr | (uintptr_t)(stride * ts_rowwise_dtype_bytes(dtype))) % 16u == 0;
+}
+
+/* 1 (default): the families take their whole instances where the plan allows; 0 never, for A/B runs. */
+#ifndef TS_ROWWISE_USE_WHOLE
+#define TS_ROWWISE_USE_WHOLE 1
+#endif
+
+/* Where a one-pass plan may run a family's whole instance (rowwise_instances.h): every row group of
+ * every block exists and every warp's slice is whole; the family adds that each matrix is
+ * ts_rowwise_aligned16, and sets plan->whole. */
+static inline int ts_rowwise_plan_whole(long long rows, int cols, const ts_rowwise_plan *plan) {
+    return plan->one_pass && cols % TS_ROWWISE_E == 0 && rows % (plan->warps / plan->warps_per_row) == 0;
+}
+
+/* In a variant: ptr, promised 16-byte aligned to the compiler in the whole instance
+ * (TS_ROWWISE_WHOLE, which the launch plan guarantees), as it is elsewhere. The vector loads and
+ * stores then compile without their element-by-element paths. */
+#define TS_ROWWISE_ASSUME_ALIGNED(ptr) TS_CAT(TS_ROWWISE_ASSUME_ALIGNED_, TS_ROWWISE_WHOLE)(ptr)
+#define TS_ROWWISE_ASSUME_ALIGNED_0(ptr) (ptr)
+#define TS_ROWWISE_ASSUME_ALIGNED_1(ptr) __builtin_assume_aligned((ptr), 16)
 
 /* Defines launcher(params, plan, stream): kernel over the plan's grid, warps and shared memory. */
 #define TS_ROWWISE_LAUNCHER(launcher, kernel, params_type)                                         \

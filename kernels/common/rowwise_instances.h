@@ -1,21 +1,27 @@
-/* The two instances of a row-wise kernel family (kernels/common/rowwise.h) for one input dtype:
+/* The instances of a row-wise kernel family (kernels/common/rowwise.h) for one input dtype:
  * NAME, for rows of any length this backend takes, in blocks of up to TS_ROWWISE_MAX_WARPS warps;
- * and NAME_short, for rows of up to TS_ROWWISE_SHORT_WARPS slices, in blocks of at most that many
- * warps built for TS_ROWWISE_INSTANCE_SHORT_BLOCKS blocks per SM. Each is the family's variant
- * header included once; their launchers are NAME_launch and NAME_short_launch. Included once per
- * dtype after defining:
+ * NAME_short, for rows of up to TS_ROWWISE_SHORT_WARPS slices, in blocks of at most that many
+ * warps built for TS_ROWWISE_INSTANCE_SHORT_BLOCKS blocks per SM; and, where the family asks for it
+ * (TS_ROWWISE_INSTANCE_WHOLE), NAME_whole: the short instance for rows of whole slices whose
+ * every pointer and stride is 16-byte aligned (ts_rowwise_make_plan: plan.whole). Each is the
+ * family's variant header included once; their launchers are NAME_launch, NAME_short_launch and
+ * NAME_whole_launch. Included once per dtype after defining:
  *   TS_ROWWISE_INSTANCE_VARIANT       the variant header, as a quoted path
  *   TS_ROWWISE_INSTANCE_NAME          NAME
  *   TS_ROWWISE_INSTANCE_DTYPE         the input dtype (TS_DTYPE_...)
  *   TS_ROWWISE_INSTANCE_SHORT_BLOCKS  blocks per SM of the short instance
+ *   TS_ROWWISE_INSTANCE_WHOLE         1: the whole instance as well (optional)
  * A variant header reads TS_ROWWISE_NAME, TS_ROWWISE_DTYPE, TS_ROWWISE_BLOCK_WARPS_MAX (its block
- * size limit), TS_ROWWISE_MIN_BLOCKS (TS_KERNEL_RESIDENT) and TS_ROWWISE_SHORT (1 in the short
- * instance, which a family may specialize further), and defines nothing it leaves behind. */
+ * size limit), TS_ROWWISE_MIN_BLOCKS (TS_KERNEL_RESIDENT), TS_ROWWISE_SHORT (1 in the short and
+ * whole instances, which a family may specialize further) and TS_ROWWISE_WHOLE (1 in the whole
+ * instance: every row group's rows exist, each warp's slice is whole, and ts_rowwise_aligned may
+ * promise 16-byte alignment), and defines nothing it leaves behind. */
 #define TS_ROWWISE_NAME TS_ROWWISE_INSTANCE_NAME
 #define TS_ROWWISE_DTYPE TS_ROWWISE_INSTANCE_DTYPE
 #define TS_ROWWISE_BLOCK_WARPS_MAX TS_ROWWISE_MAX_WARPS
 #define TS_ROWWISE_MIN_BLOCKS 1
 #define TS_ROWWISE_SHORT 0
+#define TS_ROWWISE_WHOLE 0
 #include TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_NAME
 #undef TS_ROWWISE_BLOCK_WARPS_MAX
@@ -28,6 +34,15 @@
 #define TS_ROWWISE_SHORT 1
 #include TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_NAME
+#undef TS_ROWWISE_WHOLE
+
+#if defined(TS_ROWWISE_INSTANCE_WHOLE) && TS_ROWWISE_INSTANCE_WHOLE
+#define TS_ROWWISE_NAME TS_CAT(TS_ROWWISE_INSTANCE_NAME, _whole)
+#define TS_ROWWISE_WHOLE 1
+#include TS_ROWWISE_INSTANCE_VARIANT
+#undef TS_ROWWISE_NAME
+#undef TS_ROWWISE_WHOLE
+#endif
 #undef TS_ROWWISE_BLOCK_WARPS_MAX
 #undef TS_ROWWISE_MIN_BLOCKS
 #undef TS_ROWWISE_SHORT

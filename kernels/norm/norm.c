@@ -21,6 +21,7 @@
 #endif
 
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"
+#define TS_ROWWISE_INSTANCE_WHOLE 1
 #define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
 #define TS_ROWWISE_INSTANCE_NAME ts_norm_bf16
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_BF16
@@ -33,6 +34,7 @@
 #include "kernels/common/rowwise_instances.h"
 #undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
+#undef TS_ROWWISE_INSTANCE_WHOLE
 
 static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream) {
     if (!desc) return TS_ERROR_NULL_POINTER;
@@ -78,11 +80,18 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
     ts_rowwise_plan plan;
     if ((s = ts_rowwise_make_plan(d.rows, d.cols, uniform, &plan)) != TS_SUCCESS) return s;
     p.warps_per_row = plan.warps_per_row;
+    /* Whole, aligned rows take the whole instance: no element-by-element paths (norm_variant.h). */
+    plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) && ts_rowwise_aligned16(d.x, d.dtype, d.x_stride) &&
+                 ts_rowwise_aligned16(d.out, d.out_dtype, d.out_stride) &&
+                 ts_rowwise_aligned16(d.residual, d.dtype, d.residual_stride) &&
+                 ts_rowwise_aligned16(d.residual_out, d.dtype, d.residual_out_stride) &&
+                 ts_rowwise_aligned16(d.weight, d.param_dtype, 0) && ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);
-    static const launcher launchers[3][2] = {{ts_norm_bf16_launch, ts_norm_bf16_short_launch},
-                                             {ts_norm_fp16_launch, ts_norm_fp16_short_launch},
-                                             {ts_norm_f32_launch, ts_norm_f32_short_launch}};
-    return launchers[ts_rowwise_dtype_index(d.dtype)][plan.one_pass](&p, &plan, stream);
+    static const launcher launchers[3][3] = {
+        {ts_norm_bf16_launch, ts_norm_bf16_short_launch, ts_norm_bf16_whole_launch},
+        {ts_norm_fp16_launch, ts_norm_fp16_short_launch, ts_norm_fp16_whole_launch},
+        {ts_norm_f32_launch, ts_norm_f32_short_launch, ts_norm_f32_whole_launch}};
+    return launchers[ts_rowwise_dtype_index(d.dtype)][plan.one_pass + plan.whole](&p, &plan, stream);
 }
 
 TS_EXTERN_C ts_status ts_layernorm(const ts_norm_desc *desc, ts_stream stream) { return ts_norm_run(desc, 0, stream); }

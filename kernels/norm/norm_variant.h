@@ -18,7 +18,8 @@
  * load and store path is compiled. norm.c sends every other case to the general instance.
  *   reads: TS_ROWWISE_NAME (the kernel; its launcher is TS_ROWWISE_NAME##_launch), TS_ROWWISE_DTYPE,
  *          TS_ROWWISE_BLOCK_WARPS_MAX (block size limit), TS_ROWWISE_MIN_BLOCKS (blocks per SM),
- *          TS_ROWWISE_SHORT */
+ *          TS_ROWWISE_SHORT, TS_ROWWISE_WHOLE (the short instance for whole, aligned slices, whose
+ *          loads and stores compile without their element-by-element paths: rowwise_instances.h) */
 TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_BLOCKS, ts_norm_params, p) {
     const int nw = p->warps_per_row, groups = ts_num_warps() / nw;
     const int warp = ts_warp_id(), group = warp / nw, w = warp % nw;
@@ -28,7 +29,8 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     const int out_bytes = TS_DTYPE_BYTES(out_dtype), param_bytes = TS_DTYPE_BYTES(param_dtype);
     float *slots = (float *)ts_shared_base() + 2 * nw * group;
     int parity = 0;
-    const long long col0 = (long long)w * TS_ROWWISE_E, left = p->cols - col0;
+    /* The whole instance: every slice whole and aligned, every row present (TS_ROWWISE_WHOLE). */
+    const long long col0 = (long long)w * TS_ROWWISE_E, left = TS_ROWWISE_WHOLE ? TS_ROWWISE_E : p->cols - col0;
     const void *weight = p->weight ? (const unsigned char *)p->weight + col0 * param_bytes : NULL;
     const void *bias = p->bias ? (const unsigned char *)p->bias + col0 * param_bytes : NULL;
     TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) h;
@@ -37,18 +39,22 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
      * (the bias as well spilled; fp32 rows leave no registers for it). */
     const int hold = TS_ROWWISE_SHORT && TS_NORM_HOLD_PARAMS && bytes == 2;
     TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) held_w;
-    if (hold && weight) ts_wv_packed_load(&held_w, weight, left);
+    if (hold && weight) ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
     for (long long first = (long long)ts_block_x() * groups; first < p->rows;
          first += (long long)ts_grid_x() * groups) {
         /* Groups past the last row still take part in the block's reductions, with nothing valid. */
-        const long long row = first + group < p->rows ? first + group : 0;
-        const long long n = first + group < p->rows ? left : 0;
-        ts_wv_packed_load(&h, (const unsigned char *)p->x + (row * p->x_stride + col0) * bytes, n);
+        const long long row = TS_ROWWISE_WHOLE || first + group < p->rows ? first + group : 0;
+        const long long n = TS_ROWWISE_WHOLE || first + group < p->rows ? left : 0;
+        ts_wv_packed_load(&h, TS_ROWWISE_ASSUME_ALIGNED((const unsigned char *)p->x + (row * p->x_stride + col0) * bytes),
+                          n);
         if (p->residual) {
-            ts_wv_packed_load_add_round(&h, (const unsigned char *)p->residual + (row * p->residual_stride + col0) * bytes,
-                                        n);
+            ts_wv_packed_load_add_round(
+                &h,
+                TS_ROWWISE_ASSUME_ALIGNED((const unsigned char *)p->residual + (row * p->residual_stride + col0) * bytes),
+                n);
             if (p->residual_out)
-                ts_wv_packed_store((unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes,
+                ts_wv_packed_store((unsigned char *)TS_ROWWISE_ASSUME_ALIGNED(
+                                       (unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes),
                                    &h, n);
         }
         float mean = 0.0f;
@@ -59,12 +65,15 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         }
         float sq = ts_wv_packed_sum_sq(&h, mean, n);
         if (nw > 1) sq = ts_group_sum(sq, slots, w, nw, &parity);
-        unsigned char *out = (unsigned char *)p->out + (row * p->out_stride + col0) * out_bytes;
+        unsigned char *out =
+            (unsigned char *)TS_ROWWISE_ASSUME_ALIGNED((unsigned char *)p->out + (row * p->out_stride + col0) * out_bytes);
         const float scale = 1.0f / sqrtf(sq * p->inv_cols + p->eps);
         if (hold)
-            ts_wv_packed_store_normalized_held(out, &h, mean, scale, &held_w, weight != NULL, bias, n);
+            ts_wv_packed_store_normalized_held(out, &h, mean, scale, &held_w, weight != NULL,
+                                               TS_ROWWISE_ASSUME_ALIGNED(bias), n);
         else
-            ts_wv_packed_store_normalized(out, out_dtype, &h, mean, scale, weight, bias, param_dtype, n);
+            ts_wv_packed_store_normalized(out, out_dtype, &h, mean, scale, TS_ROWWISE_ASSUME_ALIGNED(weight),
+                                          TS_ROWWISE_ASSUME_ALIGNED(bias), param_dtype, n);
         if (TS_ROWWISE_SHORT) break;
     }
 }

@@ -23,6 +23,7 @@ typedef struct ts_softmax_params {
 #endif
 
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/softmax/softmax_variant.h"
+#define TS_ROWWISE_INSTANCE_WHOLE 1
 #define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_SOFTMAX_SHORT_MIN_BLOCKS
 #define TS_ROWWISE_INSTANCE_NAME ts_softmax_bf16
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_BF16
@@ -35,6 +36,7 @@ typedef struct ts_softmax_params {
 #include "kernels/common/rowwise_instances.h"
 #undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
+#undef TS_ROWWISE_INSTANCE_WHOLE
 
 TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) {
     if (!desc) return TS_ERROR_NULL_POINTER;
@@ -72,9 +74,13 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
     ts_rowwise_plan plan;
     if ((s = ts_rowwise_make_plan(d.rows, d.cols, d.out_dtype == d.dtype, &plan)) != TS_SUCCESS) return s;
     p.warps_per_row = plan.warps_per_row;
+    /* Whole, aligned rows take the whole instance: no element-by-element paths (softmax_variant.h). */
+    plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) &&
+                 ts_rowwise_aligned16(d.x, d.dtype, d.x_stride) && ts_rowwise_aligned16(d.out, d.out_dtype, d.out_stride);
     typedef ts_status (*launcher)(const ts_softmax_params *, const ts_rowwise_plan *, ts_stream);
-    static const launcher launchers[3][2] = {{ts_softmax_bf16_launch, ts_softmax_bf16_short_launch},
-                                             {ts_softmax_fp16_launch, ts_softmax_fp16_short_launch},
-                                             {ts_softmax_f32_launch, ts_softmax_f32_short_launch}};
-    return launchers[ts_rowwise_dtype_index(d.dtype)][plan.one_pass](&p, &plan, stream);
+    static const launcher launchers[3][3] = {
+        {ts_softmax_bf16_launch, ts_softmax_bf16_short_launch, ts_softmax_bf16_whole_launch},
+        {ts_softmax_fp16_launch, ts_softmax_fp16_short_launch, ts_softmax_fp16_whole_launch},
+        {ts_softmax_f32_launch, ts_softmax_f32_short_launch, ts_softmax_f32_whole_launch}};
+    return launchers[ts_rowwise_dtype_index(d.dtype)][plan.one_pass + plan.whole](&p, &plan, stream);
 }

@@ -9,7 +9,8 @@
  *   reads: TS_ROWWISE_NAME (the kernel; its launcher is TS_ROWWISE_NAME##_launch), TS_ROWWISE_DTYPE,
  *          TS_ROWWISE_BLOCK_WARPS_MAX (block size limit), TS_ROWWISE_MIN_BLOCKS (blocks per SM),
  *          TS_ROWWISE_SHORT: the short instance takes one pass (a row group a block, no loop) and
- *          the input dtype for the output (softmax.c, kernels/common/rowwise.h). */
+ *          the input dtype for the output (softmax.c, kernels/common/rowwise.h); TS_ROWWISE_WHOLE:
+ *          the whole instance, the short one for whole, aligned slices (rowwise_instances.h). */
 TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_BLOCKS, ts_softmax_params, p) {
     const int nw = p->warps_per_row, groups = ts_num_warps() / nw;
     const int warp = ts_warp_id(), group = warp / nw, w = warp % nw;
@@ -17,13 +18,15 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE), out_bytes = TS_DTYPE_BYTES(out_dtype);
     float *slots = (float *)ts_shared_base() + 2 * nw * group;
     int parity = 0;
-    const long long col0 = (long long)w * TS_ROWWISE_E, left = p->cols - col0;
+    /* The whole instance: every slice whole and aligned, every row present (TS_ROWWISE_WHOLE). */
+    const long long col0 = (long long)w * TS_ROWWISE_E, left = TS_ROWWISE_WHOLE ? TS_ROWWISE_E : p->cols - col0;
     ts_rowwise_wv h;
     for (long long first = (long long)ts_block_x() * groups; first < p->rows;
          first += (long long)ts_grid_x() * groups) {
-        const long long row = first + group < p->rows ? first + group : 0;
-        const long long n = first + group < p->rows ? left : 0;
-        ts_wv_load(&h, (const unsigned char *)p->x + (row * p->x_stride + col0) * bytes, TS_ROWWISE_DTYPE, n);
+        const long long row = TS_ROWWISE_WHOLE || first + group < p->rows ? first + group : 0;
+        const long long n = TS_ROWWISE_WHOLE || first + group < p->rows ? left : 0;
+        ts_wv_load(&h, TS_ROWWISE_ASSUME_ALIGNED((const unsigned char *)p->x + (row * p->x_stride + col0) * bytes),
+                   TS_ROWWISE_DTYPE, n);
         long long live = n; /* elements of the slice that are neither padding nor masked */
         if (p->causal) {
             const long long last = row % p->causal_rows + p->causal_offset - col0; /* last unmasked */
@@ -39,7 +42,8 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         float sum = ts_wv_sum(&h);
         if (nw > 1) sum = ts_group_sum(sum, slots, w, nw, &parity);
         ts_wv_mul_scalar(&h, &h, sum > 0.0f ? 1.0f / sum : 0.0f);
-        ts_wv_store((unsigned char *)p->out + (row * p->out_stride + col0) * out_bytes, &h, out_dtype, n);
+        ts_wv_store((unsigned char *)TS_ROWWISE_ASSUME_ALIGNED((unsigned char *)p->out + (row * p->out_stride + col0) * out_bytes),
+                    &h, out_dtype, n);
         if (TS_ROWWISE_SHORT) break;
     }
 }

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "kernels/common/rowwise.h"
+#include "kernels/common/rowwise_plan.h"
 #include "support/dtype_io.h"
 #include "support/test_support.h"
 

@@ -18,9 +18,9 @@
 
 #include "backends/backend.h"
 #include "kernels/common/device_props.h"
+#include "kernels/common/rowwise_plan.h"
 #include "tiles/warp_vector.h"
 
-#define TS_ROWWISE_E 1024
 typedef ts_wv_f32_1024 ts_rowwise_wv;
 #ifndef TS_ROWWISE_MAX_WARPS
 #if TS_WARP_LANES == 64
@@ -56,8 +56,6 @@ static inline int ts_rowwise_dtype_valid(ts_dtype t) {
     return t == TS_DTYPE_F32 || t == TS_DTYPE_BF16 || t == TS_DTYPE_FP16;
 }
 
-static inline int ts_rowwise_dtype_bytes(ts_dtype t) { return t == TS_DTYPE_F32 ? 4 : 2; }
-
 /* The row of a kernel family's launcher table: bf16, fp16, fp32. */
 static inline int ts_rowwise_dtype_index(ts_dtype t) { return t == TS_DTYPE_BF16 ? 0 : t == TS_DTYPE_FP16 ? 1 : 2; }
 
@@ -71,15 +69,6 @@ static inline ts_status ts_rowwise_check_matrix(const void *ptr, ts_dtype dtype,
     if (stride > ((long long)1 << 60) / rows) return TS_ERROR_SIZE_OVERFLOW;
     return TS_SUCCESS;
 }
-
-typedef struct ts_rowwise_plan {
-    int warps_per_row; /* W */
-    int warps;         /* per block: G * W */
-    int one_pass;      /* 1: the short instance, a block per row group, no loop; 0: the general one */
-    int whole;         /* 1 (with one_pass): the whole instance, where the family allows it (ts_rowwise_plan_whole) */
-    unsigned grid;     /* blocks: every row group in one pass, else capped at TS_ROWWISE_BLOCKS_PER_SM per SM */
-    size_t shared_bytes;
-} ts_rowwise_plan;
 
 /* Warps a block of a one-pass launch aims at: one row group (W warps for a row of W slices), as
  * small as the rows allow, so that blocks free their SM slots row by row. On the H200 against
@@ -131,23 +120,6 @@ static inline ts_status ts_rowwise_make_plan(long long rows, int cols, int unifo
         }
     }
     return ts_rowwise_plan_blocks(rows, cols, TS_ROWWISE_BLOCK_WARPS, plan, &row_groups);
-}
-
-/* A matrix the whole instance may take: 16-byte aligned, and so is each row (NULL: absent, no bar). */
-static inline int ts_rowwise_aligned16(const void *ptr, ts_dtype dtype, long long stride) {
-    return !ptr || ((uintptr_t)ptr | (uintptr_t)(stride * ts_rowwise_dtype_bytes(dtype))) % 16u == 0;
-}
-
-/* 1 (default): the families take their whole instances where the plan allows; 0 never, for A/B runs. */
-#ifndef TS_ROWWISE_USE_WHOLE
-#define TS_ROWWISE_USE_WHOLE 1
-#endif
-
-/* Where a one-pass plan may run a family's whole instance (rowwise_instances.h): every row group of
- * every block exists and every warp's slice is whole; the family adds that each matrix is
- * ts_rowwise_aligned16, and sets plan->whole. */
-static inline int ts_rowwise_plan_whole(long long rows, int cols, const ts_rowwise_plan *plan) {
-    return plan->one_pass && cols % TS_ROWWISE_E == 0 && rows % (plan->warps / plan->warps_per_row) == 0;
 }
 
 /* In a variant: ptr, promised 16-byte aligned to the compiler in the whole instance

@@ -1,0 +1,44 @@
+/* The backend-free part of the row-wise kernels' launch plan (kernels/common/rowwise.h): the slice
+ * length, the plan a family's launcher reads, and the conditions of the whole instance
+ * (rowwise_instances.h). Plain C with no backend header, so that the tests can check the
+ * conditions on every backend. */
+#ifndef TESSERA_KERNELS_COMMON_ROWWISE_PLAN_H
+#define TESSERA_KERNELS_COMMON_ROWWISE_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tessera/tessera.h>
+
+/* Elements of a row one warp holds: a slice. */
+#define TS_ROWWISE_E 1024
+
+static inline int ts_rowwise_dtype_bytes(ts_dtype t) { return t == TS_DTYPE_F32 ? 4 : 2; }
+
+typedef struct ts_rowwise_plan {
+    int warps_per_row; /* W */
+    int warps;         /* per block: G * W */
+    int one_pass;      /* 1: the short instance, a block per row group, no loop; 0: the general one */
+    int whole;         /* 1 (with one_pass): the whole instance, where the family allows it (ts_rowwise_plan_whole) */
+    unsigned grid;     /* blocks: every row group in one pass, else capped at TS_ROWWISE_BLOCKS_PER_SM per SM */
+    size_t shared_bytes;
+} ts_rowwise_plan;
+
+/* 1 (default): the families take their whole instances where the plan allows; 0 never, for A/B runs. */
+#ifndef TS_ROWWISE_USE_WHOLE
+#define TS_ROWWISE_USE_WHOLE 1
+#endif
+
+/* A matrix the whole instance may take: 16-byte aligned, and so is each row (NULL: absent, no bar). */
+static inline int ts_rowwise_aligned16(const void *ptr, ts_dtype dtype, long long stride) {
+    return !ptr || ((uintptr_t)ptr | (uintptr_t)(stride * ts_rowwise_dtype_bytes(dtype))) % 16u == 0;
+}
+
+/* Where a one-pass plan may run a family's whole instance (rowwise_instances.h): every row group of
+ * every block exists and every warp's slice is whole; the family adds that each matrix is
+ * ts_rowwise_aligned16, and sets plan->whole. */
+static inline int ts_rowwise_plan_whole(long long rows, int cols, const ts_rowwise_plan *plan) {
+    return plan->one_pass && cols % TS_ROWWISE_E == 0 && rows % (plan->warps / plan->warps_per_row) == 0;
+}
+
+#endif

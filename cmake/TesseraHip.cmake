@@ -138,6 +138,10 @@ find_program(TESSERA_HIP_LLVM_AS NAMES llvm-as PATHS ${_ts_hip_llvm_bin} NO_DEFA
 find_program(TESSERA_HIP_LLVM_AS NAMES llvm-as-19)
 find_program(TESSERA_HIP_LLD NAMES ld.lld PATHS ${_ts_hip_llvm_bin} NO_DEFAULT_PATH)
 find_program(TESSERA_HIP_LLD NAMES ld.lld-19 ld.lld)
+# clang bundles each kernel object's two targets with clang-offload-bundler, from its own folder
+# or the PATH.
+find_program(TESSERA_HIP_BUNDLER NAMES clang-offload-bundler PATHS ${_ts_hip_llvm_bin} NO_DEFAULT_PATH)
+find_program(TESSERA_HIP_BUNDLER NAMES clang-offload-bundler)
 find_path(TESSERA_HIP_BITCODE_DIR ocml.bc
           PATHS /usr/lib/x86_64-linux-gnu/amdgcn/bitcode /usr/lib/amdgcn/bitcode
                 /opt/rocm/amdgcn/bitcode
@@ -153,6 +157,9 @@ endif()
 if(NOT TESSERA_HIP_LLVM_AS)
   list(APPEND _ts_hip_missing "llvm-19 (llvm-as-19, for the gfx942 ISA bitcode)")
 endif()
+if(NOT TESSERA_HIP_BUNDLER)
+  list(APPEND _ts_hip_missing "clang-tools-19 (clang-offload-bundler, which packs a kernel object's targets)")
+endif()
 if(NOT TESSERA_HIP_LLD)
   list(APPEND _ts_hip_missing "lld-19 and lld (ld.lld, the AMDGPU device linker)")
 endif()
@@ -166,7 +173,7 @@ if(_ts_hip_missing)
   list(JOIN _ts_hip_missing "\n  " _ts_hip_list)
   message(FATAL_ERROR "TESSERA_BACKEND=hip needs these Debian packages:\n  ${_ts_hip_list}\n"
           "Install them with: apt-get install hipcc libamdhip64-dev rocm-device-libs lld "
-          "clang-19 lld-19 llvm-19")
+          "clang-19 clang-tools-19 lld-19 llvm-19")
 endif()
 
 # ---- the bitcode shim: ROCm's device libraries plus the gfx942 ISA version ---------------------

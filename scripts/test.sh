@@ -18,7 +18,7 @@ backends=("$@")
 say() { printf '\n== %s\n' "$*"; }
 
 # ---- packages -------------------------------------------------------------------------------
-packages="cmake pkg-config libcriterion-dev hipcc libamdhip64-dev rocm-device-libs lld clang-19 lld-19 llvm-19"
+packages="cmake pkg-config libcriterion-dev hipcc libamdhip64-dev rocm-device-libs lld clang-19 clang-tools-19 lld-19 llvm-19"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -7,7 +7,8 @@
  * (about 8 warps) and walks the rows G at a time, block after block, so that any row count works;
  * the grid is the number of row groups, capped at 32 blocks per SM, beyond which blocks loop. A
  * family's short instance instead takes the rows in one pass, a row group a block
- * (ts_rowwise_make_plan). */
+ * (ts_rowwise_make_plan), and its whole instance the same for whole, aligned slices
+ * (rowwise_instances.h, rowwise_plan.h). */
 #ifndef TESSERA_KERNELS_COMMON_ROWWISE_H
 #define TESSERA_KERNELS_COMMON_ROWWISE_H
 
@@ -122,9 +123,9 @@ static inline ts_status ts_rowwise_make_plan(long long rows, int cols, int unifo
     return ts_rowwise_plan_blocks(rows, cols, TS_ROWWISE_BLOCK_WARPS, plan, &row_groups);
 }
 
-/* In a variant: ptr, promised 16-byte aligned to the compiler in the whole instance
- * (TS_ROWWISE_WHOLE, which the launch plan guarantees), as it is elsewhere. The vector loads and
- * stores then compile without their element-by-element paths. */
+/* In a variant: ptr, promised to the compiler as 16-byte aligned in the whole instance
+ * (TS_ROWWISE_WHOLE, whose launch plan guarantees it) and left as it is in the others. The vector
+ * loads and stores then compile without their element-by-element paths. */
 #define TS_ROWWISE_ASSUME_ALIGNED(ptr) TS_CAT(TS_ROWWISE_ASSUME_ALIGNED_, TS_ROWWISE_WHOLE)(ptr)
 #define TS_ROWWISE_ASSUME_ALIGNED_0(ptr) (ptr)
 #define TS_ROWWISE_ASSUME_ALIGNED_1(ptr) __builtin_assume_aligned((ptr), 16)

@@ -3,7 +3,7 @@
  * NAME_short, for rows of up to TS_ROWWISE_SHORT_WARPS slices, in blocks of at most that many
  * warps built for TS_ROWWISE_INSTANCE_SHORT_BLOCKS blocks per SM; and, where the family asks for it
  * (TS_ROWWISE_INSTANCE_WHOLE), NAME_whole: the short instance for rows of whole slices whose
- * every pointer and stride is 16-byte aligned (ts_rowwise_make_plan: plan.whole). Each is the
+ * every pointer and stride is 16-byte aligned (rowwise_plan.h: ts_rowwise_plan_whole). Each is the
  * family's variant header included once; their launchers are NAME_launch, NAME_short_launch and
  * NAME_whole_launch. Included once per dtype after defining:
  *   TS_ROWWISE_INSTANCE_VARIANT       the variant header, as a quoted path
@@ -14,8 +14,8 @@
  * A variant header reads TS_ROWWISE_NAME, TS_ROWWISE_DTYPE, TS_ROWWISE_BLOCK_WARPS_MAX (its block
  * size limit), TS_ROWWISE_MIN_BLOCKS (TS_KERNEL_RESIDENT), TS_ROWWISE_SHORT (1 in the short and
  * whole instances, which a family may specialize further) and TS_ROWWISE_WHOLE (1 in the whole
- * instance: every row group's rows exist, each warp's slice is whole, and ts_rowwise_aligned may
- * promise 16-byte alignment), and defines nothing it leaves behind. */
+ * instance: every row group's rows exist, each warp's slice is whole, and TS_ROWWISE_ASSUME_ALIGNED
+ * promises 16-byte alignment), and defines nothing it leaves behind. */
 #define TS_ROWWISE_NAME TS_ROWWISE_INSTANCE_NAME
 #define TS_ROWWISE_DTYPE TS_ROWWISE_INSTANCE_DTYPE
 #define TS_ROWWISE_BLOCK_WARPS_MAX TS_ROWWISE_MAX_WARPS

@@ -1,7 +1,8 @@
 /* LayerNorm and RMSNorm with the optional fused residual add (tessera.h, docs/memory-bound.md):
- * the argument checks, the launch plan and two kernels per input dtype, instantiated from
+ * the argument checks, the launch plan and three kernels per input dtype, instantiated from
  * norm_variant.h: a short one for rows of up to 8192 columns whose output and weight / bias share
- * the input's dtype, at high occupancy, and a general one for longer rows and mixed dtypes
+ * the input's dtype, at high occupancy, the same for whole, aligned slices (the whole instance),
+ * and a general one for longer rows and mixed dtypes
  * (kernels/common/rowwise.h, rowwise_instances.h). */
 #include "kernels/common/rowwise.h"
 #include "kernels/norm/norm_common.h"
@@ -81,8 +82,8 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
     if ((s = ts_rowwise_make_plan(d.rows, d.cols, uniform, &plan)) != TS_SUCCESS) return s;
     p.warps_per_row = plan.warps_per_row;
     /* Whole, aligned rows take the whole instance: no element-by-element paths (norm_variant.h). */
-    plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) && ts_rowwise_aligned16(d.x, d.dtype, d.x_stride) &&
-                 ts_rowwise_aligned16(d.out, d.out_dtype, d.out_stride) &&
+    plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) &&
+                 ts_rowwise_aligned16(d.x, d.dtype, d.x_stride) && ts_rowwise_aligned16(d.out, d.out_dtype, d.out_stride) &&
                  ts_rowwise_aligned16(d.residual, d.dtype, d.residual_stride) &&
                  ts_rowwise_aligned16(d.residual_out, d.dtype, d.residual_out_stride) &&
                  ts_rowwise_aligned16(d.weight, d.param_dtype, 0) && ts_rowwise_aligned16(d.bias, d.param_dtype, 0);

@@ -1,7 +1,7 @@
 /* One LayerNorm / RMSNorm kernel for the input dtype TS_ROWWISE_DTYPE (x, residual, residual_out),
- * instantiated by norm.c twice per dtype through kernels/common/rowwise_instances.h; LayerNorm or
- * RMSNorm, the residual, weight, bias and the output dtype are run-time choices, uniform across
- * the grid.
+ * instantiated by norm.c three times per dtype through kernels/common/rowwise_instances.h;
+ * LayerNorm or RMSNorm, the residual, weight, bias and the output dtype are run-time choices,
+ * uniform across the grid.
  *
  * Each warp holds one TS_ROWWISE_E-element slice of a row in registers, loaded with 16-byte
  * accesses, and never reads it twice: the residual sum, both passes of the statistics and the

@@ -1,7 +1,7 @@
 /* Row softmax with scale and causal mask (tessera.h, docs/memory-bound.md): the parameters, the
- * argument checks, the launch plan (kernels/common/rowwise.h) and two kernels per input dtype
- * (rows of up to 8192 columns at high occupancy, and longer ones), instantiated from
- * softmax_variant.h through kernels/common/rowwise_instances.h. */
+ * argument checks, the launch plan (kernels/common/rowwise.h) and three kernels per input dtype
+ * (rows of up to 8192 columns at high occupancy, the same for whole, aligned slices, and longer
+ * ones), instantiated from softmax_variant.h through kernels/common/rowwise_instances.h. */
 #include <math.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
-/* One row-softmax kernel for the input dtype TS_ROWWISE_DTYPE, instantiated by softmax.c twice per
- * dtype through kernels/common/rowwise_instances.h; scale, the causal mask and the output dtype
- * are run-time choices.
+/* One row-softmax kernel for the input dtype TS_ROWWISE_DTYPE, instantiated by softmax.c three
+ * times per dtype through kernels/common/rowwise_instances.h; scale, the causal mask and the
+ * output dtype are run-time choices.
  *
  * As the norms (kernels/norm/norm_variant.h): a warp holds a TS_ROWWISE_E-element slice of a row in
  * registers, read once with 16-byte loads; masked and padding elements become -inf, the row

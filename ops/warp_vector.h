@@ -236,14 +236,17 @@ TS_DEVICE void ts_wv_store_impl(void *base, const void *v, int packed, int chunk
     const int per_chunk = packed ? ts_wvp_words(dtype) : TS_WV_CHUNK;
     unsigned char *b = (unsigned char *)base;
     const int aligned = ts_wv_aligned(b, rows ? row_stride * bytes : 0);
+    /* The whole strip: no test per chunk (one the compiler folds where n is a constant, as the
+     * loads' whole path). */
+    const int whole = n >= (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES;
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
         const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
-        if (e >= n) continue;
+        if (!whole && e >= n) continue;
         unsigned char *p = b + ts_wv_offset(e, rows, row_shift, row_stride) * bytes;
         const float *sf = (const float *)v + k * per_chunk;
         const unsigned *sw = (const unsigned *)v + k * per_chunk;
-        if (aligned && e + TS_WV_CHUNK <= n) {
+        if (aligned && (whole || e + TS_WV_CHUNK <= n)) {
             if (packed)
                 ts_wvp_store_chunk(p, sw, dtype);
             else

@@ -120,6 +120,7 @@ run_backend() {
                    "gemm-store-at-end|-DTS_GEMM_DEFER_STORE=0|test_gemm" \
                    "gemm-defer-half|-DTS_GEMM_DEFER_STORE=2|test_gemm" \
                    "gemm-stream-k|-DTS_GEMM_STREAM_K=1|test_gemm" \
+                   "rope-whole|-DTS_ROPE_USE_WHOLE=1|test_rotary" \
                    "attention-pingpong|-DTS_ATTN_PINGPONG=1|test_attention"; do
       IFS='|' read -r name flags tests <<<"$variant"
       say "host: $name ($flags): $tests"

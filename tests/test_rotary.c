@@ -148,6 +148,22 @@ Test(rotary, q_only_offsets_strides_in_place) {
     check_rope((rope_case){2, n, 2, 30, 64, BF, BHND, HALF, 1, 0, 0, 1}); /* in place, head-major, more K heads than Q */
 }
 
+/* Heads that fill every strip of a warp's round (4 strips of 512 / D heads), 16-byte aligned rows
+ * and a table: the cases the whole instance takes where it is built (-DTS_ROPE_USE_WHOLE=1, a CI
+ * variant; kernels/rotary/rotary_variant.h), beside each the same with padded rows, which it
+ * leaves to the general kernel. */
+Test(rotary, whole_strips) {
+    TS_TEST_REQUIRE_DEVICE();
+    const int n = ts_test_on_gpu() ? 300 : 3;
+    const int dims[3] = {64, 128, 256}, heads[3] = {32, 16, 8};
+    for (int i = 0; i < 3; ++i) {
+        check_rope((rope_case){2, n, 2 * heads[i], heads[i], dims[i], BF, BNHD, HALF, 1, 5, 0, 0});
+        check_rope((rope_case){2, n, heads[i], heads[i], dims[i], FP, BHND, INTER, 1, 0, 0, 0});
+        check_rope((rope_case){1, n, heads[i], 0, dims[i], BF, BHND, HALF, 1, 2, 0, 1});
+        check_rope((rope_case){2, n, heads[i], heads[i], dims[i], BF, BNHD, HALF, 1, 0, 8, 0}); /* padded rows */
+    }
+}
+
 Test(rotary, bad_arguments) {
     static unsigned short buf[1 << 14] __attribute__((aligned(16)));
     static float tab[1 << 12] __attribute__((aligned(16)));

@@ -52,23 +52,54 @@ typedef struct ts_rope_params {
     int d_shift, interleaved;
 } ts_rope_params;
 
+/* In a variant: ptr, promised to the compiler as 16-byte aligned in the whole instance (whose
+ * launch checked it) and left as it is in the others. */
+#define TS_ROPE_ASSUME_ALIGNED(ptr) TS_CAT(TS_ROPE_ASSUME_ALIGNED_, TS_ROPE_VARIANT_WHOLE)(ptr)
+#define TS_ROPE_ASSUME_ALIGNED_0(ptr) (ptr)
+#define TS_ROPE_ASSUME_ALIGNED_1(ptr) __builtin_assume_aligned((ptr), 16)
+
+/* 1: calls that meet the whole instance's conditions (ts_rope_whole) run it; 0 (default until it
+ * is measured on the H200): every call runs the general kernel of its dtype. */
+#ifndef TS_ROPE_USE_WHOLE
+#define TS_ROPE_USE_WHOLE 0
+#endif
+
 #define TS_ROPE_NAME ts_rope_bf16
 #define TS_ROPE_DTYPE TS_DTYPE_BF16
 #define TS_ROPE_VARIANT_STRIPS TS_ROPE_STRIPS
 #define TS_ROPE_VARIANT_MIN_BLOCKS TS_ROPE_MIN_BLOCKS
+#define TS_ROPE_VARIANT_WHOLE 0
 #include "kernels/rotary/rotary_variant.h"
 
 #define TS_ROPE_NAME ts_rope_fp16
 #define TS_ROPE_DTYPE TS_DTYPE_FP16
 #define TS_ROPE_VARIANT_STRIPS TS_ROPE_STRIPS
 #define TS_ROPE_VARIANT_MIN_BLOCKS TS_ROPE_MIN_BLOCKS
+#define TS_ROPE_VARIANT_WHOLE 0
 #include "kernels/rotary/rotary_variant.h"
 
 #define TS_ROPE_NAME ts_rope_f32
 #define TS_ROPE_DTYPE TS_DTYPE_F32
 #define TS_ROPE_VARIANT_STRIPS TS_ROPE_F32_STRIPS
 #define TS_ROPE_VARIANT_MIN_BLOCKS TS_ROPE_F32_MIN_BLOCKS
+#define TS_ROPE_VARIANT_WHOLE 0
 #include "kernels/rotary/rotary_variant.h"
+
+#if TS_ROPE_USE_WHOLE
+#define TS_ROPE_NAME ts_rope_bf16_whole
+#define TS_ROPE_DTYPE TS_DTYPE_BF16
+#define TS_ROPE_VARIANT_STRIPS TS_ROPE_STRIPS
+#define TS_ROPE_VARIANT_MIN_BLOCKS TS_ROPE_MIN_BLOCKS
+#define TS_ROPE_VARIANT_WHOLE 1
+#include "kernels/rotary/rotary_variant.h"
+
+#define TS_ROPE_NAME ts_rope_fp16_whole
+#define TS_ROPE_DTYPE TS_DTYPE_FP16
+#define TS_ROPE_VARIANT_STRIPS TS_ROPE_STRIPS
+#define TS_ROPE_VARIANT_MIN_BLOCKS TS_ROPE_MIN_BLOCKS
+#define TS_ROPE_VARIANT_WHOLE 1
+#include "kernels/rotary/rotary_variant.h"
+#endif
 
 /* The {batch, seq, head} strides of one tensor, checked: positive, and no two (batch, token,
  * head) rows of D elements overlap (each dimension's stride covers the extent of the ones inside
@@ -108,6 +139,26 @@ static ts_status ts_rope_strides(const long long *given, ts_rotary_layout layout
         inner = stride[i] * extent[i];
     }
     return TS_SUCCESS;
+}
+
+/* Whether a checked call meets the whole instance's conditions (rotary_variant.h): 16-bit data,
+ * angles from a table, every tensor and its {batch, seq, head} strides 16-byte aligned (the table
+ * rows, D/2 floats, then are too), every strip of TS_ROPE_STRIPS x 512 / D heads full, and token
+ * numbers that fit 32 bits. */
+static int ts_rope_whole(const ts_rotary_desc *d, const ts_rope_params *p) {
+    if (d->dtype == TS_DTYPE_F32 || !d->cos_table || ((uintptr_t)d->cos_table | (uintptr_t)d->sin_table) % 16u ||
+        p->tokens > 0x7fffffffLL)
+        return 0;
+    const int heads_per_round = TS_ROPE_STRIPS * (TS_ROPE_STRIP >> p->d_shift);
+    for (int which = 0; which < 2; ++which) {
+        if (p->heads[which] == 0) continue;
+        if (p->heads[which] % heads_per_round) return 0;
+        const uintptr_t bytes = 2;
+        if (((uintptr_t)p->in[which] | (uintptr_t)p->out[which] | (uintptr_t)(p->stride_b[which] * bytes) |
+             (uintptr_t)(p->stride_n[which] * bytes) | (uintptr_t)(p->stride_h[which] * bytes)) % 16u)
+            return 0;
+    }
+    return 1;
 }
 
 TS_EXTERN_C ts_status ts_rotary(const ts_rotary_desc *desc, ts_stream stream) {
@@ -169,10 +220,18 @@ TS_EXTERN_C ts_status ts_rotary(const ts_rotary_desc *desc, ts_stream stream) {
     for (int i = 0; i < d.head_dim / 2; ++i)
         p.inv_freq[i] = (float)pow((double)d.theta_base, -2.0 * i / d.head_dim);
 
+    const int whole = TS_ROPE_USE_WHOLE && ts_rope_whole(&d, &p);
     int sms = 0;
     if ((s = ts_kernel_sm_count(&sms)) != TS_SUCCESS) return s;
     long long blocks = (p.tokens + TS_ROPE_WARPS - 1) / TS_ROPE_WARPS;
     if (blocks > (long long)sms * TS_ROPE_BLOCKS_PER_SM) blocks = (long long)sms * TS_ROPE_BLOCKS_PER_SM;
+#if TS_ROPE_USE_WHOLE
+    if (whole)
+        return (d.dtype == TS_DTYPE_BF16 ? ts_rope_bf16_whole_launch : ts_rope_fp16_whole_launch)(&p, (unsigned)blocks,
+                                                                                                  stream);
+#else
+    (void)whole;
+#endif
     switch (d.dtype) {
     case TS_DTYPE_BF16: return ts_rope_bf16_launch(&p, (unsigned)blocks, stream);
     case TS_DTYPE_FP16: return ts_rope_fp16_launch(&p, (unsigned)blocks, stream);

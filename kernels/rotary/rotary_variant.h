@@ -8,8 +8,14 @@
  * the tensor's dtype, tiles/warp_vector.h: 512 / D heads side by side), TS_ROPE_VARIANT_STRIPS at
  * a time (rotary.c), all loaded before the first is used so that their bytes are in flight
  * together, rotates them and stores them.
+ *
+ * The whole instance (TS_ROPE_VARIANT_WHOLE, rotary.c: ts_rope_whole) takes the common case alone:
+ * angles from a table, every row and table row 16-byte aligned, every strip full of heads, fewer
+ * than 2^31 tokens. The alignment is promised to the compiler (the strides' low bits masked off,
+ * which the launch has checked are zero), so that the loads and stores compile without their
+ * element-by-element paths, and the token splits with 32-bit arithmetic.
  *   defines: TS_ROPE_NAME (kernel; the launcher is TS_ROPE_NAME##_launch), TS_ROPE_DTYPE,
- *            TS_ROPE_VARIANT_STRIPS, TS_ROPE_VARIANT_MIN_BLOCKS (rotary.c) */
+ *            TS_ROPE_VARIANT_STRIPS, TS_ROPE_VARIANT_MIN_BLOCKS, TS_ROPE_VARIANT_WHOLE (rotary.c) */
 
 TS_KERNEL_RESIDENT(TS_ROPE_NAME, TS_ROPE_WARPS, TS_ROPE_VARIANT_MIN_BLOCKS, ts_rope_params, p) {
     const int bytes = TS_DTYPE_BYTES(TS_ROPE_DTYPE), d_shift = p->d_shift, half_d = 1 << (d_shift - 1);
@@ -17,25 +23,43 @@ TS_KERNEL_RESIDENT(TS_ROPE_NAME, TS_ROPE_WARPS, TS_ROPE_VARIANT_MIN_BLOCKS, ts_r
     const long long warps = (long long)ts_grid_x() * ts_num_warps();
     ts_rope_pattern pat;
     TS_WV_PACKED(TS_ROPE_STRIP, TS_ROPE_DTYPE) x[TS_ROPE_VARIANT_STRIPS], y;
+    /* In the whole instance the strides are multiples of 16 bytes: masking their low bits changes
+     * nothing but tells the compiler so. */
+    const long long stride_mask = TS_ROPE_VARIANT_WHOLE ? ~(long long)(16 / bytes - 1) : ~0LL;
     for (long long t = (long long)ts_block_x() * ts_num_warps() + ts_warp_id(); t < p->tokens; t += warps) {
-        const long long b = t / p->seq, n = t % p->seq, pos = n + p->offset;
-        if (p->cos)
-            ts_rope_pattern_table(&pat, p->cos + pos * half_d, p->sin + pos * half_d, d_shift, p->interleaved);
+        long long b, n;
+        if (TS_ROPE_VARIANT_WHOLE) {
+            b = (unsigned)t / (unsigned)p->seq;
+            n = (unsigned)t - (unsigned)b * (unsigned)p->seq;
+        } else {
+            b = t / p->seq;
+            n = t % p->seq;
+        }
+        const long long pos = n + p->offset;
+        if (TS_ROPE_VARIANT_WHOLE || p->cos)
+            ts_rope_pattern_table(&pat, (const float *)TS_ROPE_ASSUME_ALIGNED(p->cos + pos * half_d),
+                                  (const float *)TS_ROPE_ASSUME_ALIGNED(p->sin + pos * half_d), d_shift,
+                                  p->interleaved);
         else
             ts_rope_pattern_angles(&pat, (float)pos, p->inv_freq, d_shift, p->interleaved);
         for (int which = 0; which < 2; ++which) {
             const int heads = p->heads[which];
-            const long long sh = p->stride_h[which], token = b * p->stride_b[which] + n * p->stride_n[which];
-            const unsigned char *in = (const unsigned char *)p->in[which] + token * bytes;
-            unsigned char *out = (unsigned char *)p->out[which] + token * bytes;
+            const long long sh = p->stride_h[which] & stride_mask;
+            const long long token = b * (p->stride_b[which] & stride_mask) + n * (p->stride_n[which] & stride_mask);
+            const unsigned char *in =
+                (const unsigned char *)TS_ROPE_ASSUME_ALIGNED((const unsigned char *)p->in[which] + token * bytes);
+            unsigned char *out = (unsigned char *)TS_ROPE_ASSUME_ALIGNED((unsigned char *)p->out[which] + token * bytes);
             for (int h0 = 0; h0 < heads; h0 += TS_ROPE_VARIANT_STRIPS * per_strip) {
-                /* Strip s holds heads hs[s] ..; one past the last head holds nothing (ns[s] = 0). */
+                /* Strip s holds heads hs[s] ..; one past the last head holds nothing (ns[s] = 0). In
+                 * the whole instance every strip is full. */
                 int hs[TS_ROPE_VARIANT_STRIPS], ns[TS_ROPE_VARIANT_STRIPS];
                 TS_UNROLL
                 for (int s = 0; s < TS_ROPE_VARIANT_STRIPS; ++s) {
                     const int h = h0 + s * per_strip;
-                    hs[s] = h < heads ? h : h0;
-                    ns[s] = h < heads ? (heads - h < per_strip ? heads - h : per_strip) << d_shift : 0;
+                    hs[s] = TS_ROPE_VARIANT_WHOLE || h < heads ? h : h0;
+                    ns[s] = TS_ROPE_VARIANT_WHOLE ? TS_ROPE_STRIP
+                            : h < heads           ? (heads - h < per_strip ? heads - h : per_strip) << d_shift
+                                                  : 0;
                 }
                 TS_UNROLL
                 for (int s = 0; s < TS_ROPE_VARIANT_STRIPS; ++s)
@@ -59,3 +83,4 @@ static ts_status TS_CAT(TS_ROPE_NAME, _launch)(const ts_rope_params *params, uns
 #undef TS_ROPE_DTYPE
 #undef TS_ROPE_VARIANT_STRIPS
 #undef TS_ROPE_VARIANT_MIN_BLOCKS
+#undef TS_ROPE_VARIANT_WHOLE

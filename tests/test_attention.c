@@ -140,6 +140,8 @@ Test(attention, long_sequences_wrap_the_stage_ring) {
     TS_TEST_REQUIRE_DEVICE();
     check_attention((attn_case){1, 2, 1, 150, 700, 128, 0, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
     check_attention((attn_case){1, 1, 1, 300, 300, 64, 1, 0, TS_DTYPE_FP16, 1.0f, 0, 0.0f});
+    /* Several query tiles at D = 128 too, the last one partial whatever the block's rows. */
+    check_attention((attn_case){1, 1, 1, 333, 333, 128, 1, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
 }
 
 Test(attention, huge_scores_stay_finite) {

@@ -39,7 +39,9 @@
  * tensor cores a third warpgroup's products to run while two do their softmax, as
  * FlashAttention-3 does at D = 64: +4-18% on the H200 over N = 1024 .. 16384 but for N = 1024
  * causal (-4%; bench/results/nvidia-h200-2026-12-01-attention-d64-three-consumers-ab.txt). At
- * D = 128 three would not fit the registers (160 a thread for the output, S and P). */
+ * D = 128 three do not fit the 160 registers a thread with the overlap (the output, S and the last
+ * stage's P: 252 bytes of spills) but do without it (TS_ATTN_OVERLAP_D128=0, two stages: an A/B
+ * option, not yet measured; 0 spills). */
 #if TS_MAX_SHARED_BYTES >= 200 * 1024
 #ifndef TS_ATTN_CONSUMERS_D64
 #define TS_ATTN_CONSUMERS_D64 3
@@ -57,8 +59,8 @@
 #define TS_ATTN_CONSUMERS_D128 1
 #define TS_ATTN_STAGES 1
 #endif
-#if TS_ATTN_CONSUMERS_D64 < 1 || TS_ATTN_CONSUMERS_D64 > 3 || TS_ATTN_CONSUMERS_D128 < 1 || TS_ATTN_CONSUMERS_D128 > 2
-#error "TS_ATTN_CONSUMERS_D64 is 1 to 3, TS_ATTN_CONSUMERS_D128 1 or 2"
+#if TS_ATTN_CONSUMERS_D64 < 1 || TS_ATTN_CONSUMERS_D64 > 3 || TS_ATTN_CONSUMERS_D128 < 1 || TS_ATTN_CONSUMERS_D128 > 3
+#error "TS_ATTN_CONSUMERS_D64 and TS_ATTN_CONSUMERS_D128 are 1 to 3"
 #endif
 #define TS_ATTN_CONSUMERS_OF(d) ((d) == 64 ? TS_ATTN_CONSUMERS_D64 : TS_ATTN_CONSUMERS_D128)
 /* Query rows a block takes at a time: 64 per consumer. */
@@ -91,7 +93,8 @@
  *   TS_ATTN_OVERLAP   1 (the default where it applies: P in registers and the warp-specialized
  *                     template schedule): each stage's S = Q K^T and the last stage's O += P V
  *                     are issued together, and the softmax runs while the second runs
- *                     (FlashAttention-3's intra-warpgroup overlap).
+ *                     (FlashAttention-3's intra-warpgroup overlap). TS_ATTN_OVERLAP_D64 and
+ *                     TS_ATTN_OVERLAP_D128 set it for one head dimension.
  *   TS_ATTN_PINGPONG  1: the two consumers take turns at issuing their products (variants of
  *                     two consumers only)
  *                     (FlashAttention-3's inter-warpgroup schedule), with or without the overlap;
@@ -110,7 +113,13 @@
 #define TS_ATTN_OVERLAP 0
 #endif
 #endif
-#if TS_ATTN_OVERLAP && (!TS_ATTN_P_IN_REGISTERS || defined(TS_PREFERS_PINGPONG))
+#ifndef TS_ATTN_OVERLAP_D64
+#define TS_ATTN_OVERLAP_D64 TS_ATTN_OVERLAP
+#endif
+#ifndef TS_ATTN_OVERLAP_D128
+#define TS_ATTN_OVERLAP_D128 TS_ATTN_OVERLAP
+#endif
+#if (TS_ATTN_OVERLAP_D64 || TS_ATTN_OVERLAP_D128) && (!TS_ATTN_P_IN_REGISTERS || defined(TS_PREFERS_PINGPONG))
 #error "TS_ATTN_OVERLAP needs P in registers and the warp-specialized schedule"
 #endif
 /* With the overlap, 1 (default): a shared-memory store that needs the whole softmax comes before

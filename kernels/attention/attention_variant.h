@@ -21,6 +21,11 @@
 #define TS_ATTN_FN(name) TS_CAT(TS_ATTN_NAME, TS_CAT(_, name))
 #define TS_ATTN_VARIANT_CONSUMERS TS_ATTN_CONSUMERS_OF(TS_ATTN_D)
 #define TS_ATTN_VARIANT_BM TS_ATTN_BM_OF(TS_ATTN_D)
+#if TS_ATTN_D == 64
+#define TS_ATTN_VARIANT_OVERLAP TS_ATTN_OVERLAP_D64
+#else
+#define TS_ATTN_VARIANT_OVERLAP TS_ATTN_OVERLAP_D128
+#endif
 /* ts_<kind>_<dt>_<R>x<C>: R and C are plain numbers, pasted into one pp-number. */
 #define TS_ATTN_TILE(kind, R, C)                                                                   \
     TS_CAT(TS_CAT(kind, TS_ATTN_DT), TS_CAT(_, TS_CAT(R, TS_CAT(x, C))))
@@ -68,7 +73,7 @@ typedef struct TS_ATTN_FN(consumer) {
     ts_pc_consumer pc; /* the warpgroup's barrier for its query tile, and its next task */
     TS_ATTN_RT_O o;
     ts_rowvec_f32_16 m, l; /* running maximum (base-2 units) and sum of each of the warp's rows */
-#if TS_ATTN_OVERLAP
+#if TS_ATTN_VARIANT_OVERLAP
     TS_ATTN_RT_P p;               /* the last stage's P, whose product with V is still to come */
     const TS_ATTN_ST_KV *v_prev;  /* that stage's V, held by the template's release lag */
 #endif
@@ -192,7 +197,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     const long long row0 = TS_ATTN_FN(row0)(t, consumer), col0 = (long long)iter * TS_ATTN_BN;
     TS_ATTN_RT_S s;
     ts_rowvec_f32_16 corr;
-#if TS_ATTN_OVERLAP
+#if TS_ATTN_VARIANT_OVERLAP
     /* S = Q K^T of this stage and O += P V of the last one go to the tensor cores together; the
      * softmax of S runs while the second product does. Invariant at entry: O holds the products
      * of the stages before the last, scaled to the last stage's maxima, in which c->p is also
@@ -272,7 +277,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_sync_named(consumer, 4);
     ts_wg_mma_AB(&c->o, &out->p, &in->v);
 #endif
-#endif /* TS_ATTN_OVERLAP */
+#endif /* TS_ATTN_VARIANT_OVERLAP */
 }
 
 TS_DEVICE void TS_ATTN_FN(store)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
@@ -325,7 +330,7 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #define TS_PC_CONSUMER_SCRATCH 4 /* a float a warp: pin_softmax */
 /* compute commits and waits for its own products (every one has landed when it returns). */
 #define TS_PC_COMPUTE_WAITS 1
-#if TS_ATTN_OVERLAP
+#if TS_ATTN_VARIANT_OVERLAP
 /* A stage is handed back one stage late: its V is read by the next stage's compute. */
 #define TS_PC_RELEASE_LAG 1
 #endif
@@ -334,6 +339,7 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #undef TS_ATTN_PP
 #undef TS_ATTN_VARIANT_CONSUMERS
 #undef TS_ATTN_VARIANT_BM
+#undef TS_ATTN_VARIANT_OVERLAP
 #undef TS_ATTN_NAME
 #undef TS_ATTN_D
 #undef TS_ATTN_DT

@@ -23,6 +23,13 @@ for spec in "$@"; do
     echo "variant $name: build failed (build/ab-$name.log)" &
 done
 wait
+# A failed build shows its first errors here: its log stays on the GPU machine.
+for name in "${names[@]}"; do
+  if [ ! -x "build/ab-$name/bench/tessera-bench" ]; then
+    echo "== $name: build failed; its first errors:"
+    grep -m 12 -E "error|Error" "build/ab-$name.log" || tail -n 12 "build/ab-$name.log"
+  fi
+done
 # A variant whose tests fail, crash or time out (a hang) is not benchmarked: its numbers would mean
 # nothing, and a hanging kernel would spend the bench's timeouts too.
 declare -A broken=()

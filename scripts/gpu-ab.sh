@@ -14,26 +14,29 @@ cd "$(dirname "$0")/.."
 [ -f .device-deps/unpack.sh ] && source .device-deps/unpack.sh
 bench=${BENCH:-gemm}
 names=()
+mkdir -p build
 for spec in "$@"; do
   name=${spec%%=*} flags=${spec#*=}
   names+=("$name")
   ( cmake -S . -B "build/ab-$name" -DTESSERA_BACKEND=cuda -DTESSERA_BUILD_TESTS="$([ -n "${TESTS:-}" ] && echo ON || echo OFF)" \
-        -DTESSERA_BUILD_EXAMPLES=OFF -DTESSERA_PTXAS_VERBOSE=OFF -DCMAKE_CUDA_FLAGS="$flags" >/dev/null &&
-    cmake --build "build/ab-$name" -j "$(nproc)" --target tessera-bench ${TESTS:-} >"build/ab-$name.log" 2>&1 ) ||
+        -DTESSERA_BUILD_EXAMPLES=OFF -DTESSERA_PTXAS_VERBOSE=OFF -DCMAKE_CUDA_FLAGS="$flags" >"build/ab-$name.log" 2>&1 &&
+    cmake --build "build/ab-$name" -j "$(nproc)" --target tessera-bench ${TESTS:-} >>"build/ab-$name.log" 2>&1 ) ||
     echo "variant $name: build failed (build/ab-$name.log)" &
 done
 wait
-# A failed build shows its first errors here: its log stays on the GPU machine.
+# A failed build shows its first errors here (its log stays on the GPU machine) and is not run.
+declare -A broken=()
 for name in "${names[@]}"; do
   if [ ! -x "build/ab-$name/bench/tessera-bench" ]; then
     echo "== $name: build failed; its first errors:"
     grep -m 12 -E "error|Error" "build/ab-$name.log" || tail -n 12 "build/ab-$name.log"
+    broken[$name]=1
   fi
 done
 # A variant whose tests fail, crash or time out (a hang) is not benchmarked: its numbers would mean
 # nothing, and a hanging kernel would spend the bench's timeouts too.
-declare -A broken=()
 for name in "${names[@]}"; do
+  [ -n "${broken[$name]:-}" ] && continue
   for t in ${TESTS:-}; do
     result=$( { timeout 150 "build/ab-$name/tests/$t" --jobs=1 2>&1; echo "exit $?"; } | grep -E 'Synthesis|FAIL|error|exit' | head -n 6 | tr '\n' ' ')
     echo "== $name $t: $result"
@@ -44,7 +47,7 @@ for b in $bench; do
   for round in 1 2; do
     for name in "${names[@]}"; do
       echo "== $name $b (round $round)"
-      if [ -n "${broken[$name]:-}" ]; then echo "   skipped: its tests did not pass"; continue; fi
+      if [ -n "${broken[$name]:-}" ]; then echo "   skipped: its build or tests failed"; continue; fi
       TESSERA_BENCH_QUICK=${QUICK:-1} timeout 120 "build/ab-$name/bench/tessera-bench" "$b" 2>&1 | grep -E "=|error" | grep -v "^tessera-bench"
     done
   done

@@ -21,6 +21,13 @@
 #define TS_NORM_HOLD_PARAMS 1
 #endif
 
+/* With the weight held (above), 1: it is loaded after the row's x and residual, as torch.compile's
+ * kernel orders its loads, so that the row's requests leave first; 0 (default, measured): before
+ * them. An A/B option, not yet measured on the H200. */
+#ifndef TS_NORM_WEIGHT_AFTER_ROW
+#define TS_NORM_WEIGHT_AFTER_ROW 0
+#endif
+
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"
 #define TS_ROWWISE_INSTANCE_WHOLE 1
 #define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_NORM_SHORT_MIN_BLOCKS

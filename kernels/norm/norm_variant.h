@@ -39,7 +39,7 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
      * (the bias as well spilled; fp32 rows leave no registers for it). */
     const int hold = TS_ROWWISE_SHORT && TS_NORM_HOLD_PARAMS && bytes == 2;
     TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) held_w;
-    if (hold && weight) ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
+    if (hold && weight && !TS_NORM_WEIGHT_AFTER_ROW) ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
     for (long long first = (long long)ts_block_x() * groups; first < p->rows;
          first += (long long)ts_grid_x() * groups) {
         /* Groups past the last row still take part in the block's reductions, with nothing valid. */
@@ -57,6 +57,9 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
                                        (unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes),
                                    &h, n);
         }
+        /* (The instances that hold the weight take one row group: this runs once.) */
+        if (hold && weight && TS_NORM_WEIGHT_AFTER_ROW)
+            ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
         float mean = 0.0f;
         if (!p->rms) {
             float sum = ts_wv_packed_sum(&h);

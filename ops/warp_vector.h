@@ -169,6 +169,13 @@ TS_DEVICE int ts_wv_aligned(const void *base, long long row_stride_bytes) {
     return (((uintptr_t)base | (uintptr_t)row_stride_bytes) & 15u) == 0;
 }
 
+/* ptr, promised to the compiler as 16-byte aligned where `whole` (a preprocessor 0 or 1: a kernel
+ * instance whose launch has checked the alignment) is 1, and as it is where 0. With the promise,
+ * ts_wv_aligned folds and the loads and stores compile without their element-by-element paths. */
+#define TS_WV_ASSUME_ALIGNED(whole, ptr) TS_CAT(TS_WV_ASSUME_ALIGNED_, whole)(ptr)
+#define TS_WV_ASSUME_ALIGNED_0(ptr) (ptr)
+#define TS_WV_ASSUME_ALIGNED_1(ptr) __builtin_assume_aligned((ptr), 16)
+
 /* The loads and stores of both storage forms: v holds fp32 values (packed 0; op 0 sets, 1 adds,
  * 2 multiplies, ts_wv_take) or the dtype's bits (packed 1; op 0 sets, 1 adds and rounds). packed
  * and op are constants where the ops' macros call these, so each call compiles to one form. */

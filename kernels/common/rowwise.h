@@ -123,12 +123,9 @@ static inline ts_status ts_rowwise_make_plan(long long rows, int cols, int unifo
     return ts_rowwise_plan_blocks(rows, cols, TS_ROWWISE_BLOCK_WARPS, plan, &row_groups);
 }
 
-/* In a variant: ptr, promised to the compiler as 16-byte aligned in the whole instance
- * (TS_ROWWISE_WHOLE, whose launch plan guarantees it) and left as it is in the others. The vector
- * loads and stores then compile without their element-by-element paths. */
-#define TS_ROWWISE_ASSUME_ALIGNED(ptr) TS_CAT(TS_ROWWISE_ASSUME_ALIGNED_, TS_ROWWISE_WHOLE)(ptr)
-#define TS_ROWWISE_ASSUME_ALIGNED_0(ptr) (ptr)
-#define TS_ROWWISE_ASSUME_ALIGNED_1(ptr) __builtin_assume_aligned((ptr), 16)
+/* In a variant: ptr, promised 16-byte aligned in the whole instance (TS_ROWWISE_WHOLE, whose launch
+ * plan guarantees it; ops/warp_vector.h). */
+#define TS_ROWWISE_ASSUME_ALIGNED(ptr) TS_WV_ASSUME_ALIGNED(TS_ROWWISE_WHOLE, ptr)
 
 /* Defines launcher(params, plan, stream): kernel over the plan's grid, warps and shared memory. */
 #define TS_ROWWISE_LAUNCHER(launcher, kernel, params_type)                                         \

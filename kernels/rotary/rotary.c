@@ -52,11 +52,9 @@ typedef struct ts_rope_params {
     int d_shift, interleaved;
 } ts_rope_params;
 
-/* In a variant: ptr, promised to the compiler as 16-byte aligned in the whole instance (whose
- * launch checked it) and left as it is in the others. */
-#define TS_ROPE_ASSUME_ALIGNED(ptr) TS_CAT(TS_ROPE_ASSUME_ALIGNED_, TS_ROPE_VARIANT_WHOLE)(ptr)
-#define TS_ROPE_ASSUME_ALIGNED_0(ptr) (ptr)
-#define TS_ROPE_ASSUME_ALIGNED_1(ptr) __builtin_assume_aligned((ptr), 16)
+/* In a variant: ptr, promised 16-byte aligned in the whole instance (whose launch checked it;
+ * ops/warp_vector.h). */
+#define TS_ROPE_ASSUME_ALIGNED(ptr) TS_WV_ASSUME_ALIGNED(TS_ROPE_VARIANT_WHOLE, ptr)
 
 /* 1: calls that meet the whole instance's conditions (ts_rope_whole) run it; 0 (default until it
  * is measured on the H200): every call runs the general kernel of its dtype. */

@@ -120,7 +120,7 @@ run_backend() {
                    "gemm-store-at-end|-DTS_GEMM_DEFER_STORE=0|test_gemm" \
                    "gemm-defer-half|-DTS_GEMM_DEFER_STORE=2|test_gemm" \
                    "gemm-stream-k|-DTS_GEMM_STREAM_K=1|test_gemm" \
-                   "rope-whole|-DTS_ROPE_USE_WHOLE=1|test_rotary" \
+                   "rope-general|-DTS_ROPE_USE_WHOLE=0|test_rotary" \
                    "norm-weight-after-row|-DTS_NORM_WEIGHT_AFTER_ROW=1|test_norm" \
                    "attention-pingpong|-DTS_ATTN_PINGPONG=1|test_attention" \
                    "attention-d128-three|-DTS_ATTN_CONSUMERS_D128=3 -DTS_ATTN_OVERLAP_D128=0|test_attention"; do

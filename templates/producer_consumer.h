@@ -398,6 +398,7 @@ static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_str
 #undef TS_PC_CONSUMER_REGS
 #undef TS_PC_CLUSTER
 #undef TS_PC_RELEASE
+#undef TS_PC_RELEASE_LAG
 #undef TS_PC_CONSUMER_BARRIER
 #undef TS_PC_CONSUMER_SCRATCH
 #undef TS_PC_LOAD_WARPS

@@ -56,10 +56,10 @@ typedef struct ts_rope_params {
  * ops/warp_vector.h). */
 #define TS_ROPE_ASSUME_ALIGNED(ptr) TS_WV_ASSUME_ALIGNED(TS_ROPE_VARIANT_WHOLE, ptr)
 
-/* 1: calls that meet the whole instance's conditions (ts_rope_whole) run it; 0 (default until it
- * is measured on the H200): every call runs the general kernel of its dtype. */
+/* 1 (default): calls that meet the whole instance's conditions (ts_rope_whole) run it; 0: every call
+ * runs the general kernel of its dtype (an A/B switch, and a CI host variant). */
 #ifndef TS_ROPE_USE_WHOLE
-#define TS_ROPE_USE_WHOLE 0
+#define TS_ROPE_USE_WHOLE 1
 #endif
 
 #define TS_ROPE_NAME ts_rope_bf16

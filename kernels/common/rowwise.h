@@ -80,6 +80,25 @@ static inline ts_status ts_rowwise_check_matrix(const void *ptr, ts_dtype dtype,
 #define TS_ROWWISE_ONE_PASS_BLOCK_WARPS 1
 #endif
 
+/* A one-pass launch in blocks aimed at one warp (TS_ROWWISE_ONE_PASS_BLOCK_WARPS 1) holds exactly one
+ * row group a block (ts_rowwise_plan_blocks: max(1, 1 / W) groups), so the whole instance takes a
+ * row's warps from the block size instead of dividing by the run-time warps a row: two integer
+ * divisions, some fifty instructions ahead of each block's first load. (The short instances keep
+ * the division: without it ptxas spilled two bytes in the bf16 norm's.) TS_ROWWISE_LAYOUT_FROM_BLOCK
+ * 0 divides everywhere, for A/B runs. */
+#ifndef TS_ROWWISE_LAYOUT_FROM_BLOCK
+#define TS_ROWWISE_LAYOUT_FROM_BLOCK 1
+#endif
+#define TS_ROWWISE_ONE_GROUP (TS_ROWWISE_LAYOUT_FROM_BLOCK && TS_ROWWISE_WHOLE && TS_ROWWISE_ONE_PASS_BLOCK_WARPS == 1)
+
+/* In a variant: declares nw (warps a row), groups (row groups a block), warp, group (this warp's
+ * row group) and w (its slice of the row). */
+#define TS_ROWWISE_BLOCK_LAYOUT(warps_per_row)                                                     \
+    const int nw = TS_ROWWISE_ONE_GROUP ? ts_num_warps() : (warps_per_row);                         \
+    const int groups = TS_ROWWISE_ONE_GROUP ? 1 : ts_num_warps() / nw;                              \
+    const int warp = ts_warp_id(), group = TS_ROWWISE_ONE_GROUP ? 0 : warp / nw,                    \
+              w = TS_ROWWISE_ONE_GROUP ? warp : warp % nw
+
 /* Blocks of about block_warps warps, as many row groups each as fit (at least one); *row_groups
  * is the grid of one pass, with no cap. */
 static inline ts_status ts_rowwise_plan_blocks(long long rows, int cols, int block_warps, ts_rowwise_plan *plan,

@@ -21,8 +21,7 @@
  *          TS_ROWWISE_SHORT, TS_ROWWISE_WHOLE (the short instance for whole, aligned slices, whose
  *          loads and stores compile without their element-by-element paths: rowwise_instances.h) */
 TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_BLOCKS, ts_norm_params, p) {
-    const int nw = p->warps_per_row, groups = ts_num_warps() / nw;
-    const int warp = ts_warp_id(), group = warp / nw, w = warp % nw;
+    TS_ROWWISE_BLOCK_LAYOUT(p->warps_per_row);
     const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE);
     const int out_dtype = TS_ROWWISE_SHORT ? TS_ROWWISE_DTYPE : p->out_dtype;
     const int param_dtype = TS_ROWWISE_SHORT ? TS_ROWWISE_DTYPE : p->param_dtype;

@@ -12,8 +12,7 @@
  *          the input dtype for the output (softmax.c, kernels/common/rowwise.h); TS_ROWWISE_WHOLE:
  *          the whole instance, the short one for whole, aligned slices (rowwise_instances.h). */
 TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_BLOCKS, ts_softmax_params, p) {
-    const int nw = p->warps_per_row, groups = ts_num_warps() / nw;
-    const int warp = ts_warp_id(), group = warp / nw, w = warp % nw;
+    TS_ROWWISE_BLOCK_LAYOUT(p->warps_per_row);
     const int out_dtype = TS_ROWWISE_SHORT ? TS_ROWWISE_DTYPE : p->out_dtype;
     const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE), out_bytes = TS_DTYPE_BYTES(out_dtype);
     float *slots = (float *)ts_shared_base() + 2 * nw * group;

@@ -40,8 +40,10 @@
  * FlashAttention-3 does at D = 64: +4-18% on the H200 over N = 1024 .. 16384 but for N = 1024
  * causal (-4%; bench/results/nvidia-h200-2026-12-01-attention-d64-three-consumers-ab.txt). At
  * D = 128 three do not fit the 160 registers a thread with the overlap (the output, S and the last
- * stage's P: 252 bytes of spills) but do without it (TS_ATTN_OVERLAP_D128=0, two stages: an A/B
- * option, not yet measured; 0 spills). */
+ * stage's P: 252 bytes of spills) but do without it (TS_ATTN_OVERLAP_D128=0, two stages; 0 spills),
+ * an A/B option that measured 27-33% slower on the H200 (...-attention-d128-three-consumers-ab.txt).
+ * Four at D = 64 (256 rows a block) would leave 120 registers a consumer thread: ptxas spilled
+ * 476 bytes there. */
 #if TS_MAX_SHARED_BYTES >= 200 * 1024
 #ifndef TS_ATTN_CONSUMERS_D64
 #define TS_ATTN_CONSUMERS_D64 3

@@ -10,7 +10,8 @@
 #       must have 0 bytes of spill stores and loads; ptxas must not report serialized wgmma (C7510,
 #       C7514, C7520, or any other "wgmma.mma_async instructions are serialized" message) or C7508
 #       (setmaxnreg ignored), nor may the build log; the same for the attention kernels built
-#       with the ping-pong schedule (TS_ATTN_PINGPONG=1), kept for A/B runs.
+#       with the ping-pong schedule (TS_ATTN_PINGPONG=1) and with the shifted stages
+#       (TS_ATTN_SHIFT_V=1), kept for A/B runs.
 #       tests/kernels/wg_kernels.c must hold wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg.
 #       Where a disassembler is found (cuobjdump with nvdisasm: PATH, the CUDA install, or the
 #       nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm wheels), the built object's SASS must hold
@@ -157,6 +158,8 @@ cuda_gates() {
   # its wgmma serialized by ptxas).
   local attn_wrapper=$build/generated/kernels_attention_attention_c.cu
   [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_pingpong -DTS_ATTN_PINGPONG=1
+  # The same for the shifted stages (TS_ATTN_SHIFT_V, with the overlap at both head dimensions).
+  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_shift_v -DTS_ATTN_SHIFT_V=1 -DTS_ATTN_OVERLAP_D64=1
 
   # The build log, where scripts/test.sh keeps one beside the build folder.
   local log=${build%/}.build.log

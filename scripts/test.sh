@@ -123,7 +123,8 @@ run_backend() {
                    "rope-general|-DTS_ROPE_USE_WHOLE=0|test_rotary" \
                    "norm-weight-after-row|-DTS_NORM_WEIGHT_AFTER_ROW=1|test_norm" \
                    "attention-pingpong|-DTS_ATTN_PINGPONG=1|test_attention" \
-                   "attention-d128-three|-DTS_ATTN_CONSUMERS_D128=3 -DTS_ATTN_OVERLAP_D128=0|test_attention"; do
+                   "attention-d128-three|-DTS_ATTN_CONSUMERS_D128=3 -DTS_ATTN_OVERLAP_D128=0|test_attention" \
+                   "attention-shift-v|-DTS_ATTN_SHIFT_V=1 -DTS_ATTN_OVERLAP_D64=1|test_attention"; do
       IFS='|' read -r name flags tests <<<"$variant"
       say "host: $name ($flags): $tests"
       cmake -S "$root" -B "$build/host-$name" -DTESSERA_BACKEND=host -DCMAKE_BUILD_TYPE=Release \

@@ -132,6 +132,18 @@
 #ifndef TS_ATTN_PIN_SOFTMAX
 #define TS_ATTN_PIN_SOFTMAX 1
 #endif
+/* With the overlap, 1: stage j of a task holds K of key tile j and V of tile j - 1 (the task has one
+ * stage more, V only, at its end), so that each stage's two products read only that stage and it is
+ * handed back when compute returns; 0 (default): stage j holds K_j and V_j and is handed back one
+ * stage late (TS_PC_RELEASE_LAG), since the next stage's compute reads its V. The lag keeps one
+ * stage of the ring from the producer: with three stages it loads one stage ahead of the consumers,
+ * shifted two. An A/B option, not yet measured on the H200. Not with the ping-pong turns. */
+#ifndef TS_ATTN_SHIFT_V
+#define TS_ATTN_SHIFT_V 0
+#endif
+#if TS_ATTN_SHIFT_V && TS_ATTN_PINGPONG
+#error "TS_ATTN_SHIFT_V does not run with TS_ATTN_PINGPONG"
+#endif
 
 typedef struct ts_attn_params {
     ts_async_desc k, v; /* BN x D tiles of (B, Hkv, Nkv, D); tensor maps first (64-byte aligned) */

@@ -26,6 +26,9 @@
 #else
 #define TS_ATTN_VARIANT_OVERLAP TS_ATTN_OVERLAP_D128
 #endif
+/* The overlap's stages, shifted (TS_ATTN_SHIFT_V, attention_common.h): stage j holds K_j and
+ * V_{j-1}, and a task has one stage more than key tiles. */
+#define TS_ATTN_VARIANT_SHIFT (TS_ATTN_SHIFT_V && TS_ATTN_VARIANT_OVERLAP)
 /* ts_<kind>_<dt>_<R>x<C>: R and C are plain numbers, pasted into one pp-number. */
 #define TS_ATTN_TILE(kind, R, C)                                                                   \
     TS_CAT(TS_CAT(kind, TS_ATTN_DT), TS_CAT(_, TS_CAT(R, TS_CAT(x, C))))
@@ -75,22 +78,28 @@ typedef struct TS_ATTN_FN(consumer) {
     ts_rowvec_f32_16 m, l; /* running maximum (base-2 units) and sum of each of the warp's rows */
 #if TS_ATTN_VARIANT_OVERLAP
     TS_ATTN_RT_P p;               /* the last stage's P, whose product with V is still to come */
+#if !TS_ATTN_VARIANT_SHIFT
     const TS_ATTN_ST_KV *v_prev;  /* that stage's V, held by the template's release lag */
+#endif
 #endif
 } TS_ATTN_FN(consumer);
 
 TS_DEVICE long long TS_ATTN_FN(tasks)(const ts_attn_params *p) { return p->tasks; }
 
+/* The task's stages: its key tiles (t->iters), one more where V is shifted. */
 TS_DEVICE int TS_ATTN_FN(setup)(const ts_attn_params *p, long long task, ts_attn_task *t) {
-    return ts_attn_setup(p, task, TS_ATTN_VARIANT_BM, t);
+    return ts_attn_setup(p, task, TS_ATTN_VARIANT_BM, t) + TS_ATTN_VARIANT_SHIFT;
 }
 
+/* Stage iter: K and V of key tile iter; shifted, K of tile iter (but in the extra last stage) and V
+ * of tile iter - 1 (but in the first). */
 TS_DEVICE void TS_ATTN_FN(load)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(input) *in,
                                 ts_tbar *full, int iter) {
     const int hkv = t->hq / p->group;
-    ts_tbar_expect_bytes(full, TS_ASYNC_BYTES(&in->k) + TS_ASYNC_BYTES(&in->v));
-    ts_async_load(&in->k, &p->k, t->b, hkv, iter, 0, full);
-    ts_async_load(&in->v, &p->v, t->b, hkv, iter, 0, full);
+    const int k = !TS_ATTN_VARIANT_SHIFT || iter < t->iters, v = !TS_ATTN_VARIANT_SHIFT || iter > 0;
+    ts_tbar_expect_bytes(full, (k ? TS_ASYNC_BYTES(&in->k) : 0u) + (v ? TS_ASYNC_BYTES(&in->v) : 0u));
+    if (k) ts_async_load(&in->k, &p->k, t->b, hkv, iter, 0, full);
+    if (v) ts_async_load(&in->v, &p->v, t->b, hkv, iter - TS_ATTN_VARIANT_SHIFT, 0, full);
 }
 
 /* The warp's first query row in the whole sequence. */
@@ -202,7 +211,17 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
      * softmax of S runs while the second product does. Invariant at entry: O holds the products
      * of the stages before the last, scaled to the last stage's maxima, in which c->p is also
      * expressed; so O is complete for the last stage once its product lands, and the correction
-     * of this stage then rescales it. */
+     * of this stage then rescales it. With the shifted stages (TS_ATTN_VARIANT_SHIFT) the last key
+     * tile's V came with this stage, and the task's extra last stage holds that V only: its
+     * product completes O. */
+#if TS_ATTN_VARIANT_SHIFT
+    if (iter == t->iters) {
+        ts_wg_acc_fence(&c->o);
+        ts_wg_a_fence(&c->p);
+        ts_wg_mma_AB_rs(&c->o, &c->p, &in->v);
+        return;
+    }
+#endif
 #if TS_ATTN_PP
     /* With the ping-pong turns, both products are issued within the consumer's turn, so the two
      * consumers' products reach the tensor cores one consumer at a time and each one's softmax
@@ -216,7 +235,11 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_wg_mm_ABt_async(&s, &out->q, &in->k);
     ts_wg_commit();
     if (iter > 0) {
+#if TS_ATTN_VARIANT_SHIFT
+        ts_wg_mma_AB_rs_async(&c->o, &c->p, &in->v);
+#else
         ts_wg_mma_AB_rs_async(&c->o, &c->p, (const TS_ATTN_ST_KV *)ts_wg_operand(c->v_prev));
+#endif
         ts_wg_commit();
     }
     if (iter > 0)
@@ -240,10 +263,12 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_wg_a_fence(&c->p);
     ts_mul_row(&c->o, &c->o, &corr);
     ts_convert(&c->p, &s);
+#if !TS_ATTN_VARIANT_SHIFT
     c->v_prev = &in->v;
     /* The task's last stage has no successor to carry its product: it runs now, while the stage is
      * still held. */
     if (iter + 1 == t->iters) ts_wg_mma_AB_rs(&c->o, &c->p, &in->v);
+#endif
 #else
 #if TS_ATTN_PP
     /* The turn passes as soon as the product is issued: the other consumer's queues behind it. */
@@ -330,7 +355,7 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #define TS_PC_CONSUMER_SCRATCH 4 /* a float a warp: pin_softmax */
 /* compute commits and waits for its own products (every one has landed when it returns). */
 #define TS_PC_COMPUTE_WAITS 1
-#if TS_ATTN_VARIANT_OVERLAP
+#if TS_ATTN_VARIANT_OVERLAP && !TS_ATTN_VARIANT_SHIFT
 /* A stage is handed back one stage late: its V is read by the next stage's compute. */
 #define TS_PC_RELEASE_LAG 1
 #endif
@@ -340,6 +365,7 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #undef TS_ATTN_VARIANT_CONSUMERS
 #undef TS_ATTN_VARIANT_BM
 #undef TS_ATTN_VARIANT_OVERLAP
+#undef TS_ATTN_VARIANT_SHIFT
 #undef TS_ATTN_NAME
 #undef TS_ATTN_D
 #undef TS_ATTN_DT

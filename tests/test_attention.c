@@ -135,7 +135,7 @@ Test(attention, grouped_and_multi_query_heads_fp16_and_padded_strides) {
 }
 
 Test(attention, long_sequences_wrap_the_stage_ring) {
-    /* Many key tiles per task (of 64 or 128 keys, TS_ATTN_BN): the ring of stages wraps several
+    /* Many key tiles per task (of TS_ATTN_BN_D64 / _D128 keys, 64 to 256): the ring of stages wraps several
      * times within one task, with a ragged last tile, causal and not. */
     TS_TEST_REQUIRE_DEVICE();
     check_attention((attn_case){1, 2, 1, 150, 700, 128, 0, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});

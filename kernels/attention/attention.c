@@ -89,8 +89,9 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
         (s = ts_attn_layout(&params.o, o, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, o_strides)) != TS_SUCCESS)
         return s;
     if ((s = ts_async_desc_make(&params.q, &gq, 64, sh.head_dim, dtype)) != TS_SUCCESS) return s;
-    if ((s = ts_async_desc_make(&params.k, &gk, TS_ATTN_BN, sh.head_dim, dtype)) != TS_SUCCESS) return s;
-    if ((s = ts_async_desc_make(&params.v, &gv, TS_ATTN_BN, sh.head_dim, dtype)) != TS_SUCCESS) return s;
+    const int bn = TS_ATTN_BN_OF(sh.head_dim);
+    if ((s = ts_async_desc_make(&params.k, &gk, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
+    if ((s = ts_async_desc_make(&params.v, &gv, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
     params.lse = lse;
     params.scale_log2 = scale * 1.4426950408889634f;
     params.causal = causal;
@@ -100,7 +101,7 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
     params.seq_kv = sh.seq_kv;
     const int bm = TS_ATTN_BM_OF(sh.head_dim);
     params.q_tiles = (sh.seq_q + bm - 1) / bm;
-    params.kv_tiles = (sh.seq_kv + TS_ATTN_BN - 1) / TS_ATTN_BN;
+    params.kv_tiles = (sh.seq_kv + bn - 1) / bn;
     params.heads = (long long)sh.batch * sh.heads_q;
     params.tasks = params.heads * params.q_tiles;
 

@@ -12,7 +12,9 @@
  *   TS_ATTN_BN              keys per stage, 64 or 128 (the default where a block has the shared
  *                           memory for it, 64 elsewhere). A stage of K and V is 2 x BN x D 16-bit
  *                           values; where three stages and the consumers' areas do not fit, the
- *                           variant runs two stages (attention_variant.h).
+ *                           variant runs two stages (attention_variant.h). TS_ATTN_BN_D64 and
+ *                           TS_ATTN_BN_D128 set it for one head dimension: any multiple of 16 from
+ *                           64 to 256 there (FlashAttention-3 takes 176 at D = 128, non-causal).
  * On the H200 (B16 H16 N4096 D128, bf16, 2026-11-30, scripts/gpu-ab.sh) P in registers took the
  * kernel from 281 to 348 TFLOP/s, and 128 keys per stage on top of it to 376 (non-causal; causal
  * 202 -> 256); docs/attention.md and docs/results.md have every step since. */
@@ -90,6 +92,37 @@
 /* One stage of K and V of 128 x 128 is 64 KiB. */
 #error "TS_ATTN_BN=128 needs more shared memory per block than this backend has"
 #endif
+#ifndef TS_ATTN_BN_D64
+#define TS_ATTN_BN_D64 TS_ATTN_BN
+#endif
+#ifndef TS_ATTN_BN_D128
+#define TS_ATTN_BN_D128 TS_ATTN_BN
+#endif
+#if TS_ATTN_BN_D64 % 16 || TS_ATTN_BN_D64 < 64 || TS_ATTN_BN_D64 > 256 || TS_ATTN_BN_D128 % 16 || \
+    TS_ATTN_BN_D128 < 64 || TS_ATTN_BN_D128 > 256
+#error "TS_ATTN_BN_D64 and TS_ATTN_BN_D128 are multiples of 16 from 64 to 256"
+#endif
+/* Keys a stage for head dimension d (the variants check that their stages fit). */
+#define TS_ATTN_BN_OF(d) ((d) == 64 ? TS_ATTN_BN_D64 : TS_ATTN_BN_D128)
+
+/* The tile shapes of a key tile other than 64 or 128 keys (the tile headers define those): S and P
+ * (16 x BN), the K and V stages (BN x D) and the shared P (64 x BN). The extra level expands the
+ * sizes before the tile macros paste them into names. */
+#define TS_ATTN_DEFINE_ST(r, c) TS_ST_DEFINE_ALL(r, c)
+#define TS_ATTN_DEFINE_TILES(bn, d)                                                                \
+    TS_RT_DEFINE_ALL(16, bn);                                                                      \
+    TS_ST_DEFINE_ALL(64, bn);                                                                      \
+    TS_ST_DEFINE_ALL(bn, d)
+#if TS_ATTN_BN_D128 != 64 && TS_ATTN_BN_D128 != 128
+TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D128, 128);
+#endif
+#if TS_ATTN_BN_D64 != 64 && TS_ATTN_BN_D64 != 128
+#if TS_ATTN_BN_D64 == TS_ATTN_BN_D128
+TS_ATTN_DEFINE_ST(TS_ATTN_BN_D64, 64);
+#else
+TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D64, 64);
+#endif
+#endif
 
 /* Two more schedules of the consumers' work (attention_variant.h says how each runs):
  *   TS_ATTN_OVERLAP   1 (the default where it applies: P in registers and the warp-specialized
@@ -164,8 +197,9 @@ typedef struct ts_attn_task {
 } ts_attn_task;
 
 /* The task's (batch, query head, query tile), in the order of task_order.h, and how many key tiles
- * it visits: all of them, or under the causal mask only those left of the tile's last row. */
-TS_DEVICE int ts_attn_setup(const ts_attn_params *p, long long task, int bm, ts_attn_task *t) {
+ * (of bn keys) it visits: all of them, or under the causal mask only those left of the tile's last
+ * row. */
+TS_DEVICE int ts_attn_setup(const ts_attn_params *p, long long task, int bm, int bn, ts_attn_task *t) {
     long long bh;
     ts_attn_task_tile(task, p->heads, p->q_tiles, p->causal, p->group_heads, p->step, &bh, &t->qt);
     t->hq = (int)(bh % p->heads_q);
@@ -174,7 +208,7 @@ TS_DEVICE int ts_attn_setup(const ts_attn_params *p, long long task, int bm, ts_
     if (p->causal) {
         long long last_row = (long long)(t->qt + 1) * bm - 1;
         if (last_row > p->seq_q - 1) last_row = p->seq_q - 1;
-        const long long tiles = last_row / TS_ATTN_BN + 1;
+        const long long tiles = last_row / bn + 1;
         if (tiles < t->iters) t->iters = (int)tiles;
     }
     return t->iters;

@@ -3,7 +3,7 @@
  *   TS_ATTN_NAME        the variant's prefix
  *   TS_ATTN_D           the head dimension (64 or 128)
  *   TS_ATTN_DT          the dtype as it appears in tile names (bf16 or fp16)
- * The tile types follow from them and TS_ATTN_BN (attention_common.h): K and V stages of BN x D,
+ * The tile types follow from them and TS_ATTN_BN_OF(D) (attention_common.h): K and V stages of BN x D,
  * Q of 64 x D per consumer, S of 16 x BN per warp.
  *
  * Per stage, each consumer warpgroup computes S = Q K^T for its 64 query rows against BN keys,
@@ -23,8 +23,10 @@
 #define TS_ATTN_VARIANT_BM TS_ATTN_BM_OF(TS_ATTN_D)
 #if TS_ATTN_D == 64
 #define TS_ATTN_VARIANT_OVERLAP TS_ATTN_OVERLAP_D64
+#define TS_ATTN_VARIANT_BN TS_ATTN_BN_D64 /* a plain number, pasted into tile names */
 #else
 #define TS_ATTN_VARIANT_OVERLAP TS_ATTN_OVERLAP_D128
+#define TS_ATTN_VARIANT_BN TS_ATTN_BN_D128
 #endif
 /* The overlap's stages, shifted (TS_ATTN_SHIFT_V, attention_common.h): stage j holds K_j and
  * V_{j-1}, and a task has one stage more than key tiles. */
@@ -32,12 +34,12 @@
 /* ts_<kind>_<dt>_<R>x<C>: R and C are plain numbers, pasted into one pp-number. */
 #define TS_ATTN_TILE(kind, R, C)                                                                   \
     TS_CAT(TS_CAT(kind, TS_ATTN_DT), TS_CAT(_, TS_CAT(R, TS_CAT(x, C))))
-#define TS_ATTN_ST_KV TS_ATTN_TILE(ts_st_, TS_ATTN_BN, TS_ATTN_D)
+#define TS_ATTN_ST_KV TS_ATTN_TILE(ts_st_, TS_ATTN_VARIANT_BN, TS_ATTN_D)
 #define TS_ATTN_ST_Q TS_ATTN_TILE(ts_st_, 64, TS_ATTN_D)
-#define TS_ATTN_ST_P TS_ATTN_TILE(ts_st_, 64, TS_ATTN_BN)
-#define TS_ATTN_RT_P TS_ATTN_TILE(ts_rt_, 16, TS_ATTN_BN)
+#define TS_ATTN_ST_P TS_ATTN_TILE(ts_st_, 64, TS_ATTN_VARIANT_BN)
+#define TS_ATTN_RT_P TS_ATTN_TILE(ts_rt_, 16, TS_ATTN_VARIANT_BN)
 #define TS_ATTN_RT_O16 TS_ATTN_TILE(ts_rt_, 16, TS_ATTN_D)
-#define TS_ATTN_RT_S TS_CAT(ts_rt_f32_16x, TS_ATTN_BN)
+#define TS_ATTN_RT_S TS_CAT(ts_rt_f32_16x, TS_ATTN_VARIANT_BN)
 #define TS_ATTN_RT_O TS_CAT(ts_rt_f32_16x, TS_ATTN_D)
 
 typedef struct TS_ATTN_FN(input) {
@@ -55,8 +57,8 @@ typedef struct TS_ATTN_FN(output) {
 /* The pipeline depth: TS_ATTN_STAGES where the stages and the consumers' areas fit in the block's
  * shared memory with 1 KiB to spare for the barriers, else one stage fewer (D = 128 with
  * BN = 128 and P in shared memory: 3 x 64 + 2 x 32 KiB would not fit; 2 x 64 + 2 x 32 does). */
-#define TS_ATTN_STAGE_BYTES (2u * TS_ATTN_BN * TS_ATTN_D * 2u)
-#define TS_ATTN_OUTPUT_BYTES (64u * TS_ATTN_D * 2u + (TS_ATTN_P_IN_REGISTERS ? 0u : 64u * TS_ATTN_BN * 2u))
+#define TS_ATTN_STAGE_BYTES (2u * TS_ATTN_VARIANT_BN * TS_ATTN_D * 2u)
+#define TS_ATTN_OUTPUT_BYTES (64u * TS_ATTN_D * 2u + (TS_ATTN_P_IN_REGISTERS ? 0u : 64u * TS_ATTN_VARIANT_BN * 2u))
 #if TS_ATTN_STAGES * TS_ATTN_STAGE_BYTES + TS_ATTN_VARIANT_CONSUMERS * TS_ATTN_OUTPUT_BYTES + 1024u <= TS_MAX_SHARED_BYTES
 #define TS_ATTN_VARIANT_STAGES TS_ATTN_STAGES
 #else
@@ -88,7 +90,7 @@ TS_DEVICE long long TS_ATTN_FN(tasks)(const ts_attn_params *p) { return p->tasks
 
 /* The task's stages: its key tiles (t->iters), one more where V is shifted. */
 TS_DEVICE int TS_ATTN_FN(setup)(const ts_attn_params *p, long long task, ts_attn_task *t) {
-    return ts_attn_setup(p, task, TS_ATTN_VARIANT_BM, t) + TS_ATTN_VARIANT_SHIFT;
+    return ts_attn_setup(p, task, TS_ATTN_VARIANT_BM, TS_ATTN_VARIANT_BN, t) + TS_ATTN_VARIANT_SHIFT;
 }
 
 /* Stage iter: K and V of key tile iter; shifted, K of tile iter (but in the extra last stage) and V
@@ -144,7 +146,7 @@ TS_DEVICE void TS_ATTN_FN(prefetch_q)(const ts_attn_params *p, const TS_ATTN_FN(
     if (c->pc.next_task < 0) return;
     ts_attn_task next;
     ts_sync_named(consumer, 4);
-    (void)ts_attn_setup(p, c->pc.next_task, TS_ATTN_VARIANT_BM, &next);
+    (void)ts_attn_setup(p, c->pc.next_task, TS_ATTN_VARIANT_BM, TS_ATTN_VARIANT_BN, &next);
     TS_ATTN_FN(load_q)(p, &next, &c->pc, out, consumer);
 }
 
@@ -171,8 +173,8 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
  * accumulator is the caller's to rescale by corr. */
 TS_DEVICE void TS_ATTN_FN(softmax)(const ts_attn_params *p, TS_ATTN_FN(consumer) *c, TS_ATTN_RT_S *s,
                                    ts_rowvec_f32_16 *corr, long long row0, long long col0) {
-    if (p->causal && col0 + TS_ATTN_BN - 1 > row0) ts_causal_mask(s, s, row0, col0, -INFINITY);
-    if (col0 + TS_ATTN_BN > p->seq_kv) ts_mask_cols_from(s, s, col0, p->seq_kv, -INFINITY);
+    if (p->causal && col0 + TS_ATTN_VARIANT_BN - 1 > row0) ts_causal_mask(s, s, row0, col0, -INFINITY);
+    if (col0 + TS_ATTN_VARIANT_BN > p->seq_kv) ts_mask_cols_from(s, s, col0, p->seq_kv, -INFINITY);
 
     /* m_new = max(m, scaled row max); a row with every score masked so far keeps -inf, and the
      * finite stand-in m_safe keeps 2^(-inf - m) at 0 instead of NaN. */
@@ -203,7 +205,7 @@ TS_DEVICE void TS_ATTN_FN(pin_softmax)(const TS_ATTN_FN(consumer) *c) {
 TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
                                    const TS_ATTN_FN(input) *in, TS_ATTN_FN(output) *out, int iter,
                                    int consumer) {
-    const long long row0 = TS_ATTN_FN(row0)(t, consumer), col0 = (long long)iter * TS_ATTN_BN;
+    const long long row0 = TS_ATTN_FN(row0)(t, consumer), col0 = (long long)iter * TS_ATTN_VARIANT_BN;
     TS_ATTN_RT_S s;
     ts_rowvec_f32_16 corr;
 #if TS_ATTN_VARIANT_OVERLAP
@@ -364,6 +366,7 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #undef TS_ATTN_PP
 #undef TS_ATTN_VARIANT_CONSUMERS
 #undef TS_ATTN_VARIANT_BM
+#undef TS_ATTN_VARIANT_BN
 #undef TS_ATTN_VARIANT_OVERLAP
 #undef TS_ATTN_VARIANT_SHIFT
 #undef TS_ATTN_NAME

@@ -26,6 +26,25 @@
 #define TS_ATTN_DT fp16
 #include "kernels/attention/attention_variant.h"
 
+/* The D = 128 kernels of causal calls, where their keys a stage differ (TS_ATTN_BN_D128_CAUSAL). */
+#if TS_ATTN_CAUSAL_KERNEL
+#define TS_ATTN_NAME ts_attn_bf16_d128_causal
+#define TS_ATTN_D 128
+#define TS_ATTN_DT bf16
+#define TS_ATTN_KEYS TS_ATTN_BN_D128_CAUSAL
+#include "kernels/attention/attention_variant.h"
+
+#define TS_ATTN_NAME ts_attn_fp16_d128_causal
+#define TS_ATTN_D 128
+#define TS_ATTN_DT fp16
+#define TS_ATTN_KEYS TS_ATTN_BN_D128_CAUSAL
+#include "kernels/attention/attention_variant.h"
+#else
+#define ts_attn_bf16_d128_causal_launch ts_attn_bf16_d128_launch
+#define ts_attn_fp16_d128_causal_launch ts_attn_fp16_d128_launch
+#define ts_attn_bf16_d128_causal_persistent_grid ts_attn_bf16_d128_persistent_grid
+#endif
+
 typedef ts_status (*ts_attn_launcher)(const ts_attn_params *, int, ts_stream);
 
 /* A (B, H, N, D) tensor with element strides {batch, head, row}: checked and described. The
@@ -89,7 +108,7 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
         (s = ts_attn_layout(&params.o, o, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, o_strides)) != TS_SUCCESS)
         return s;
     if ((s = ts_async_desc_make(&params.q, &gq, 64, sh.head_dim, dtype)) != TS_SUCCESS) return s;
-    const int bn = TS_ATTN_BN_OF(sh.head_dim);
+    const int bn = TS_ATTN_BN_OF(sh.head_dim, causal);
     if ((s = ts_async_desc_make(&params.k, &gk, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
     if ((s = ts_async_desc_make(&params.v, &gv, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
     params.lse = lse;
@@ -109,8 +128,10 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
     ts_device_props props;
     int grid = 0;
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
-    if ((s = (sh.head_dim == 128 ? ts_attn_bf16_d128_persistent_grid : ts_attn_bf16_d64_persistent_grid)(
-             &props, params.tasks, &grid)) != TS_SUCCESS)
+    /* (the fp16 kernels' grids are the bf16 ones': the same block, registers and shared memory) */
+    if ((s = (sh.head_dim == 64 ? ts_attn_bf16_d64_persistent_grid
+              : causal          ? ts_attn_bf16_d128_causal_persistent_grid
+                                : ts_attn_bf16_d128_persistent_grid)(&props, params.tasks, &grid)) != TS_SUCCESS)
         return s;
     /* TS_ATTN_HEAD_MAJOR=1, for A/B runs: the causal order before task_order.h's, head after head
      * with a head's longest tile first (groups of one head, rounds of one task). */
@@ -121,9 +142,9 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
     params.step = grid;
     params.group_heads = ts_attn_group_heads(params.heads, params.q_tiles, grid);
 #endif
-    static const ts_attn_launcher launchers[2][2] = {
-        {ts_attn_bf16_d64_launch, ts_attn_bf16_d128_launch},
-        {ts_attn_fp16_d64_launch, ts_attn_fp16_d128_launch},
+    static const ts_attn_launcher launchers[2][3] = {
+        {ts_attn_bf16_d64_launch, ts_attn_bf16_d128_launch, ts_attn_bf16_d128_causal_launch},
+        {ts_attn_fp16_d64_launch, ts_attn_fp16_d128_launch, ts_attn_fp16_d128_causal_launch},
     };
-    return launchers[dtype == TS_DTYPE_FP16][sh.head_dim == 128](&params, grid, stream);
+    return launchers[dtype == TS_DTYPE_FP16][sh.head_dim == 64 ? 0 : causal ? 2 : 1](&params, grid, stream);
 }

@@ -14,7 +14,8 @@
  *                           values; where three stages and the consumers' areas do not fit, the
  *                           variant runs two stages (attention_variant.h). TS_ATTN_BN_D64 and
  *                           TS_ATTN_BN_D128 set it for one head dimension: any multiple of 16 from
- *                           64 to 256 there (FlashAttention-3 takes 176 at D = 128, non-causal).
+ *                           64 to 256 there (FlashAttention-3 takes 176 at D = 128, non-causal), and
+ *                           TS_ATTN_BN_D128_CAUSAL for causal calls at D = 128 (below).
  * On the H200 (B16 H16 N4096 D128, bf16, 2026-11-30, scripts/gpu-ab.sh) P in registers took the
  * kernel from 281 to 348 TFLOP/s, and 128 keys per stage on top of it to 376 (non-causal; causal
  * 202 -> 256); docs/attention.md and docs/results.md have every step since. */
@@ -98,12 +99,20 @@
 #ifndef TS_ATTN_BN_D128
 #define TS_ATTN_BN_D128 TS_ATTN_BN
 #endif
-#if TS_ATTN_BN_D64 % 16 || TS_ATTN_BN_D64 < 64 || TS_ATTN_BN_D64 > 256 || TS_ATTN_BN_D128 % 16 || \
-    TS_ATTN_BN_D128 < 64 || TS_ATTN_BN_D128 > 256
-#error "TS_ATTN_BN_D64 and TS_ATTN_BN_D128 are multiples of 16 from 64 to 256"
+/* Keys a stage of the D = 128 kernels that causal calls run: TS_ATTN_BN_D128 by default, one kernel
+ * for both; another value builds a second D = 128 kernel per dtype for the causal calls
+ * (FlashAttention-3 takes 176 keys without the mask, 128 with it). */
+#ifndef TS_ATTN_BN_D128_CAUSAL
+#define TS_ATTN_BN_D128_CAUSAL TS_ATTN_BN_D128
 #endif
-/* Keys a stage for head dimension d (the variants check that their stages fit). */
-#define TS_ATTN_BN_OF(d) ((d) == 64 ? TS_ATTN_BN_D64 : TS_ATTN_BN_D128)
+#define TS_ATTN_CAUSAL_KERNEL (TS_ATTN_BN_D128_CAUSAL != TS_ATTN_BN_D128)
+#if TS_ATTN_BN_D64 % 16 || TS_ATTN_BN_D64 < 64 || TS_ATTN_BN_D64 > 256 || TS_ATTN_BN_D128 % 16 || \
+    TS_ATTN_BN_D128 < 64 || TS_ATTN_BN_D128 > 256 || TS_ATTN_BN_D128_CAUSAL % 16 ||                \
+    TS_ATTN_BN_D128_CAUSAL < 64 || TS_ATTN_BN_D128_CAUSAL > 256
+#error "TS_ATTN_BN_D64, TS_ATTN_BN_D128 and TS_ATTN_BN_D128_CAUSAL are multiples of 16 from 64 to 256"
+#endif
+/* Keys a stage for head dimension d and the causal flag (the variants check that their stages fit). */
+#define TS_ATTN_BN_OF(d, causal) ((d) == 64 ? TS_ATTN_BN_D64 : (causal) ? TS_ATTN_BN_D128_CAUSAL : TS_ATTN_BN_D128)
 
 /* The tile shapes of a key tile other than 64 or 128 keys (the tile headers define those): S and P
  * (16 x BN), the K and V stages (BN x D) and the shared P (64 x BN). The extra level expands the
@@ -116,8 +125,11 @@
 #if TS_ATTN_BN_D128 != 64 && TS_ATTN_BN_D128 != 128
 TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D128, 128);
 #endif
+#if TS_ATTN_CAUSAL_KERNEL && TS_ATTN_BN_D128_CAUSAL != 64 && TS_ATTN_BN_D128_CAUSAL != 128
+TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D128_CAUSAL, 128);
+#endif
 #if TS_ATTN_BN_D64 != 64 && TS_ATTN_BN_D64 != 128
-#if TS_ATTN_BN_D64 == TS_ATTN_BN_D128
+#if TS_ATTN_BN_D64 == TS_ATTN_BN_D128 || (TS_ATTN_CAUSAL_KERNEL && TS_ATTN_BN_D64 == TS_ATTN_BN_D128_CAUSAL)
 TS_ATTN_DEFINE_ST(TS_ATTN_BN_D64, 64);
 #else
 TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D64, 64);

@@ -3,7 +3,8 @@
  *   TS_ATTN_NAME        the variant's prefix
  *   TS_ATTN_D           the head dimension (64 or 128)
  *   TS_ATTN_DT          the dtype as it appears in tile names (bf16 or fp16)
- * The tile types follow from them and TS_ATTN_BN_OF(D) (attention_common.h): K and V stages of BN x D,
+ *   TS_ATTN_KEYS        (optional) keys a stage, where not the head dimension's TS_ATTN_BN_OF
+ * The tile types follow from them and TS_ATTN_BN_OF (attention_common.h): K and V stages of BN x D,
  * Q of 64 x D per consumer, S of 16 x BN per warp.
  *
  * Per stage, each consumer warpgroup computes S = Q K^T for its 64 query rows against BN keys,
@@ -21,12 +22,18 @@
 #define TS_ATTN_FN(name) TS_CAT(TS_ATTN_NAME, TS_CAT(_, name))
 #define TS_ATTN_VARIANT_CONSUMERS TS_ATTN_CONSUMERS_OF(TS_ATTN_D)
 #define TS_ATTN_VARIANT_BM TS_ATTN_BM_OF(TS_ATTN_D)
+/* Keys a stage: TS_ATTN_KEYS where the including file sets it, else the head dimension's; a plain
+ * number, pasted into tile names. */
 #if TS_ATTN_D == 64
 #define TS_ATTN_VARIANT_OVERLAP TS_ATTN_OVERLAP_D64
-#define TS_ATTN_VARIANT_BN TS_ATTN_BN_D64 /* a plain number, pasted into tile names */
+#define TS_ATTN_VARIANT_BN TS_ATTN_BN_D64
 #else
 #define TS_ATTN_VARIANT_OVERLAP TS_ATTN_OVERLAP_D128
 #define TS_ATTN_VARIANT_BN TS_ATTN_BN_D128
+#endif
+#ifdef TS_ATTN_KEYS
+#undef TS_ATTN_VARIANT_BN
+#define TS_ATTN_VARIANT_BN TS_ATTN_KEYS
 #endif
 /* The overlap's stages, shifted (TS_ATTN_SHIFT_V, attention_common.h): stage j holds K_j and
  * V_{j-1}, and a task has one stage more than key tiles. */
@@ -367,6 +374,7 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #undef TS_ATTN_VARIANT_CONSUMERS
 #undef TS_ATTN_VARIANT_BM
 #undef TS_ATTN_VARIANT_BN
+#undef TS_ATTN_KEYS
 #undef TS_ATTN_VARIANT_OVERLAP
 #undef TS_ATTN_VARIANT_SHIFT
 #undef TS_ATTN_NAME

@@ -158,10 +158,10 @@ cuda_gates() {
   # its wgmma serialized by ptxas).
   local attn_wrapper=$build/generated/kernels_attention_attention_c.cu
   [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_pingpong -DTS_ATTN_PINGPONG=1
-  # The same for the shifted stages (TS_ATTN_SHIFT_V, with the overlap at both head dimensions)
-  # and 176 keys a stage at D = 128 (128 in the second, causal kernel).
-  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_shift_v -DTS_ATTN_SHIFT_V=1 -DTS_ATTN_OVERLAP_D64=1 \
-    -DTS_ATTN_BN_D128=176 -DTS_ATTN_BN_D128_CAUSAL=128
+  # The same for the stages handed back one stage late (TS_ATTN_SHIFT_V=0, the overlap's other
+  # form) and for the overlap at D = 64 (off by default).
+  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_lag -DTS_ATTN_SHIFT_V=0
+  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_overlap_d64 -DTS_ATTN_OVERLAP_D64=1
 
   # The build log, where scripts/test.sh keeps one beside the build folder.
   local log=${build%/}.build.log

@@ -124,7 +124,8 @@ run_backend() {
                    "norm-weight-after-row|-DTS_NORM_WEIGHT_AFTER_ROW=1|test_norm" \
                    "attention-pingpong|-DTS_ATTN_PINGPONG=1|test_attention" \
                    "attention-d128-three|-DTS_ATTN_CONSUMERS_D128=3 -DTS_ATTN_OVERLAP_D128=0|test_attention" \
-                   "attention-shift-v-bn176|-DTS_ATTN_SHIFT_V=1 -DTS_ATTN_OVERLAP_D64=1 -DTS_ATTN_BN_D128=176 -DTS_ATTN_BN_D128_CAUSAL=128|test_attention"; do
+                   "attention-lag|-DTS_ATTN_SHIFT_V=0|test_attention" \
+                   "attention-long-keys-overlap-d64|-DTS_ATTN_LONG_KEYS=1 -DTS_ATTN_OVERLAP_D64=1|test_attention"; do
       IFS='|' read -r name flags tests <<<"$variant"
       say "host: $name ($flags): $tests"
       cmake -S "$root" -B "$build/host-$name" -DTESSERA_BACKEND=host -DCMAKE_BUILD_TYPE=Release \

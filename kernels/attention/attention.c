@@ -1,6 +1,7 @@
 /* Attention forward: O = softmax(scale * Q K^T [+ causal mask]) V, with the log-sum-exp of each
- * row (tessera.h). One kernel per head dimension (64, 128) and dtype (bf16, fp16), instantiated
- * from attention_variant.h on the producer-consumer template. Ragged sequence lengths need no
+ * row (tessera.h). One kernel per head dimension (64, 128) and dtype (bf16, fp16), and at D = 128
+ * a second one for non-causal calls over long sequences (TS_ATTN_BN_D128_LONG keys a stage),
+ * instantiated from attention_variant.h on the producer-consumer template. Ragged sequence lengths need no
  * special code: the key/value loads zero-fill past the sequence, the scores of keys past it are
  * masked to -inf, and rows past the queries are not stored. */
 #include "kernels/common/device_props.h"
@@ -26,23 +27,24 @@
 #define TS_ATTN_DT fp16
 #include "kernels/attention/attention_variant.h"
 
-/* The D = 128 kernels of causal calls, where their keys a stage differ (TS_ATTN_BN_D128_CAUSAL). */
-#if TS_ATTN_CAUSAL_KERNEL
-#define TS_ATTN_NAME ts_attn_bf16_d128_causal
+/* The D = 128 kernels of non-causal calls over long sequences, where their keys a stage differ
+ * (TS_ATTN_BN_D128_LONG). */
+#if TS_ATTN_LONG_KERNEL
+#define TS_ATTN_NAME ts_attn_bf16_d128_long
 #define TS_ATTN_D 128
 #define TS_ATTN_DT bf16
-#define TS_ATTN_KEYS TS_ATTN_BN_D128_CAUSAL
+#define TS_ATTN_KEYS TS_ATTN_BN_D128_LONG
 #include "kernels/attention/attention_variant.h"
 
-#define TS_ATTN_NAME ts_attn_fp16_d128_causal
+#define TS_ATTN_NAME ts_attn_fp16_d128_long
 #define TS_ATTN_D 128
 #define TS_ATTN_DT fp16
-#define TS_ATTN_KEYS TS_ATTN_BN_D128_CAUSAL
+#define TS_ATTN_KEYS TS_ATTN_BN_D128_LONG
 #include "kernels/attention/attention_variant.h"
 #else
-#define ts_attn_bf16_d128_causal_launch ts_attn_bf16_d128_launch
-#define ts_attn_fp16_d128_causal_launch ts_attn_fp16_d128_launch
-#define ts_attn_bf16_d128_causal_persistent_grid ts_attn_bf16_d128_persistent_grid
+#define ts_attn_bf16_d128_long_launch ts_attn_bf16_d128_launch
+#define ts_attn_fp16_d128_long_launch ts_attn_fp16_d128_launch
+#define ts_attn_bf16_d128_long_persistent_grid ts_attn_bf16_d128_persistent_grid
 #endif
 
 typedef ts_status (*ts_attn_launcher)(const ts_attn_params *, int, ts_stream);
@@ -108,7 +110,8 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
         (s = ts_attn_layout(&params.o, o, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, o_strides)) != TS_SUCCESS)
         return s;
     if ((s = ts_async_desc_make(&params.q, &gq, 64, sh.head_dim, dtype)) != TS_SUCCESS) return s;
-    const int bn = TS_ATTN_BN_OF(sh.head_dim, causal);
+    const int long_keys = sh.head_dim == 128 && !causal && sh.seq_kv >= TS_ATTN_LONG_KEYS;
+    const int bn = TS_ATTN_BN_OF(sh.head_dim, long_keys);
     if ((s = ts_async_desc_make(&params.k, &gk, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
     if ((s = ts_async_desc_make(&params.v, &gv, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
     params.lse = lse;
@@ -130,7 +133,7 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
     /* (the fp16 kernels' grids are the bf16 ones': the same block, registers and shared memory) */
     if ((s = (sh.head_dim == 64 ? ts_attn_bf16_d64_persistent_grid
-              : causal          ? ts_attn_bf16_d128_causal_persistent_grid
+              : long_keys       ? ts_attn_bf16_d128_long_persistent_grid
                                 : ts_attn_bf16_d128_persistent_grid)(&props, params.tasks, &grid)) != TS_SUCCESS)
         return s;
     /* TS_ATTN_HEAD_MAJOR=1, for A/B runs: the causal order before task_order.h's, head after head
@@ -143,8 +146,8 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
     params.group_heads = ts_attn_group_heads(params.heads, params.q_tiles, grid);
 #endif
     static const ts_attn_launcher launchers[2][3] = {
-        {ts_attn_bf16_d64_launch, ts_attn_bf16_d128_launch, ts_attn_bf16_d128_causal_launch},
-        {ts_attn_fp16_d64_launch, ts_attn_fp16_d128_launch, ts_attn_fp16_d128_causal_launch},
+        {ts_attn_bf16_d64_launch, ts_attn_bf16_d128_launch, ts_attn_bf16_d128_long_launch},
+        {ts_attn_fp16_d64_launch, ts_attn_fp16_d128_launch, ts_attn_fp16_d128_long_launch},
     };
-    return launchers[dtype == TS_DTYPE_FP16][sh.head_dim == 64 ? 0 : causal ? 2 : 1](&params, grid, stream);
+    return launchers[dtype == TS_DTYPE_FP16][sh.head_dim == 64 ? 0 : long_keys ? 2 : 1](&params, grid, stream);
 }

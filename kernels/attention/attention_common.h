@@ -14,8 +14,8 @@
  *                           values; where three stages and the consumers' areas do not fit, the
  *                           variant runs two stages (attention_variant.h). TS_ATTN_BN_D64 and
  *                           TS_ATTN_BN_D128 set it for one head dimension: any multiple of 16 from
- *                           64 to 256 there (FlashAttention-3 takes 176 at D = 128, non-causal), and
- *                           TS_ATTN_BN_D128_CAUSAL for causal calls at D = 128 (below).
+ *                           64 to 256 there, and TS_ATTN_BN_D128_LONG for non-causal calls over
+ *                           long sequences at D = 128 (below).
  * On the H200 (B16 H16 N4096 D128, bf16, 2026-11-30, scripts/gpu-ab.sh) P in registers took the
  * kernel from 281 to 348 TFLOP/s, and 128 keys per stage on top of it to 376 (non-causal; causal
  * 202 -> 256); docs/attention.md and docs/results.md have every step since. */
@@ -78,64 +78,6 @@
 #error "TS_ATTN_P_IN_REGISTERS is 0 or 1"
 #endif
 
-/* A plain number: the tile type names are pasted from it. */
-#ifndef TS_ATTN_BN
-#if TS_MAX_SHARED_BYTES >= 200 * 1024
-#define TS_ATTN_BN 128
-#else
-#define TS_ATTN_BN 64
-#endif
-#endif
-#if TS_ATTN_BN != 64 && TS_ATTN_BN != 128
-#error "TS_ATTN_BN is 64 or 128"
-#endif
-#if TS_ATTN_BN == 128 && TS_MAX_SHARED_BYTES < 200 * 1024
-/* One stage of K and V of 128 x 128 is 64 KiB. */
-#error "TS_ATTN_BN=128 needs more shared memory per block than this backend has"
-#endif
-#ifndef TS_ATTN_BN_D64
-#define TS_ATTN_BN_D64 TS_ATTN_BN
-#endif
-#ifndef TS_ATTN_BN_D128
-#define TS_ATTN_BN_D128 TS_ATTN_BN
-#endif
-/* Keys a stage of the D = 128 kernels that causal calls run: TS_ATTN_BN_D128 by default, one kernel
- * for both; another value builds a second D = 128 kernel per dtype for the causal calls
- * (FlashAttention-3 takes 176 keys without the mask, 128 with it). */
-#ifndef TS_ATTN_BN_D128_CAUSAL
-#define TS_ATTN_BN_D128_CAUSAL TS_ATTN_BN_D128
-#endif
-#define TS_ATTN_CAUSAL_KERNEL (TS_ATTN_BN_D128_CAUSAL != TS_ATTN_BN_D128)
-#if TS_ATTN_BN_D64 % 16 || TS_ATTN_BN_D64 < 64 || TS_ATTN_BN_D64 > 256 || TS_ATTN_BN_D128 % 16 || \
-    TS_ATTN_BN_D128 < 64 || TS_ATTN_BN_D128 > 256 || TS_ATTN_BN_D128_CAUSAL % 16 ||                \
-    TS_ATTN_BN_D128_CAUSAL < 64 || TS_ATTN_BN_D128_CAUSAL > 256
-#error "TS_ATTN_BN_D64, TS_ATTN_BN_D128 and TS_ATTN_BN_D128_CAUSAL are multiples of 16 from 64 to 256"
-#endif
-/* Keys a stage for head dimension d and the causal flag (the variants check that their stages fit). */
-#define TS_ATTN_BN_OF(d, causal) ((d) == 64 ? TS_ATTN_BN_D64 : (causal) ? TS_ATTN_BN_D128_CAUSAL : TS_ATTN_BN_D128)
-
-/* The tile shapes of a key tile other than 64 or 128 keys (the tile headers define those): S and P
- * (16 x BN), the K and V stages (BN x D) and the shared P (64 x BN). The extra level expands the
- * sizes before the tile macros paste them into names. */
-#define TS_ATTN_DEFINE_ST(r, c) TS_ST_DEFINE_ALL(r, c)
-#define TS_ATTN_DEFINE_TILES(bn, d)                                                                \
-    TS_RT_DEFINE_ALL(16, bn);                                                                      \
-    TS_ST_DEFINE_ALL(64, bn);                                                                      \
-    TS_ST_DEFINE_ALL(bn, d)
-#if TS_ATTN_BN_D128 != 64 && TS_ATTN_BN_D128 != 128
-TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D128, 128);
-#endif
-#if TS_ATTN_CAUSAL_KERNEL && TS_ATTN_BN_D128_CAUSAL != 64 && TS_ATTN_BN_D128_CAUSAL != 128
-TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D128_CAUSAL, 128);
-#endif
-#if TS_ATTN_BN_D64 != 64 && TS_ATTN_BN_D64 != 128
-#if TS_ATTN_BN_D64 == TS_ATTN_BN_D128 || (TS_ATTN_CAUSAL_KERNEL && TS_ATTN_BN_D64 == TS_ATTN_BN_D128_CAUSAL)
-TS_ATTN_DEFINE_ST(TS_ATTN_BN_D64, 64);
-#else
-TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D64, 64);
-#endif
-#endif
-
 /* Two more schedules of the consumers' work (attention_variant.h says how each runs):
  *   TS_ATTN_OVERLAP   1 (the default where it applies: P in registers and the warp-specialized
  *                     template schedule): each stage's S = Q K^T and the last stage's O += P V
@@ -177,17 +119,87 @@ TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D64, 64);
 #ifndef TS_ATTN_PIN_SOFTMAX
 #define TS_ATTN_PIN_SOFTMAX 1
 #endif
-/* With the overlap, 1: stage j of a task holds K of key tile j and V of tile j - 1 (the task has one
- * stage more, V only, at its end), so that each stage's two products read only that stage and it is
- * handed back when compute returns; 0 (default): stage j holds K_j and V_j and is handed back one
- * stage late (TS_PC_RELEASE_LAG), since the next stage's compute reads its V. The lag keeps one
- * stage of the ring from the producer: with three stages it loads one stage ahead of the consumers,
- * shifted two. An A/B option, not yet measured on the H200. Not with the ping-pong turns. */
+/* With the overlap, 1 (default): stage j of a task holds K of key tile j and V of tile j - 1 (the
+ * task has one stage more, V only, at its end), so that each stage's two products read only that
+ * stage and it is handed back when compute returns; 0: stage j holds K_j and V_j and is handed back
+ * one stage late (TS_PC_RELEASE_LAG), since the next stage's compute reads its V. The lag keeps one
+ * stage of the ring from the producer: with three stages it loads one stage ahead of the
+ * consumers, shifted two. On the H200 the shift ran every D = 128 point 0.5-4% faster
+ * (bench/results/nvidia-h200-2026-12-01-attention-shift-v-ab.txt). Not with the ping-pong turns. */
 #ifndef TS_ATTN_SHIFT_V
-#define TS_ATTN_SHIFT_V 0
+#define TS_ATTN_SHIFT_V (!TS_ATTN_PINGPONG)
 #endif
 #if TS_ATTN_SHIFT_V && TS_ATTN_PINGPONG
 #error "TS_ATTN_SHIFT_V does not run with TS_ATTN_PINGPONG"
+#endif
+
+/* A plain number: the tile type names are pasted from it. */
+#ifndef TS_ATTN_BN
+#if TS_MAX_SHARED_BYTES >= 200 * 1024
+#define TS_ATTN_BN 128
+#else
+#define TS_ATTN_BN 64
+#endif
+#endif
+#if TS_ATTN_BN != 64 && TS_ATTN_BN != 128
+#error "TS_ATTN_BN is 64 or 128"
+#endif
+#if TS_ATTN_BN == 128 && TS_MAX_SHARED_BYTES < 200 * 1024
+/* One stage of K and V of 128 x 128 is 64 KiB. */
+#error "TS_ATTN_BN=128 needs more shared memory per block than this backend has"
+#endif
+#ifndef TS_ATTN_BN_D64
+#define TS_ATTN_BN_D64 TS_ATTN_BN
+#endif
+#ifndef TS_ATTN_BN_D128
+#define TS_ATTN_BN_D128 TS_ATTN_BN
+#endif
+/* Keys a stage of the D = 128 kernel that non-causal calls over at least TS_ATTN_LONG_KEYS keys run;
+ * where it differs from TS_ATTN_BN_D128, a second D = 128 kernel per dtype is built for them
+ * (FlashAttention-3 takes 176 keys at D = 128 without the mask). A 176-key tile does less work per
+ * key but pads a sequence of a power of two keys by 3% (1024 keys take 6 x 176 = 1056), and its
+ * stages hold the K of one tile and the V of the last (TS_ATTN_SHIFT_V, above): two 176-key stages
+ * fit, and with the overlap's one-stage lag the producer could not load ahead. */
+#ifndef TS_ATTN_BN_D128_LONG
+#if TS_MAX_SHARED_BYTES >= 200 * 1024 && TS_ATTN_SHIFT_V && TS_ATTN_OVERLAP_D128
+#define TS_ATTN_BN_D128_LONG 176
+#else
+#define TS_ATTN_BN_D128_LONG TS_ATTN_BN_D128
+#endif
+#endif
+#ifndef TS_ATTN_LONG_KEYS
+#define TS_ATTN_LONG_KEYS 8192
+#endif
+#define TS_ATTN_LONG_KERNEL (TS_ATTN_BN_D128_LONG != TS_ATTN_BN_D128)
+#if TS_ATTN_BN_D64 % 16 || TS_ATTN_BN_D64 < 64 || TS_ATTN_BN_D64 > 256 || TS_ATTN_BN_D128 % 16 || \
+    TS_ATTN_BN_D128 < 64 || TS_ATTN_BN_D128 > 256 || TS_ATTN_BN_D128_LONG % 16 ||                  \
+    TS_ATTN_BN_D128_LONG < 64 || TS_ATTN_BN_D128_LONG > 256
+#error "TS_ATTN_BN_D64, TS_ATTN_BN_D128 and TS_ATTN_BN_D128_LONG are multiples of 16 from 64 to 256"
+#endif
+/* Keys a stage for head dimension d, in the long-sequence kernel or not (the variants check that
+ * their stages fit). */
+#define TS_ATTN_BN_OF(d, long_keys) ((d) == 64 ? TS_ATTN_BN_D64 : (long_keys) ? TS_ATTN_BN_D128_LONG : TS_ATTN_BN_D128)
+
+/* The tile shapes of a key tile other than 64 or 128 keys (the tile headers define those): S and P
+ * (16 x BN), the K and V stages (BN x D) and the shared P (64 x BN). The extra level expands the
+ * sizes before the tile macros paste them into names. */
+#define TS_ATTN_DEFINE_ST(r, c) TS_ST_DEFINE_ALL(r, c)
+#define TS_ATTN_DEFINE_TILES(bn, d)                                                                \
+    TS_RT_DEFINE_ALL(16, bn);                                                                      \
+    TS_ST_DEFINE_ALL(64, bn);                                                                      \
+    TS_ST_DEFINE_ALL(bn, d)
+#if TS_ATTN_BN_D128 != 64 && TS_ATTN_BN_D128 != 128
+TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D128, 128);
+#endif
+#if TS_ATTN_LONG_KERNEL && TS_ATTN_BN_D128_LONG != 64 && TS_ATTN_BN_D128_LONG != 128
+TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D128_LONG, 128);
+#endif
+#if TS_ATTN_BN_D64 != 64 && TS_ATTN_BN_D64 != 128
+#if TS_ATTN_BN_D64 == TS_ATTN_BN_D128 || (TS_ATTN_LONG_KERNEL && TS_ATTN_BN_D64 == TS_ATTN_BN_D128_LONG)
+TS_ATTN_DEFINE_ST(TS_ATTN_BN_D64, 64);
+#else
+TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D64, 64);
+#endif
 #endif
 
 typedef struct ts_attn_params {

@@ -202,6 +202,12 @@ TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D64, 64);
 #endif
 #endif
 
+/* Without the overlap, 1 (default): a consumer skips the stages where all its rows are masked
+ * (attention_variant.h); 0 computes them, for A/B runs. */
+#ifndef TS_ATTN_SKIP_IDLE_ROWS
+#define TS_ATTN_SKIP_IDLE_ROWS 1
+#endif
+
 typedef struct ts_attn_params {
     ts_async_desc k, v; /* BN x D tiles of (B, Hkv, Nkv, D); tensor maps first (64-byte aligned) */
     ts_async_desc q;    /* 64 x D tiles of (B, Hq, Nq, D) */

@@ -279,6 +279,20 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     if (iter + 1 == t->iters) ts_wg_mma_AB_rs(&c->o, &c->p, &in->v);
 #endif
 #else
+#if TS_ATTN_SKIP_IDLE_ROWS && !TS_ATTN_PP
+    /* A consumer whose 64 rows all lie past the queries (in the last query tile) or, under the
+     * causal mask, all before this key tile adds nothing to its output: it hands the stage back at
+     * once and leaves the tensor cores to the other consumers. The test is the warpgroup's, not
+     * the warp's, so its named barriers stay matched. With three consumers (192 rows) over key
+     * tiles of 128, the diagonal crosses a query tile mid-consumer: at N = 1024 causal the block
+     * runs 96 consumer stages where 72 have unmasked scores. (Not with the ping-pong turns, which
+     * pair every stage of one consumer with one of the other.) */
+    const long long rows_from = (long long)t->qt * TS_ATTN_VARIANT_BM + consumer * 64;
+    if (rows_from >= p->seq_q || (p->causal && col0 > rows_from + 63)) {
+        if (iter + 1 == t->iters) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
+        return;
+    }
+#endif
 #if TS_ATTN_PP
     /* The turn passes as soon as the product is issued: the other consumer's queues behind it. */
     ts_sync_named(TS_ATTN_TURN + consumer, 8);

@@ -31,6 +31,11 @@
  *                     `ts_pc_consumer pc` (templates/consumer_info.h), filled before each P_init
  *   TS_PC_CONSUMER_SCRATCH  optional, default 0; with TS_PC_CONSUMER_BARRIER, floats of shared
  *                     memory each consumer warpgroup has to itself (pc.scratch)
+ *   TS_PC_CONSUMER_ITERS  optional, default 0; 1: a consumer warpgroup computes only the first
+ *                     P_consumer_iters(p, t, consumer, iters) stages of a task and hands the others
+ *                     back once they have landed, without calling compute (stages in which its
+ *                     part of the work is empty, such as fully masked scores); the loop over the
+ *                     computed stages is the same code as without it
  *   TS_PC_PERSISTENT_CONSUMER  optional, default 0; 1: one P_consumer lives through a consumer
  *                     warpgroup's tasks (see P_consumer). Off where nothing crosses tasks: the
  *                     attention kernel, with its consumer declared per task, measured ~1% faster
@@ -57,6 +62,8 @@
  *        stage's bytes on full (ts_tbar_expect_bytes, one warp) and start the copies
  *        (ts_async_load), each warp its share
  *   void P_init(const PARAMS *p, const P_task *t, P_consumer *c, P_output *out, int consumer)
+ *   int  P_consumer_iters(const PARAMS *p, const P_task *t, int consumer, int iters)
+ *        with TS_PC_CONSUMER_ITERS only: how many of the task's iters stages the consumer computes
  *   void P_compute(const PARAMS *p, const P_task *t, P_consumer *c, const P_input *in,
  *                  P_output *out, int iter, int consumer)   a consumer warpgroup consumes a landed
  *        stage (out is its own shared area, for data it keeps across stages). It may issue
@@ -173,6 +180,14 @@
 #ifndef TS_PC_CONSUMER_BARRIER
 #define TS_PC_CONSUMER_BARRIER 0
 #endif
+#ifndef TS_PC_CONSUMER_ITERS
+#define TS_PC_CONSUMER_ITERS 0
+#endif
+#if TS_PC_CONSUMER_ITERS
+#define TS_PC_LIVE_ITERS(t, iters) TS_PC_HOOK(consumer_iters)(p, &(t), consumer, (iters))
+#else
+#define TS_PC_LIVE_ITERS(t, iters) (iters)
+#endif
 #ifndef TS_PC_CONSUMER_SCRATCH
 #define TS_PC_CONSUMER_SCRATCH 0
 #endif
@@ -258,12 +273,21 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         const int iters = TS_PC_HOOK(setup)(p, task, &t);
         TS_PC_CONSUMER_INFO(c, task, round);
         TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
-        for (int i = 0; i < iters; ++i, ++ring) {
+        const int live = TS_PC_LIVE_ITERS(t, iters);
+        for (int i = 0; i < live; ++i, ++ring) {
             TS_PC_ISSUE_NEXT_LOAD();
             const int s = (int)(ring % TS_PC_STAGES);
             ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
             TS_PC_HOOK(compute)(p, &t, &c, &stages[s], &outputs[consumer], i, consumer);
             TS_PC_COMMIT_WAIT(0);
+            ts_tbar_arrive(&empty[s]);
+        }
+        /* The stages the consumer does not compute (TS_PC_CONSUMER_ITERS): waited for, so that no
+         * refill can be announced while their copies still land, and handed back. */
+        for (int i = live; i < iters; ++i, ++ring) {
+            TS_PC_ISSUE_NEXT_LOAD();
+            const int s = (int)(ring % TS_PC_STAGES);
+            ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
             ts_tbar_arrive(&empty[s]);
         }
         TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
@@ -298,8 +322,9 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
             const int iters = TS_PC_HOOK(setup)(p, task, &t);
             TS_PC_CONSUMER_INFO(c, task, round);
             TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
+            const int live = TS_PC_LIVE_ITERS(t, iters);
             int previous = -1;
-            for (int i = 0; i < iters; ++i, ++ring) {
+            for (int i = 0; i < live; ++i, ++ring) {
                 const int s = (int)(ring % TS_PC_STAGES);
                 ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
                 TS_PC_HOOK(compute)(p, &t, &c, &stages[s], &outputs[consumer], i, consumer);
@@ -318,6 +343,13 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
             ts_wg_wait(0);
 #endif
             if (previous >= 0) TS_PC_RELEASE(&empty[previous]);
+            /* The stages the consumer does not compute (TS_PC_CONSUMER_ITERS): waited for, so that
+             * no refill can be announced while their copies still land, and handed back. */
+            for (int i = live; i < iters; ++i, ++ring) {
+                const int s = (int)(ring % TS_PC_STAGES);
+                ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
+                TS_PC_RELEASE(&empty[s]);
+            }
             TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
         }
         TS_PC_HOOK(finish)(p, TS_PC_FINISH_CONSUMER(c), &outputs[consumer], consumer);
@@ -409,3 +441,5 @@ static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_str
 #undef TS_PC_FINISH_CONSUMER
 #undef TS_PC_COMMIT_WAIT
 #undef TS_PC_CONSUMER_INFO
+#undef TS_PC_CONSUMER_ITERS
+#undef TS_PC_LIVE_ITERS

@@ -85,6 +85,7 @@ typedef struct TS_ATTN_FN(consumer) {
     ts_pc_consumer pc; /* the warpgroup's barrier for its query tile, and its next task */
     TS_ATTN_RT_O o;
     ts_rowvec_f32_16 m, l; /* running maximum (base-2 units) and sum of each of the warp's rows */
+    int live;              /* the task's stages the consumer computes (consumer_iters) */
 #if TS_ATTN_VARIANT_OVERLAP
     TS_ATTN_RT_P p;               /* the last stage's P, whose product with V is still to come */
 #if !TS_ATTN_VARIANT_SHIFT
@@ -157,12 +158,38 @@ TS_DEVICE void TS_ATTN_FN(prefetch_q)(const ts_attn_params *p, const TS_ATTN_FN(
     TS_ATTN_FN(load_q)(p, &next, &c->pc, out, consumer);
 }
 
+/* The stages of task t that consumer computes: the first `iters`, but without the overlap
+ * (TS_ATTN_SKIP_IDLE_ROWS) none where its 64 rows all lie past the queries (in the last query
+ * tile) and, under the causal mask, none past the key tile that holds its last row's diagonal:
+ * every score there is masked. The template hands the rest back unread (TS_PC_CONSUMER_ITERS) and
+ * the tensor cores run the other consumers' products. With three consumers (192 rows) over key
+ * tiles of 128 the diagonal crosses a query tile mid-consumer: at N = 1024 causal a block runs 96
+ * consumer stages of which 72 have unmasked scores. (With the overlap a stage also carries the last
+ * one's P V; with the ping-pong turns every stage of one consumer pairs with one of the other.) */
+TS_DEVICE int TS_ATTN_FN(consumer_iters)(const ts_attn_params *p, const ts_attn_task *t, int consumer, int iters) {
+#if TS_ATTN_SKIP_IDLE_ROWS && !TS_ATTN_VARIANT_OVERLAP && !TS_ATTN_PP
+    const long long rows_from = (long long)t->qt * TS_ATTN_VARIANT_BM + consumer * 64;
+    if (rows_from >= p->seq_q) return 0;
+    if (p->causal) {
+        const long long tiles = (rows_from + 63) / TS_ATTN_VARIANT_BN + 1;
+        if (tiles < iters) return (int)tiles;
+    }
+#else
+    (void)p, (void)t, (void)consumer;
+#endif
+    return iters;
+}
+
 TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
                                 TS_ATTN_FN(output) *out, int consumer) {
     /* The first task loads its query tile here; every later one finds it loaded, or on its way,
-     * by the last task's prefetch_q (every task visits at least one key tile, so it runs). */
+     * by the last task's prefetch_q (every task visits at least one key tile, so it runs, from the
+     * last stage the consumer computes or from here). */
     if (c->pc.round == 0) TS_ATTN_FN(load_q)(p, t, &c->pc, out, consumer);
     ts_tbar_wait(c->pc.bar, c->pc.round & 1);
+    c->live = TS_ATTN_FN(consumer_iters)(p, t, consumer, t->iters + TS_ATTN_VARIANT_SHIFT);
+    /* A consumer with no stage to compute passes the query tile on at once. */
+    if (c->live == 0) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
     ts_zero(&c->o);
     ts_rv_fill(&c->m, -INFINITY);
     ts_rv_zero(&c->l);
@@ -279,20 +306,6 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     if (iter + 1 == t->iters) ts_wg_mma_AB_rs(&c->o, &c->p, &in->v);
 #endif
 #else
-#if TS_ATTN_SKIP_IDLE_ROWS && !TS_ATTN_PP
-    /* A consumer whose 64 rows all lie past the queries (in the last query tile) or, under the
-     * causal mask, all before this key tile adds nothing to its output: it hands the stage back at
-     * once and leaves the tensor cores to the other consumers. The test is the warpgroup's, not
-     * the warp's, so its named barriers stay matched. With three consumers (192 rows) over key
-     * tiles of 128, the diagonal crosses a query tile mid-consumer: at N = 1024 causal the block
-     * runs 96 consumer stages where 72 have unmasked scores. (Not with the ping-pong turns, which
-     * pair every stage of one consumer with one of the other.) */
-    const long long rows_from = (long long)t->qt * TS_ATTN_VARIANT_BM + consumer * 64;
-    if (rows_from >= p->seq_q || (p->causal && col0 > rows_from + 63)) {
-        if (iter + 1 == t->iters) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
-        return;
-    }
-#endif
 #if TS_ATTN_PP
     /* The turn passes as soon as the product is issued: the other consumer's queues behind it. */
     ts_sync_named(TS_ATTN_TURN + consumer, 8);
@@ -306,7 +319,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
 #else
     ts_wg_mm_ABt(&s, &out->q, &in->k);
 #endif
-    if (iter + 1 == t->iters) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
+    if (iter + 1 == c->live) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0);
     ts_mul_row(&c->o, &c->o, &corr);
 
@@ -378,6 +391,7 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #define TS_PC_CONSUMER_SCRATCH 4 /* a float a warp: pin_softmax */
 /* compute commits and waits for its own products (every one has landed when it returns). */
 #define TS_PC_COMPUTE_WAITS 1
+#define TS_PC_CONSUMER_ITERS 1
 #if TS_ATTN_VARIANT_OVERLAP && !TS_ATTN_VARIANT_SHIFT
 /* A stage is handed back one stage late: its V is read by the next stage's compute. */
 #define TS_PC_RELEASE_LAG 1

@@ -132,6 +132,17 @@
 #if TS_ATTN_SHIFT_V && TS_ATTN_PINGPONG
 #error "TS_ATTN_SHIFT_V does not run with TS_ATTN_PINGPONG"
 #endif
+/* With the shifted stages, 1: the shift runs on across a block's tasks. The first stage of a task
+ * holds its first K and the previous task's last V, so that the previous task's last P V runs
+ * beside this task's first softmax (where a task otherwise ends in a stage of that product
+ * alone); the previous task's epilogue follows that product, and only the block's last task has
+ * a stage of V alone. 0: each task ends in its own V-only stage. */
+#ifndef TS_ATTN_CARRY_V
+#define TS_ATTN_CARRY_V 0
+#endif
+#if TS_ATTN_CARRY_V && !TS_ATTN_SHIFT_V
+#error "TS_ATTN_CARRY_V needs TS_ATTN_SHIFT_V"
+#endif
 
 /* A plain number: the tile type names are pasted from it. */
 #ifndef TS_ATTN_BN
@@ -223,7 +234,8 @@ typedef struct ts_attn_params {
 
 typedef struct ts_attn_task {
     int b, hq, qt;
-    int iters; /* key tiles the task visits */
+    int iters;      /* key tiles the task visits */
+    long long task; /* its index (TS_ATTN_CARRY_V: the previous task of its block is task - grid) */
 } ts_attn_task;
 
 /* The task's (batch, query head, query tile), in the order of task_order.h, and how many key tiles
@@ -235,6 +247,7 @@ TS_DEVICE int ts_attn_setup(const ts_attn_params *p, long long task, int bm, int
     t->hq = (int)(bh % p->heads_q);
     t->b = (int)(bh / p->heads_q);
     t->iters = p->kv_tiles;
+    t->task = task;
     if (p->causal) {
         long long last_row = (long long)(t->qt + 1) * bm - 1;
         if (last_row > p->seq_q - 1) last_row = p->seq_q - 1;

@@ -38,6 +38,11 @@
 /* The overlap's stages, shifted (TS_ATTN_SHIFT_V, attention_common.h): stage j holds K_j and
  * V_{j-1}, and a task has one stage more than key tiles. */
 #define TS_ATTN_VARIANT_SHIFT (TS_ATTN_SHIFT_V && TS_ATTN_VARIANT_OVERLAP)
+/* The shift runs on across the block's tasks (TS_ATTN_CARRY_V): only the block's last task has the
+ * extra stage. Not with more than 128 keys a stage: at 176 the previous task's epilogue beside this
+ * one's scores made ptxas spill 172 bytes (and such kernels run long sequences, where a task's end
+ * weighs little). */
+#define TS_ATTN_VARIANT_CARRY (TS_ATTN_CARRY_V && TS_ATTN_VARIANT_SHIFT && TS_ATTN_VARIANT_BN <= 128)
 /* ts_<kind>_<dt>_<R>x<C>: R and C are plain numbers, pasted into one pp-number. */
 #define TS_ATTN_TILE(kind, R, C)                                                                   \
     TS_CAT(TS_CAT(kind, TS_ATTN_DT), TS_CAT(_, TS_CAT(R, TS_CAT(x, C))))
@@ -92,24 +97,49 @@ typedef struct TS_ATTN_FN(consumer) {
     const TS_ATTN_ST_KV *v_prev;  /* that stage's V, held by the template's release lag */
 #endif
 #endif
+#if TS_ATTN_VARIANT_CARRY
+    /* The previous task, whose output waits in o and p for its last P V, and the row maxima and
+     * sums of its epilogue. */
+    ts_attn_task prev;
+    ts_rowvec_f32_16 m_prev, l_prev;
+#endif
 } TS_ATTN_FN(consumer);
 
 TS_DEVICE long long TS_ATTN_FN(tasks)(const ts_attn_params *p) { return p->tasks; }
 
-/* The task's stages: its key tiles (t->iters), one more where V is shifted. */
+/* The task's stages: its key tiles (t->iters), one more where V is shifted (carried across the
+ * block's tasks: in the block's last task only). */
+TS_DEVICE int TS_ATTN_FN(stages)(const ts_attn_params *p, const ts_attn_task *t) {
+#if TS_ATTN_VARIANT_CARRY
+    return t->iters + (t->task + ts_grid_x() >= p->tasks);
+#else
+    (void)p;
+    return t->iters + TS_ATTN_VARIANT_SHIFT;
+#endif
+}
+
 TS_DEVICE int TS_ATTN_FN(setup)(const ts_attn_params *p, long long task, ts_attn_task *t) {
-    return ts_attn_setup(p, task, TS_ATTN_VARIANT_BM, TS_ATTN_VARIANT_BN, t) + TS_ATTN_VARIANT_SHIFT;
+    (void)ts_attn_setup(p, task, TS_ATTN_VARIANT_BM, TS_ATTN_VARIANT_BN, t);
+    return TS_ATTN_FN(stages)(p, t);
 }
 
 /* Stage iter: K and V of key tile iter; shifted, K of tile iter (but in the extra last stage) and V
- * of tile iter - 1 (but in the first). */
+ * of tile iter - 1 (but in the first: there, carried, the last V of the block's previous task). */
 TS_DEVICE void TS_ATTN_FN(load)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(input) *in,
                                 ts_tbar *full, int iter) {
-    const int hkv = t->hq / p->group;
-    const int k = !TS_ATTN_VARIANT_SHIFT || iter < t->iters, v = !TS_ATTN_VARIANT_SHIFT || iter > 0;
+    const int k = !TS_ATTN_VARIANT_SHIFT || iter < t->iters;
+    int v = !TS_ATTN_VARIANT_SHIFT || iter > 0, v_tile = iter - TS_ATTN_VARIANT_SHIFT;
+    ts_attn_task vt = *t;
+#if TS_ATTN_VARIANT_CARRY
+    if (iter == 0 && t->task >= ts_grid_x()) {
+        (void)ts_attn_setup(p, t->task - ts_grid_x(), TS_ATTN_VARIANT_BM, TS_ATTN_VARIANT_BN, &vt);
+        v = 1;
+        v_tile = vt.iters - 1;
+    }
+#endif
     ts_tbar_expect_bytes(full, (k ? TS_ASYNC_BYTES(&in->k) : 0u) + (v ? TS_ASYNC_BYTES(&in->v) : 0u));
-    if (k) ts_async_load(&in->k, &p->k, t->b, hkv, iter, 0, full);
-    if (v) ts_async_load(&in->v, &p->v, t->b, hkv, iter - TS_ATTN_VARIANT_SHIFT, 0, full);
+    if (k) ts_async_load(&in->k, &p->k, t->b, t->hq / p->group, iter, 0, full);
+    if (v) ts_async_load(&in->v, &p->v, vt.b, vt.hq / p->group, v_tile, 0, full);
 }
 
 /* The warp's first query row in the whole sequence. */
@@ -187,10 +217,18 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
      * last stage the consumer computes or from here). */
     if (c->pc.round == 0) TS_ATTN_FN(load_q)(p, t, &c->pc, out, consumer);
     ts_tbar_wait(c->pc.bar, c->pc.round & 1);
-    c->live = TS_ATTN_FN(consumer_iters)(p, t, consumer, t->iters + TS_ATTN_VARIANT_SHIFT);
+    c->live = TS_ATTN_FN(consumer_iters)(p, t, consumer, TS_ATTN_FN(stages)(p, t));
     /* A consumer with no stage to compute passes the query tile on at once. */
     if (c->live == 0) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
+#if TS_ATTN_VARIANT_CARRY
+    /* A carried output keeps its maxima and sums for its epilogue, in the first stage; the output
+     * itself is cleared there (the first correction is 0), and before the block's first task it
+     * is zero (a persistent consumer starts zeroed). */
+    ts_rv_copy(&c->m_prev, &c->m);
+    ts_rv_copy(&c->l_prev, &c->l);
+#else
     ts_zero(&c->o);
+#endif
     ts_rv_fill(&c->m, -INFINITY);
     ts_rv_zero(&c->l);
 #if TS_ATTN_PP
@@ -236,6 +274,31 @@ TS_DEVICE void TS_ATTN_FN(pin_softmax)(const TS_ATTN_FN(consumer) *c) {
     if (ts_lane_id() == 0) ((volatile float *)c->pc.scratch)[warp] = all;
 }
 
+/* A task's output o, complete, normalised by the row sums l and stored with the log-sum-exp (o
+ * itself is left as it is). */
+TS_DEVICE void TS_ATTN_FN(epilogue)(const ts_attn_params *p, const ts_attn_task *t, const TS_ATTN_RT_O *o,
+                                    const ts_rowvec_f32_16 *m, const ts_rowvec_f32_16 *l, int consumer) {
+    const long long row0 = TS_ATTN_FN(row0)(t, consumer);
+    /* One division per row, not per element. */
+    ts_rowvec_f32_16 inv_l, one;
+    ts_rv_fill(&one, 1.0f);
+    ts_rv_max_scalar(&inv_l, l, FLT_MIN);
+    ts_rv_div(&inv_l, &one, &inv_l);
+    TS_ATTN_RT_O scaled; /* element by element into o16: no second output tile held */
+    ts_mul_row(&scaled, o, &inv_l);
+    TS_ATTN_RT_O16 o16;
+    ts_convert(&o16, &scaled);
+    ts_store_r2g(&p->o, &o16, t->b, t->hq, row0 / 16, 0);
+    if (p->lse) {
+        /* Natural log-sum-exp: m is in base-2 units, so lse = m ln 2 + ln l (-inf for an empty row). */
+        ts_rowvec_f32_16 lse, ln_l;
+        ts_rv_log(&ln_l, l);
+        ts_rv_mul_scalar(&lse, m, 0.69314718055994531f);
+        ts_rv_add(&lse, &lse, &ln_l);
+        ts_rv_store(p->lse + ((long long)t->b * p->heads_q + t->hq) * p->seq_q, &lse, row0, p->seq_q);
+    }
+}
+
 TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
                                    const TS_ATTN_FN(input) *in, TS_ATTN_FN(output) *out, int iter,
                                    int consumer) {
@@ -264,13 +327,19 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
      * runs beside the other's products (FlashAttention-3 with both overlaps). */
     ts_sync_named(TS_ATTN_TURN + consumer, 8);
 #endif
+#if TS_ATTN_VARIANT_CARRY
+    /* A last stage's P V: this task's, or the previous task's but in the block's first. */
+    const int pv = iter > 0 || t->task >= ts_grid_x();
+#else
+    const int pv = iter > 0;
+#endif
     ts_wg_acc_fence(&s);
     ts_wg_acc_fence(&c->o);
     ts_wg_a_fence(&c->p);
     ts_wg_fence();
     ts_wg_mm_ABt_async(&s, &out->q, &in->k);
     ts_wg_commit();
-    if (iter > 0) {
+    if (pv) {
 #if TS_ATTN_VARIANT_SHIFT
         ts_wg_mma_AB_rs_async(&c->o, &c->p, &in->v);
 #else
@@ -278,7 +347,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
 #endif
         ts_wg_commit();
     }
-    if (iter > 0)
+    if (pv)
         ts_wg_wait(1); /* groups retire in order: S has landed, P V may still run */
     else
         ts_wg_wait(0);
@@ -297,8 +366,15 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     if (iter + 1 == t->iters) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
     ts_wg_acc_fence(&c->o);
     ts_wg_a_fence(&c->p);
-    ts_mul_row(&c->o, &c->o, &corr);
     ts_convert(&c->p, &s);
+#if TS_ATTN_VARIANT_CARRY
+    /* The previous task's last P V ran beside this S: its output is complete, and goes out here,
+     * once S is P in 16 bits. Nothing in this branch writes the output's registers (ptxas then
+     * serializes every wgmma, C7520): the epilogue reads them, and the rescale below clears them,
+     * since the new task's first correction is exp2(-inf) = 0. */
+    if (iter == 0 && t->task >= ts_grid_x()) TS_ATTN_FN(epilogue)(p, &c->prev, &c->o, &c->m_prev, &c->l_prev, consumer);
+#endif
+    ts_mul_row(&c->o, &c->o, &corr);
 #if !TS_ATTN_VARIANT_SHIFT
     c->v_prev = &in->v;
     /* The task's last stage has no successor to carry its product: it runs now, while the stage is
@@ -344,29 +420,20 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
 TS_DEVICE void TS_ATTN_FN(store)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
                                  TS_ATTN_FN(output) *out, int consumer) {
     (void)out;
-    const long long row0 = TS_ATTN_FN(row0)(t, consumer);
 #if TS_ATTN_PP
     /* After the block's last task, consumer 0 takes consumer 1's arrival from its last stage.
      * (Here rather than in finish, after the loop, where the wait made ptxas spill at D = 128.) */
     if (consumer == 0 && c->pc.next_task < 0) ts_sync_named(TS_ATTN_TURN, 8);
 #endif
-    /* One division per row, not per element. */
-    ts_rowvec_f32_16 inv_l, one;
-    ts_rv_fill(&one, 1.0f);
-    ts_rv_max_scalar(&inv_l, &c->l, FLT_MIN);
-    ts_rv_div(&inv_l, &one, &inv_l);
-    ts_mul_row(&c->o, &c->o, &inv_l);
-    TS_ATTN_RT_O16 o16;
-    ts_convert(&o16, &c->o);
-    ts_store_r2g(&p->o, &o16, t->b, t->hq, row0 / 16, 0);
-    if (p->lse) {
-        /* Natural log-sum-exp: m is in base-2 units, so lse = m ln 2 + ln l (-inf for an empty row). */
-        ts_rowvec_f32_16 lse, ln_l;
-        ts_rv_log(&ln_l, &c->l);
-        ts_rv_mul_scalar(&lse, &c->m, 0.69314718055994531f);
-        ts_rv_add(&lse, &lse, &ln_l);
-        ts_rv_store(p->lse + ((long long)t->b * p->heads_q + t->hq) * p->seq_q, &lse, row0, p->seq_q);
+#if TS_ATTN_VARIANT_CARRY
+    /* But for the block's last task, the last P V runs in the next task's first stage and the
+     * epilogue after it. */
+    if (c->pc.next_task >= 0) {
+        c->prev = *t;
+        return;
     }
+#endif
+    TS_ATTN_FN(epilogue)(p, t, &c->o, &c->m, &c->l, consumer);
 }
 
 TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) *c, TS_ATTN_FN(output) *out,
@@ -392,6 +459,9 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 /* compute commits and waits for its own products (every one has landed when it returns). */
 #define TS_PC_COMPUTE_WAITS 1
 #define TS_PC_CONSUMER_ITERS 1
+#if TS_ATTN_VARIANT_CARRY
+#define TS_PC_PERSISTENT_CONSUMER 1 /* the carried output crosses into the next task */
+#endif
 #if TS_ATTN_VARIANT_OVERLAP && !TS_ATTN_VARIANT_SHIFT
 /* A stage is handed back one stage late: its V is read by the next stage's compute. */
 #define TS_PC_RELEASE_LAG 1
@@ -405,6 +475,7 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #undef TS_ATTN_KEYS
 #undef TS_ATTN_VARIANT_OVERLAP
 #undef TS_ATTN_VARIANT_SHIFT
+#undef TS_ATTN_VARIANT_CARRY
 #undef TS_ATTN_NAME
 #undef TS_ATTN_D
 #undef TS_ATTN_DT

@@ -159,8 +159,9 @@ cuda_gates() {
   local attn_wrapper=$build/generated/kernels_attention_attention_c.cu
   [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_pingpong -DTS_ATTN_PINGPONG=1
   # The same for the stages handed back one stage late (TS_ATTN_SHIFT_V=0, the overlap's other
-  # form) and for the overlap at D = 64 (off by default).
+  # form), the shift without the carry across tasks, and the overlap at D = 64 (off by default).
   [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_lag -DTS_ATTN_SHIFT_V=0
+  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_no_carry -DTS_ATTN_CARRY_V=0
   [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_overlap_d64 -DTS_ATTN_OVERLAP_D64=1
 
   # The build log, where scripts/test.sh keeps one beside the build folder.

@@ -38,8 +38,8 @@
  *                     computed stages is the same code as without it
  *   TS_PC_PERSISTENT_CONSUMER  optional, default 0; 1: one P_consumer lives through a consumer
  *                     warpgroup's tasks (see P_consumer). Off where nothing crosses tasks: the
- *                     attention kernel, with its consumer declared per task, measured ~1% faster
- *                     at D = 128 on the H200
+ *                     attention kernel without its carry across tasks, with its consumer declared
+ *                     per task, measured ~1% faster at D = 128 on the H200
  *   TS_PC_CLUSTER     optional, default 1: blocks per thread-block cluster (backends/cluster.h),
  *                     at most TS_CLUSTER_MAX. The blocks of a cluster work on the same task at
  *                     once (each tells its part by ts_cluster_rank()), and a stage is refilled

@@ -10,8 +10,8 @@
 #       must have 0 bytes of spill stores and loads; ptxas must not report serialized wgmma (C7510,
 #       C7514, C7520, or any other "wgmma.mma_async instructions are serialized" message) or C7508
 #       (setmaxnreg ignored), nor may the build log; the same for the attention kernels built
-#       with the ping-pong schedule (TS_ATTN_PINGPONG=1) and with the shifted stages
-#       (TS_ATTN_SHIFT_V=1), kept for A/B runs.
+#       with the options kept for A/B runs: the ping-pong turns (TS_ATTN_PINGPONG=1), the lag
+#       (TS_ATTN_SHIFT_V=0), no carry across tasks (TS_ATTN_CARRY_V=0) and the overlap at D = 64.
 #       tests/kernels/wg_kernels.c must hold wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg.
 #       Where a disassembler is found (cuobjdump with nvdisasm: PATH, the CUDA install, or the
 #       nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm wheels), the built object's SASS must hold

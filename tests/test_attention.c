@@ -12,6 +12,7 @@
 #include "backends/half_bits.h"
 #include "kernels/attention/task_order.h"
 #include "support/test_support.h"
+#include "tests/kernels/pingpong_kernels.h"
 
 static unsigned short to_bits(float x, ts_dtype t) {
     return t == TS_DTYPE_BF16 ? ts_bf16_bits_from_f32(x) : ts_fp16_bits_from_f32(x);
@@ -26,6 +27,7 @@ typedef struct {
     float input_scale; /* multiplies Q and K: large values make scores of about 1e4 */
     int bnhd;          /* 1: memory ordered (B, N, H, D), a token's heads side by side */
     float key_ramp;    /* key j is multiplied by 1 + key_ramp * j / nkv: scores grow along the keys */
+    int pingpong_blocks; /* > 0: the D = 64 kernel on the ping-pong schedule, on that many blocks */
 } attn_case;
 
 static void check_attention(attn_case c) {
@@ -51,8 +53,12 @@ static void check_attention(attn_case c) {
     cr_assert(dq && dk && dv && dout && dlse);
     const ts_attention_shape shape = {c.b, c.hq, c.hkv, c.nq, c.nkv, c.d};
     const float scale = 1.0f / sqrtf((float)c.d);
-    cr_assert_eq(ts_attention_forward(&shape, c.dtype, dq, qs, dk, ks, dv, ks, dout, qs, dlse, scale, c.causal, NULL),
-                 TS_SUCCESS);
+    const ts_status launched =
+        c.pingpong_blocks > 0
+            ? ts_test_pingpong_attention(&shape, c.dtype, dq, qs, dk, ks, dv, ks, dout, qs, dlse, scale, c.causal,
+                                         c.pingpong_blocks)
+            : ts_attention_forward(&shape, c.dtype, dq, qs, dk, ks, dv, ks, dout, qs, dlse, scale, c.causal, NULL);
+    cr_assert_eq(launched, TS_SUCCESS);
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
     cr_assert_eq(ts_test_copy_back(o, dout, nq * 2), TS_SUCCESS);
     cr_assert_eq(ts_test_copy_back(lse, dlse, sizeof(float) * c.b * c.hq * c.nq), TS_SUCCESS);
@@ -115,43 +121,43 @@ static void check_attention(attn_case c) {
 Test(attention, ragged_lengths_causal_and_not) {
     TS_TEST_REQUIRE_DEVICE();
     for (int causal = 0; causal < 2; ++causal) {
-        check_attention((attn_case){1, 2, 2, 70, 130, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
-        check_attention((attn_case){1, 1, 1, 129, 65, 128, causal, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
-        check_attention((attn_case){1, 1, 1, 1, 1, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
+        check_attention((attn_case){1, 2, 2, 70, 130, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f, 0});
+        check_attention((attn_case){1, 1, 1, 129, 65, 128, causal, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f, 0});
+        check_attention((attn_case){1, 1, 1, 1, 1, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f, 0});
         /* Key counts a few short of a whole tile of 64 and of 128: the last tile's mask covers
          * only its last columns. */
-        check_attention((attn_case){1, 1, 1, 100, 255, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
-        check_attention((attn_case){1, 2, 1, 70, 377, 128, causal, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
+        check_attention((attn_case){1, 1, 1, 100, 255, 64, causal, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f, 0});
+        check_attention((attn_case){1, 2, 1, 70, 377, 128, causal, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f, 0});
     }
 }
 
 Test(attention, grouped_and_multi_query_heads_fp16_and_padded_strides) {
     TS_TEST_REQUIRE_DEVICE();
-    check_attention((attn_case){2, 4, 2, 65, 100, 64, 1, 8, TS_DTYPE_FP16, 1.0f, 0, 0.0f});
-    check_attention((attn_case){1, 3, 1, 40, 200, 128, 0, 16, TS_DTYPE_FP16, 1.0f, 0, 0.0f});
+    check_attention((attn_case){2, 4, 2, 65, 100, 64, 1, 8, TS_DTYPE_FP16, 1.0f, 0, 0.0f, 0});
+    check_attention((attn_case){1, 3, 1, 40, 200, 128, 0, 16, TS_DTYPE_FP16, 1.0f, 0, 0.0f, 0});
     /* (B, N, H, D) memory, as Q, K and V sit in a fused projection's output. */
-    check_attention((attn_case){2, 4, 2, 70, 90, 64, 1, 0, TS_DTYPE_BF16, 1.0f, 1, 0.0f});
-    check_attention((attn_case){1, 2, 1, 33, 130, 128, 0, 8, TS_DTYPE_FP16, 1.0f, 1, 0.0f});
+    check_attention((attn_case){2, 4, 2, 70, 90, 64, 1, 0, TS_DTYPE_BF16, 1.0f, 1, 0.0f, 0});
+    check_attention((attn_case){1, 2, 1, 33, 130, 128, 0, 8, TS_DTYPE_FP16, 1.0f, 1, 0.0f, 0});
 }
 
 Test(attention, long_sequences_wrap_the_stage_ring) {
     /* Many key tiles per task (of TS_ATTN_BN_D64 / _D128 keys, 64 to 256): the ring of stages wraps several
      * times within one task, with a ragged last tile, causal and not. */
     TS_TEST_REQUIRE_DEVICE();
-    check_attention((attn_case){1, 2, 1, 150, 700, 128, 0, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
-    check_attention((attn_case){1, 1, 1, 300, 300, 64, 1, 0, TS_DTYPE_FP16, 1.0f, 0, 0.0f});
+    check_attention((attn_case){1, 2, 1, 150, 700, 128, 0, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f, 0});
+    check_attention((attn_case){1, 1, 1, 300, 300, 64, 1, 0, TS_DTYPE_FP16, 1.0f, 0, 0.0f, 0});
     /* Several query tiles at D = 128 too, the last one partial whatever the block's rows. */
-    check_attention((attn_case){1, 1, 1, 333, 333, 128, 1, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
+    check_attention((attn_case){1, 1, 1, 333, 333, 128, 1, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f, 0});
     /* Past TS_ATTN_LONG_KEYS (8192 by default) non-causal D = 128 calls take the long-sequence
      * kernel (176 keys a stage on Hopper and the host); a ragged last tile, fp16. */
-    check_attention((attn_case){1, 1, 1, 70, 8300, 128, 0, 0, TS_DTYPE_FP16, 1.0f, 0, 0.0f});
+    check_attention((attn_case){1, 1, 1, 70, 8300, 128, 0, 0, TS_DTYPE_FP16, 1.0f, 0, 0.0f, 0});
 }
 
 Test(attention, huge_scores_stay_finite) {
     /* Scores of about 1e4 before scaling: the running maximum keeps every exponent <= 0. */
     TS_TEST_REQUIRE_DEVICE();
-    check_attention((attn_case){1, 1, 1, 33, 70, 64, 0, 0, TS_DTYPE_BF16, 12.0f, 0, 0.0f});
-    check_attention((attn_case){1, 1, 1, 50, 50, 128, 1, 0, TS_DTYPE_BF16, 9.0f, 0, 0.0f});
+    check_attention((attn_case){1, 1, 1, 33, 70, 64, 0, 0, TS_DTYPE_BF16, 12.0f, 0, 0.0f, 0});
+    check_attention((attn_case){1, 1, 1, 50, 50, 128, 1, 0, TS_DTYPE_BF16, 9.0f, 0, 0.0f, 0});
 }
 
 Test(attention, maxima_rising_from_tile_to_tile) {
@@ -159,15 +165,25 @@ Test(attention, maxima_rising_from_tile_to_tile) {
      * the slack within which the kernel leaves a maximum (and the output's scale) as it is: a
      * rescale left out, or a maximum kept too long, fails it. */
     TS_TEST_REQUIRE_DEVICE();
-    check_attention((attn_case){1, 2, 1, 70, 700, 128, 0, 0, TS_DTYPE_BF16, 3.0f, 0, 3.0f});
-    check_attention((attn_case){1, 1, 1, 300, 600, 64, 1, 0, TS_DTYPE_FP16, 3.0f, 0, 3.0f});
+    check_attention((attn_case){1, 2, 1, 70, 700, 128, 0, 0, TS_DTYPE_BF16, 3.0f, 0, 3.0f, 0});
+    check_attention((attn_case){1, 1, 1, 300, 600, 64, 1, 0, TS_DTYPE_FP16, 3.0f, 0, 3.0f, 0});
+}
+
+Test(attention, ping_pong_schedule) {
+    /* CDNA's schedule (no producer; the consumers take turns loading) on this backend, D = 64: one
+     * or two blocks, so that each loops over many tasks and the ring runs across them; causal, where
+     * consumers skip the stages past their diagonal, and the last query tile's idle consumers. */
+    TS_TEST_REQUIRE_DEVICE();
+    check_attention((attn_case){1, 2, 1, 300, 300, 64, 1, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f, 2});
+    check_attention((attn_case){2, 3, 3, 70, 450, 64, 0, 8, TS_DTYPE_FP16, 1.0f, 0, 0.0f, 1});
+    check_attention((attn_case){1, 4, 2, 200, 130, 64, 1, 0, TS_DTYPE_BF16, 1.0f, 1, 0.0f, 2});
 }
 
 Test(attention, many_heads_causal_in_groups) {
     /* 18 heads of 3 query tiles, causal: on a device with few blocks (the host backend) every block
      * runs many tasks, through a full group of heads and a partial last one (task_order.h). */
     TS_TEST_REQUIRE_DEVICE();
-    check_attention((attn_case){2, 9, 3, 300, 300, 64, 1, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f});
+    check_attention((attn_case){2, 9, 3, 300, 300, 64, 1, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f, 0});
 }
 
 /* ---- the task order (kernels/attention/task_order.h), on the CPU ------------------------------ */

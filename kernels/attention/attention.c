@@ -83,11 +83,11 @@ static ts_status ts_attn_layout(ts_gl *g, const void *ptr, ts_dtype dtype, long 
     return TS_SUCCESS;
 }
 
-TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
-                                           const long long q_strides[3], const void *k,
-                                           const long long k_strides[3], const void *v,
-                                           const long long v_strides[3], void *o, const long long o_strides[3],
-                                           float *lse, float scale, int causal, ts_stream stream) {
+TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
+                                      const long long q_strides[3], const void *k, const long long k_strides[3],
+                                      const void *v, const long long v_strides[3], void *o,
+                                      const long long o_strides[3], float *lse, float scale, int causal,
+                                      ts_attn_params *params, int *long_keys) {
     if (!shape) return TS_ERROR_NULL_POINTER;
     if (dtype != TS_DTYPE_BF16 && dtype != TS_DTYPE_FP16 && dtype != TS_DTYPE_F32) return TS_ERROR_INVALID_ENUM;
     if (dtype == TS_DTYPE_F32) return TS_ERROR_UNSUPPORTED;
@@ -100,54 +100,72 @@ TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_d
     if (causal != 0 && causal != 1) return TS_ERROR_INVALID_VALUE;
     if (lse && ((uintptr_t)lse & 3u)) return TS_ERROR_MISALIGNED;
 
-    ts_attn_params params;
-    memset(&params, 0, sizeof params);
+    memset(params, 0, sizeof *params);
     ts_gl gq, gk, gv;
     ts_status s;
     if ((s = ts_attn_layout(&gq, q, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, q_strides)) != TS_SUCCESS ||
         (s = ts_attn_layout(&gk, k, dtype, sh.batch, sh.heads_kv, sh.seq_kv, sh.head_dim, k_strides)) != TS_SUCCESS ||
         (s = ts_attn_layout(&gv, v, dtype, sh.batch, sh.heads_kv, sh.seq_kv, sh.head_dim, v_strides)) != TS_SUCCESS ||
-        (s = ts_attn_layout(&params.o, o, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, o_strides)) != TS_SUCCESS)
+        (s = ts_attn_layout(&params->o, o, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, o_strides)) != TS_SUCCESS)
         return s;
-    if ((s = ts_async_desc_make(&params.q, &gq, 64, sh.head_dim, dtype)) != TS_SUCCESS) return s;
-    const int long_keys = sh.head_dim == 128 && !causal && sh.seq_kv >= TS_ATTN_LONG_KEYS;
-    const int bn = TS_ATTN_BN_OF(sh.head_dim, long_keys);
-    if ((s = ts_async_desc_make(&params.k, &gk, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
-    if ((s = ts_async_desc_make(&params.v, &gv, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
-    params.lse = lse;
-    params.scale_log2 = scale * 1.4426950408889634f;
-    params.causal = causal;
-    params.heads_q = sh.heads_q;
-    params.group = sh.heads_q / sh.heads_kv;
-    params.seq_q = sh.seq_q;
-    params.seq_kv = sh.seq_kv;
+    if ((s = ts_async_desc_make(&params->q, &gq, 64, sh.head_dim, dtype)) != TS_SUCCESS) return s;
+    *long_keys = sh.head_dim == 128 && !causal && sh.seq_kv >= TS_ATTN_LONG_KEYS;
+    const int bn = TS_ATTN_BN_OF(sh.head_dim, *long_keys);
+    if ((s = ts_async_desc_make(&params->k, &gk, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
+    if ((s = ts_async_desc_make(&params->v, &gv, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
+    params->lse = lse;
+    params->scale_log2 = scale * 1.4426950408889634f;
+    params->causal = causal;
+    params->heads_q = sh.heads_q;
+    params->group = sh.heads_q / sh.heads_kv;
+    params->seq_q = sh.seq_q;
+    params->seq_kv = sh.seq_kv;
     const int bm = TS_ATTN_BM_OF(sh.head_dim);
-    params.q_tiles = (sh.seq_q + bm - 1) / bm;
-    params.kv_tiles = (sh.seq_kv + bn - 1) / bn;
-    params.heads = (long long)sh.batch * sh.heads_q;
-    params.tasks = params.heads * params.q_tiles;
+    params->q_tiles = (sh.seq_q + bm - 1) / bm;
+    params->kv_tiles = (sh.seq_kv + bn - 1) / bn;
+    params->heads = (long long)sh.batch * sh.heads_q;
+    params->tasks = params->heads * params->q_tiles;
+    return TS_SUCCESS;
+}
+
+TS_EXTERN_C void ts_attn_plan_grid(ts_attn_params *params, int grid) {
+    /* TS_ATTN_HEAD_MAJOR=1, for A/B runs: the causal order before task_order.h's, head after head
+     * with a head's longest tile first (groups of one head, rounds of one task). */
+#if defined(TS_ATTN_HEAD_MAJOR) && TS_ATTN_HEAD_MAJOR
+    (void)grid;
+    params->step = 1;
+    params->group_heads = 1;
+#else
+    params->step = grid;
+    params->group_heads = ts_attn_group_heads(params->heads, params->q_tiles, grid);
+#endif
+}
+
+TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
+                                           const long long q_strides[3], const void *k,
+                                           const long long k_strides[3], const void *v,
+                                           const long long v_strides[3], void *o, const long long o_strides[3],
+                                           float *lse, float scale, int causal, ts_stream stream) {
+    ts_attn_params params;
+    int long_keys = 0;
+    ts_status s = ts_attn_prepare(shape, dtype, q, q_strides, k, k_strides, v, v_strides, o, o_strides, lse, scale,
+                                  causal, &params, &long_keys);
+    if (s != TS_SUCCESS) return s;
+    const int d = shape->head_dim;
 
     /* A persistent grid: one wave of blocks as the launch planner sizes it. */
     ts_device_props props;
     int grid = 0;
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
     /* (the fp16 kernels' grids are the bf16 ones': the same block, registers and shared memory) */
-    if ((s = (sh.head_dim == 64 ? ts_attn_bf16_d64_persistent_grid
-              : long_keys       ? ts_attn_bf16_d128_long_persistent_grid
-                                : ts_attn_bf16_d128_persistent_grid)(&props, params.tasks, &grid)) != TS_SUCCESS)
+    if ((s = (d == 64      ? ts_attn_bf16_d64_persistent_grid
+              : long_keys ? ts_attn_bf16_d128_long_persistent_grid
+                          : ts_attn_bf16_d128_persistent_grid)(&props, params.tasks, &grid)) != TS_SUCCESS)
         return s;
-    /* TS_ATTN_HEAD_MAJOR=1, for A/B runs: the causal order before task_order.h's, head after head
-     * with a head's longest tile first (groups of one head, rounds of one task). */
-#if defined(TS_ATTN_HEAD_MAJOR) && TS_ATTN_HEAD_MAJOR
-    params.step = 1;
-    params.group_heads = 1;
-#else
-    params.step = grid;
-    params.group_heads = ts_attn_group_heads(params.heads, params.q_tiles, grid);
-#endif
+    ts_attn_plan_grid(&params, grid);
     static const ts_attn_launcher launchers[2][3] = {
         {ts_attn_bf16_d64_launch, ts_attn_bf16_d128_launch, ts_attn_bf16_d128_long_launch},
         {ts_attn_fp16_d64_launch, ts_attn_fp16_d128_launch, ts_attn_fp16_d128_long_launch},
     };
-    return launchers[dtype == TS_DTYPE_FP16][sh.head_dim == 64 ? 0 : long_keys ? 2 : 1](&params, grid, stream);
+    return launchers[dtype == TS_DTYPE_FP16][d == 64 ? 0 : long_keys ? 2 : 1](&params, grid, stream);
 }

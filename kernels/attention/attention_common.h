@@ -240,6 +240,17 @@ typedef struct ts_attn_task {
     long long task; /* its index (TS_ATTN_CARRY_V: the previous task of its block is task - grid) */
 } ts_attn_task;
 
+/* The host side of ts_attention_forward (attention.c), for its launcher and for test kernels built
+ * from attention_variant.h on another schedule: ts_attn_prepare checks the arguments and fills
+ * params but for the grid, and tells whether the call takes the long-sequence D = 128 kernel;
+ * ts_attn_plan_grid fills in what depends on the grid (the causal task order). */
+TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
+                                      const long long q_strides[3], const void *k, const long long k_strides[3],
+                                      const void *v, const long long v_strides[3], void *o,
+                                      const long long o_strides[3], float *lse, float scale, int causal,
+                                      ts_attn_params *params, int *long_keys);
+TS_EXTERN_C void ts_attn_plan_grid(ts_attn_params *params, int grid);
+
 /* The task's (batch, query head, query tile), in the order of task_order.h, and how many key tiles
  * (of bn keys) it visits: all of them, or under the causal mask only those left of the tile's last
  * row. */

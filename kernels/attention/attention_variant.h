@@ -41,8 +41,10 @@
 /* The shift runs on across the block's tasks (TS_ATTN_CARRY_V): only the block's last task has the
  * extra stage. Not with more than 128 keys a stage: at 176 the previous task's epilogue beside this
  * one's scores made ptxas spill 172 bytes (and such kernels run long sequences, where a task's end
- * weighs little). */
-#define TS_ATTN_VARIANT_CARRY (TS_ATTN_CARRY_V && TS_ATTN_VARIANT_SHIFT && TS_ATTN_VARIANT_BN <= 128)
+ * weighs little); nor with three consumers, whose 160 registers a thread spilled 148 bytes (D = 64
+ * with the overlap). */
+#define TS_ATTN_VARIANT_CARRY                                                                      \
+    (TS_ATTN_CARRY_V && TS_ATTN_VARIANT_SHIFT && TS_ATTN_VARIANT_BN <= 128 && TS_ATTN_VARIANT_CONSUMERS <= 2)
 /* ts_<kind>_<dt>_<R>x<C>: R and C are plain numbers, pasted into one pp-number. */
 #define TS_ATTN_TILE(kind, R, C)                                                                   \
     TS_CAT(TS_CAT(kind, TS_ATTN_DT), TS_CAT(_, TS_CAT(R, TS_CAT(x, C))))

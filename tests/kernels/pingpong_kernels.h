@@ -1,5 +1,6 @@
-/* The GEMM built on the ping-pong schedule of the producer-consumer template, which CDNA uses, so
- * that the host (and any GPU) runs that schedule's protocol in the tests. bf16 in, fp32 out, NN. */
+/* The GEMM and the D = 64 attention built on the ping-pong schedule of the producer-consumer
+ * template, which CDNA uses, so that the host (and any GPU) runs that schedule's protocol in the
+ * tests. GEMM: bf16 in, fp32 out, NN. Attention: ts_attention_forward's arguments, D = 64. */
 #ifndef TESSERA_TESTS_PINGPONG_KERNELS_H
 #define TESSERA_TESTS_PINGPONG_KERNELS_H
 
@@ -16,6 +17,14 @@ ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, long long ld
 size_t ts_test_pingpong_workspace_bytes(void);
 /* TS_GEMM_STREAM_K as the GEMM kernels of this build see it (1: stream-K is built in). */
 int ts_test_gemm_stream_k_built(void);
+
+/* ts_attention_forward at D = 64 (bf16 or fp16) on the ping-pong schedule, on at most max_blocks
+ * blocks (at least 1), so that blocks loop over several tasks; TS_ERROR_UNSUPPORTED for D = 128. */
+ts_status ts_test_pingpong_attention(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
+                                     const long long q_strides[3], const void *k, const long long k_strides[3],
+                                     const void *v, const long long v_strides[3], void *o,
+                                     const long long o_strides[3], float *lse, float scale, int causal,
+                                     int max_blocks);
 
 #ifdef __cplusplus
 }

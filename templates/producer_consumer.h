@@ -240,6 +240,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     long long load_task = first, load_ring = 0;
     int load_iter = 0, load_iters = 0;
     TS_PC_HOOK(task) lt;
+    memset(&lt, 0, sizeof lt); /* read only once set, but compilers cannot always tell */
     if (load_task < tasks) load_iters = TS_PC_HOOK(setup)(p, load_task, &lt);
     while (load_task < tasks && load_iters == 0) {
         load_task += step;

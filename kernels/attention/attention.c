@@ -109,7 +109,7 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
         (s = ts_attn_layout(&params->o, o, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, o_strides)) != TS_SUCCESS)
         return s;
     if ((s = ts_async_desc_make(&params->q, &gq, 64, sh.head_dim, dtype)) != TS_SUCCESS) return s;
-    *long_keys = sh.head_dim == 128 && !causal && sh.seq_kv >= TS_ATTN_LONG_KEYS;
+    *long_keys = sh.head_dim == 128 && (!causal || TS_ATTN_LONG_CAUSAL) && sh.seq_kv >= TS_ATTN_LONG_KEYS;
     const int bn = TS_ATTN_BN_OF(sh.head_dim, *long_keys);
     if ((s = ts_async_desc_make(&params->k, &gk, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
     if ((s = ts_async_desc_make(&params->v, &gv, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;

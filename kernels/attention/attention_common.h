@@ -183,6 +183,12 @@
 #ifndef TS_ATTN_LONG_KEYS
 #define TS_ATTN_LONG_KEYS 8192
 #endif
+/* 1: causal calls over at least TS_ATTN_LONG_KEYS keys take the long-sequence kernel too; 0
+ * (default): they keep TS_ATTN_BN_D128 keys a stage, as FlashAttention-3 keeps 128 under the mask.
+ * An A/B option, not yet measured on the H200. */
+#ifndef TS_ATTN_LONG_CAUSAL
+#define TS_ATTN_LONG_CAUSAL 0
+#endif
 #define TS_ATTN_LONG_KERNEL (TS_ATTN_BN_D128_LONG != TS_ATTN_BN_D128)
 #if TS_ATTN_BN_D64 % 16 || TS_ATTN_BN_D64 < 64 || TS_ATTN_BN_D64 > 256 || TS_ATTN_BN_D128 % 16 || \
     TS_ATTN_BN_D128 < 64 || TS_ATTN_BN_D128 > 256 || TS_ATTN_BN_D128_LONG % 16 ||                  \

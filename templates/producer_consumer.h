@@ -203,6 +203,24 @@
 #define TS_PC_CONSUMER_INFO(c, task, round) ((void)0)
 #endif
 
+#ifndef TS_PC_RING_DEFINED
+#define TS_PC_RING_DEFINED
+/* A place in the ring of stages: the stage, and the parity of the laps round the ring so far (the
+ * phase its barriers are in). Kept by increments rather than taken from a count of stages with a
+ * division: the ring of three stages cost a 64-bit division by 3 every stage, on the path from a
+ * stage's release to the next one's products. */
+typedef struct {
+    int stage, phase;
+} ts_pc_ring;
+#endif
+#define TS_PC_RING_NEXT(r)                                                                         \
+    do {                                                                                           \
+        if (++(r).stage == TS_PC_STAGES) {                                                         \
+            (r).stage = 0;                                                                         \
+            (r).phase ^= 1;                                                                        \
+        }                                                                                          \
+    } while (0)
+
 TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     ts_smem smem = ts_smem_begin();
     TS_PC_HOOK(input) *stages = (TS_PC_HOOK(input) *)ts_smem_take(
@@ -237,7 +255,9 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     /* Every warp follows the load cursor (which task and iteration the next load is), so that
      * whichever warpgroup's turn it is knows what to load; only its first TS_PC_LOAD_WARPS warps
      * issue. Loads run TS_PC_STAGES - 1 stages ahead of the computation. */
-    long long load_task = first, load_ring = 0;
+    long long load_task = first;
+    ts_pc_ring load_ring = {0, 0};
+    int load_lapped = 0, load_turn = 0; /* every stage filled once; the warpgroup whose turn it is */
     int load_iter = 0, load_iters = 0;
     TS_PC_HOOK(task) lt;
     memset(&lt, 0, sizeof lt); /* read only once set, but compilers cannot always tell */
@@ -249,13 +269,14 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
 #define TS_PC_ISSUE_NEXT_LOAD()                                                                    \
     do {                                                                                           \
         if (load_task < tasks) {                                                                   \
-            const int s_ = (int)(load_ring % TS_PC_STAGES);                                        \
-            if (consumer == (int)(load_ring % TS_PC_CONSUMERS) && ts_warp_in_group() < TS_PC_LOAD_WARPS) { \
-                if (load_ring >= TS_PC_STAGES)                                                     \
-                    ts_tbar_wait(&empty[s_], (int)((load_ring / TS_PC_STAGES - 1) & 1));           \
+            const int s_ = load_ring.stage;                                                        \
+            if (consumer == load_turn && ts_warp_in_group() < TS_PC_LOAD_WARPS) {                  \
+                if (load_lapped) ts_tbar_wait(&empty[s_], load_ring.phase ^ 1);                    \
                 TS_PC_HOOK(load)(p, &lt, &stages[s_], &full[s_], load_iter);                       \
             }                                                                                      \
-            ++load_ring;                                                                           \
+            TS_PC_RING_NEXT(load_ring);                                                            \
+            load_lapped |= load_ring.stage == 0;                                                   \
+            if (++load_turn == TS_PC_CONSUMERS) load_turn = 0;                                     \
             if (++load_iter == load_iters) {                                                       \
                 load_iter = 0;                                                                     \
                 load_iters = 0;                                                                    \
@@ -265,7 +286,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         }                                                                                          \
     } while (0)
     for (int i = 0; i < TS_PC_STAGES - 1; ++i) TS_PC_ISSUE_NEXT_LOAD();
-    long long ring = 0;
+    ts_pc_ring ring = {0, 0};
     int round = 0;
     TS_PC_PERSISTENT_CONSUMER_DECL(c);
     for (long long task = first; task < tasks; task += step, ++round) {
@@ -275,21 +296,22 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         TS_PC_CONSUMER_INFO(c, task, round);
         TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
         const int live = TS_PC_LIVE_ITERS(t, iters);
-        for (int i = 0; i < live; ++i, ++ring) {
+        for (int i = 0; i < live; ++i) {
             TS_PC_ISSUE_NEXT_LOAD();
-            const int s = (int)(ring % TS_PC_STAGES);
-            ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
+            const int s = ring.stage;
+            ts_tbar_wait(&full[s], ring.phase);
             TS_PC_HOOK(compute)(p, &t, &c, &stages[s], &outputs[consumer], i, consumer);
             TS_PC_COMMIT_WAIT(0);
             ts_tbar_arrive(&empty[s]);
+            TS_PC_RING_NEXT(ring);
         }
         /* The stages the consumer does not compute (TS_PC_CONSUMER_ITERS): waited for, so that no
          * refill can be announced while their copies still land, and handed back. */
-        for (int i = live; i < iters; ++i, ++ring) {
+        for (int i = live; i < iters; ++i) {
             TS_PC_ISSUE_NEXT_LOAD();
-            const int s = (int)(ring % TS_PC_STAGES);
-            ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
-            ts_tbar_arrive(&empty[s]);
+            ts_tbar_wait(&full[ring.stage], ring.phase);
+            ts_tbar_arrive(&empty[ring.stage]);
+            TS_PC_RING_NEXT(ring);
         }
         TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
     }
@@ -299,22 +321,25 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     if (ts_warpgroup_id() == 0) {
         ts_set_max_regs_dec(TS_PC_PRODUCER_REGS);
         if (ts_warp_in_group() < TS_PC_LOAD_WARPS) {
-            long long ring = 0; /* stages filled so far, across tasks */
+            ts_pc_ring ring = {0, 0}; /* the next stage to fill, across tasks */
+            int lapped = 0;           /* whether every stage has been filled once */
             for (long long task = first; task < tasks; task += step) {
                 TS_PC_HOOK(task) t;
                 const int iters = TS_PC_HOOK(setup)(p, task, &t);
-                for (int i = 0; i < iters; ++i, ++ring) {
-                    const int s = (int)(ring % TS_PC_STAGES);
-                    /* The stage's previous fill must have been consumed. */
-                    if (ring >= TS_PC_STAGES) ts_tbar_wait(&empty[s], (int)((ring / TS_PC_STAGES - 1) & 1));
+                for (int i = 0; i < iters; ++i) {
+                    const int s = ring.stage;
+                    /* The stage's previous fill must have been consumed (in the last lap). */
+                    if (lapped) ts_tbar_wait(&empty[s], ring.phase ^ 1);
                     TS_PC_HOOK(load)(p, &t, &stages[s], &full[s], i);
+                    TS_PC_RING_NEXT(ring);
+                    lapped |= ring.stage == 0;
                 }
             }
         }
     } else {
         ts_set_max_regs_inc(TS_PC_CONSUMER_REGS);
         const int consumer = ts_warpgroup_id() - 1;
-        long long ring = 0;
+        ts_pc_ring ring = {0, 0};
         int round = 0;
         TS_PC_PERSISTENT_CONSUMER_DECL(c);
         for (long long task = first; task < tasks; task += step, ++round) {
@@ -325,9 +350,9 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
             TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
             const int live = TS_PC_LIVE_ITERS(t, iters);
             int previous = -1;
-            for (int i = 0; i < live; ++i, ++ring) {
-                const int s = (int)(ring % TS_PC_STAGES);
-                ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
+            for (int i = 0; i < live; ++i) {
+                const int s = ring.stage;
+                ts_tbar_wait(&full[s], ring.phase);
                 TS_PC_HOOK(compute)(p, &t, &c, &stages[s], &outputs[consumer], i, consumer);
 #if TS_PC_RELEASE_LAG
                 /* Keep this stage's multiplies running while the previous stage's finish; only
@@ -339,6 +364,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
                 TS_PC_COMMIT_WAIT(0);
                 TS_PC_RELEASE(&empty[s]);
 #endif
+                TS_PC_RING_NEXT(ring);
             }
 #if !TS_PC_COMPUTE_WAITS || TS_PC_RELEASE_LAG
             ts_wg_wait(0);
@@ -346,10 +372,10 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
             if (previous >= 0) TS_PC_RELEASE(&empty[previous]);
             /* The stages the consumer does not compute (TS_PC_CONSUMER_ITERS): waited for, so that
              * no refill can be announced while their copies still land, and handed back. */
-            for (int i = live; i < iters; ++i, ++ring) {
-                const int s = (int)(ring % TS_PC_STAGES);
-                ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
-                TS_PC_RELEASE(&empty[s]);
+            for (int i = live; i < iters; ++i) {
+                ts_tbar_wait(&full[ring.stage], ring.phase);
+                TS_PC_RELEASE(&empty[ring.stage]);
+                TS_PC_RING_NEXT(ring);
             }
             TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
         }
@@ -444,3 +470,4 @@ static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_str
 #undef TS_PC_CONSUMER_INFO
 #undef TS_PC_CONSUMER_ITERS
 #undef TS_PC_LIVE_ITERS
+#undef TS_PC_RING_NEXT

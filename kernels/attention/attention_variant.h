@@ -93,6 +93,7 @@ typedef struct TS_ATTN_FN(consumer) {
     TS_ATTN_RT_O o;
     ts_rowvec_f32_16 m, l; /* running maximum (base-2 units) and sum of each of the warp's rows */
     int live;              /* the task's stages the consumer computes (consumer_iters) */
+    int warp;              /* ts_warp_in_group(), taken once a task: on CUDA it is a shuffle */
 #if TS_ATTN_VARIANT_OVERLAP
     TS_ATTN_RT_P p;               /* the last stage's P, whose product with V is still to come */
 #if !TS_ATTN_VARIANT_SHIFT
@@ -152,9 +153,13 @@ TS_DEVICE void TS_ATTN_FN(load)(const ts_attn_params *p, const ts_attn_task *t, 
 #endif
 }
 
-/* The warp's first query row in the whole sequence. */
+/* The first query row in the whole sequence of warp `warp` of the consumer. */
+TS_DEVICE long long TS_ATTN_FN(warp_row0)(const ts_attn_task *t, int consumer, int warp) {
+    return (long long)t->qt * TS_ATTN_VARIANT_BM + consumer * 64 + warp * 16;
+}
+/* The calling warp's. */
 TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_task *t, int consumer) {
-    return (long long)t->qt * TS_ATTN_VARIANT_BM + consumer * 64 + ts_warp_in_group() * 16;
+    return TS_ATTN_FN(warp_row0)(t, consumer, ts_warp_in_group());
 }
 
 /* TS_ATTN_PINGPONG=1 (in the variants of two consumers, attention_common.h; the others ignore it):
@@ -226,6 +231,7 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
      * by the last task's prefetch_q (every task visits at least one key tile, so it runs, from the
      * last stage the consumer computes or from here). */
     if (c->pc.round == 0) TS_ATTN_FN(load_q)(p, t, &c->pc, out, consumer);
+    c->warp = ts_warp_in_group();
     ts_tbar_wait(c->pc.bar, c->pc.round & 1);
     c->live = TS_ATTN_FN(consumer_iters)(p, t, consumer, TS_ATTN_FN(stages)(p, t));
     /* A consumer with no stage to compute passes the query tile on at once. */
@@ -280,8 +286,7 @@ TS_DEVICE void TS_ATTN_FN(pin_softmax)(const TS_ATTN_FN(consumer) *c) {
     float all = 0.0f;
     TS_UNROLL
     for (int i = 0; i < (int)(sizeof(c->l.v) / sizeof(float)); ++i) all += l[i];
-    const int warp = ts_warp_in_group(); /* a warp-wide call: outside the lane-0 branch */
-    if (ts_lane_id() == 0) ((volatile float *)c->pc.scratch)[warp] = all;
+    if (ts_lane_id() == 0) ((volatile float *)c->pc.scratch)[c->warp] = all;
 }
 
 /* A task's output o, complete, normalised by the row sums l and stored with the log-sum-exp (o
@@ -312,7 +317,7 @@ TS_DEVICE void TS_ATTN_FN(epilogue)(const ts_attn_params *p, const ts_attn_task 
 TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
                                    const TS_ATTN_FN(input) *in, TS_ATTN_FN(output) *out, int iter,
                                    int consumer) {
-    const long long row0 = TS_ATTN_FN(row0)(t, consumer), col0 = (long long)iter * TS_ATTN_VARIANT_BN;
+    const long long row0 = TS_ATTN_FN(warp_row0)(t, consumer, c->warp), col0 = (long long)iter * TS_ATTN_VARIANT_BN;
     TS_ATTN_RT_S s;
     ts_rowvec_f32_16 corr;
 #if TS_ATTN_VARIANT_OVERLAP

@@ -1,0 +1,103 @@
+"""Clocks and power under sustained load: Tessera's attention and PyTorch SDPA's cuDNN backend at
+B16 H16 N4096 D128 (non-causal, then causal), each run back to back for a few seconds while
+nvidia-smi samples the SM clock, the board power and the throttle reasons every 50 ms. It tells a
+kernel that is slower per cycle from one that runs at lower clocks (both draw the board to its power
+cap on an H200). Prints one line a phase: the first and the steady TFLOP/s (median of the second
+half), the mean and lowest SM clock, the mean and highest power, and the throttle reasons seen.
+
+    python3 bench/attention_power.py --lib build/gpu/core/libtessera.so [--seconds 2.5]
+"""
+import argparse
+import datetime
+import math
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from compare_torch import TS_DTYPE_BF16, AttentionShape, call_attention, load_library
+
+
+def read_samples(path):
+    samples = []
+    for line in open(path):
+        f = [x.strip() for x in line.split(",")]
+        try:
+            ts = datetime.datetime.strptime(f[0], "%Y/%m/%d %H:%M:%S.%f").timestamp()
+            samples.append((ts, float(f[1].split()[0]), float(f[2].split()[0]), f[3]))
+        except (ValueError, IndexError):
+            pass
+    return samples
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lib", default="build/gpu/core/libtessera.so")
+    parser.add_argument("--seconds", type=float, default=2.5)
+    args = parser.parse_args()
+
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    lib = load_library(args.lib)
+    log = tempfile.NamedTemporaryFile(mode="w", suffix=".csv", delete=False)
+    smi = subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw,clocks_throttle_reasons.active",
+                            "--format=csv,noheader", "-lms", "50"], stdout=log)
+    time.sleep(1.0)
+    phases = []
+    b, h, n, d = 16, 16, 4096, 128
+    for causal in (0, 1):
+        q, k, v = (torch.randn(b, h, n, d, dtype=torch.bfloat16, device="cuda") for _ in range(3))
+        o = torch.empty_like(q)
+        lse = torch.empty(b, h, n, dtype=torch.float32, device="cuda")
+        scale = 1.0 / math.sqrt(d)
+        strides = q.stride()[:3]
+        shape = AttentionShape(b, h, h, n, n, d)
+        stream = torch.cuda.current_stream().cuda_stream
+
+        def tessera():
+            call_attention(lib, shape, TS_DTYPE_BF16, q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(),
+                           lse.data_ptr(), strides, strides, scale, causal, stream)
+
+        def cudnn():
+            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                return F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal), scale=scale)
+
+        flops = 4.0 * b * h * n * n * d * (0.5 if causal else 1.0)
+        for _ in range(2):
+            for name, run in (("tessera", tessera), ("cuDNN", cudnn)):
+                for _ in range(5):
+                    run()
+                torch.cuda.synchronize()
+                time.sleep(1.0)  # let the clocks recover between phases
+                t0, ms = time.time(), []
+                while time.time() - t0 < args.seconds:
+                    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    start.record()
+                    for _ in range(20):
+                        run()
+                    stop.record()
+                    stop.synchronize()
+                    ms.append(start.elapsed_time(stop) / 20)
+                phases.append((causal, name, t0, time.time(), flops / (ms[0] * 1e9),
+                               flops / (statistics.median(ms[len(ms) // 2:]) * 1e9)))
+    smi.terminate()
+    smi.wait()
+    log.close()
+    samples = read_samples(log.name)
+    for causal, name, t0, t1, first, steady in phases:
+        w = [x for x in samples if t0 + 0.5 <= x[0] <= t1]
+        if not w:
+            print(f"causal={causal} {name}: no clock samples")
+            continue
+        print(f"causal={causal} {name:8s} first {first:4.0f} steady {steady:4.0f} TFLOP/s  "
+              f"sm clock {statistics.mean(x[1] for x in w):5.0f} MHz (min {min(x[1] for x in w):.0f})  "
+              f"power {statistics.mean(x[2] for x in w):4.0f} W (max {max(x[2] for x in w):.0f})  "
+              f"throttle {sorted(set(x[3] for x in w))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -126,6 +126,7 @@ run_backend() {
                    "attention-d128-three|-DTS_ATTN_CONSUMERS_D128=3 -DTS_ATTN_OVERLAP_D128=0|test_attention" \
                    "attention-lag|-DTS_ATTN_SHIFT_V=0|test_attention" \
                    "attention-no-carry|-DTS_ATTN_CARRY_V=0|test_attention" \
+                   "attention-softmax-turns|-DTS_ATTN_OVERLAP_D128=0 -DTS_ATTN_SOFTMAX_TURNS=1|test_attention" \
                    "attention-long-keys-overlap-d64|-DTS_ATTN_LONG_KEYS=1 -DTS_ATTN_LONG_CAUSAL=1 -DTS_ATTN_OVERLAP_D64=1|test_attention"; do
       IFS='|' read -r name flags tests <<<"$variant"
       say "host: $name ($flags): $tests"

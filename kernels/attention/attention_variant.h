@@ -176,6 +176,9 @@ TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_task *t, int consumer) {
  * serialize every wgmma (C7514), as did the conditional arrival of the first version (every
  * ping-pong build measured before had it). Named barriers 0 and 1 are the consumers' own. */
 #define TS_ATTN_PP ((TS_ATTN_PINGPONG == 1 || TS_ATTN_PINGPONG == TS_ATTN_D) && TS_ATTN_VARIANT_CONSUMERS == 2)
+/* TS_ATTN_SOFTMAX_TURNS (attention_common.h): the same turns and barriers, taken around the
+ * softmax of each stage, once S has landed. */
+#define TS_ATTN_ST (TS_ATTN_SOFTMAX_TURNS && TS_ATTN_VARIANT_CONSUMERS == 2)
 #ifndef TS_ATTN_TURN
 #define TS_ATTN_TURN 2
 #endif
@@ -210,9 +213,9 @@ TS_DEVICE void TS_ATTN_FN(prefetch_q)(const ts_attn_params *p, const TS_ATTN_FN(
  * the tensor cores run the other consumers' products. With three consumers (192 rows) over key
  * tiles of 128 the diagonal crosses a query tile mid-consumer: at N = 1024 causal a block runs 96
  * consumer stages of which 72 have unmasked scores. (With the overlap a stage also carries the last
- * one's P V; with the ping-pong turns every stage of one consumer pairs with one of the other.) */
+ * one's P V; with turns, ping-pong or softmax, every stage of one consumer pairs with one of the other.) */
 TS_DEVICE int TS_ATTN_FN(consumer_iters)(const ts_attn_params *p, const ts_attn_task *t, int consumer, int iters) {
-#if TS_ATTN_SKIP_IDLE_ROWS && !TS_ATTN_VARIANT_OVERLAP && !TS_ATTN_PP
+#if TS_ATTN_SKIP_IDLE_ROWS && !TS_ATTN_VARIANT_OVERLAP && !TS_ATTN_PP && !TS_ATTN_ST
     const long long rows_from = (long long)t->qt * TS_ATTN_VARIANT_BM + consumer * 64;
     if (rows_from >= p->seq_q) return 0;
     if (p->causal) {
@@ -247,9 +250,19 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
 #endif
     ts_rv_fill(&c->m, -INFINITY);
     ts_rv_zero(&c->l);
-#if TS_ATTN_PP
+#if TS_ATTN_PP || TS_ATTN_ST
     if (consumer == 1 && c->pc.round == 0) ts_arrive_named(TS_ATTN_TURN, 8); /* consumer 0 goes first */
 #endif
+}
+
+/* One store a warp to its consumer's scratch (TS_PC_CONSUMER_SCRATCH): the sum of the lane's row
+ * sums, a value that needs the whole softmax, from lane 0; nothing reads it. */
+TS_DEVICE void TS_ATTN_FN(pin_softmax)(const TS_ATTN_FN(consumer) *c) {
+    const float *l = (const float *)TS_RV_DATA(&c->l);
+    float all = 0.0f;
+    TS_UNROLL
+    for (int i = 0; i < (int)(sizeof(c->l.v) / sizeof(float)); ++i) all += l[i];
+    if (ts_lane_id() == 0) ((volatile float *)c->pc.scratch)[c->warp] = all;
 }
 
 /* The online softmax of one stage's scores s (in place: s becomes the numerators P in fp32): mask,
@@ -260,7 +273,11 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
  * needs the causal mask when its last key lies beyond the warp's first query row. The output
  * accumulator is the caller's to rescale by corr. */
 TS_DEVICE void TS_ATTN_FN(softmax)(const ts_attn_params *p, TS_ATTN_FN(consumer) *c, TS_ATTN_RT_S *s,
-                                   ts_rowvec_f32_16 *corr, long long row0, long long col0) {
+                                   ts_rowvec_f32_16 *corr, long long row0, long long col0, int consumer) {
+    (void)consumer;
+#if TS_ATTN_ST
+    ts_sync_named(TS_ATTN_TURN + consumer, 8);
+#endif
     if (p->causal && col0 + TS_ATTN_VARIANT_BN - 1 > row0) ts_causal_mask(s, s, row0, col0, -INFINITY);
     if (col0 + TS_ATTN_VARIANT_BN > p->seq_kv) ts_mask_cols_from(s, s, col0, p->seq_kv, -INFINITY);
 
@@ -277,17 +294,14 @@ TS_DEVICE void TS_ATTN_FN(softmax)(const ts_attn_params *p, TS_ATTN_FN(consumer)
     ts_rv_mul(&c->l, &c->l, corr);
     ts_row_sum_acc(&c->l, s, &c->l);
     ts_rv_copy(&c->m, &m_new);
+#if TS_ATTN_ST
+    /* ptxas moves arithmetic past a named-barrier arrival as it likes (it sank half of the
+     * exponentials below it); a shared-memory store that needs every one of them keeps them ahead. */
+    TS_ATTN_FN(pin_softmax)(c);
+    ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
+#endif
 }
 
-/* One store a warp to its consumer's scratch (TS_PC_CONSUMER_SCRATCH): the sum of the lane's row
- * sums, a value that needs the whole softmax, from lane 0; nothing reads it. */
-TS_DEVICE void TS_ATTN_FN(pin_softmax)(const TS_ATTN_FN(consumer) *c) {
-    const float *l = (const float *)TS_RV_DATA(&c->l);
-    float all = 0.0f;
-    TS_UNROLL
-    for (int i = 0; i < (int)(sizeof(c->l.v) / sizeof(float)); ++i) all += l[i];
-    if (ts_lane_id() == 0) ((volatile float *)c->pc.scratch)[c->warp] = all;
-}
 
 /* A task's output o, complete, normalised by the row sums l and stored with the log-sum-exp (o
  * itself is left as it is). */
@@ -370,7 +384,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
 #endif
     ts_wg_acc_fence(&s);
-    TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0);
+    TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0, consumer);
     /* Keeps the softmax ahead of the wait below, where ptxas would hoist the wait (attention_common.h). */
 #if TS_ATTN_PIN_SOFTMAX
     TS_ATTN_FN(pin_softmax)(c);
@@ -411,7 +425,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_wg_mm_ABt(&s, &out->q, &in->k);
 #endif
     if (iter + 1 == c->live) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
-    TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0);
+    TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0, consumer);
     ts_mul_row(&c->o, &c->o, &corr);
 
     TS_ATTN_RT_P pb;
@@ -435,7 +449,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
 TS_DEVICE void TS_ATTN_FN(store)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
                                  TS_ATTN_FN(output) *out, int consumer) {
     (void)out;
-#if TS_ATTN_PP
+#if TS_ATTN_PP || TS_ATTN_ST
     /* After the block's last task, consumer 0 takes consumer 1's arrival from its last stage.
      * (Here rather than in finish, after the loop, where the wait made ptxas spill at D = 128.) */
     if (consumer == 0 && c->pc.next_task < 0) ts_sync_named(TS_ATTN_TURN, 8);
@@ -484,6 +498,7 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #include "templates/producer_consumer.h"
 
 #undef TS_ATTN_PP
+#undef TS_ATTN_ST
 #undef TS_ATTN_VARIANT_CONSUMERS
 #undef TS_ATTN_VARIANT_BM
 #undef TS_ATTN_VARIANT_BN

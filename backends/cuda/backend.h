@@ -171,6 +171,22 @@ TS_DEVICE void ts_tbar_wait(ts_tbar *bar, int parity) {
 
 /* ---- shared memory and asynchronous copies --------------------------------------------------- */
 
+/* TS_CUDA_SMEM_ALIGNED=1 (an A/B option, off): declare the dynamic shared memory aligned to
+ * TS_SHARED_ALIGN and take it as it stands. ptxas lays it out itself (on sm_90a, with no static
+ * shared memory, at 0x400 of the block's window, past the 1 KB the system reserves), so the
+ * declared alignment holds by construction, and the rounding below is gone. ptxas recomputes that
+ * rounding wherever a shared-memory address is built (17 times in the D = 128
+ * attention kernel, between each stage's wait and its first HGMMA; 136 in the GEMM's objects)
+ * rather than keep it in a register. */
+#ifndef TS_CUDA_SMEM_ALIGNED
+#define TS_CUDA_SMEM_ALIGNED 0
+#endif
+#if TS_CUDA_SMEM_ALIGNED
+TS_DEVICE unsigned char *ts_shared_base(void) {
+    extern __shared__ __align__(TS_SHARED_ALIGN) unsigned char ts_cuda_dynamic_smem[];
+    return ts_cuda_dynamic_smem;
+}
+#else
 /* CUDA guarantees dynamic shared memory only 16-byte alignment; the swizzled layouts need
  * TS_SHARED_ALIGN, so the base is rounded up inside the TS_SHARED_ALIGN bytes of slack that every
  * launch adds (backends/cuda/launch.h). */
@@ -180,6 +196,7 @@ TS_DEVICE unsigned char *ts_shared_base(void) {
     const uint32_t pad = (TS_SHARED_ALIGN - (addr & (TS_SHARED_ALIGN - 1))) & (TS_SHARED_ALIGN - 1);
     return ts_cuda_dynamic_smem + pad;
 }
+#endif
 
 TS_DEVICE void ts_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_tbar *bar) {
     __syncwarp();

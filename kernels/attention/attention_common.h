@@ -246,6 +246,13 @@ TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D64, 64);
 #ifndef TS_ATTN_SKIP_IDLE_ROWS
 #define TS_ATTN_SKIP_IDLE_ROWS 1
 #endif
+/* 1: the first key tile of a task that needs a mask (the causal diagonal of the warp's rows, or
+ * the end of the keys) is found once a task, and a stage tests one integer against it; 0
+ * (default): each stage tests both conditions in 64-bit arithmetic (16 uniform instructions
+ * between the wait for S and the softmax at D = 128). An A/B option, not yet measured. */
+#ifndef TS_ATTN_MASK_FROM
+#define TS_ATTN_MASK_FROM 0
+#endif
 
 typedef struct ts_attn_params {
     ts_async_desc k, v; /* BN x D tiles of (B, Hkv, Nkv, D); tensor maps first (64-byte aligned) */

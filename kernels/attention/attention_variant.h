@@ -94,6 +94,9 @@ typedef struct TS_ATTN_FN(consumer) {
     ts_rowvec_f32_16 m, l; /* running maximum (base-2 units) and sum of each of the warp's rows */
     int live;              /* the task's stages the consumer computes (consumer_iters) */
     int warp;              /* ts_warp_in_group(), taken once a task: on CUDA it is a shuffle */
+#if TS_ATTN_MASK_FROM
+    int mask_from;         /* the task's first key tile that needs a mask for the warp's rows */
+#endif
 #if TS_ATTN_VARIANT_OVERLAP
     TS_ATTN_RT_P p;               /* the last stage's P, whose product with V is still to come */
 #if !TS_ATTN_VARIANT_SHIFT
@@ -235,6 +238,16 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
      * last stage the consumer computes or from here). */
     if (c->pc.round == 0) TS_ATTN_FN(load_q)(p, t, &c->pc, out, consumer);
     c->warp = ts_warp_in_group();
+#if TS_ATTN_MASK_FROM
+    {
+        /* Key tile j needs the causal mask when (j + 1) BN - 1 > row0, the end of the keys when
+         * (j + 1) BN > seq_kv: from j = (row0 + 1) / BN and seq_kv / BN on. */
+        const long long row0 = TS_ATTN_FN(warp_row0)(t, consumer, c->warp);
+        long long from = p->seq_kv / TS_ATTN_VARIANT_BN;
+        if (p->causal && (row0 + 1) / TS_ATTN_VARIANT_BN < from) from = (row0 + 1) / TS_ATTN_VARIANT_BN;
+        c->mask_from = (int)from;
+    }
+#endif
     ts_tbar_wait(c->pc.bar, c->pc.round & 1);
     c->live = TS_ATTN_FN(consumer_iters)(p, t, consumer, TS_ATTN_FN(stages)(p, t));
     /* A consumer with no stage to compute passes the query tile on at once. */
@@ -273,13 +286,20 @@ TS_DEVICE void TS_ATTN_FN(pin_softmax)(const TS_ATTN_FN(consumer) *c) {
  * needs the causal mask when its last key lies beyond the warp's first query row. The output
  * accumulator is the caller's to rescale by corr. */
 TS_DEVICE void TS_ATTN_FN(softmax)(const ts_attn_params *p, TS_ATTN_FN(consumer) *c, TS_ATTN_RT_S *s,
-                                   ts_rowvec_f32_16 *corr, long long row0, long long col0, int consumer) {
+                                   ts_rowvec_f32_16 *corr, long long row0, int iter, int consumer) {
+    const long long col0 = (long long)iter * TS_ATTN_VARIANT_BN;
     (void)consumer;
 #if TS_ATTN_ST
     ts_sync_named(TS_ATTN_TURN + consumer, 8);
 #endif
-    if (p->causal && col0 + TS_ATTN_VARIANT_BN - 1 > row0) ts_causal_mask(s, s, row0, col0, -INFINITY);
-    if (col0 + TS_ATTN_VARIANT_BN > p->seq_kv) ts_mask_cols_from(s, s, col0, p->seq_kv, -INFINITY);
+#if TS_ATTN_MASK_FROM
+    if (iter >= c->mask_from) {
+#else
+    {
+#endif
+        if (p->causal && col0 + TS_ATTN_VARIANT_BN - 1 > row0) ts_causal_mask(s, s, row0, col0, -INFINITY);
+        if (col0 + TS_ATTN_VARIANT_BN > p->seq_kv) ts_mask_cols_from(s, s, col0, p->seq_kv, -INFINITY);
+    }
 
     /* m_new = max(m, scaled row max); a row with every score masked so far keeps -inf, and the
      * finite stand-in m_safe keeps 2^(-inf - m) at 0 instead of NaN. */
@@ -331,7 +351,7 @@ TS_DEVICE void TS_ATTN_FN(epilogue)(const ts_attn_params *p, const ts_attn_task 
 TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
                                    const TS_ATTN_FN(input) *in, TS_ATTN_FN(output) *out, int iter,
                                    int consumer) {
-    const long long row0 = TS_ATTN_FN(warp_row0)(t, consumer, c->warp), col0 = (long long)iter * TS_ATTN_VARIANT_BN;
+    const long long row0 = TS_ATTN_FN(warp_row0)(t, consumer, c->warp);
     TS_ATTN_RT_S s;
     ts_rowvec_f32_16 corr;
 #if TS_ATTN_VARIANT_OVERLAP
@@ -384,7 +404,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
 #endif
     ts_wg_acc_fence(&s);
-    TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0, consumer);
+    TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, iter, consumer);
     /* Keeps the softmax ahead of the wait below, where ptxas would hoist the wait (attention_common.h). */
 #if TS_ATTN_PIN_SOFTMAX
     TS_ATTN_FN(pin_softmax)(c);
@@ -425,7 +445,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_wg_mm_ABt(&s, &out->q, &in->k);
 #endif
     if (iter + 1 == c->live) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
-    TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, col0, consumer);
+    TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, iter, consumer);
     ts_mul_row(&c->o, &c->o, &corr);
 
     TS_ATTN_RT_P pb;

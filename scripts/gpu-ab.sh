@@ -9,6 +9,11 @@
 #   names, e.g. "test_attention test_warpgroup") are built in every variant and run once each before
 #   the benches, so a variant's speed is only read next to its correctness; a variant whose tests
 #   do not pass (or hang) is not benchmarked.
+#   A variant's flags may open with @DIR, a source tree to build instead of this one: an A/B of two
+#   revisions of the code rather than of two flags. The GPU machine has no git history, so the
+#   tree is exported beforehand, here, into .ab-rev/ (ignored by git; carry it with the call):
+#     git archive REV | (mkdir -p .ab-rev/REV && tar -x -C .ab-rev/REV)
+#     scripts/gpu-ab.sh base=@.ab-rev/REV new=          (carry .device-deps and .ab-rev)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -f .device-deps/unpack.sh ] && source .device-deps/unpack.sh
@@ -16,9 +21,14 @@ bench=${BENCH:-gemm}
 names=()
 mkdir -p build
 for spec in "$@"; do
-  name=${spec%%=*} flags=${spec#*=}
+  name=${spec%%=*} flags=${spec#*=} src=.
+  if [ "${flags#@}" != "$flags" ]; then
+    src=${flags%% *} src=${src#@}
+    case $flags in *" "*) flags=${flags#* } ;; *) flags= ;; esac
+    [ -f "$src/CMakeLists.txt" ] || { echo "variant $name: no source tree at $src"; exit 2; }
+  fi
   names+=("$name")
-  ( cmake -S . -B "build/ab-$name" -DTESSERA_BACKEND=cuda -DTESSERA_BUILD_TESTS="$([ -n "${TESTS:-}" ] && echo ON || echo OFF)" \
+  ( cmake -S "$src" -B "build/ab-$name" -DTESSERA_BACKEND=cuda -DTESSERA_BUILD_TESTS="$([ -n "${TESTS:-}" ] && echo ON || echo OFF)" \
         -DTESSERA_BUILD_EXAMPLES=OFF -DTESSERA_PTXAS_VERBOSE=OFF -DCMAKE_CUDA_FLAGS="$flags" >"build/ab-$name.log" 2>&1 &&
     cmake --build "build/ab-$name" -j "$(nproc)" --target tessera-bench ${TESTS:-} >>"build/ab-$name.log" 2>&1 ) ||
     echo "variant $name: build failed (build/ab-$name.log)" &

@@ -127,7 +127,7 @@ static double col_reduce(const float *m, int rows, int cols, int c, int op) {
 }
 
 /* The expected value of output element (r, c) (or vector entry r when is_vec). */
-static double expect_elem(int mode, mats m, int r, int c, int row0, int col0) {
+static double expect_elem(int mode, mats m, int r, int c, long long row0, long long col0) {
     const double x = at(m.a, m.cols, r, c), y = at(m.b, m.cols, r, c);
     switch (mode) {
     case TS_TEST_OP_ADD: case TS_TEST_OP_SUB: case TS_TEST_OP_MUL: case TS_TEST_OP_DIV: case TS_TEST_OP_MAX: case TS_TEST_OP_MIN:
@@ -143,12 +143,26 @@ static double expect_elem(int mode, mats m, int r, int c, int row0, int col0) {
     case TS_TEST_OP_BROADCAST_COL: case TS_TEST_OP_SHARED_COL_VEC: return col_reduce(m.a, m.rows, m.cols, c, 1);
     case TS_TEST_OP_CAUSAL: return (col0 + c) - (row0 + r) <= 0 ? x : -INFINITY;
     case TS_TEST_OP_TRIU: return (col0 + c) - (row0 + r) >= 3 ? x : 0.0;
+    case TS_TEST_OP_MASK_COLS: return col0 + c < row0 ? x : -INFINITY; /* row0: the column limit */
     case TS_TEST_OP_BF16_ROUND_TRIP: return ts_f32_from_bf16_bits(ts_bf16_bits_from_f32((float)x));
     case TS_TEST_OP_FP16_ROUND_TRIP: return ts_f32_from_fp16_bits(ts_fp16_bits_from_f32((float)x));
     default: return ref_unary(mode, x);
     }
 }
 
+static int mode_is_mask(int mode) {
+    return mode == TS_TEST_OP_CAUSAL || mode == TS_TEST_OP_TRIU || mode == TS_TEST_OP_MASK_COLS;
+}
+/* Where the masks place the tile: near the origin, where the diagonal or the limit crosses it; far
+ * past 2^31, the same; and with rows and columns 3e9 apart either way, where nothing or everything
+ * is masked. The masks take one 64-bit offset a tile and compare in 32 bits: these check the
+ * offset's clamp (3e9 truncated to 32 bits changes sign). */
+static void mask_placement(int place, uint64_t *st, long long *row0, long long *col0) {
+    const long long far = place == 0 ? 0 : 3000000000LL;
+    const long long apart = place == 2 ? 3000000000LL : place == 3 ? -3000000000LL : 0;
+    *row0 = far + (long long)(ts_test_uniform(st) * 40) - 20;
+    *col0 = far + apart + (long long)(ts_test_uniform(st) * 40) - 20;
+}
 static int mode_is_vec(int mode) { return mode >= TS_TEST_OP_ROW_MAX && mode <= TS_TEST_OP_COL_MAX_ACC; }
 static int mode_is_row_vec(int mode) {
     return mode == TS_TEST_OP_ROW_MAX || mode == TS_TEST_OP_ROW_MIN || mode == TS_TEST_OP_ROW_SUM || mode == TS_TEST_OP_ROW_SUM_ACC;
@@ -194,50 +208,52 @@ static void check_f32_case(const ts_test_tile_f32_case *c) {
     mats m = {R, C, a, b};
     float *da = ts_test_device_copy(a, n * sizeof(float)), *db = ts_test_device_copy(b, n * sizeof(float));
     cr_assert(da && db);
-    for (int mode = 0; mode < TS_TEST_OP_COUNT; ++mode) {
-        const int row0 = (int)(ts_test_uniform(&st) * 40) - 20, col0 = (int)(ts_test_uniform(&st) * 40) - 20;
-        float *dout = ts_test_device_copy(NULL, n * sizeof(float)), *dvec = ts_test_device_copy(NULL, vn * sizeof(float));
-        cr_assert(dout && dvec);
-        cr_assert_eq(c->run(dout, dvec, da, db, mode, row0, col0), TS_SUCCESS, "%s mode %d", c->name, mode);
-        cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
-        if (mode == TS_TEST_OP_SHARED_ROW_VEC || mode == TS_TEST_OP_SHARED_COL_VEC) {
-            /* The vector that went through shared memory, entry by entry. */
-            const int len = mode == TS_TEST_OP_SHARED_ROW_VEC ? R : C;
-            cr_assert_eq(ts_test_copy_back(vec, dvec, vn * sizeof(float)), TS_SUCCESS);
-            for (int i = 0; i < len; ++i) {
-                const double ref = mode == TS_TEST_OP_SHARED_ROW_VEC ? row_reduce(a, C, i, 2) : col_reduce(a, R, C, i, 1);
-                cr_assert(close_enough(vec[i], ref, sum_terms(mode, R, C)), "%s mode %d shared vector %d: %g vs %g (seed %llu)",
-                          c->name, mode, i, (double)vec[i], ref, (unsigned long long)seed);
-            }
-        }
-        if (mode_is_vec(mode)) {
-            const int len = mode_is_row_vec(mode) ? R : C;
-            cr_assert_eq(ts_test_copy_back(vec, dvec, vn * sizeof(float)), TS_SUCCESS);
-            for (int i = 0; i < len; ++i) {
-                const double ref = expect_vec(mode, m, i);
-                cr_assert(close_enough(vec[i], ref, sum_terms(mode, R, C)), "%s mode %d entry %d: %g vs %g (seed %llu)", c->name, mode, i,
-                          (double)vec[i], ref, (unsigned long long)seed);
-            }
-        } else {
-            cr_assert_eq(ts_test_copy_back(out, dout, n * sizeof(float)), TS_SUCCESS);
-            for (int r = 0; r < R; ++r)
-                for (int col = 0; col < C; ++col) {
-                    double ref;
-                    float got;
-                    if (mode == TS_TEST_OP_TRANSPOSE) {
-                        ref = at(a, C, r, col);
-                        got = out[(size_t)col * R + r];
-                    } else {
-                        ref = expect_elem(mode, m, r, col, row0, col0);
-                        got = out[(size_t)r * C + col];
-                    }
-                    cr_assert(close_enough(got, ref, sum_terms(mode, R, C)), "%s mode %d (%d,%d): %.9g vs %.9g (seed %llu)", c->name, mode, r,
-                              col, (double)got, ref, (unsigned long long)seed);
+    for (int mode = 0; mode < TS_TEST_OP_COUNT; ++mode)
+        for (int place = 0; place < (mode_is_mask(mode) ? 4 : 1); ++place) {
+            long long row0, col0;
+            mask_placement(place, &st, &row0, &col0);
+            float *dout = ts_test_device_copy(NULL, n * sizeof(float)), *dvec = ts_test_device_copy(NULL, vn * sizeof(float));
+            cr_assert(dout && dvec);
+            cr_assert_eq(c->run(dout, dvec, da, db, mode, row0, col0), TS_SUCCESS, "%s mode %d", c->name, mode);
+            cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+            if (mode == TS_TEST_OP_SHARED_ROW_VEC || mode == TS_TEST_OP_SHARED_COL_VEC) {
+                /* The vector that went through shared memory, entry by entry. */
+                const int len = mode == TS_TEST_OP_SHARED_ROW_VEC ? R : C;
+                cr_assert_eq(ts_test_copy_back(vec, dvec, vn * sizeof(float)), TS_SUCCESS);
+                for (int i = 0; i < len; ++i) {
+                    const double ref = mode == TS_TEST_OP_SHARED_ROW_VEC ? row_reduce(a, C, i, 2) : col_reduce(a, R, C, i, 1);
+                    cr_assert(close_enough(vec[i], ref, sum_terms(mode, R, C)), "%s mode %d shared vector %d: %g vs %g (seed %llu)",
+                              c->name, mode, i, (double)vec[i], ref, (unsigned long long)seed);
                 }
+            }
+            if (mode_is_vec(mode)) {
+                const int len = mode_is_row_vec(mode) ? R : C;
+                cr_assert_eq(ts_test_copy_back(vec, dvec, vn * sizeof(float)), TS_SUCCESS);
+                for (int i = 0; i < len; ++i) {
+                    const double ref = expect_vec(mode, m, i);
+                    cr_assert(close_enough(vec[i], ref, sum_terms(mode, R, C)), "%s mode %d entry %d: %g vs %g (seed %llu)", c->name, mode, i,
+                              (double)vec[i], ref, (unsigned long long)seed);
+                }
+            } else {
+                cr_assert_eq(ts_test_copy_back(out, dout, n * sizeof(float)), TS_SUCCESS);
+                for (int r = 0; r < R; ++r)
+                    for (int col = 0; col < C; ++col) {
+                        double ref;
+                        float got;
+                        if (mode == TS_TEST_OP_TRANSPOSE) {
+                            ref = at(a, C, r, col);
+                            got = out[(size_t)col * R + r];
+                        } else {
+                            ref = expect_elem(mode, m, r, col, row0, col0);
+                            got = out[(size_t)r * C + col];
+                        }
+                        cr_assert(close_enough(got, ref, sum_terms(mode, R, C)), "%s mode %d at (%lld, %lld) (%d,%d): %.9g vs %.9g (seed %llu)", c->name, mode, row0, col0, r,
+                                  col, (double)got, ref, (unsigned long long)seed);
+                    }
+            }
+            cr_assert_eq(ts_free(dout), TS_SUCCESS);
+            cr_assert_eq(ts_free(dvec), TS_SUCCESS);
         }
-        cr_assert_eq(ts_free(dout), TS_SUCCESS);
-        cr_assert_eq(ts_free(dvec), TS_SUCCESS);
-    }
     cr_assert_eq(ts_free(da), TS_SUCCESS);
     cr_assert_eq(ts_free(db), TS_SUCCESS);
     free(a);

@@ -83,7 +83,8 @@ TS_EXTERN_C const ts_test_tile_io_case *ts_test_tile_io_case_at(int k) {
 typedef struct ts_test_f32_params {
     ts_gl a, b, out;
     float *vec;
-    int mode, row0, col0;
+    int mode;
+    long long row0, col0;
 } ts_test_f32_params;
 
 #define TS_TEST_F32_KERNEL(NAME, R, C, L, OTHER)                                                   \
@@ -142,6 +143,7 @@ typedef struct ts_test_f32_params {
         case TS_TEST_OP_BROADCAST_COL: ts_col_min(&cv, &a); ts_broadcast_col(&d, &cv); break;      \
         case TS_TEST_OP_CAUSAL: ts_causal_mask(&d, &a, p->row0, p->col0, -INFINITY); break;        \
         case TS_TEST_OP_TRIU: ts_triu(&d, &a, p->row0, p->col0, 3, 0.0f); break;                   \
+        case TS_TEST_OP_MASK_COLS: ts_mask_cols_from(&d, &a, p->col0, p->row0, -INFINITY); break; \
         case TS_TEST_OP_BF16_ROUND_TRIP: {                                                         \
             ts_rt_bf16_##R##x##C##L h;                                                             \
             ts_convert(&h, &a);                                                                    \
@@ -192,7 +194,7 @@ typedef struct ts_test_f32_params {
         }                                                                                          \
         ts_store_r2g(&p->out, &d, 0, 0, 0, 0);                                                     \
     }                                                                                              \
-    static ts_status NAME(float *out, float *vec, const float *a, const float *b, int mode, int row0, int col0) { \
+    static ts_status NAME(float *out, float *vec, const float *a, const float *b, int mode, long long row0, long long col0) { \
         ts_test_f32_params params;                                                                 \
         params.a = ts_gl_matrix((void *)a, TS_DTYPE_F32, R, C, C);                                 \
         params.b = ts_gl_matrix((void *)b, TS_DTYPE_F32, R, C, C);                                 \

@@ -29,7 +29,8 @@ const ts_test_tile_io_case *ts_test_tile_io_case_at(int k);
 
 /* fp32 ops on one tile: mode selects the op (TS_TEST_OP_*); a and b are R x C row-major inputs
  * (ld C), out receives the R x C result (or C x R for transpose), vec receives a reduction's R or
- * C values. row0/col0 place the tile for the masks. */
+ * C values. row0/col0 place the tile for the masks (TS_TEST_OP_MASK_COLS: row0 is the column
+ * limit). */
 enum {
     TS_TEST_OP_COPY, TS_TEST_OP_EXP, TS_TEST_OP_EXP2, TS_TEST_OP_LOG, TS_TEST_OP_ABS, TS_TEST_OP_RELU,
     TS_TEST_OP_ADD, TS_TEST_OP_SUB, TS_TEST_OP_MUL, TS_TEST_OP_DIV, TS_TEST_OP_MAX, TS_TEST_OP_MIN,
@@ -40,13 +41,13 @@ enum {
     TS_TEST_OP_MUL_COL, TS_TEST_OP_BROADCAST_ROW, TS_TEST_OP_BROADCAST_COL, TS_TEST_OP_CAUSAL,
     TS_TEST_OP_TRIU, TS_TEST_OP_BF16_ROUND_TRIP, TS_TEST_OP_FP16_ROUND_TRIP, TS_TEST_OP_SWAP_LAYOUT,
     TS_TEST_OP_TRANSPOSE, TS_TEST_OP_SHARED_ROW_VEC, TS_TEST_OP_SHARED_COL_VEC,
-    TS_TEST_OP_EXP2_SCALE_SUB_ROW, TS_TEST_OP_COUNT
+    TS_TEST_OP_EXP2_SCALE_SUB_ROW, TS_TEST_OP_MASK_COLS, TS_TEST_OP_COUNT
 };
 
 typedef struct ts_test_tile_f32_case {
     const char *name;
     int rows, cols, col_layout;
-    ts_status (*run)(float *out, float *vec, const float *a, const float *b, int mode, int row0, int col0);
+    ts_status (*run)(float *out, float *vec, const float *a, const float *b, int mode, long long row0, long long col0);
 } ts_test_tile_f32_case;
 const ts_test_tile_f32_case *ts_test_tile_f32_case_at(int k);
 

@@ -9,14 +9,13 @@ half), the mean and lowest SM clock, the mean and highest power, and the throttl
 """
 import argparse
 import datetime
-import math
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-from compare_torch import TS_DTYPE_BF16, AttentionShape, call_attention, load_library
+from compare_torch import attention_runs, load_library
 
 
 def read_samples(path):
@@ -38,8 +37,6 @@ def main():
     args = parser.parse_args()
 
     import torch
-    import torch.nn.functional as F
-    from torch.nn.attention import SDPBackend, sdpa_kernel
 
     lib = load_library(args.lib)
     log = tempfile.NamedTemporaryFile(mode="w", suffix=".csv", delete=False)
@@ -49,25 +46,11 @@ def main():
     phases = []
     b, h, n, d = 16, 16, 4096, 128
     for causal in (0, 1):
-        q, k, v = (torch.randn(b, h, n, d, dtype=torch.bfloat16, device="cuda") for _ in range(3))
-        o = torch.empty_like(q)
-        lse = torch.empty(b, h, n, dtype=torch.float32, device="cuda")
-        scale = 1.0 / math.sqrt(d)
-        strides = q.stride()[:3]
-        shape = AttentionShape(b, h, h, n, n, d)
-        stream = torch.cuda.current_stream().cuda_stream
-
-        def tessera():
-            call_attention(lib, shape, TS_DTYPE_BF16, q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(),
-                           lse.data_ptr(), strides, strides, scale, causal, stream)
-
-        def cudnn():
-            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                return F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal), scale=scale)
-
+        runs, _ = attention_runs(torch, lib, b, h, n, d, causal)
         flops = 4.0 * b * h * n * n * d * (0.5 if causal else 1.0)
         for _ in range(2):
-            for name, run in (("tessera", tessera), ("cuDNN", cudnn)):
+            for name in ("tessera", "cuDNN"):
+                run = runs[name]
                 for _ in range(5):
                     run()
                 torch.cuda.synchronize()

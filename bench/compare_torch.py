@@ -48,6 +48,34 @@ def call_attention(lib, shape, dtype, q, k, v, o, lse, strides_q, strides_kv, sc
         raise RuntimeError("ts_attention_forward: " + lib.ts_status_string(status).decode())
 
 
+def attention_runs(torch, lib, b, h, n, d, causal):
+    """One bf16 problem (B, H, N, D), random normal inputs: the calls that run it, by name (Tessera's,
+    which writes o, and SDPA's with its cuDNN and flash backends, which return their output), and o."""
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    q, k, v = (torch.randn(b, h, n, d, dtype=torch.bfloat16, device="cuda") for _ in range(3))
+    o = torch.empty_like(q)
+    lse = torch.empty(b, h, n, dtype=torch.float32, device="cuda")
+    scale = 1.0 / math.sqrt(d)
+    strides = q.stride()[:3]
+    shape = AttentionShape(b, h, h, n, n, d)
+    stream = torch.cuda.current_stream().cuda_stream
+
+    def tessera():
+        call_attention(lib, shape, TS_DTYPE_BF16, q.data_ptr(), k.data_ptr(), v.data_ptr(),
+                       o.data_ptr(), lse.data_ptr(), strides, strides, scale, causal, stream)
+
+    def backend(kind):
+        def run():
+            with sdpa_kernel(kind):
+                return F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal), scale=scale)
+        return run
+
+    return {"tessera": tessera, "cuDNN": backend(SDPBackend.CUDNN_ATTENTION),
+            "flash": backend(SDPBackend.FLASH_ATTENTION)}, o
+
+
 def self_test(lib_path):
     """Host backend: numpy arrays are 'device' memory. bf16 is emulated by truncating fp32."""
     import numpy as np
@@ -95,8 +123,6 @@ def main():
         return self_test(args.lib)
 
     import torch
-    import torch.nn.functional as F
-    from torch.nn.attention import SDPBackend, sdpa_kernel
 
     lib = load_library(args.lib)
     props, flush, date = bench_context(torch)
@@ -108,29 +134,10 @@ def main():
                    for c in (0, 1)]
 
     for b, h, n, d, causal in shapes:
-        q, k, v = (torch.randn(b, h, n, d, dtype=torch.bfloat16, device="cuda") for _ in range(3))
-        o = torch.empty_like(q)
-        lse = torch.empty(b, h, n, dtype=torch.float32, device="cuda")
-        scale = 1.0 / math.sqrt(d)
-        strides = q.stride()[:3]
-        shape = AttentionShape(b, h, h, n, n, d)
-        stream = torch.cuda.current_stream().cuda_stream
-
-        def tessera():
-            call_attention(lib, shape, TS_DTYPE_BF16, q.data_ptr(), k.data_ptr(), v.data_ptr(),
-                           o.data_ptr(), lse.data_ptr(), strides, strides, scale, causal, stream)
-
-        def backend(kind):
-            def run():
-                with sdpa_kernel(kind):
-                    return F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal), scale=scale)
-            return run
-
-        runs = {"tessera": tessera, "cuDNN": backend(SDPBackend.CUDNN_ATTENTION),
-                "flash": backend(SDPBackend.FLASH_ATTENTION)}
+        runs, o = attention_runs(torch, lib, b, h, n, d, causal)
         ms = time_interleaved(torch, runs, flush, args.reps, args.warmup)
         ref = runs["cuDNN"]()
-        tessera()
+        runs["tessera"]()
         torch.cuda.synchronize()
         diff = ((o.float() - ref.float()).abs().max() / ref.float().abs().max().clamp_min(1e-30)).item()
         flops = 4.0 * b * h * n * n * d * (0.5 if causal else 1.0)

@@ -13,6 +13,8 @@ typedef struct ts_pc_consumer {
     int round;           /* tasks it has started before this one: with one completed phase of
                             bar per task, this task's phase has parity round & 1 */
     float *scratch;      /* TS_PC_CONSUMER_SCRATCH floats of shared memory of its own (NULL with none) */
+    int live;            /* the stages of this task it computes: P_consumer_iters with
+                            TS_PC_CONSUMER_ITERS, else all of them */
 } ts_pc_consumer;
 
 #endif

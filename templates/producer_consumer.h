@@ -192,15 +192,16 @@
 #define TS_PC_CONSUMER_SCRATCH 0
 #endif
 #if TS_PC_CONSUMER_BARRIER
-#define TS_PC_CONSUMER_INFO(c, task, round)                                                        \
+#define TS_PC_CONSUMER_INFO(c, task, round, live)                                                  \
     do {                                                                                           \
         (c).pc.bar = &consumer_bars[consumer];                                                     \
         (c).pc.next_task = (task) + step < tasks ? (task) + step : -1;                             \
         (c).pc.round = (round);                                                                    \
+        (c).pc.live = (live);                                                                      \
         (c).pc.scratch = TS_PC_CONSUMER_SCRATCH ? consumer_scratch + consumer * TS_PC_CONSUMER_SCRATCH : NULL; \
     } while (0)
 #else
-#define TS_PC_CONSUMER_INFO(c, task, round) ((void)0)
+#define TS_PC_CONSUMER_INFO(c, task, round, live) ((void)0)
 #endif
 
 #ifndef TS_PC_RING_DEFINED
@@ -293,9 +294,9 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         TS_PC_HOOK(task) t;
         TS_PC_TASK_CONSUMER(c);
         const int iters = TS_PC_HOOK(setup)(p, task, &t);
-        TS_PC_CONSUMER_INFO(c, task, round);
-        TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
         const int live = TS_PC_LIVE_ITERS(t, iters);
+        TS_PC_CONSUMER_INFO(c, task, round, live);
+        TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
         for (int i = 0; i < live; ++i) {
             TS_PC_ISSUE_NEXT_LOAD();
             const int s = ring.stage;
@@ -346,9 +347,9 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
             TS_PC_HOOK(task) t;
             TS_PC_TASK_CONSUMER(c);
             const int iters = TS_PC_HOOK(setup)(p, task, &t);
-            TS_PC_CONSUMER_INFO(c, task, round);
-            TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
             const int live = TS_PC_LIVE_ITERS(t, iters);
+            TS_PC_CONSUMER_INFO(c, task, round, live);
+            TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
             int previous = -1;
             for (int i = 0; i < live; ++i) {
                 const int s = ring.stage;

@@ -92,7 +92,6 @@ typedef struct TS_ATTN_FN(consumer) {
     ts_pc_consumer pc; /* the warpgroup's barrier for its query tile, and its next task */
     TS_ATTN_RT_O o;
     ts_rowvec_f32_16 m, l; /* running maximum (base-2 units) and sum of each of the warp's rows */
-    int live;              /* the task's stages the consumer computes (consumer_iters) */
     int warp;              /* ts_warp_in_group(), taken once a task: on CUDA it is a shuffle */
 #if TS_ATTN_MASK_FROM
     int mask_from;         /* the task's first key tile that needs a mask for the warp's rows */
@@ -249,9 +248,8 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
     }
 #endif
     ts_tbar_wait(c->pc.bar, c->pc.round & 1);
-    c->live = TS_ATTN_FN(consumer_iters)(p, t, consumer, TS_ATTN_FN(stages)(p, t));
     /* A consumer with no stage to compute passes the query tile on at once. */
-    if (c->live == 0) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
+    if (c->pc.live == 0) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
 #if TS_ATTN_VARIANT_CARRY
     /* A carried output keeps its maxima and sums for its epilogue, in the first stage; the output
      * itself is cleared there (the first correction is 0), and before the block's first task it
@@ -444,7 +442,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
 #else
     ts_wg_mm_ABt(&s, &out->q, &in->k);
 #endif
-    if (iter + 1 == c->live) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
+    if (iter + 1 == c->pc.live) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, iter, consumer);
     ts_mul_row(&c->o, &c->o, &corr);
 

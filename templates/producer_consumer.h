@@ -255,10 +255,11 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     const int consumer = ts_warpgroup_id();
     /* Every warp follows the load cursor (which task and iteration the next load is), so that
      * whichever warpgroup's turn it is knows what to load; only its first TS_PC_LOAD_WARPS warps
-     * issue. Loads run TS_PC_STAGES - 1 stages ahead of the computation. */
-    long long load_task = first;
-    ts_pc_ring load_ring = {0, 0};
-    int load_lapped = 0, load_turn = 0; /* every stage filled once; the warpgroup whose turn it is */
+     * issue. Loads run TS_PC_STAGES - 1 stages ahead of the computation. This schedule keeps counts
+     * of stages, not ts_pc_ring places: on gfx942 the places (stage, phase, the first lap, whose
+     * turn) took 1-8 more VGPRs and cost the TT GEMM a wave per SIMD (6 -> 5), and its stage
+     * counts (2 for the GEMM, 1 for attention) make the divisions shifts. */
+    long long load_task = first, load_ring = 0;
     int load_iter = 0, load_iters = 0;
     TS_PC_HOOK(task) lt;
     memset(&lt, 0, sizeof lt); /* read only once set, but compilers cannot always tell */
@@ -270,14 +271,13 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
 #define TS_PC_ISSUE_NEXT_LOAD()                                                                    \
     do {                                                                                           \
         if (load_task < tasks) {                                                                   \
-            const int s_ = load_ring.stage;                                                        \
-            if (consumer == load_turn && ts_warp_in_group() < TS_PC_LOAD_WARPS) {                  \
-                if (load_lapped) ts_tbar_wait(&empty[s_], load_ring.phase ^ 1);                    \
+            const int s_ = (int)(load_ring % TS_PC_STAGES);                                        \
+            if (consumer == (int)(load_ring % TS_PC_CONSUMERS) && ts_warp_in_group() < TS_PC_LOAD_WARPS) { \
+                if (load_ring >= TS_PC_STAGES)                                                     \
+                    ts_tbar_wait(&empty[s_], (int)((load_ring / TS_PC_STAGES - 1) & 1));           \
                 TS_PC_HOOK(load)(p, &lt, &stages[s_], &full[s_], load_iter);                       \
             }                                                                                      \
-            TS_PC_RING_NEXT(load_ring);                                                            \
-            load_lapped |= load_ring.stage == 0;                                                   \
-            if (++load_turn == TS_PC_CONSUMERS) load_turn = 0;                                     \
+            ++load_ring;                                                                           \
             if (++load_iter == load_iters) {                                                       \
                 load_iter = 0;                                                                     \
                 load_iters = 0;                                                                    \
@@ -287,7 +287,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         }                                                                                          \
     } while (0)
     for (int i = 0; i < TS_PC_STAGES - 1; ++i) TS_PC_ISSUE_NEXT_LOAD();
-    ts_pc_ring ring = {0, 0};
+    long long ring = 0;
     int round = 0;
     TS_PC_PERSISTENT_CONSUMER_DECL(c);
     for (long long task = first; task < tasks; task += step, ++round) {
@@ -297,22 +297,21 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         const int live = TS_PC_LIVE_ITERS(t, iters);
         TS_PC_CONSUMER_INFO(c, task, round, live);
         TS_PC_HOOK(init)(p, &t, &c, &outputs[consumer], consumer);
-        for (int i = 0; i < live; ++i) {
+        for (int i = 0; i < live; ++i, ++ring) {
             TS_PC_ISSUE_NEXT_LOAD();
-            const int s = ring.stage;
-            ts_tbar_wait(&full[s], ring.phase);
+            const int s = (int)(ring % TS_PC_STAGES);
+            ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
             TS_PC_HOOK(compute)(p, &t, &c, &stages[s], &outputs[consumer], i, consumer);
             TS_PC_COMMIT_WAIT(0);
             ts_tbar_arrive(&empty[s]);
-            TS_PC_RING_NEXT(ring);
         }
         /* The stages the consumer does not compute (TS_PC_CONSUMER_ITERS): waited for, so that no
          * refill can be announced while their copies still land, and handed back. */
-        for (int i = live; i < iters; ++i) {
+        for (int i = live; i < iters; ++i, ++ring) {
             TS_PC_ISSUE_NEXT_LOAD();
-            ts_tbar_wait(&full[ring.stage], ring.phase);
-            ts_tbar_arrive(&empty[ring.stage]);
-            TS_PC_RING_NEXT(ring);
+            const int s = (int)(ring % TS_PC_STAGES);
+            ts_tbar_wait(&full[s], (int)((ring / TS_PC_STAGES) & 1));
+            ts_tbar_arrive(&empty[s]);
         }
         TS_PC_HOOK(store)(p, &t, &c, &outputs[consumer], consumer);
     }

@@ -320,7 +320,6 @@ TS_DEVICE void TS_ATTN_FN(softmax)(const ts_attn_params *p, TS_ATTN_FN(consumer)
 #endif
 }
 
-
 /* A task's output o, complete, normalised by the row sums l and stored with the log-sum-exp (o
  * itself is left as it is). */
 TS_DEVICE void TS_ATTN_FN(epilogue)(const ts_attn_params *p, const ts_attn_task *t, const TS_ATTN_RT_O *o,

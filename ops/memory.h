@@ -69,10 +69,16 @@ TS_DEVICE void ts_store_r2g_impl(const ts_gl *g, const void *rt, ts_rt_desc d, l
     if (bytes == 2 && rows_left >= d.rows && cols_left >= d.cols &&
         ts_rt_pairs_along_rows(d, lane) && (((uintptr_t)base | (uintptr_t)(g->stride_row * 2)) & 3u) == 0) {
         const unsigned *words = (const unsigned *)rt;
+        /* Offsets from the lane's first element: constants of the unrolled loop but for whole rows
+         * of the stride, so each store is one address plus an immediate instead of a 64-bit
+         * multiply-add of its own. */
+        const int r0 = ts_rt_elem_row(d, lane, 0), c0 = ts_rt_elem_col(d, lane, 0);
+        unsigned char *lane_base = base + ((long long)r0 * g->stride_row + c0) * 2;
         TS_UNROLL
         for (int e = 0; e < TS_RT_DESC_ELEMS(d); e += 2) {
-            const long long at = ts_rt_elem_row(d, lane, e) * g->stride_row + ts_rt_elem_col(d, lane, e);
-            ts_store4(base + at * 2, words[e >> 1]);
+            const long long at = (long long)(ts_rt_elem_row(d, lane, e) - r0) * g->stride_row +
+                                 (ts_rt_elem_col(d, lane, e) - c0);
+            ts_store4(lane_base + at * 2, words[e >> 1]);
         }
         return;
     }

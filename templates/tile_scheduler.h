@@ -12,10 +12,16 @@
 #include <tessera/tessera.h>
 
 #include "backends/common.h"
+#include "kernels/common/fast_div.h"
 
 typedef struct ts_tile_sched {
     int tiles_m, tiles_n, group_m;
     long long tasks;
+    /* Below 2^31 tasks ts_sched_tile divides by multiplies (kernels/common/fast_div.h), where 64-bit
+     * divisions are called routines of about a hundred instructions on CUDA, ahead of each tile's
+     * first multiply; past it, by the 64-bit path. */
+    int narrow, last_group, last_rows; /* the last group of tile rows may hold fewer */
+    ts_fast_div by_group_tasks, by_group_m, by_last_rows;
 } ts_tile_sched;
 
 TS_LAYOUT_FN ts_tile_sched ts_sched_make(int tiles_m, int tiles_n, int group_m) {
@@ -24,11 +30,19 @@ TS_LAYOUT_FN ts_tile_sched ts_sched_make(int tiles_m, int tiles_n, int group_m) 
     s.tiles_n = tiles_n;
     s.group_m = group_m < 1 ? 1 : group_m;
     s.tasks = (long long)tiles_m * tiles_n;
+    s.narrow = s.tasks < (1LL << 31);
+    s.last_group = (tiles_m - 1) / s.group_m;
+    s.last_rows = tiles_m - s.last_group * s.group_m;
+    /* A group's tasks past 2^31 - 1 (more than all of them) put every task in group 0 all the same. */
+    const long long per_group = (long long)s.group_m * tiles_n;
+    s.by_group_tasks = ts_fast_div_make((unsigned)(per_group < (1LL << 31) ? per_group : (1LL << 31) - 1));
+    s.by_group_m = ts_fast_div_make((unsigned)s.group_m);
+    s.by_last_rows = ts_fast_div_make((unsigned)s.last_rows);
     return s;
 }
 
-/* The tile (tm, tn) of task `task` (0 <= task < s->tasks). */
-TS_LAYOUT_FN void ts_sched_tile(const ts_tile_sched *s, long long task, int *tm, int *tn) {
+/* The tile (tm, tn) of task `task` (0 <= task < s->tasks), in 64-bit arithmetic. */
+TS_LAYOUT_FN void ts_sched_tile_wide(const ts_tile_sched *s, long long task, int *tm, int *tn) {
     const long long per_group = (long long)s->group_m * s->tiles_n;
     const long long group = task / per_group;
     const int first_m = (int)(group * s->group_m);
@@ -36,6 +50,21 @@ TS_LAYOUT_FN void ts_sched_tile(const ts_tile_sched *s, long long task, int *tm,
     const long long in_group = task % per_group;
     *tm = first_m + (int)(in_group % rows);
     *tn = (int)(in_group / rows);
+}
+
+/* The same, by multiplies below 2^31 tasks. */
+TS_LAYOUT_FN void ts_sched_tile(const ts_tile_sched *s, long long task, int *tm, int *tn) {
+    if (!s->narrow) {
+        ts_sched_tile_wide(s, task, tm, tn);
+        return;
+    }
+    const unsigned t = (unsigned)task, group = ts_fast_div_quot(s->by_group_tasks, t);
+    const unsigned in_group = t - group * s->by_group_tasks.d;
+    const int last = (int)group == s->last_group;
+    const unsigned rows = last ? (unsigned)s->last_rows : (unsigned)s->group_m;
+    const unsigned col = ts_fast_div_quot_either(last, s->by_last_rows, s->by_group_m, in_group);
+    *tm = (int)(group * (unsigned)s->group_m + (in_group - col * rows));
+    *tn = (int)col;
 }
 
 /* Stream-K for the last waves of a persistent grid of G clusters over `units` tiles of k_iters

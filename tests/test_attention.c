@@ -188,6 +188,41 @@ Test(attention, many_heads_causal_in_groups) {
 
 /* ---- the task order (kernels/attention/task_order.h), on the CPU ------------------------------ */
 
+/* The task order's division by a multiply and a shift is exact over its whole range: divisors at and
+ * around every power of two and random ones, numerators at the ends of the range, around multiples
+ * of the divisor and random. */
+Test(attention_order, fast_division_is_exact) {
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    unsigned divisors[200];
+    int nd = 0;
+    for (int k = 0; k < 31; ++k)
+        for (int e = -1; e <= 1; ++e) {
+            const long long d = (1LL << k) + e;
+            if (d >= 1 && d < (1LL << 31)) divisors[nd++] = (unsigned)d;
+        }
+    while (nd < 200) divisors[nd++] = 1u + (unsigned)(ts_test_uniform(&st) * 2147483646.0);
+    for (int i = 0; i < nd; ++i) {
+        const unsigned d = divisors[i];
+        const ts_fast_div f = ts_fast_div_make(d);
+        unsigned n[64];
+        int nn = 0;
+        n[nn++] = 0;
+        n[nn++] = 2147483647u;
+        n[nn++] = 2147483647u - 2147483647u % d;
+        for (int j = 1; j <= 8; ++j) {
+            const unsigned long long m = (unsigned long long)d * (unsigned long long)(j * 97);
+            if (m < 2147483648ULL) {
+                n[nn++] = (unsigned)m;
+                n[nn++] = (unsigned)m - 1;
+            }
+        }
+        while (nn < 64) n[nn++] = (unsigned)(ts_test_uniform(&st) * 2147483647.0);
+        for (int j = 0; j < nn; ++j)
+            cr_assert_eq(ts_fast_div_quot(f, n[j]), n[j] / d, "%u / %u: %u (seed %llu)", n[j], d,
+                         ts_fast_div_quot(f, n[j]), (unsigned long long)seed);
+    }
+}
+
 /* Every (head, query tile) comes from exactly one task, for groups that do and do not divide the
  * heads and grids that do and do not divide the tasks; without the mask the order is head-major. */
 Test(attention_order, every_tile_exactly_once) {
@@ -201,12 +236,13 @@ Test(attention_order, every_tile_exactly_once) {
             const long long tasks = (long long)heads * q;
             unsigned char *seen = calloc((size_t)tasks, 1);
             cr_assert_not_null(seen);
+            const ts_attn_order order = ts_attn_order_make(heads, q, g, step);
             for (long long t = 0; t < tasks; ++t) {
-                long long h;
+                unsigned h;
                 int qt;
-                ts_attn_task_tile(t, heads, q, causal, g, step, &h, &qt);
-                cr_assert(h >= 0 && h < heads && qt >= 0 && qt < q, "config %zu task %lld: (%lld, %d)", i, t, h, qt);
-                cr_assert_eq(seen[h * q + qt]++, 0, "config %zu causal %d: (%lld, %d) twice", i, causal, h, qt);
+                ts_attn_task_tile(&order, (unsigned)t, causal, &h, &qt);
+                cr_assert(h < (unsigned)heads && qt >= 0 && qt < q, "config %zu task %lld: (%u, %d)", i, t, h, qt);
+                cr_assert_eq(seen[h * q + qt]++, 0, "config %zu causal %d: (%u, %d) twice", i, causal, h, qt);
                 if (!causal) cr_assert(h == t / q && qt == t % q);
             }
             free(seen);
@@ -217,11 +253,12 @@ Test(attention_order, every_tile_exactly_once) {
  * first (what TS_ATTN_HEAD_MAJOR=1 builds, for comparing the two on a GPU). */
 Test(attention_order, one_head_groups_are_head_major) {
     const int heads = 5, q = 7;
+    const ts_attn_order order = ts_attn_order_make(heads, q, 1, 1);
     for (long long t = 0; t < heads * q; ++t) {
-        long long h;
+        unsigned h;
         int qt;
-        ts_attn_task_tile(t, heads, q, 1, 1, 1, &h, &qt);
-        cr_assert(h == t / q && qt == q - 1 - (int)(t % q), "task %lld: (%lld, %d)", t, h, qt);
+        ts_attn_task_tile(&order, (unsigned)t, 1, &h, &qt);
+        cr_assert(h == t / q && qt == q - 1 - (int)(t % q), "task %lld: (%u, %d)", t, h, qt);
     }
 }
 
@@ -236,12 +273,13 @@ Test(attention_order, causal_blocks_balanced_and_heads_grouped) {
     for (size_t i = 0; i < sizeof sweep / sizeof sweep[0]; ++i) {
         const int heads = sweep[i][0], q = (sweep[i][1] + 127) / 128;
         const int g = ts_attn_group_heads(heads, q, step);
+        const ts_attn_order order = ts_attn_order_make(heads, q, g, step);
         const long long tasks = (long long)heads * q;
         long long work[132] = {0}, total = 0;
         for (long long t = 0; t < tasks; ++t) {
-            long long h;
+            unsigned h;
             int qt;
-            ts_attn_task_tile(t, heads, q, 1, g, step, &h, &qt);
+            ts_attn_task_tile(&order, (unsigned)t, 1, &h, &qt);
             work[t % step] += qt + 1;
             total += qt + 1;
         }
@@ -255,11 +293,11 @@ Test(attention_order, causal_blocks_balanced_and_heads_grouped) {
         for (long long w = 0; w + step <= tasks; w += step) {
             long long lo = heads, hi = -1;
             for (long long t = w; t < w + step; ++t) {
-                long long h;
+                unsigned h;
                 int qt;
-                ts_attn_task_tile(t, heads, q, 1, g, step, &h, &qt);
-                lo = h < lo ? h : lo;
-                hi = h > hi ? h : hi;
+                ts_attn_task_tile(&order, (unsigned)t, 1, &h, &qt);
+                lo = (long long)h < lo ? (long long)h : lo;
+                hi = (long long)h > hi ? (long long)h : hi;
             }
             cr_assert_lt(hi / g - lo / g, 2, "%d heads x %d tiles: tasks %lld.. span heads %lld..%lld (groups of %d)",
                          heads, q, w, lo, hi, g);
@@ -304,4 +342,10 @@ Test(attention, bad_arguments) {
     cr_assert_eq(ts_attention_forward(&ok, B, (char *)p + 2, st, p, st, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_MISALIGNED);
     cr_assert_eq(ts_attention_forward(&ok, B, p, st, p, st, p, st, p, st, (float *)((char *)p + 2), 1.0f, 0, NULL),
                  TS_ERROR_MISALIGNED);
+    /* 2^16 x 256 heads of 8192 queries: 2^30 tasks of 128 rows, past the task order's 32-bit
+     * arithmetic (the tensors are never touched: the call stops at its arguments). */
+    const ts_attention_shape huge = {1 << 16, 256, 256, 8192, 8192, 128};
+    const long long huge_st[3] = {256LL * 8192 * 128, 8192LL * 128, 128};
+    cr_assert_eq(ts_attention_forward(&huge, B, p, huge_st, p, huge_st, p, huge_st, p, huge_st, NULL, 1.0f, 0, NULL),
+                 TS_ERROR_SIZE_OVERFLOW);
 }

@@ -42,6 +42,36 @@ Test(scheduler, grids_past_32_bits_map_tasks_as_small_ones_do) {
     }
 }
 
+Test(scheduler, narrow_grids_divide_by_multiplies_as_the_wide_path_does) {
+    /* Below 2^31 tasks ts_sched_tile takes its divisions as multiplies: every task of grids whose
+     * groups do and do not divide the tile rows, and the ends of grids just under 2^31 tasks, where
+     * a group holds more tasks than the grid, map as the 64-bit path maps them. */
+    const int shapes[][3] = {{1, 1, 8},  {7, 5, 8},   {33, 17, 4}, {5, 100, 16}, {64, 1, 8},
+                             {3, 9, 16}, {17, 33, 8}, {100, 3, 7}, {9, 1000, 8}};
+    for (int k = 0; k < (int)(sizeof shapes / sizeof shapes[0]); ++k) {
+        ts_tile_sched s = ts_sched_make(shapes[k][0], shapes[k][1], shapes[k][2]);
+        cr_assert(s.narrow);
+        for (long long t = 0; t < s.tasks; ++t) {
+            int tm, tn, wm, wn;
+            ts_sched_tile(&s, t, &tm, &tn);
+            ts_sched_tile_wide(&s, t, &wm, &wn);
+            cr_assert(tm == wm && tn == wn, "shape %d task %lld: (%d,%d) against (%d,%d)", k, t, tm, tn, wm, wn);
+        }
+    }
+    const int big[][3] = {{46341, 46340, 8}, {3, 715827882, 8}, {715827882, 3, 16}, {5, 429496729, 16}};
+    for (int k = 0; k < 4; ++k) {
+        ts_tile_sched s = ts_sched_make(big[k][0], big[k][1], big[k][2]);
+        cr_assert(s.narrow && s.tasks < (1LL << 31), "shape %d: %lld tasks", k, s.tasks);
+        const long long tasks[] = {0, 1, 7, 8, 9, s.tasks / 2, s.tasks - 9, s.tasks - 8, s.tasks - 2, s.tasks - 1};
+        for (int i = 0; i < 10; ++i) {
+            int tm, tn, wm, wn;
+            ts_sched_tile(&s, tasks[i], &tm, &tn);
+            ts_sched_tile_wide(&s, tasks[i], &wm, &wn);
+            cr_assert(tm == wm && tn == wn, "big shape %d task %lld: (%d,%d) against (%d,%d)", k, tasks[i], tm, tn, wm, wn);
+        }
+    }
+}
+
 Test(scheduler, a_wave_of_tasks_touches_few_rows_and_columns) {
     /* 132 consecutive tasks of a 32x32 tile grid in groups of 8 rows touch 8 rows and 17 columns,
      * against 5 rows and 32 columns in row-major order: the grouping is what keeps them in L2. */

@@ -125,6 +125,11 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
     params->kv_tiles = (sh.seq_kv + bn - 1) / bn;
     params->heads = (long long)sh.batch * sh.heads_q;
     params->tasks = params->heads * params->q_tiles;
+    /* The task order's arithmetic is 32-bit (task_order.h): 2^30 tasks of 64 query rows or more
+     * would be a query tensor of at least 2^36 rows. */
+    if (params->tasks >= (1LL << 30)) return TS_ERROR_SIZE_OVERFLOW;
+    params->by_heads_q = ts_fast_div_make((unsigned)sh.heads_q);
+    params->by_group = ts_fast_div_make((unsigned)params->group);
     return TS_SUCCESS;
 }
 
@@ -133,12 +138,12 @@ TS_EXTERN_C void ts_attn_plan_grid(ts_attn_params *params, int grid) {
      * with a head's longest tile first (groups of one head, rounds of one task). */
 #if defined(TS_ATTN_HEAD_MAJOR) && TS_ATTN_HEAD_MAJOR
     (void)grid;
-    params->step = 1;
-    params->group_heads = 1;
+    const int step = 1, group_heads = 1;
 #else
-    params->step = grid;
-    params->group_heads = ts_attn_group_heads(params->heads, params->q_tiles, grid);
+    const int step = grid, group_heads = ts_attn_group_heads(params->heads, params->q_tiles, grid);
 #endif
+    params->order = ts_attn_order_make((unsigned)params->heads, (unsigned)params->q_tiles, (unsigned)group_heads,
+                                       (unsigned)step);
 }
 
 TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,

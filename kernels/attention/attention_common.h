@@ -261,7 +261,8 @@ typedef struct ts_attn_params {
     float *lse;         /* (B, Hq, Nq), or NULL */
     float scale_log2;   /* the softmax scale times log2(e): scores are kept in base-2 units */
     int causal, heads_q, group, q_tiles, kv_tiles;
-    int group_heads, step; /* the causal task order (task_order.h): heads per group, the grid */
+    ts_attn_order order;   /* the task order (task_order.h), filled once the grid is known */
+    ts_fast_div by_heads_q, by_group; /* a task's head into (batch, query head); its key-value head */
     /* heads: batch x query heads. tasks = heads x q_tiles stays a parameter: computed in the kernel
      * it cost the gfx942 fp16 D = 128 kernel one register and with it its second wave per SIMD. */
     long long seq_q, seq_kv, heads, tasks;
@@ -288,10 +289,11 @@ TS_EXTERN_C void ts_attn_plan_grid(ts_attn_params *params, int grid);
  * (of bn keys) it visits: all of them, or under the causal mask only those left of the tile's last
  * row. */
 TS_DEVICE int ts_attn_setup(const ts_attn_params *p, long long task, int bm, int bn, ts_attn_task *t) {
-    long long bh;
-    ts_attn_task_tile(task, p->heads, p->q_tiles, p->causal, p->group_heads, p->step, &bh, &t->qt);
-    t->hq = (int)(bh % p->heads_q);
-    t->b = (int)(bh / p->heads_q);
+    unsigned bh;
+    ts_attn_task_tile(&p->order, (unsigned)task, p->causal, &bh, &t->qt);
+    const unsigned b = ts_fast_div_quot(p->by_heads_q, bh);
+    t->hq = (int)(bh - b * (unsigned)p->heads_q);
+    t->b = (int)b;
     t->iters = p->kv_tiles;
     t->task = task;
     if (p->causal) {

@@ -143,8 +143,8 @@ TS_DEVICE void TS_ATTN_FN(load)(const ts_attn_params *p, const ts_attn_task *t, 
     }
 #endif
     ts_tbar_expect_bytes(full, (k ? TS_ASYNC_BYTES(&in->k) : 0u) + (v ? TS_ASYNC_BYTES(&in->v) : 0u));
-    if (k) ts_async_load(&in->k, &p->k, t->b, t->hq / p->group, iter, 0, full);
-    if (v) ts_async_load(&in->v, &p->v, vt.b, vt.hq / p->group, v_tile, 0, full);
+    if (k) ts_async_load(&in->k, &p->k, t->b, (int)ts_fast_div_quot(p->by_group, (unsigned)t->hq), iter, 0, full);
+    if (v) ts_async_load(&in->v, &p->v, vt.b, (int)ts_fast_div_quot(p->by_group, (unsigned)vt.hq), v_tile, 0, full);
 #if TS_ATTN_PREFETCH_Q
     if (iter == 0 && t->task + ts_grid_x() < p->tasks) {
         ts_attn_task next;

@@ -14,6 +14,7 @@
 #define TESSERA_KERNELS_ATTENTION_TASK_ORDER_H
 
 #include "backends/common.h"
+#include "kernels/common/fast_div.h"
 
 /* 1 (default): a group's rounds alternate direction. On CDNA (ping-pong schedule) the reversal's
  * arithmetic, live beside the accumulators where the schedule follows the load cursor, took the
@@ -36,29 +37,55 @@ static inline int ts_attn_group_heads(long long heads, int q_tiles, int step) {
     return (int)(g < heads ? g : heads); /* heads >= 1 */
 }
 
-/* Task `task` of heads x q_tiles: its head (batch x query head, head-major) and query tile.
- * group_heads and step as above; any values >= 1 give each (head, tile) exactly one task. Within a
- * group the arithmetic is 32-bit: a group holds at most max(16 q_tiles, 4 step + q_tiles) tasks
- * (ts_attn_group_heads), far below 2^31 for any sequence TMA can address. */
-TS_LAYOUT_FN void ts_attn_task_tile(long long task, long long heads, int q_tiles, int causal, int group_heads,
-                                    int step, long long *head, int *q_tile) {
+/* The order's numbers, with their divisions taken once on the host (kernels/common/fast_div.h): a
+ * task's head and tile cost a few multiplies instead of 64-bit divisions. heads x q_tiles < 2^30
+ * (the launcher checks it), so that every task number and product below fits in 32 bits. */
+typedef struct ts_attn_order {
+    unsigned heads, q_tiles, group_heads, step;
+    unsigned last_group, last_group_heads; /* the last group of heads may hold fewer */
+    ts_fast_div by_q_tiles, by_group_tasks, by_step, by_group_heads, by_last_group_heads;
+} ts_attn_order;
+
+/* heads >= 1, q_tiles >= 1, heads x q_tiles < 2^30; group_heads and step any values >= 1. */
+TS_LAYOUT_FN ts_attn_order ts_attn_order_make(unsigned heads, unsigned q_tiles, unsigned group_heads, unsigned step) {
+    ts_attn_order o;
+    if (group_heads > heads) group_heads = heads;
+    o.heads = heads;
+    o.q_tiles = q_tiles;
+    o.group_heads = group_heads;
+    o.step = step;
+    o.last_group = (heads - 1) / group_heads;
+    o.last_group_heads = heads - o.last_group * group_heads;
+    o.by_q_tiles = ts_fast_div_make(q_tiles);
+    o.by_group_tasks = ts_fast_div_make(group_heads * q_tiles);
+    o.by_step = ts_fast_div_make(step < (1u << 30) ? step : (1u << 30));
+    o.by_group_heads = ts_fast_div_make(group_heads);
+    o.by_last_group_heads = ts_fast_div_make(o.last_group_heads);
+    return o;
+}
+
+/* Task `task` (< heads x q_tiles) of the order: its head (batch x query head, head-major) and query
+ * tile; each (head, tile) comes from exactly one task. */
+TS_LAYOUT_FN void ts_attn_task_tile(const ts_attn_order *o, unsigned task, int causal, unsigned *head, int *q_tile) {
     if (!causal) {
-        *head = task / q_tiles;
-        *q_tile = (int)(task % q_tiles);
+        const unsigned h = ts_fast_div_quot(o->by_q_tiles, task);
+        *head = h;
+        *q_tile = (int)(task - h * o->q_tiles);
         return;
     }
-    const long long per_group = (long long)group_heads * q_tiles;
-    const long long g = task / per_group;
-    int local = (int)(task - g * per_group);
-    const int g_heads = heads - g * group_heads < group_heads ? (int)(heads - g * group_heads) : group_heads;
+    const unsigned g = ts_fast_div_quot(o->by_group_tasks, task);
+    unsigned local = task - g * o->group_heads * o->q_tiles;
+    const int last = g == o->last_group;
+    const unsigned g_heads = last ? o->last_group_heads : o->group_heads;
 #if TS_ATTN_ALTERNATE_ROUNDS
-    const int round = local / step;
-    if ((round & 1) && (round + 1) * step <= g_heads * q_tiles) local = (2 * round + 1) * step - 1 - local;
-#else
-    (void)step;
+    /* A step beyond 2^30 makes every group one round (the task numbers stay below it). */
+    const unsigned round = ts_fast_div_quot(o->by_step, local);
+    if ((round & 1) && (unsigned long long)(round + 1) * o->step <= (unsigned long long)g_heads * o->q_tiles)
+        local = (unsigned)((2ull * round + 1) * o->step - 1 - local);
 #endif
-    *head = g * group_heads + local % g_heads;
-    *q_tile = q_tiles - 1 - local / g_heads;
+    const unsigned in_head = ts_fast_div_quot_either(last, o->by_last_group_heads, o->by_group_heads, local);
+    *head = g * o->group_heads + (local - in_head * g_heads);
+    *q_tile = (int)(o->q_tiles - 1 - in_head);
 }
 
 #endif

@@ -243,7 +243,8 @@ typedef struct ts_attention_shape {
  * runs in fp32. causal (0 or 1) masks key j > query i, aligned at the top left as PyTorch's
  * is_causal. lse, if not NULL, receives for each (b, h, i) the natural log of the row's sum of
  * exp(scale * q.k) over the unmasked keys, contiguous (B, H, N_q) fp32, for a backward pass. Any
- * N_q, N_kv >= 1. */
+ * N_q, N_kv >= 1; B x H x (N_q in tiles of 64 to 192 rows, by backend and D) below 2^30, else
+ * TS_ERROR_SIZE_OVERFLOW. */
 ts_status ts_attention_forward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
                                const long long q_strides[3], const void *k, const long long k_strides[3],
                                const void *v, const long long v_strides[3], void *o,

@@ -342,10 +342,11 @@ Test(attention, bad_arguments) {
     cr_assert_eq(ts_attention_forward(&ok, B, (char *)p + 2, st, p, st, p, st, p, st, NULL, 1.0f, 0, NULL), TS_ERROR_MISALIGNED);
     cr_assert_eq(ts_attention_forward(&ok, B, p, st, p, st, p, st, p, st, (float *)((char *)p + 2), 1.0f, 0, NULL),
                  TS_ERROR_MISALIGNED);
-    /* 2^16 x 256 heads of 8192 queries: 2^30 tasks of 128 rows, past the task order's 32-bit
-     * arithmetic (the tensors are never touched: the call stops at its arguments). */
-    const ts_attention_shape huge = {1 << 16, 256, 256, 8192, 8192, 128};
-    const long long huge_st[3] = {256LL * 8192 * 128, 8192LL * 128, 128};
+    /* 2^14 x 256 heads of 65536 queries (a layout within 2^46 elements): 2^38 query rows, at least
+     * 2^30 tasks of up to 192 rows, past the task order's 32-bit arithmetic; the call stops at its
+     * arguments, before any device work or memory access. */
+    const ts_attention_shape huge = {1 << 14, 256, 256, 65536, 65536, 128};
+    const long long huge_st[3] = {256LL * 65536 * 128, 65536LL * 128, 128};
     cr_assert_eq(ts_attention_forward(&huge, B, p, huge_st, p, huge_st, p, huge_st, p, huge_st, NULL, 1.0f, 0, NULL),
                  TS_ERROR_SIZE_OVERFLOW);
 }

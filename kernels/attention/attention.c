@@ -108,6 +108,13 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
         (s = ts_attn_layout(&gv, v, dtype, sh.batch, sh.heads_kv, sh.seq_kv, sh.head_dim, v_strides)) != TS_SUCCESS ||
         (s = ts_attn_layout(&params->o, o, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, o_strides)) != TS_SUCCESS)
         return s;
+    /* The task order's arithmetic is 32-bit (task_order.h): 2^30 tasks of 64 query rows or more
+     * would be a query tensor of at least 2^36 rows. */
+    const int bm = TS_ATTN_BM_OF(sh.head_dim);
+    params->q_tiles = (sh.seq_q + bm - 1) / bm;
+    params->heads = (long long)sh.batch * sh.heads_q;
+    params->tasks = params->heads * params->q_tiles;
+    if (params->tasks >= (1LL << 30)) return TS_ERROR_SIZE_OVERFLOW;
     if ((s = ts_async_desc_make(&params->q, &gq, 64, sh.head_dim, dtype)) != TS_SUCCESS) return s;
     *long_keys = sh.head_dim == 128 && (!causal || TS_ATTN_LONG_CAUSAL) && sh.seq_kv >= TS_ATTN_LONG_KEYS;
     const int bn = TS_ATTN_BN_OF(sh.head_dim, *long_keys);
@@ -120,14 +127,7 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
     params->group = sh.heads_q / sh.heads_kv;
     params->seq_q = sh.seq_q;
     params->seq_kv = sh.seq_kv;
-    const int bm = TS_ATTN_BM_OF(sh.head_dim);
-    params->q_tiles = (sh.seq_q + bm - 1) / bm;
     params->kv_tiles = (sh.seq_kv + bn - 1) / bn;
-    params->heads = (long long)sh.batch * sh.heads_q;
-    params->tasks = params->heads * params->q_tiles;
-    /* The task order's arithmetic is 32-bit (task_order.h): 2^30 tasks of 64 query rows or more
-     * would be a query tensor of at least 2^36 rows. */
-    if (params->tasks >= (1LL << 30)) return TS_ERROR_SIZE_OVERFLOW;
     params->by_heads_q = ts_fast_div_make((unsigned)sh.heads_q);
     params->by_group = ts_fast_div_make((unsigned)params->group);
     return TS_SUCCESS;

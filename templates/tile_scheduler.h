@@ -12,15 +12,15 @@
 #include <tessera/tessera.h>
 
 #include "backends/common.h"
-#include "kernels/common/fast_div.h"
+#include "templates/fast_div.h"
 
 typedef struct ts_tile_sched {
     int tiles_m, tiles_n, group_m;
     long long tasks;
-    /* Below 2^31 tasks ts_sched_tile divides by multiplies (kernels/common/fast_div.h), where 64-bit
+    /* Below 2^31 tasks ts_sched_tile divides by multiplies (templates/fast_div.h), where 64-bit
      * divisions are called routines of about a hundred instructions on CUDA, ahead of each tile's
      * first multiply; past it, by the 64-bit path. */
-    int narrow, last_group, last_rows; /* the last group of tile rows may hold fewer */
+    int last_group, last_rows; /* the last group of tile rows may hold fewer */
     ts_fast_div by_group_tasks, by_group_m, by_last_rows;
 } ts_tile_sched;
 
@@ -30,7 +30,6 @@ TS_LAYOUT_FN ts_tile_sched ts_sched_make(int tiles_m, int tiles_n, int group_m) 
     s.tiles_n = tiles_n;
     s.group_m = group_m < 1 ? 1 : group_m;
     s.tasks = (long long)tiles_m * tiles_n;
-    s.narrow = s.tasks < (1LL << 31);
     s.last_group = (tiles_m - 1) / s.group_m;
     s.last_rows = tiles_m - s.last_group * s.group_m;
     /* A group's tasks past 2^31 - 1 (more than all of them) put every task in group 0 all the same. */
@@ -54,7 +53,7 @@ TS_LAYOUT_FN void ts_sched_tile_wide(const ts_tile_sched *s, long long task, int
 
 /* The same, by multiplies below 2^31 tasks. */
 TS_LAYOUT_FN void ts_sched_tile(const ts_tile_sched *s, long long task, int *tm, int *tn) {
-    if (!s->narrow) {
+    if (s->tasks >= (1LL << 31)) {
         ts_sched_tile_wide(s, task, tm, tn);
         return;
     }

@@ -14,7 +14,7 @@
 #define TESSERA_KERNELS_ATTENTION_TASK_ORDER_H
 
 #include "backends/common.h"
-#include "kernels/common/fast_div.h"
+#include "templates/fast_div.h"
 
 /* 1 (default): a group's rounds alternate direction. On CDNA (ping-pong schedule) the reversal's
  * arithmetic, live beside the accumulators where the schedule follows the load cursor, took the
@@ -37,20 +37,19 @@ static inline int ts_attn_group_heads(long long heads, int q_tiles, int step) {
     return (int)(g < heads ? g : heads); /* heads >= 1 */
 }
 
-/* The order's numbers, with their divisions taken once on the host (kernels/common/fast_div.h): a
+/* The order's numbers, with their divisions taken once on the host (templates/fast_div.h): a
  * task's head and tile cost a few multiplies instead of 64-bit divisions. heads x q_tiles < 2^30
  * (the launcher checks it), so that every task number and product below fits in 32 bits. */
 typedef struct ts_attn_order {
-    unsigned heads, q_tiles, group_heads, step;
+    unsigned q_tiles, group_heads, step;
     unsigned last_group, last_group_heads; /* the last group of heads may hold fewer */
     ts_fast_div by_q_tiles, by_group_tasks, by_step, by_group_heads, by_last_group_heads;
 } ts_attn_order;
 
-/* heads >= 1, q_tiles >= 1, heads x q_tiles < 2^30; group_heads and step any values >= 1. */
+/* heads >= 1, q_tiles >= 1, heads x q_tiles < 2^30; group_heads and step any values in [1, 2^31). */
 TS_LAYOUT_FN ts_attn_order ts_attn_order_make(unsigned heads, unsigned q_tiles, unsigned group_heads, unsigned step) {
     ts_attn_order o;
     if (group_heads > heads) group_heads = heads;
-    o.heads = heads;
     o.q_tiles = q_tiles;
     o.group_heads = group_heads;
     o.step = step;
@@ -58,7 +57,7 @@ TS_LAYOUT_FN ts_attn_order ts_attn_order_make(unsigned heads, unsigned q_tiles, 
     o.last_group_heads = heads - o.last_group * group_heads;
     o.by_q_tiles = ts_fast_div_make(q_tiles);
     o.by_group_tasks = ts_fast_div_make(group_heads * q_tiles);
-    o.by_step = ts_fast_div_make(step < (1u << 30) ? step : (1u << 30));
+    o.by_step = ts_fast_div_make(step);
     o.by_group_heads = ts_fast_div_make(group_heads);
     o.by_last_group_heads = ts_fast_div_make(o.last_group_heads);
     return o;
@@ -78,7 +77,6 @@ TS_LAYOUT_FN void ts_attn_task_tile(const ts_attn_order *o, unsigned task, int c
     const int last = g == o->last_group;
     const unsigned g_heads = last ? o->last_group_heads : o->group_heads;
 #if TS_ATTN_ALTERNATE_ROUNDS
-    /* A step beyond 2^30 makes every group one round (the task numbers stay below it). */
     const unsigned round = ts_fast_div_quot(o->by_step, local);
     if ((round & 1) && (unsigned long long)(round + 1) * o->step <= (unsigned long long)g_heads * o->q_tiles)
         local = (unsigned)((2ull * round + 1) * o->step - 1 - local);

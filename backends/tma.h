@@ -3,7 +3,7 @@
  * Every backend provides ts_async_desc, ts_async_check_raw (traps where a tile is not the
  * descriptor's), ts_async_load_unchecked_raw, ts_async_store_unchecked_raw, ts_async_store_commit,
  * ts_async_store_wait_read, ts_async_store_wait and ts_async_fence_shared, and may provide
- * ts_async_load_cluster_unchecked_raw and ts_async_prefetch_l2 (defaults below); the checked copies are defined here once,
+ * ts_async_load_cluster_unchecked_raw (default below); the checked copies are defined here once,
  * and ops/tma.h puts tile types on them. */
 #ifndef TESSERA_BACKENDS_TMA_H
 #define TESSERA_BACKENDS_TMA_H
@@ -20,14 +20,6 @@
 #include "backends/hip/tma.h"
 #else
 #include "backends/host/tma.h"
-#endif
-
-/* A hint that a tile will be loaded soon (ts_async_prefetch_l2(desc, b, h, tile_row, tile_col), in
- * the descriptor's tile units): Hopper brings it into L2; elsewhere it does nothing. */
-#ifndef ts_async_prefetch_l2
-TS_DEVICE void ts_async_prefetch_l2(const ts_async_desc *d, int b, int h, int tile_row, int tile_col) {
-    (void)d, (void)b, (void)h, (void)tile_row, (void)tile_col;
-}
 #endif
 
 /* Clusters of one block (every backend but CUDA): the cluster load is the plain load. */

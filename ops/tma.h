@@ -63,9 +63,6 @@
 #define ts_async_load_cluster_unchecked(st, desc, b, h, tile_row, tile_col, bar)                   \
     ts_async_load_cluster_unchecked_raw(TS_ST_DATA(st), TS_ST_DESC(st), (desc), (b), (h), (tile_row), (tile_col), (bar))
 
-/* ts_async_prefetch_l2(desc, b, h, tile_row, tile_col): a hint that the tile will be loaded soon
- * (Hopper: into L2; elsewhere nothing), one warp, no barrier. */
-
 /* ts_async_store_commit(), ts_async_store_wait_read(), ts_async_store_wait_read_but_last() (all
  * but the most recent group have read their tiles: for two tiles used in turn),
  * ts_async_store_wait() and ts_async_fence_shared() come from the backend as they are. */

@@ -12,7 +12,7 @@
 #       (setmaxnreg ignored), nor may the build log; the same for the attention kernels built
 #       with the options kept for A/B runs: the ping-pong turns (TS_ATTN_PINGPONG=1), the lag
 #       (TS_ATTN_SHIFT_V=0), no carry across tasks (TS_ATTN_CARRY_V=0), the overlap at D = 64,
-#       the query tiles' L2 prefetch (TS_ATTN_PREFETCH_Q=1), the turns at the softmax without
+#       the turns at the softmax without
 #       the overlap (TS_ATTN_SOFTMAX_TURNS=1 TS_ATTN_OVERLAP_D128=0), and the mask tested against
 #       a task's first masked tile with the shared memory taken as aligned (TS_ATTN_MASK_FROM=1
 #       TS_CUDA_SMEM_ALIGNED=1).
@@ -166,7 +166,6 @@ cuda_gates() {
   # form), the shift without the carry across tasks, and the overlap at D = 64 (off by default).
   [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_lag -DTS_ATTN_SHIFT_V=0
   [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_no_carry -DTS_ATTN_CARRY_V=0
-  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_prefetch_q -DTS_ATTN_PREFETCH_Q=1
   [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_overlap_d64 -DTS_ATTN_OVERLAP_D64=1
   # cuDNN's schedule: no overlap at D = 128, turns at the softmax (TS_ATTN_SOFTMAX_TURNS, off).
   [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_softmax_turns -DTS_ATTN_OVERLAP_D128=0 -DTS_ATTN_SOFTMAX_TURNS=1

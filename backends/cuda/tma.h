@@ -131,18 +131,6 @@ TS_DEVICE void ts_tma_store_wait(void) {
     __syncwarp();
 }
 
-/* Starts bringing tile (tile_row, tile_col) of matrix (b, h) into L2, with no shared memory and no
- * barrier: a later load of the tile then waits for L2 rather than for memory. Lane 0 issues. */
-TS_DEVICE void ts_tma_prefetch_l2(const ts_async_desc *d, int b, int h, int tile_row, int tile_col) {
-    if (ts_lane_id() != 0) return;
-    const unsigned long long map = (unsigned long long)(const void *)&d->map;
-    const int row = tile_row * d->tile_rows;
-    for (int c = 0; c < d->tile_cols / d->chunk_cols; ++c)
-        asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\n" ::"l"(map),
-                     "r"(tile_col * d->tile_cols + c * d->chunk_cols), "r"(row), "r"(h), "r"(b)
-                     : "memory");
-}
-
 /* Shared memory written with ordinary stores is read by TMA and wgmma through the async proxy:
  * each writing thread fences its writes to that proxy before the barrier that precedes the
  * store or the multiply. */
@@ -153,7 +141,6 @@ TS_DEVICE void ts_tma_fence_shared(void) { asm volatile("fence.proxy.async.share
 #define ts_async_load_cluster_unchecked_raw ts_tma_load_cluster_async_unchecked
 #define ts_async_store_unchecked_raw ts_tma_store_async_unchecked
 #define ts_async_check_raw ts_cuda_tma_check
-#define ts_async_prefetch_l2 ts_tma_prefetch_l2
 #define ts_async_store_commit ts_tma_store_commit
 #define ts_async_store_wait_read ts_tma_store_wait_read
 #define ts_async_store_wait_read_but_last ts_tma_store_wait_read_but_last

@@ -234,12 +234,6 @@ TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D64, 64);
 #endif
 #endif
 
-/* 1: at each task's first stage the producer starts the block's next task's query tiles on their
- * way to L2 (ts_async_prefetch_l2), a task ahead of their load at this task's last stage, which
- * then waits for L2 rather than for memory; 0 (default). An A/B option, not yet measured. */
-#ifndef TS_ATTN_PREFETCH_Q
-#define TS_ATTN_PREFETCH_Q 0
-#endif
 
 /* Without the overlap, 1 (default): a consumer skips the stages where all its rows are masked
  * (attention_variant.h); 0 computes them, for A/B runs. */

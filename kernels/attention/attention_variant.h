@@ -145,14 +145,6 @@ TS_DEVICE void TS_ATTN_FN(load)(const ts_attn_params *p, const ts_attn_task *t, 
     ts_tbar_expect_bytes(full, (k ? TS_ASYNC_BYTES(&in->k) : 0u) + (v ? TS_ASYNC_BYTES(&in->v) : 0u));
     if (k) ts_async_load(&in->k, &p->k, t->b, (int)ts_fast_div_quot(p->by_group, (unsigned)t->hq), iter, 0, full);
     if (v) ts_async_load(&in->v, &p->v, vt.b, (int)ts_fast_div_quot(p->by_group, (unsigned)vt.hq), v_tile, 0, full);
-#if TS_ATTN_PREFETCH_Q
-    if (iter == 0 && t->task + ts_grid_x() < p->tasks) {
-        ts_attn_task next;
-        (void)ts_attn_setup(p, t->task + ts_grid_x(), TS_ATTN_VARIANT_BM, TS_ATTN_VARIANT_BN, &next);
-        for (int c = 0; c < TS_ATTN_VARIANT_CONSUMERS; ++c)
-            ts_async_prefetch_l2(&p->q, next.b, next.hq, next.qt * TS_ATTN_VARIANT_CONSUMERS + c, 0);
-    }
-#endif
 }
 
 /* The first query row in the whole sequence of warp `warp` of the consumer. */

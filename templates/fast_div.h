@@ -7,8 +7,8 @@
  * 2^32), floor(n * mul / 2^shift) = floor(n / d) for every 0 <= n < 2^31: mul * d - 2^shift is
  * below d <= 2^l, so the error n (mul - 2^shift / d) stays below 1 / d. Plain C, for kernels,
  * launchers and tests. */
-#ifndef TESSERA_KERNELS_COMMON_FAST_DIV_H
-#define TESSERA_KERNELS_COMMON_FAST_DIV_H
+#ifndef TESSERA_TEMPLATES_FAST_DIV_H
+#define TESSERA_TEMPLATES_FAST_DIV_H
 
 #include "backends/common.h"
 

@@ -11,11 +11,7 @@
 #       C7514, C7520, or any other "wgmma.mma_async instructions are serialized" message) or C7508
 #       (setmaxnreg ignored), nor may the build log; the same for the attention kernels built
 #       with the options kept for A/B runs: the ping-pong turns (TS_ATTN_PINGPONG=1), the lag
-#       (TS_ATTN_SHIFT_V=0), no carry across tasks (TS_ATTN_CARRY_V=0), the overlap at D = 64,
-#       the turns at the softmax without
-#       the overlap (TS_ATTN_SOFTMAX_TURNS=1 TS_ATTN_OVERLAP_D128=0), and the mask tested against
-#       a task's first masked tile with the shared memory taken as aligned (TS_ATTN_MASK_FROM=1
-#       TS_CUDA_SMEM_ALIGNED=1).
+#       (TS_ATTN_SHIFT_V=0), no carry across tasks (TS_ATTN_CARRY_V=0), and the overlap at D = 64.
 #       tests/kernels/wg_kernels.c must hold wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg.
 #       Where a disassembler is found (cuobjdump with nvdisasm: PATH, the CUDA install, or the
 #       nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm wheels), the built object's SASS must hold
@@ -167,11 +163,6 @@ cuda_gates() {
   [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_lag -DTS_ATTN_SHIFT_V=0
   [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_no_carry -DTS_ATTN_CARRY_V=0
   [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_overlap_d64 -DTS_ATTN_OVERLAP_D64=1
-  # cuDNN's schedule: no overlap at D = 128, turns at the softmax (TS_ATTN_SOFTMAX_TURNS, off).
-  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_softmax_turns -DTS_ATTN_OVERLAP_D128=0 -DTS_ATTN_SOFTMAX_TURNS=1
-  # The mask tested against the task's first masked key tile (TS_ATTN_MASK_FROM, off), with the
-  # overlap and with the dynamic shared memory taken as aligned (TS_CUDA_SMEM_ALIGNED, off).
-  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_mask_from -DTS_ATTN_MASK_FROM=1 -DTS_CUDA_SMEM_ALIGNED=1
 
   # The build log, where scripts/test.sh keeps one beside the build folder.
   local log=${build%/}.build.log

@@ -125,8 +125,7 @@ run_backend() {
                    "attention-pingpong|-DTS_ATTN_PINGPONG=1|test_attention" \
                    "attention-d128-three|-DTS_ATTN_CONSUMERS_D128=3 -DTS_ATTN_OVERLAP_D128=0|test_attention" \
                    "attention-lag|-DTS_ATTN_SHIFT_V=0|test_attention" \
-                   "attention-no-carry-mask-from|-DTS_ATTN_CARRY_V=0 -DTS_ATTN_MASK_FROM=1|test_attention" \
-                   "attention-softmax-turns-mask-from|-DTS_ATTN_OVERLAP_D128=0 -DTS_ATTN_SOFTMAX_TURNS=1 -DTS_ATTN_MASK_FROM=1|test_attention" \
+                   "attention-no-carry|-DTS_ATTN_CARRY_V=0|test_attention" \
                    "attention-long-keys-overlap-d64|-DTS_ATTN_LONG_KEYS=1 -DTS_ATTN_LONG_CAUSAL=1 -DTS_ATTN_OVERLAP_D64=1|test_attention"; do
       IFS='|' read -r name flags tests <<<"$variant"
       say "host: $name ($flags): $tests"

@@ -401,7 +401,7 @@ static inline ts_kernel_resources TS_PC_HOOK(resources)(void) {
     ts_kernel_resources r;
     r.warps_per_block = TS_PC_WARPS;
     r.regs_per_thread = 0;
-    r.shared_mem_per_block = TS_PC_SHARED_BYTES + TS_SHARED_ALIGN; /* with the alignment slack */
+    r.shared_mem_per_block = TS_PC_SHARED_BYTES;
     return r;
 }
 /* The most blocks the device holds at once in clusters of TS_PC_CLUSTER (INT_MAX for clusters of

@@ -171,32 +171,16 @@ TS_DEVICE void ts_tbar_wait(ts_tbar *bar, int parity) {
 
 /* ---- shared memory and asynchronous copies --------------------------------------------------- */
 
-/* TS_CUDA_SMEM_ALIGNED=1 (an A/B option, off): declare the dynamic shared memory aligned to
- * TS_SHARED_ALIGN and take it as it stands. ptxas lays it out itself (on sm_90a, with no static
- * shared memory, at 0x400 of the block's window, past the 1 KB the system reserves), so the
- * declared alignment holds by construction, and the rounding below is gone. ptxas recomputes that
- * rounding wherever a shared-memory address is built (17 times in the D = 128
- * attention kernel, between each stage's wait and its first HGMMA; 136 in the GEMM's objects)
- * rather than keep it in a register. */
-#ifndef TS_CUDA_SMEM_ALIGNED
-#define TS_CUDA_SMEM_ALIGNED 0
-#endif
-#if TS_CUDA_SMEM_ALIGNED
+/* The dynamic shared memory is declared TS_SHARED_ALIGN-aligned and taken as it stands: ptxas lays
+ * it out at the declared alignment (on sm_90a, where no kernel has static shared memory, at 0x400
+ * of the block's window, past the 1 KB the system reserves), so no launch needs slack for it.
+ * Rounding a 16-aligned base up at run time instead cost 0.5-2% in attention on the H200 (2026-12-01
+ * A/B): ptxas recomputed the rounding wherever a shared-memory address is built (17 times in the
+ * D = 128 attention kernel, between each stage's wait and its first HGMMA; 136 in the GEMM's). */
 TS_DEVICE unsigned char *ts_shared_base(void) {
     extern __shared__ __align__(TS_SHARED_ALIGN) unsigned char ts_cuda_dynamic_smem[];
     return ts_cuda_dynamic_smem;
 }
-#else
-/* CUDA guarantees dynamic shared memory only 16-byte alignment; the swizzled layouts need
- * TS_SHARED_ALIGN, so the base is rounded up inside the TS_SHARED_ALIGN bytes of slack that every
- * launch adds (backends/cuda/launch.h). */
-TS_DEVICE unsigned char *ts_shared_base(void) {
-    extern __shared__ __align__(16) unsigned char ts_cuda_dynamic_smem[];
-    const uint32_t addr = ts_cuda_smem_addr(ts_cuda_dynamic_smem);
-    const uint32_t pad = (TS_SHARED_ALIGN - (addr & (TS_SHARED_ALIGN - 1))) & (TS_SHARED_ALIGN - 1);
-    return ts_cuda_dynamic_smem + pad;
-}
-#endif
 
 TS_DEVICE void ts_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_tbar *bar) {
     __syncwarp();
@@ -210,7 +194,7 @@ TS_DEVICE void ts_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_
 }
 
 /* The most dynamic shared memory a block may ask for, for kernels that size their pipelines. */
-#define TS_MAX_SHARED_BYTES (TS_CUDA_MAX_DYNAMIC_SHARED - TS_SHARED_ALIGN)
+#define TS_MAX_SHARED_BYTES TS_CUDA_MAX_DYNAMIC_SHARED
 
 /* The public forms expand their arguments first, so a kernel's name may itself be a macro (as in
  * kernels instantiated from an include-template). */

@@ -25,14 +25,11 @@ ts_status ts_cuda_map_error(cudaError_t err);
 /* The portable cluster size limit of the CUDA programming guide. */
 #define TS_CUDA_MAX_CLUSTER 8
 
-/* The launch configuration of `warps`-warp blocks with `shared_bytes` of dynamic shared memory (plus
- * the alignment slack of ts_shared_base, opted in above the default limit) in clusters of `cluster`
- * blocks along x; attr must outlive config. */
+/* The launch configuration of `warps`-warp blocks with `shared_bytes` of dynamic shared memory (opted
+ * in above the default limit) in clusters of `cluster` blocks along x; attr must outlive config. */
 static inline ts_status ts_cuda_launch_config(const void *kernel, ts_grid grid, int warps, size_t shared_bytes,
                                               ts_stream stream, int cluster, cudaLaunchConfig_t *config,
                                               cudaLaunchAttribute *attr) {
-    /* Room to align the base of dynamic shared memory (ts_shared_base). */
-    if (shared_bytes > 0) shared_bytes += TS_SHARED_ALIGN;
     if (shared_bytes > TS_CUDA_MAX_DYNAMIC_SHARED) return TS_ERROR_RESOURCES;
     if (shared_bytes > TS_CUDA_DEFAULT_SHARED_LIMIT) {
         cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -94,19 +94,6 @@
 #ifndef TS_ATTN_PINGPONG
 #define TS_ATTN_PINGPONG 0
 #endif
-/* TS_ATTN_SOFTMAX_TURNS (variants of two consumers): the two consumers take turns at their softmax
- * instead of at their products, so that one's exponentials run while the other's products keep
- * the tensor cores busy and the two never share the MUFU pipes (each has one warp on every
- * scheduler). cuDNN's sm90 kernel runs this way without the overlap: S, the row maxima, the turn,
- * the exponentials, the turn passed, P V. 1: each consumer's turn spans its whole softmax; 0
- * (default): no turns. With the overlap it measured slower on the H200 (docs/attention.md); without
- * it (-DTS_ATTN_OVERLAP_D128=0), not yet measured. */
-#ifndef TS_ATTN_SOFTMAX_TURNS
-#define TS_ATTN_SOFTMAX_TURNS 0
-#endif
-#if TS_ATTN_SOFTMAX_TURNS && TS_ATTN_PINGPONG
-#error "TS_ATTN_SOFTMAX_TURNS and TS_ATTN_PINGPONG are two placements of one pair of turns: pick one"
-#endif
 
 #ifndef TS_ATTN_OVERLAP
 #if TS_ATTN_P_IN_REGISTERS && !defined(TS_PREFERS_PINGPONG)
@@ -239,13 +226,6 @@ TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D64, 64);
  * (attention_variant.h); 0 computes them, for A/B runs. */
 #ifndef TS_ATTN_SKIP_IDLE_ROWS
 #define TS_ATTN_SKIP_IDLE_ROWS 1
-#endif
-/* 1: the first key tile of a task that needs a mask (the causal diagonal of the warp's rows, or
- * the end of the keys) is found once a task, and a stage tests one integer against it; 0
- * (default): each stage tests both conditions in 64-bit arithmetic (16 uniform instructions
- * between the wait for S and the softmax at D = 128). An A/B option, not yet measured. */
-#ifndef TS_ATTN_MASK_FROM
-#define TS_ATTN_MASK_FROM 0
 #endif
 
 typedef struct ts_attn_params {

@@ -93,9 +93,7 @@ typedef struct TS_ATTN_FN(consumer) {
     TS_ATTN_RT_O o;
     ts_rowvec_f32_16 m, l; /* running maximum (base-2 units) and sum of each of the warp's rows */
     int warp;              /* ts_warp_in_group(), taken once a task: on CUDA it is a shuffle */
-#if TS_ATTN_MASK_FROM
     int mask_from;         /* the task's first key tile that needs a mask for the warp's rows */
-#endif
 #if TS_ATTN_VARIANT_OVERLAP
     TS_ATTN_RT_P p;               /* the last stage's P, whose product with V is still to come */
 #if !TS_ATTN_VARIANT_SHIFT
@@ -170,9 +168,6 @@ TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_task *t, int consumer) {
  * serialize every wgmma (C7514), as did the conditional arrival of the first version (every
  * ping-pong build measured before had it). Named barriers 0 and 1 are the consumers' own. */
 #define TS_ATTN_PP ((TS_ATTN_PINGPONG == 1 || TS_ATTN_PINGPONG == TS_ATTN_D) && TS_ATTN_VARIANT_CONSUMERS == 2)
-/* TS_ATTN_SOFTMAX_TURNS (attention_common.h): the same turns and barriers, taken around the
- * softmax of each stage, once S has landed. */
-#define TS_ATTN_ST (TS_ATTN_SOFTMAX_TURNS && TS_ATTN_VARIANT_CONSUMERS == 2)
 #ifndef TS_ATTN_TURN
 #define TS_ATTN_TURN 2
 #endif
@@ -207,9 +202,9 @@ TS_DEVICE void TS_ATTN_FN(prefetch_q)(const ts_attn_params *p, const TS_ATTN_FN(
  * the tensor cores run the other consumers' products. With three consumers (192 rows) over key
  * tiles of 128 the diagonal crosses a query tile mid-consumer: at N = 1024 causal a block runs 96
  * consumer stages of which 72 have unmasked scores. (With the overlap a stage also carries the last
- * one's P V; with turns, ping-pong or softmax, every stage of one consumer pairs with one of the other.) */
+ * one's P V; with the ping-pong turns, every stage of one consumer pairs with one of the other.) */
 TS_DEVICE int TS_ATTN_FN(consumer_iters)(const ts_attn_params *p, const ts_attn_task *t, int consumer, int iters) {
-#if TS_ATTN_SKIP_IDLE_ROWS && !TS_ATTN_VARIANT_OVERLAP && !TS_ATTN_PP && !TS_ATTN_ST
+#if TS_ATTN_SKIP_IDLE_ROWS && !TS_ATTN_VARIANT_OVERLAP && !TS_ATTN_PP
     const long long rows_from = (long long)t->qt * TS_ATTN_VARIANT_BM + consumer * 64;
     if (rows_from >= p->seq_q) return 0;
     if (p->causal) {
@@ -229,16 +224,17 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
      * last stage the consumer computes or from here). */
     if (c->pc.round == 0) TS_ATTN_FN(load_q)(p, t, &c->pc, out, consumer);
     c->warp = ts_warp_in_group();
-#if TS_ATTN_MASK_FROM
     {
         /* Key tile j needs the causal mask when (j + 1) BN - 1 > row0, the end of the keys when
-         * (j + 1) BN > seq_kv: from j = (row0 + 1) / BN and seq_kv / BN on. */
+         * (j + 1) BN > seq_kv: from j = (row0 + 1) / BN and seq_kv / BN on. Found once a task, a
+         * stage tests one integer (testing both conditions in 64-bit arithmetic each stage put 16
+         * uniform instructions between the wait for S and the softmax at D = 128, and measured
+         * 0.2-1% slower on the H200, 2026-12-01 A/B). */
         const long long row0 = TS_ATTN_FN(warp_row0)(t, consumer, c->warp);
         long long from = p->seq_kv / TS_ATTN_VARIANT_BN;
         if (p->causal && (row0 + 1) / TS_ATTN_VARIANT_BN < from) from = (row0 + 1) / TS_ATTN_VARIANT_BN;
         c->mask_from = (int)from;
     }
-#endif
     ts_tbar_wait(c->pc.bar, c->pc.round & 1);
     /* A consumer with no stage to compute passes the query tile on at once. */
     if (c->pc.live == 0) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
@@ -253,7 +249,7 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
 #endif
     ts_rv_fill(&c->m, -INFINITY);
     ts_rv_zero(&c->l);
-#if TS_ATTN_PP || TS_ATTN_ST
+#if TS_ATTN_PP
     if (consumer == 1 && c->pc.round == 0) ts_arrive_named(TS_ATTN_TURN, 8); /* consumer 0 goes first */
 #endif
 }
@@ -279,14 +275,7 @@ TS_DEVICE void TS_ATTN_FN(softmax)(const ts_attn_params *p, TS_ATTN_FN(consumer)
                                    ts_rowvec_f32_16 *corr, long long row0, int iter, int consumer) {
     const long long col0 = (long long)iter * TS_ATTN_VARIANT_BN;
     (void)consumer;
-#if TS_ATTN_ST
-    ts_sync_named(TS_ATTN_TURN + consumer, 8);
-#endif
-#if TS_ATTN_MASK_FROM
     if (iter >= c->mask_from) {
-#else
-    {
-#endif
         if (p->causal && col0 + TS_ATTN_VARIANT_BN - 1 > row0) ts_causal_mask(s, s, row0, col0, -INFINITY);
         if (col0 + TS_ATTN_VARIANT_BN > p->seq_kv) ts_mask_cols_from(s, s, col0, p->seq_kv, -INFINITY);
     }
@@ -304,12 +293,6 @@ TS_DEVICE void TS_ATTN_FN(softmax)(const ts_attn_params *p, TS_ATTN_FN(consumer)
     ts_rv_mul(&c->l, &c->l, corr);
     ts_row_sum_acc(&c->l, s, &c->l);
     ts_rv_copy(&c->m, &m_new);
-#if TS_ATTN_ST
-    /* ptxas moves arithmetic past a named-barrier arrival as it likes (it sank half of the
-     * exponentials below it); a shared-memory store that needs every one of them keeps them ahead. */
-    TS_ATTN_FN(pin_softmax)(c);
-    ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
-#endif
 }
 
 /* A task's output o, complete, normalised by the row sums l and stored with the log-sum-exp (o
@@ -458,7 +441,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
 TS_DEVICE void TS_ATTN_FN(store)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
                                  TS_ATTN_FN(output) *out, int consumer) {
     (void)out;
-#if TS_ATTN_PP || TS_ATTN_ST
+#if TS_ATTN_PP
     /* After the block's last task, consumer 0 takes consumer 1's arrival from its last stage.
      * (Here rather than in finish, after the loop, where the wait made ptxas spill at D = 128.) */
     if (consumer == 0 && c->pc.next_task < 0) ts_sync_named(TS_ATTN_TURN, 8);
@@ -507,7 +490,6 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #include "templates/producer_consumer.h"
 
 #undef TS_ATTN_PP
-#undef TS_ATTN_ST
 #undef TS_ATTN_VARIANT_CONSUMERS
 #undef TS_ATTN_VARIANT_BM
 #undef TS_ATTN_VARIANT_BN

@@ -43,5 +43,6 @@
 #define ts_rt_lane_of TS_LAYOUT_PREFIX(rt_lane_of)
 #define ts_rt_elem_of TS_LAYOUT_PREFIX(rt_elem_of)
 #define ts_rt_same_positions TS_LAYOUT_PREFIX(rt_same_positions)
+#define ts_rt_quad_octets TS_LAYOUT_PREFIX(rt_quad_octets)
 
 #endif

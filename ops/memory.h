@@ -1,7 +1,8 @@
 /* Loads and stores of tiles between global memory, shared tiles and register tiles, destination
  * first:
  *   ts_load_g2r(rt, gl, b, h, tile_row, tile_col)    global -> registers (warp)
- *   ts_store_r2g(gl, rt, b, h, tile_row, tile_col)   registers -> global (warp)
+ *   ts_store_r2g(gl, rt, b, h, tile_row, tile_col)   registers -> global (warp; _own: no lane
+ *                                                    exchange, see below)
  *   ts_load_g2s(st, gl, b, h, tile_row, tile_col)    global -> shared (warp; _group for several)
  *   ts_store_s2g(gl, st, b, h, tile_row, tile_col)   shared -> global (warp; _group for several)
  *   ts_load_s2r(rt, st)  / ts_store_r2s(st, rt)      shared <-> registers (warp)
@@ -57,11 +58,59 @@ TS_DEVICE void ts_load_g2r_impl(void *rt, ts_rt_desc d, const ts_gl *g, long lon
     }
 }
 
+/* Lanes 4k .. 4k+3 (q = lane & 3) hold four words a[0..3] each; afterwards lane q holds the
+ * quad's words q, in lane order: a[i] becomes lane i's former a[q]. Two trades of two words, with
+ * the lane 2 apart and then 1 apart. */
+TS_DEVICE void ts_quad_transpose_u32(unsigned a[4], int lane) {
+    const int up2 = lane & 2, up1 = lane & 1;
+    unsigned s0 = up2 ? a[0] : a[2], s1 = up2 ? a[1] : a[3];
+    unsigned r0 = ts_f32_bits(ts_shfl_xor_f32(ts_bits_f32(s0), 2)), r1 = ts_f32_bits(ts_shfl_xor_f32(ts_bits_f32(s1), 2));
+    if (up2) a[0] = r0, a[1] = r1;
+    else a[2] = r0, a[3] = r1;
+    s0 = up1 ? a[0] : a[1], s1 = up1 ? a[2] : a[3];
+    r0 = ts_f32_bits(ts_shfl_xor_f32(ts_bits_f32(s0), 1)), r1 = ts_f32_bits(ts_shfl_xor_f32(ts_bits_f32(s1), 1));
+    if (up1) a[0] = r0, a[2] = r1;
+    else a[1] = r0, a[3] = r1;
+}
+
+/* exchange: whether lanes may trade elements on the way (the 16-byte path below). */
 TS_DEVICE void ts_store_r2g_impl(const ts_gl *g, const void *rt, ts_rt_desc d, long long b, long long h,
-                                 long long row0, long long col0) {
+                                 long long row0, long long col0, int exchange) {
     const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);
     const long long rows_left = g->rows - row0, cols_left = g->cols - col0;
     unsigned char *base = (unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * bytes;
+    /* A 16-bit tile of whole 32-column groups, wholly inside the layout and 16-byte aligned, whose
+     * rows' 8-column blocks each lie in one quad of lanes (ts_rt_quad_octets: CUDA's row layout):
+     * the quad trades words so that lane q holds block q of each group of four, and stores its
+     * 16 bytes at once. A quarter of the word path's stores, each writing a row's 64 contiguous
+     * bytes per quad instead of 8 pieces of 16. */
+    if (exchange && bytes == 2 && ts_rt_quad_octets(d.layout, bytes) && d.cols % 32 == 0 && rows_left >= d.rows &&
+        cols_left >= d.cols && (((uintptr_t)base | (uintptr_t)(g->stride_row * 2)) & 15u) == 0) {
+        const unsigned *words = (const unsigned *)rt;
+        const int q = lane & 3;
+        /* Lane q's block starts 8q columns into the group, 6q past its own first column there. */
+        const int r0 = ts_rt_elem_row(d, lane, 0), c0 = ts_rt_elem_col(d, lane, 0);
+        unsigned char *lane_base = base + ((long long)r0 * g->stride_row + c0 + 6 * q) * 2;
+        /* Two neighbouring subtiles of a row hold a group: elements i and i + 4 of each (i = 0 for
+         * the lane's first row of the subtile, 2 for its second) are blocks 0, 1 and 2, 3. */
+        TS_UNROLL
+        for (int e = 0; e < TS_RT_DESC_ELEMS(d); e += 2 * TS_RT_SUB_ELEMS) {
+            TS_UNROLL
+            for (int i = 0; i < 4; i += 2) {
+                const int e0 = e + i;
+                unsigned a[4] = {words[e0 >> 1], words[(e0 + 4) >> 1], words[(e0 + TS_RT_SUB_ELEMS) >> 1],
+                                 words[(e0 + TS_RT_SUB_ELEMS + 4) >> 1]};
+                ts_quad_transpose_u32(a, lane);
+                ts_v16 v;
+                TS_UNROLL
+                for (int k = 0; k < 4; ++k) v.w[k] = a[k];
+                const long long at = (long long)(ts_rt_elem_row(d, lane, e0) - r0) * g->stride_row +
+                                     (ts_rt_elem_col(d, lane, e0) - c0);
+                ts_store16(lane_base + at * 2, v);
+            }
+        }
+        return;
+    }
     /* A 16-bit tile wholly inside the layout, whose lanes hold column pairs that land 4-byte
      * aligned, goes out a word at a time: half the stores, and no test per element. Measured on
      * the H200 against element by element: attention +4% (D128) to +8% (D128 causal), +1-2% at
@@ -94,7 +143,13 @@ TS_DEVICE void ts_store_r2g_impl(const ts_gl *g, const void *rt, ts_rt_desc d, l
                      (long long)(tile_row) * TS_RT_ROWS(dst), (long long)(tile_col) * TS_RT_COLS(dst))
 #define ts_store_r2g(gl, src, b, h, tile_row, tile_col)                                            \
     ts_store_r2g_impl((gl), TS_RT_CDATA(src), TS_RT_DESC(src), (b), (h),                           \
-                      (long long)(tile_row) * TS_RT_ROWS(src), (long long)(tile_col) * TS_RT_COLS(src))
+                      (long long)(tile_row) * TS_RT_ROWS(src), (long long)(tile_col) * TS_RT_COLS(src), 1)
+/* The same with each lane storing only its own elements: no shuffles, for code that ptxas must
+ * keep free of them (inside a branch between asynchronous warpgroup multiplies, where a shuffle
+ * makes it serialize every wgmma: C7520). */
+#define ts_store_r2g_own(gl, src, b, h, tile_row, tile_col)                                        \
+    ts_store_r2g_impl((gl), TS_RT_CDATA(src), TS_RT_DESC(src), (b), (h),                           \
+                      (long long)(tile_row) * TS_RT_ROWS(src), (long long)(tile_col) * TS_RT_COLS(src), 0)
 
 /* ---- global <-> shared ----------------------------------------------------------------------- */
 

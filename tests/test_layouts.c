@@ -33,6 +33,7 @@ typedef struct layout_fns {
     int (*perm)(int, int);
     int (*same)(int, int, int, int);
     int (*st_offset)(int, int, int, int, int);
+    int (*quad_octets)(int, int);
 } layout_fns;
 
 #define FNS(b, LANES, ELEMS, SLOTS)                                                                \
@@ -51,10 +52,12 @@ typedef struct layout_fns {
     static int b##_perm(int w, int i) { return ts_##b##_rt_transpose_perm(w, i); }                 \
     static int b##_same(int y, int w, int y2, int w2) { return ts_##b##_rt_same_positions(y, w, y2, w2); } \
     static int b##_st(int R, int C, int w, int r, int c) { return ts_##b##_st_offset(R, C, w, r, c); } \
+    static int b##_quad(int y, int w) { return ts_##b##_rt_quad_octets(y, w); }                   \
     static const layout_fns b##_fns = {#b, LANES, ELEMS, SLOTS, b##_row, b##_col, b##_lane_of,     \
                                        b##_elem_of, b##_row_bits, b##_col_bits, b##_row_slot,       \
                                        b##_row_of_slot, b##_row_slots, b##_col_slot,                \
-                                       b##_col_of_slot, b##_col_slots, b##_perm, b##_same, b##_st};
+                                       b##_col_of_slot, b##_col_slots, b##_perm, b##_same, b##_st,     \
+                                       b##_quad};
 
 FNS(cuda, 32, TS_CUDA_RT_SUB_ELEMS, TS_CUDA_RV_SLOTS)
 FNS(hip, 64, TS_HIP_RT_SUB_ELEMS, TS_HIP_RV_SLOTS)
@@ -156,6 +159,30 @@ Test(layouts, same_positions_is_true_exactly_when_positions_agree) {
                         if (f->row(ya, wa, l, i) != f->row(yb, wb, l, i) || f->col(ya, wa, l, i) != f->col(yb, wb, l, i)) agree = 0;
                 cr_assert_eq(!!f->same(ya, wa, yb, wb), agree, "%s (%d,%d) vs (%d,%d)", f->name, ya, wa, yb, wb);
             }
+}
+
+/* What ts_store_r2g's 16-byte path takes from a layout that claims quad octets: lanes 4k .. 4k+3
+ * hold the same rows; lane l's elements i, i + 1 (i even) are columns 2 (l & 3) + 8 (i >> 2) and
+ * the next of the row of element i & 3. CUDA's row layout claims it (the H200's attention epilogue
+ * stores through that path). */
+Test(layouts, quad_octets_hold_where_claimed) {
+    int claims = 0;
+    FOR_EACH_LAYOUT(f, y, w) {
+        if (!f->quad_octets(y, w)) continue;
+        ++claims;
+        cr_assert_eq(f->elems, 8, "%s %d/%d", f->name, y, w);
+        cr_assert_eq(f->lanes % 4, 0, "%s %d/%d", f->name, y, w);
+        for (int l = 0; l < f->lanes; ++l)
+            for (int i = 0; i < f->elems; i += 2) {
+                const int r = f->row(y, w, l, i), c = f->col(y, w, l, i);
+                cr_assert_eq(c, 2 * (l & 3) + 8 * (i >> 2), "%s %d/%d lane %d elem %d", f->name, y, w, l, i);
+                cr_assert(f->row(y, w, l, i + 1) == r && f->col(y, w, l, i + 1) == c + 1, "%s %d/%d lane %d elem %d", f->name, y, w, l, i);
+                cr_assert_eq(r, f->row(y, w, l, i & 3), "%s %d/%d lane %d elem %d", f->name, y, w, l, i);
+                cr_assert_eq(r, f->row(y, w, l & ~3, i), "%s %d/%d lane %d elem %d", f->name, y, w, l, i);
+            }
+    }
+    cr_assert(ts_cuda_rt_quad_octets(TS_LAYOUT_ROW, 2));
+    cr_assert_eq(claims, 2); /* CUDA's row layout, both widths */
 }
 
 Test(layouts, shared_offsets_are_a_permutation_of_the_storage) {

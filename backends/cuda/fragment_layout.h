@@ -88,6 +88,15 @@ TS_LAYOUT_FN int ts_cuda_rt_same_positions(int layout_a, int bytes_a, int layout
     return layout_a == layout_b;
 }
 
+/* Nonzero when each 8-column block of a subtile's row lies in one quad of lanes, a word a lane:
+ * lanes 4k .. 4k+3 hold the same rows, and lane l's elements i, i + 1 (i even) are the columns
+ * 2 (l & 3) + 8 (i >> 2) and the next of one row, the row of element i & 3. A quad that trades
+ * its words then holds each block's 8 columns in one lane (ts_store_r2g's 16-byte path). */
+TS_LAYOUT_FN int ts_cuda_rt_quad_octets(int layout, int bytes) {
+    (void)bytes;
+    return layout == TS_LAYOUT_ROW;
+}
+
 /* wgmma with A from registers (m64nNk16, .bf16/.f16): per warp of the warpgroup, the A fragment
  * of one k16 step is the mma.sync m16n8k16 A fragment of the warp's 16 rows, four 32-bit
  * registers of two elements each (PTX ISA, "Register fragment for wgmma A", Figure 148):

@@ -66,6 +66,12 @@ TS_LAYOUT_FN int ts_hip_rt_elem_of(int layout, int bytes, int r, int c) {
 TS_LAYOUT_FN int ts_hip_rt_same_positions(int layout_a, int bytes_a, int layout_b, int bytes_b) {
     return ts_hip_lane_holds_row(layout_a, bytes_a) == ts_hip_lane_holds_row(layout_b, bytes_b);
 }
+/* Each 8-column block of a row in one quad of lanes (backends/cuda/fragment_layout.h): never here,
+ * where a lane holds four neighbouring elements of a row or a column. */
+TS_LAYOUT_FN int ts_hip_rt_quad_octets(int layout, int bytes) {
+    (void)layout, (void)bytes;
+    return 0;
+}
 
 /* The warpgroup multiply with A from registers (backends/hip/warpgroup.h) feeds each k16 step's
  * MFMA 16x16x16 A operand straight from a 16-bit row-layout tile: lane l holds row l % 16 and

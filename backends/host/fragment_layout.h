@@ -53,5 +53,11 @@ TS_LAYOUT_FN int ts_host_rt_same_positions(int layout_a, int bytes_a, int layout
     (void)bytes_a, (void)bytes_b;
     return layout_a == layout_b;
 }
+/* Each 8-column block of a row in one quad of lanes (backends/cuda/fragment_layout.h): never with
+ * one lane. */
+TS_LAYOUT_FN int ts_host_rt_quad_octets(int layout, int bytes) {
+    (void)layout, (void)bytes;
+    return 0;
+}
 
 #endif

@@ -24,57 +24,34 @@ TS_DEVICE float ts_reduce_identity(int op) {
     return op == TS_OP_MAX ? -INFINITY : op == TS_OP_MIN ? INFINITY : 0.0f;
 }
 
-/* Independent partial results a lane keeps per vector slot while it combines its own elements:
- * one chain through all of them makes every combination wait for the one before (a row of a
- * 16 x 128 tile on CUDA is 32 dependent FMNMX or FADD, the head of attention's softmax); four
- * chains, combined pairwise at the end, make that 8 + 2. */
-#define TS_REDUCE_CHAINS 4
-
 /* op is TS_OP_MAX, TS_OP_MIN or TS_OP_ADD. acc may be NULL. */
 TS_DEVICE void ts_reduce_impl(int op, int axis, float *out, const float *t, ts_rt_desc d, const float *acc) {
     const int subrows = d.rows / 16, subcols = d.cols / 16;
     const int blocks = axis == TS_AXIS_ROWS ? subrows : subcols;
     const int across = axis == TS_AXIS_ROWS ? subcols : subrows;
-    const int chains = across < TS_REDUCE_CHAINS ? across : TS_REDUCE_CHAINS;
     const int slots = ts_rv_slots(axis, d.layout);
     const int lane_bits = ts_rv_shared_lane_bits(axis, d.layout);
     TS_UNROLL
     for (int blk = 0; blk < blocks; ++blk) {
-        /* A chain starts from its first element (known when unrolled), not from the identity: one
-         * combination fewer a chain. */
-        float part[TS_RV_SLOTS][TS_REDUCE_CHAINS];
-        int started[TS_RV_SLOTS][TS_REDUCE_CHAINS];
+        float part[TS_RV_SLOTS];
         TS_UNROLL
-        for (int s = 0; s < TS_RV_SLOTS; ++s) {
-            TS_UNROLL
-            for (int c = 0; c < TS_REDUCE_CHAINS; ++c) part[s][c] = ts_reduce_identity(op), started[s][c] = 0;
-        }
-        /* Sub-tile o feeds chain o % chains: a chain's elements come from every chains-th sub-tile. */
+        for (int s = 0; s < TS_RV_SLOTS; ++s) part[s] = ts_reduce_identity(op);
         TS_UNROLL
         for (int o = 0; o < across; ++o) {
             const int sub = axis == TS_AXIS_ROWS ? blk * subcols + o : o * subcols + blk;
-            const int c = o % chains;
             TS_UNROLL
             for (int i = 0; i < TS_RT_SUB_ELEMS; ++i) {
                 const int slot = axis == TS_AXIS_ROWS ? ts_rv_row_slot(d.layout, 4, i) : ts_rv_col_slot(d.layout, 4, i);
-                const float x = t[sub * TS_RT_SUB_ELEMS + i];
-                part[slot][c] = started[slot][c] ? ts_apply_binary(op, part[slot][c], x) : x;
-                started[slot][c] = 1;
+                part[slot] = ts_apply_binary(op, part[slot], t[sub * TS_RT_SUB_ELEMS + i]);
             }
         }
         TS_UNROLL
         for (int s = 0; s < TS_RV_SLOTS; ++s) {
             if (s >= slots) continue;
             TS_UNROLL
-            for (int w = TS_REDUCE_CHAINS / 2; w >= 1; w /= 2) {
-                TS_UNROLL
-                for (int c = 0; c < w; ++c)
-                    if (c + w < chains) part[s][c] = ts_apply_binary(op, part[s][c], part[s][c + w]);
-            }
-            TS_UNROLL
             for (int m = 1; m < TS_WARP_LANES; m <<= 1)
-                if (lane_bits & m) part[s][0] = ts_apply_binary(op, part[s][0], ts_shfl_xor_f32(part[s][0], m));
-            out[blk * TS_RV_SLOTS + s] = acc ? ts_apply_binary(op, acc[blk * TS_RV_SLOTS + s], part[s][0]) : part[s][0];
+                if (lane_bits & m) part[s] = ts_apply_binary(op, part[s], ts_shfl_xor_f32(part[s], m));
+            out[blk * TS_RV_SLOTS + s] = acc ? ts_apply_binary(op, acc[blk * TS_RV_SLOTS + s], part[s]) : part[s];
         }
     }
 }

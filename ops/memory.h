@@ -1,8 +1,7 @@
 /* Loads and stores of tiles between global memory, shared tiles and register tiles, destination
  * first:
  *   ts_load_g2r(rt, gl, b, h, tile_row, tile_col)    global -> registers (warp)
- *   ts_store_r2g(gl, rt, b, h, tile_row, tile_col)   registers -> global (warp; _own: no lane
- *                                                    exchange, see below)
+ *   ts_store_r2g(gl, rt, b, h, tile_row, tile_col)   registers -> global (warp)
  *   ts_load_g2s(st, gl, b, h, tile_row, tile_col)    global -> shared (warp; _group for several)
  *   ts_store_s2g(gl, st, b, h, tile_row, tile_col)   shared -> global (warp; _group for several)
  *   ts_load_s2r(rt, st)  / ts_store_r2s(st, rt)      shared <-> registers (warp)
@@ -73,9 +72,8 @@ TS_DEVICE void ts_quad_transpose_u32(unsigned a[4], int lane) {
     else a[1] = r0, a[3] = r1;
 }
 
-/* exchange: whether lanes may trade elements on the way (the 16-byte path below). */
 TS_DEVICE void ts_store_r2g_impl(const ts_gl *g, const void *rt, ts_rt_desc d, long long b, long long h,
-                                 long long row0, long long col0, int exchange) {
+                                 long long row0, long long col0) {
     const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);
     const long long rows_left = g->rows - row0, cols_left = g->cols - col0;
     unsigned char *base = (unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * bytes;
@@ -84,7 +82,7 @@ TS_DEVICE void ts_store_r2g_impl(const ts_gl *g, const void *rt, ts_rt_desc d, l
      * the quad trades words so that lane q holds block q of each group of four, and stores its
      * 16 bytes at once. A quarter of the word path's stores, each writing a row's 64 contiguous
      * bytes per quad instead of 8 pieces of 16. */
-    if (exchange && bytes == 2 && ts_rt_quad_octets(d.layout, bytes) && d.cols % 32 == 0 && rows_left >= d.rows &&
+    if (bytes == 2 && ts_rt_quad_octets(d.layout, bytes) && d.cols % 32 == 0 && rows_left >= d.rows &&
         cols_left >= d.cols && (((uintptr_t)base | (uintptr_t)(g->stride_row * 2)) & 15u) == 0) {
         const unsigned *words = (const unsigned *)rt;
         const int q = lane & 3;
@@ -143,13 +141,7 @@ TS_DEVICE void ts_store_r2g_impl(const ts_gl *g, const void *rt, ts_rt_desc d, l
                      (long long)(tile_row) * TS_RT_ROWS(dst), (long long)(tile_col) * TS_RT_COLS(dst))
 #define ts_store_r2g(gl, src, b, h, tile_row, tile_col)                                            \
     ts_store_r2g_impl((gl), TS_RT_CDATA(src), TS_RT_DESC(src), (b), (h),                           \
-                      (long long)(tile_row) * TS_RT_ROWS(src), (long long)(tile_col) * TS_RT_COLS(src), 1)
-/* The same with each lane storing only its own elements: no shuffles, for code that ptxas must
- * keep free of them (inside a branch between asynchronous warpgroup multiplies, where a shuffle
- * makes it serialize every wgmma: C7520). */
-#define ts_store_r2g_own(gl, src, b, h, tile_row, tile_col)                                        \
-    ts_store_r2g_impl((gl), TS_RT_CDATA(src), TS_RT_DESC(src), (b), (h),                           \
-                      (long long)(tile_row) * TS_RT_ROWS(src), (long long)(tile_col) * TS_RT_COLS(src), 0)
+                      (long long)(tile_row) * TS_RT_ROWS(src), (long long)(tile_col) * TS_RT_COLS(src))
 
 /* ---- global <-> shared ----------------------------------------------------------------------- */
 

@@ -196,7 +196,7 @@ cuda_gates() {
     # before kernels/attention pinned the softmax ahead of that wait (TS_ATTN_PIN_SOFTMAX).
     obj=$(find "$build" -name "kernels_attention_attention_c.cu.o" | head -n 1)
     if [ -n "$obj" ] && PATH="$nvdisasm_dir:$PATH" "$cuobjdump" -sass "$obj" >"$tmp/attn.sass" 2>/dev/null; then
-      python3 "$root/scripts/attention-overlap-gate.py" "$tmp/attn.sass" >"$tmp/attn.gate" 2>&1
+      python3 "$root/scripts/attention-overlap-gate.py" "$tmp/attn.sass" --require d128 >"$tmp/attn.gate" 2>&1
       local rc=$?
       while IFS= read -r line; do note "attention overlap: $line"; done <"$tmp/attn.gate"
       [ "$rc" -eq 0 ] || fail "attention: the softmax does not run ahead of the wait for P V"

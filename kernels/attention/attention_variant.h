@@ -296,12 +296,9 @@ TS_DEVICE void TS_ATTN_FN(softmax)(const ts_attn_params *p, TS_ATTN_FN(consumer)
 }
 
 /* A task's output o, complete, normalised by the row sums l and stored with the log-sum-exp (o
- * itself is left as it is). carried: the epilogue runs inside a stage, between the multiplies of
- * the next task, where its lanes store their own elements (ts_store_r2g_own: with the quads'
- * 16-byte stores, whose shuffles sit in that branch, ptxas serialized every wgmma, C7520). */
+ * itself is left as it is). */
 TS_DEVICE void TS_ATTN_FN(epilogue)(const ts_attn_params *p, const ts_attn_task *t, const TS_ATTN_RT_O *o,
-                                    const ts_rowvec_f32_16 *m, const ts_rowvec_f32_16 *l, int consumer,
-                                    int carried) {
+                                    const ts_rowvec_f32_16 *m, const ts_rowvec_f32_16 *l, int consumer) {
     const long long row0 = TS_ATTN_FN(row0)(t, consumer);
     /* One division per row, not per element. */
     ts_rowvec_f32_16 inv_l, one;
@@ -312,10 +309,7 @@ TS_DEVICE void TS_ATTN_FN(epilogue)(const ts_attn_params *p, const ts_attn_task 
     ts_mul_row(&scaled, o, &inv_l);
     TS_ATTN_RT_O16 o16;
     ts_convert(&o16, &scaled);
-    if (carried)
-        ts_store_r2g_own(&p->o, &o16, t->b, t->hq, row0 / 16, 0);
-    else
-        ts_store_r2g(&p->o, &o16, t->b, t->hq, row0 / 16, 0);
+    ts_store_r2g(&p->o, &o16, t->b, t->hq, row0 / 16, 0);
     if (p->lse) {
         /* Natural log-sum-exp: m is in base-2 units, so lse = m ln 2 + ln l (-inf for an empty row). */
         ts_rowvec_f32_16 lse, ln_l;
@@ -399,7 +393,10 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
      * once S is P in 16 bits. Nothing in this branch writes the output's registers (ptxas then
      * serializes every wgmma, C7520): the epilogue reads them, and the rescale below clears them,
      * since the new task's first correction is exp2(-inf) = 0. */
-    if (iter == 0 && t->task >= ts_grid_x()) TS_ATTN_FN(epilogue)(p, &c->prev, &c->o, &c->m_prev, &c->l_prev, consumer, 1);
+    if (iter == 0 && t->task >= ts_grid_x()) TS_ATTN_FN(epilogue)(p, &c->prev, &c->o, &c->m_prev, &c->l_prev, consumer);
+    /* The epilogue's 16-byte stores trade words between lanes (shuffles): without a fence of
+     * our own after the branch, ptxas inserts one inside it and serializes every wgmma (C7520). */
+    ts_wg_fence();
 #endif
     ts_mul_row(&c->o, &c->o, &corr);
 #if !TS_ATTN_VARIANT_SHIFT
@@ -460,7 +457,7 @@ TS_DEVICE void TS_ATTN_FN(store)(const ts_attn_params *p, const ts_attn_task *t,
         return;
     }
 #endif
-    TS_ATTN_FN(epilogue)(p, t, &c->o, &c->m, &c->l, consumer, 0);
+    TS_ATTN_FN(epilogue)(p, t, &c->o, &c->m, &c->l, consumer);
 }
 
 TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) *c, TS_ATTN_FN(output) *out,

@@ -63,11 +63,11 @@ TS_DEVICE void ts_load_g2r_impl(void *rt, ts_rt_desc d, const ts_gl *g, long lon
 TS_DEVICE void ts_quad_transpose_u32(unsigned a[4], int lane) {
     const int up2 = lane & 2, up1 = lane & 1;
     unsigned s0 = up2 ? a[0] : a[2], s1 = up2 ? a[1] : a[3];
-    unsigned r0 = ts_f32_bits(ts_shfl_xor_f32(ts_bits_f32(s0), 2)), r1 = ts_f32_bits(ts_shfl_xor_f32(ts_bits_f32(s1), 2));
+    unsigned r0 = ts_shfl_xor_u32(s0, 2), r1 = ts_shfl_xor_u32(s1, 2);
     if (up2) a[0] = r0, a[1] = r1;
     else a[2] = r0, a[3] = r1;
     s0 = up1 ? a[0] : a[1], s1 = up1 ? a[2] : a[3];
-    r0 = ts_f32_bits(ts_shfl_xor_f32(ts_bits_f32(s0), 1)), r1 = ts_f32_bits(ts_shfl_xor_f32(ts_bits_f32(s1), 1));
+    r0 = ts_shfl_xor_u32(s0, 1), r1 = ts_shfl_xor_u32(s1, 1);
     if (up1) a[0] = r0, a[2] = r1;
     else a[1] = r0, a[3] = r1;
 }

@@ -8,6 +8,7 @@
 TS_DEVICE float ts_shfl_xor_f32(float v, int lane_mask) { return __shfl_xor_sync(0xffffffffu, v, lane_mask); }
 TS_DEVICE float ts_shfl_f32(float v, int src_lane) { return __shfl_sync(0xffffffffu, v, src_lane); }
 TS_DEVICE unsigned ts_shfl_u32(unsigned v, int src_lane) { return __shfl_sync(0xffffffffu, v, src_lane); }
+TS_DEVICE unsigned ts_shfl_xor_u32(unsigned v, int lane_mask) { return __shfl_xor_sync(0xffffffffu, v, lane_mask); }
 
 /* 2^x in one MUFU.EX2 (relative error about 2^-22, subnormal results flushed to 0, 2^-inf = 0):
  * exp2f adds a range check and two multiplies around it for subnormal results. */

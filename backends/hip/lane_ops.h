@@ -12,6 +12,7 @@
 TS_DEVICE float ts_shfl_xor_f32(float v, int lane_mask) { return __shfl_xor(v, lane_mask, 64); }
 TS_DEVICE float ts_shfl_f32(float v, int src_lane) { return __shfl(v, src_lane, 64); }
 TS_DEVICE unsigned ts_shfl_u32(unsigned v, int src_lane) { return (unsigned)__shfl((int)v, src_lane, 64); }
+TS_DEVICE unsigned ts_shfl_xor_u32(unsigned v, int lane_mask) { return (unsigned)__shfl_xor((int)v, lane_mask, 64); }
 
 /* 2^x for the softmax kernels; exp2f is already v_exp_f32 with a range fix-up here. */
 TS_DEVICE float ts_exp2_approx(float x) { return exp2f(x); }

@@ -13,6 +13,7 @@
 TS_DEVICE float ts_shfl_xor_f32(float v, int lane_mask) { return (void)lane_mask, v; }
 TS_DEVICE float ts_shfl_f32(float v, int src_lane) { return (void)src_lane, v; }
 TS_DEVICE unsigned ts_shfl_u32(unsigned v, int src_lane) { return (void)src_lane, v; }
+TS_DEVICE unsigned ts_shfl_xor_u32(unsigned v, int lane_mask) { return (void)lane_mask, v; }
 
 /* 2^x for the softmax kernels (the GPU backends' approximate form; exact here). */
 TS_DEVICE float ts_exp2_approx(float x) { return exp2f(x); }

@@ -222,6 +222,13 @@ TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D64, 64);
 #endif
 
 
+/* 1 (default): under the causal mask a ragged query tile is the first of its head, not the last
+ * (ts_attn_params.q_shift); 0: tiles start at row 0. Work counted: at D = 64, N = 1024 a head's
+ * tasks take 27 stages instead of 32; predicted +5-10% there, less at longer N. Not yet measured on
+ * the H200 (an A/B: -DTS_ATTN_RAGGED_FIRST=0). */
+#ifndef TS_ATTN_RAGGED_FIRST
+#define TS_ATTN_RAGGED_FIRST 1
+#endif
 /* Without the overlap, 1 (default): a consumer skips the stages where all its rows are masked
  * (attention_variant.h); 0 computes them, for A/B runs. */
 #ifndef TS_ATTN_SKIP_IDLE_ROWS
@@ -235,6 +242,13 @@ typedef struct ts_attn_params {
     float *lse;         /* (B, Hq, Nq), or NULL */
     float scale_log2;   /* the softmax scale times log2(e): scores are kept in base-2 units */
     int causal, heads_q, group, q_tiles, kv_tiles;
+    /* Query tile q holds rows q BM - q_shift .. (q + 1) BM - q_shift - 1. Under the causal mask
+     * q_shift is q_tiles BM - seq_q rounded down to whole consumers (64 rows): a ragged tile is the
+     * first, whose rows see the fewest keys, not the last, whose rows see them all. A consumer
+     * whose 64 rows all lie before row 0 computes nothing and stores nothing. At N = 1024, D = 64
+     * (192 rows a tile, 128 keys a stage) a head's six tasks take 27 stages instead of 32, and the
+     * ragged task one stage instead of eight with one consumer of three at work. 0 otherwise. */
+    int q_shift;
     ts_attn_order order;   /* the task order (task_order.h), filled once the grid is known */
     ts_fast_div by_heads_q, by_group; /* a task's head into (batch, query head); its key-value head */
     /* heads: batch x query heads. tasks = heads x q_tiles stays a parameter: computed in the kernel
@@ -261,7 +275,7 @@ TS_EXTERN_C void ts_attn_plan_grid(ts_attn_params *params, int grid);
 
 /* The task's (batch, query head, query tile), in the order of task_order.h, and how many key tiles
  * (of bn keys) it visits: all of them, or under the causal mask only those left of the tile's last
- * row. */
+ * row (its rows start at qt bm - q_shift). */
 TS_DEVICE int ts_attn_setup(const ts_attn_params *p, long long task, int bm, int bn, ts_attn_task *t) {
     unsigned bh;
     ts_attn_task_tile(&p->order, (unsigned)task, p->causal, &bh, &t->qt);
@@ -271,7 +285,7 @@ TS_DEVICE int ts_attn_setup(const ts_attn_params *p, long long task, int bm, int
     t->iters = p->kv_tiles;
     t->task = task;
     if (p->causal) {
-        long long last_row = (long long)(t->qt + 1) * bm - 1;
+        long long last_row = (long long)(t->qt + 1) * bm - (bm > 64 ? p->q_shift : 0) - 1;
         if (last_row > p->seq_q - 1) last_row = p->seq_q - 1;
         const long long tiles = last_row / bn + 1;
         if (tiles < t->iters) t->iters = (int)tiles;

@@ -145,13 +145,18 @@ TS_DEVICE void TS_ATTN_FN(load)(const ts_attn_params *p, const ts_attn_task *t, 
     if (v) ts_async_load(&in->v, &p->v, vt.b, (int)ts_fast_div_quot(p->by_group, (unsigned)vt.hq), v_tile, 0, full);
 }
 
-/* The first query row in the whole sequence of warp `warp` of the consumer. */
-TS_DEVICE long long TS_ATTN_FN(warp_row0)(const ts_attn_task *t, int consumer, int warp) {
-    return (long long)t->qt * TS_ATTN_VARIANT_BM + consumer * 64 + warp * 16;
+/* The first query row in the whole sequence of the consumer's rows, and of warp `warp`'s (negative
+ * for a consumer before row 0: ts_attn_params.q_shift). */
+TS_DEVICE long long TS_ATTN_FN(consumer_row0)(const ts_attn_params *p, const ts_attn_task *t, int consumer) {
+    /* One consumer (64 rows a tile, as on HIP): no shift, and none computed. */
+    return (long long)t->qt * TS_ATTN_VARIANT_BM - (TS_ATTN_VARIANT_CONSUMERS > 1 ? p->q_shift : 0) + consumer * 64;
+}
+TS_DEVICE long long TS_ATTN_FN(warp_row0)(const ts_attn_params *p, const ts_attn_task *t, int consumer, int warp) {
+    return TS_ATTN_FN(consumer_row0)(p, t, consumer) + warp * 16;
 }
 /* The calling warp's. */
-TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_task *t, int consumer) {
-    return TS_ATTN_FN(warp_row0)(t, consumer, ts_warp_in_group());
+TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_params *p, const ts_attn_task *t, int consumer) {
+    return TS_ATTN_FN(warp_row0)(p, t, consumer, ts_warp_in_group());
 }
 
 /* TS_ATTN_PINGPONG=1 (in the variants of two consumers, attention_common.h; the others ignore it):
@@ -174,12 +179,13 @@ TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_task *t, int consumer) {
 
 /* The consumer's 64 query rows of task t (zero past the sequence) start on their way to out->q,
  * completing on the consumer's own barrier: one copy per task, issued by the warpgroup's first
- * warp. */
+ * warp. A consumer before row 0 loads the first rows, which it does not read. */
 TS_DEVICE void TS_ATTN_FN(load_q)(const ts_attn_params *p, const ts_attn_task *t, const ts_pc_consumer *pc,
                                   TS_ATTN_FN(output) *out, int consumer) {
     if (ts_warp_in_group() != 0) return;
+    const long long row0 = TS_ATTN_FN(consumer_row0)(p, t, consumer);
     ts_tbar_expect_bytes(pc->bar, TS_ASYNC_BYTES(&out->q));
-    ts_async_load(&out->q, &p->q, t->b, t->hq, t->qt * TS_ATTN_VARIANT_CONSUMERS + consumer, 0, pc->bar);
+    ts_async_load(&out->q, &p->q, t->b, t->hq, row0 < 0 ? 0 : (int)(row0 / 64), 0, pc->bar);
 }
 
 /* Called once the task's last S = Q K^T has landed, when no multiply reads out->q any more: the
@@ -205,8 +211,8 @@ TS_DEVICE void TS_ATTN_FN(prefetch_q)(const ts_attn_params *p, const TS_ATTN_FN(
  * one's P V; with the ping-pong turns, every stage of one consumer pairs with one of the other.) */
 TS_DEVICE int TS_ATTN_FN(consumer_iters)(const ts_attn_params *p, const ts_attn_task *t, int consumer, int iters) {
 #if TS_ATTN_SKIP_IDLE_ROWS && !TS_ATTN_VARIANT_OVERLAP && !TS_ATTN_PP
-    const long long rows_from = (long long)t->qt * TS_ATTN_VARIANT_BM + consumer * 64;
-    if (rows_from >= p->seq_q) return 0;
+    const long long rows_from = TS_ATTN_FN(consumer_row0)(p, t, consumer);
+    if (rows_from >= p->seq_q || rows_from < 0) return 0;
     if (p->causal) {
         const long long tiles = (rows_from + 63) / TS_ATTN_VARIANT_BN + 1;
         if (tiles < iters) return (int)tiles;
@@ -230,7 +236,7 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
          * stage tests one integer (testing both conditions in 64-bit arithmetic each stage put 16
          * uniform instructions between the wait for S and the softmax at D = 128, and measured
          * 0.2-1% slower on the H200, 2026-12-01 A/B). */
-        const long long row0 = TS_ATTN_FN(warp_row0)(t, consumer, c->warp);
+        const long long row0 = TS_ATTN_FN(warp_row0)(p, t, consumer, c->warp);
         long long from = p->seq_kv / TS_ATTN_VARIANT_BN;
         if (p->causal && (row0 + 1) / TS_ATTN_VARIANT_BN < from) from = (row0 + 1) / TS_ATTN_VARIANT_BN;
         c->mask_from = (int)from;
@@ -299,7 +305,8 @@ TS_DEVICE void TS_ATTN_FN(softmax)(const ts_attn_params *p, TS_ATTN_FN(consumer)
  * itself is left as it is). */
 TS_DEVICE void TS_ATTN_FN(epilogue)(const ts_attn_params *p, const ts_attn_task *t, const TS_ATTN_RT_O *o,
                                     const ts_rowvec_f32_16 *m, const ts_rowvec_f32_16 *l, int consumer) {
-    const long long row0 = TS_ATTN_FN(row0)(t, consumer);
+    const long long row0 = TS_ATTN_FN(row0)(p, t, consumer);
+    if (row0 < 0) return; /* a consumer before row 0 (ts_attn_params.q_shift) */
     /* One division per row, not per element. */
     ts_rowvec_f32_16 inv_l, one;
     ts_rv_fill(&one, 1.0f);
@@ -323,7 +330,7 @@ TS_DEVICE void TS_ATTN_FN(epilogue)(const ts_attn_params *p, const ts_attn_task 
 TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
                                    const TS_ATTN_FN(input) *in, TS_ATTN_FN(output) *out, int iter,
                                    int consumer) {
-    const long long row0 = TS_ATTN_FN(warp_row0)(t, consumer, c->warp);
+    const long long row0 = TS_ATTN_FN(warp_row0)(p, t, consumer, c->warp);
     TS_ATTN_RT_S s;
     ts_rowvec_f32_16 corr;
 #if TS_ATTN_VARIANT_OVERLAP

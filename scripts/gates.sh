@@ -15,8 +15,10 @@
 #       tests/kernels/wg_kernels.c must hold wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg.
 #       Where a disassembler is found (cuobjdump with nvdisasm: PATH, the CUDA install, or the
 #       nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm wheels), the built object's SASS must hold
-#       HGMMA, and each attention kernel's softmax must lie ahead of its wait for the last stage's
-#       P V (scripts/attention-overlap-gate.py); without one these checks are skipped, said so.
+#       HGMMA, every GEMM and attention kernel HGMMA, UTMALDG and USETMAXREG, and each attention
+#       kernel's softmax must lie ahead of its wait for the last stage's P V, the D = 128 ones
+#       with a wait for S alone (their wgmma not serialized; scripts/attention-overlap-gate.py);
+#       without one these checks are skipped, said so.
 # hip:  the warpgroup and mma test kernels (and the gemm and attention kernels, when built) hold v_mfma for
 #       gfx942 and gfx90a, every warpgroup test kernel on its own; every kernel of every
 #       <build>/hip/*.resource.txt has ScratchSize 0.
@@ -190,6 +192,26 @@ cuda_gates() {
       n=$(grep -c "HGMMA" "$tmp/wg.sass" || true)
       if [ "$n" -gt 0 ]; then note "wg_kernels SASS: $n HGMMA"; else fail "wg_kernels SASS holds no HGMMA"; fi
     fi
+    # The GEMM and attention kernels, each function of their objects: the warpgroup multiply
+    # (HGMMA), TMA loads (UTMALDG) and the register budgets of the warp roles (USETMAXREG).
+    local src missing
+    for src in gemm attention; do
+      obj=$(find "$build" -name "kernels_${src}_${src}_c.cu.o" | head -n 1)
+      [ -n "$obj" ] || continue
+      if ! PATH="$nvdisasm_dir:$PATH" "$cuobjdump" -sass "$obj" >"$tmp/$src.sass" 2>/dev/null; then
+        fail "cuobjdump -sass failed on $obj"
+        continue
+      fi
+      missing=$(awk 'function report() { if (f != "" && !(h && t && r)) print f }
+                     /Function :/ { report(); f = $3; h = t = r = 0 }
+                     /HGMMA/ { h = 1 } /UTMALDG/ { t = 1 } /USETMAXREG/ { r = 1 }
+                     END { report() }' "$tmp/$src.sass")
+      if [ -n "$missing" ]; then
+        fail "$src: kernels without HGMMA, UTMALDG or USETMAXREG in their SASS: $(echo $missing)"
+      else
+        note "$src SASS: $(grep -c 'Function :' "$tmp/$src.sass") kernels, each with HGMMA, UTMALDG and USETMAXREG"
+      fi
+    done
     # Attention's overlap: in each kernel the softmax's exponentials lie between the wait for a
     # stage's S (DEPBAR.LE gsb0, 0x1) and the wait for the last stage's P V (the last DEPBAR.LE
     # gsb0, 0x0 before the next WARPGROUP.ARRIVE), not after the second, where ptxas put them

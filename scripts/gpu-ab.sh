@@ -14,6 +14,7 @@
 #   tree is exported beforehand, here, into .ab-rev/ (ignored by git; carry it with the call):
 #     git archive REV | (mkdir -p .ab-rev/REV && tar -x -C .ab-rev/REV)
 #     scripts/gpu-ab.sh base=@.ab-rev/REV new=          (carry .device-deps and .ab-rev)
+# scripts/gpu-ab-table.py LOG summarises a saved log: each variant's mean over the rounds against the first.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -f .device-deps/unpack.sh ] && source .device-deps/unpack.sh

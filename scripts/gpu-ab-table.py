@@ -25,7 +25,7 @@ def main():
             continue
         m = re.match(r"\s+(.*?)\s+(?:ms|baseline_ms|max_rel_diff)=.*?\s([\d.]+) (TFLOP/s|TB/s)", line)
         if m and current:
-            point = re.sub(r"\s*(ms|dtype)=\S+", "", m.group(1))
+            point = re.sub(r"\s*(ms|dtype)=\S+", "", m.group(1)).strip()
             unit = m.group(3)
             points.setdefault(point, collections.defaultdict(list))[current].append(float(m.group(2)))
     if not points:
@@ -44,7 +44,7 @@ def main():
                 continue
             mean = sum(vals) / len(vals)
             change = f"{100 * (mean / ref - 1):+5.1f}%" if ref else "     "
-            cells.append(f"{mean:10.1f} {change}")
+            cells.append(f"{mean:10.3f} {change}" if unit == "TB/s" else f"{mean:10.1f} {change}")
         print(f"{point:{width}}" + "".join(cells))
 
 

@@ -273,6 +273,10 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
                                       ts_attn_params *params, int *long_keys);
 TS_EXTERN_C void ts_attn_plan_grid(ts_attn_params *params, int grid);
 
+/* ts_attn_params.q_shift for a kernel of bm query rows a tile: with one consumer (64 rows, as on
+ * HIP) it is 0 by construction, and the constant lets the compiler drop it. */
+TS_DEVICE int ts_attn_q_shift(const ts_attn_params *p, int bm) { return bm > 64 ? p->q_shift : 0; }
+
 /* The task's (batch, query head, query tile), in the order of task_order.h, and how many key tiles
  * (of bn keys) it visits: all of them, or under the causal mask only those left of the tile's last
  * row (its rows start at qt bm - q_shift). */
@@ -285,7 +289,7 @@ TS_DEVICE int ts_attn_setup(const ts_attn_params *p, long long task, int bm, int
     t->iters = p->kv_tiles;
     t->task = task;
     if (p->causal) {
-        long long last_row = (long long)(t->qt + 1) * bm - (bm > 64 ? p->q_shift : 0) - 1;
+        long long last_row = (long long)(t->qt + 1) * bm - ts_attn_q_shift(p, bm) - 1;
         if (last_row > p->seq_q - 1) last_row = p->seq_q - 1;
         const long long tiles = last_row / bn + 1;
         if (tiles < t->iters) t->iters = (int)tiles;

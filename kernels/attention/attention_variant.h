@@ -148,8 +148,7 @@ TS_DEVICE void TS_ATTN_FN(load)(const ts_attn_params *p, const ts_attn_task *t, 
 /* The first query row in the whole sequence of the consumer's rows, and of warp `warp`'s (negative
  * for a consumer before row 0: ts_attn_params.q_shift). */
 TS_DEVICE long long TS_ATTN_FN(consumer_row0)(const ts_attn_params *p, const ts_attn_task *t, int consumer) {
-    /* One consumer (64 rows a tile, as on HIP): no shift, and none computed. */
-    return (long long)t->qt * TS_ATTN_VARIANT_BM - (TS_ATTN_VARIANT_CONSUMERS > 1 ? p->q_shift : 0) + consumer * 64;
+    return (long long)t->qt * TS_ATTN_VARIANT_BM - ts_attn_q_shift(p, TS_ATTN_VARIANT_BM) + consumer * 64;
 }
 TS_DEVICE long long TS_ATTN_FN(warp_row0)(const ts_attn_params *p, const ts_attn_task *t, int consumer, int warp) {
     return TS_ATTN_FN(consumer_row0)(p, t, consumer) + warp * 16;
@@ -278,9 +277,8 @@ TS_DEVICE void TS_ATTN_FN(pin_softmax)(const TS_ATTN_FN(consumer) *c) {
  * needs the causal mask when its last key lies beyond the warp's first query row. The output
  * accumulator is the caller's to rescale by corr. */
 TS_DEVICE void TS_ATTN_FN(softmax)(const ts_attn_params *p, TS_ATTN_FN(consumer) *c, TS_ATTN_RT_S *s,
-                                   ts_rowvec_f32_16 *corr, long long row0, int iter, int consumer) {
+                                   ts_rowvec_f32_16 *corr, long long row0, int iter) {
     const long long col0 = (long long)iter * TS_ATTN_VARIANT_BN;
-    (void)consumer;
     if (iter >= c->mask_from) {
         if (p->causal && col0 + TS_ATTN_VARIANT_BN - 1 > row0) ts_causal_mask(s, s, row0, col0, -INFINITY);
         if (col0 + TS_ATTN_VARIANT_BN > p->seq_kv) ts_mask_cols_from(s, s, col0, p->seq_kv, -INFINITY);
@@ -383,7 +381,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
 #endif
     ts_wg_acc_fence(&s);
-    TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, iter, consumer);
+    TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, iter);
     /* Keeps the softmax ahead of the wait below, where ptxas would hoist the wait (attention_common.h). */
 #if TS_ATTN_PIN_SOFTMAX
     TS_ATTN_FN(pin_softmax)(c);
@@ -427,7 +425,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_wg_mm_ABt(&s, &out->q, &in->k);
 #endif
     if (iter + 1 == c->pc.live) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
-    TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, iter, consumer);
+    TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, iter);
     ts_mul_row(&c->o, &c->o, &corr);
 
     TS_ATTN_RT_P pb;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The log of scripts/gpu-ab.sh as one table: per bench point the mean TFLOP/s (or TB/s) of each
+"""The log of scripts/gpu-ab.sh as one table: per bench and point the mean TFLOP/s (or TB/s) of each
 variant over its rounds, and its change against the first variant, for the header of a
 bench/results/*-ab.txt file. Reads the '== NAME BENCH (round N)' markers and the points printed
 under them.
@@ -15,17 +15,18 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     points = collections.OrderedDict()
-    variants, current, unit = [], None, "TFLOP/s"
+    variants, current, bench, unit = [], None, "", "TFLOP/s"
     for line in open(sys.argv[1]):
-        m = re.match(r"== (\S+) \S+ \(round \d+\)", line)
+        m = re.match(r"== (\S+) (\S+) \(round \d+\)", line)
         if m:
-            current = m.group(1)
+            current, bench = m.group(1), m.group(2)
             if current not in variants:
                 variants.append(current)
             continue
         m = re.match(r"\s+(.*?)\s+(?:ms|baseline_ms|max_rel_diff)=.*?\s([\d.]+) (TFLOP/s|TB/s)", line)
         if m and current:
-            point = re.sub(r"\s*(ms|dtype)=\S+", "", m.group(1)).strip()
+            # The bench's name leads the point: benches of one log may share their parameters.
+            point = bench + " " + re.sub(r"\s*(ms|dtype)=\S+", "", m.group(1)).strip()
             unit = m.group(3)
             points.setdefault(point, collections.defaultdict(list))[current].append(float(m.group(2)))
     if not points:

@@ -22,8 +22,8 @@
 #endif
 
 /* With the weight held (above), 1: it is loaded after the row's x and residual, as torch.compile's
- * kernel orders its loads, so that the row's requests leave first; 0 (default, measured): before
- * them. An A/B option, not yet measured on the H200. */
+ * kernel orders its loads, so that the row's requests leave first; 0 (default): before them. The
+ * two measured equal on the H200 (bench/results/nvidia-h200-2026-12-01-rope-whole-norm-weight-order-ab.txt). */
 #ifndef TS_NORM_WEIGHT_AFTER_ROW
 #define TS_NORM_WEIGHT_AFTER_ROW 0
 #endif

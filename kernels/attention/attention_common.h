@@ -185,7 +185,8 @@
 #endif
 /* 1: causal calls over at least TS_ATTN_LONG_KEYS keys take the long-sequence kernel too; 0
  * (default): they keep TS_ATTN_BN_D128 keys a stage, as FlashAttention-3 keeps 128 under the mask.
- * An A/B option, not yet measured on the H200. */
+ * An A/B option: on the H200 equal or 1-2% slower at causal N = 8192 and 16384
+ * (bench/results/nvidia-h200-2026-12-01-attention-long-causal-prefetch-q-ab.txt). */
 #ifndef TS_ATTN_LONG_CAUSAL
 #define TS_ATTN_LONG_CAUSAL 0
 #endif
@@ -223,9 +224,9 @@ TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D64, 64);
 
 
 /* 1 (default): under the causal mask a ragged query tile is the first of its head, not the last
- * (ts_attn_params.q_shift); 0: tiles start at row 0. Work counted: at D = 64, N = 1024 a head's
- * tasks take 27 stages instead of 32; predicted +5-10% there, less at longer N. Not yet measured on
- * the H200 (an A/B: -DTS_ATTN_RAGGED_FIRST=0). */
+ * (ts_attn_params.q_shift); 0: tiles start at row 0. At D = 64, N = 1024 a head's tasks take 27
+ * stages instead of 32: on the H200 +11.6% there, +4-5% at N = 2048 and 4096, the rest equal
+ * (bench/results/nvidia-h200-2026-12-01-attention-ragged-first-ab.txt). */
 #ifndef TS_ATTN_RAGGED_FIRST
 #define TS_ATTN_RAGGED_FIRST 1
 #endif

@@ -76,7 +76,7 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         else
             ts_wv_packed_store_normalized(out, out_dtype, &h, mean, scale, TS_ROWWISE_ASSUME_ALIGNED(weight),
                                           TS_ROWWISE_ASSUME_ALIGNED(bias), param_dtype, n);
-        if (TS_ROWWISE_SHORT) break;
+        if (TS_ROWWISE_SHORT && !(TS_ROWWISE_WHOLE && TS_NORM_WHOLE_LOOP_BLOCKS > 0)) break;
     }
 }
 

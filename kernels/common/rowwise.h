@@ -99,6 +99,16 @@ static inline ts_status ts_rowwise_check_matrix(const void *ptr, ts_dtype dtype,
     const int warp = ts_warp_id(), group = TS_ROWWISE_ONE_GROUP ? 0 : warp / nw,                    \
               w = TS_ROWWISE_ONE_GROUP ? warp : warp % nw
 
+/* plan->grid = blocks, capped at blocks_per_sm blocks per SM (whose blocks then walk the rows). */
+static inline ts_status ts_rowwise_cap_grid(ts_rowwise_plan *plan, long long blocks, int blocks_per_sm) {
+    int sms = 0;
+    ts_status s = ts_kernel_sm_count(&sms);
+    if (s != TS_SUCCESS) return s;
+    const long long cap = (long long)sms * blocks_per_sm;
+    plan->grid = (unsigned)(blocks > cap ? cap : blocks);
+    return TS_SUCCESS;
+}
+
 /* Blocks of about block_warps warps, as many row groups each as fit (at least one); *row_groups
  * is the grid of one pass, with no cap. */
 static inline ts_status ts_rowwise_plan_blocks(long long rows, int cols, int block_warps, ts_rowwise_plan *plan,
@@ -106,20 +116,13 @@ static inline ts_status ts_rowwise_plan_blocks(long long rows, int cols, int blo
     const int w = (cols + TS_ROWWISE_E - 1) / TS_ROWWISE_E;
     int groups = block_warps / w;
     if (groups < 1) groups = 1;
-    int sms = 0;
-    ts_status s = ts_kernel_sm_count(&sms);
-    if (s != TS_SUCCESS) return s;
-    long long blocks = (rows + groups - 1) / groups;
-    *row_groups = blocks;
-    const long long cap = (long long)sms * TS_ROWWISE_BLOCKS_PER_SM;
-    if (blocks > cap) blocks = cap;
+    *row_groups = (rows + groups - 1) / groups;
     plan->warps_per_row = w;
     plan->warps = groups * w;
     plan->one_pass = 0;
     plan->whole = 0;
-    plan->grid = (unsigned)blocks;
     plan->shared_bytes = w > 1 ? (size_t)plan->warps * 2 * sizeof(float) : 0;
-    return TS_SUCCESS;
+    return ts_rowwise_cap_grid(plan, *row_groups, TS_ROWWISE_BLOCKS_PER_SM);
 }
 
 /* The launch plan of a family (kernels/norm, kernels/softmax) whose short instance takes the rows

@@ -104,12 +104,9 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
                  ts_rowwise_aligned16(d.residual, d.dtype, d.residual_stride) &&
                  ts_rowwise_aligned16(d.residual_out, d.dtype, d.residual_out_stride) &&
                  ts_rowwise_aligned16(d.weight, d.param_dtype, 0) && ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
-    if (plan.whole && TS_NORM_WHOLE_LOOP_BLOCKS > 0) {
-        int sms = 0;
-        if ((s = ts_kernel_sm_count(&sms)) != TS_SUCCESS) return s;
-        const long long cap = (long long)sms * TS_NORM_WHOLE_LOOP_BLOCKS;
-        if ((long long)plan.grid > cap) plan.grid = (unsigned)cap;
-    }
+    if (plan.whole && TS_NORM_WHOLE_LOOP_BLOCKS > 0 &&
+        (s = ts_rowwise_cap_grid(&plan, plan.grid, TS_NORM_WHOLE_LOOP_BLOCKS)) != TS_SUCCESS)
+        return s;
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][3] = {
         {ts_norm_bf16_launch, ts_norm_bf16_short_launch, ts_norm_bf16_whole_launch},

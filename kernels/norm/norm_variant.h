@@ -56,7 +56,8 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
                                        (unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes),
                                    &h, n);
         }
-        /* (The instances that hold the weight take one row group: this runs once.) */
+        /* (The instances that hold the weight take one row group, so this runs once, unless
+         * TS_NORM_WHOLE_LOOP_BLOCKS makes the whole instance walk rows: then once a row.) */
         if (hold && weight && TS_NORM_WEIGHT_AFTER_ROW)
             ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
         float mean = 0.0f;

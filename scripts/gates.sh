@@ -215,10 +215,10 @@ cuda_gates() {
     # Attention's overlap: in each kernel the softmax's exponentials lie between the wait for a
     # stage's S (DEPBAR.LE gsb0, 0x1) and the wait for the last stage's P V (the last DEPBAR.LE
     # gsb0, 0x0 before the next WARPGROUP.ARRIVE), not after the second, where ptxas put them
-    # before kernels/attention pinned the softmax ahead of that wait (TS_ATTN_PIN_SOFTMAX).
-    obj=$(find "$build" -name "kernels_attention_attention_c.cu.o" | head -n 1)
-    if [ -n "$obj" ] && PATH="$nvdisasm_dir:$PATH" "$cuobjdump" -sass "$obj" >"$tmp/attn.sass" 2>/dev/null; then
-      python3 "$root/scripts/attention-overlap-gate.py" "$tmp/attn.sass" --require d128 >"$tmp/attn.gate" 2>&1
+    # before kernels/attention pinned the softmax ahead of that wait (TS_ATTN_PIN_SOFTMAX). The
+    # SASS is the one disassembled above.
+    if [ -s "$tmp/attention.sass" ]; then
+      python3 "$root/scripts/attention-overlap-gate.py" "$tmp/attention.sass" --require d128 >"$tmp/attn.gate" 2>&1
       local rc=$?
       while IFS= read -r line; do note "attention overlap: $line"; done <"$tmp/attn.gate"
       [ "$rc" -eq 0 ] || fail "attention: the softmax does not run ahead of the wait for P V"

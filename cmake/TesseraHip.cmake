@@ -249,7 +249,7 @@ function(tessera_hip_compile target src id)
             -I${PROJECT_SOURCE_DIR} -I${PROJECT_SOURCE_DIR}/core/include
             --rocm-path=${TESSERA_HIP_ROCM_PATH} --rocm-device-lib-path=${TESSERA_HIP_DEVICE_LIB_DIR}
             -Wall -Werror -Rpass-analysis=kernel-resource-usage
-            -MD -MF ${dep} -c ${src} -o ${obj}
+            ${TESSERA_KERNEL_FLAGS_${id}} -MD -MF ${dep} -c ${src} -o ${obj}
     DEPENDS ${src} ${_ts_hip_module}
     DEPFILE ${dep}
     COMMENT "Building HIP object ${rel} (${archs})"

@@ -14,15 +14,26 @@
 #   tree is exported beforehand, here, into .ab-rev/ (ignored by git; carry it with the call):
 #     git archive REV | (mkdir -p .ab-rev/REV && tar -x -C .ab-rev/REV)
 #     scripts/gpu-ab.sh base=@.ab-rev/REV new=          (carry .device-deps and .ab-rev)
+#   A variant's flags may instead open with %ID, a kernel source's id (its path as a C identifier,
+#   e.g. %kernels_norm_norm_c): the flags then apply to that source alone
+#   (TESSERA_KERNEL_FLAGS_<ID>, cmake/TesseraKernels.cmake), and such variants build one after
+#   another in one tree, build/ab-kernel, each rebuilding that one object: minutes fewer than a
+#   whole build a variant. Their base is a %ID variant with no flags.
 # scripts/gpu-ab-table.py LOG summarises a saved log: each variant's mean over the rounds against the first.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -f .device-deps/unpack.sh ] && source .device-deps/unpack.sh
 bench=${BENCH:-gemm}
 names=()
+kernel_specs=()
 mkdir -p build
 for spec in "$@"; do
   name=${spec%%=*} flags=${spec#*=} src=.
+  if [ "${flags#%}" != "$flags" ]; then
+    names+=("$name")
+    kernel_specs+=("$spec")
+    continue
+  fi
   if [ "${flags#@}" != "$flags" ]; then
     src=${flags%% *} src=${src#@}
     case $flags in *" "*) flags=${flags#* } ;; *) flags= ;; esac
@@ -34,6 +45,21 @@ for spec in "$@"; do
     cmake --build "build/ab-$name" -j "$(nproc)" --target tessera-bench ${TESTS:-} >>"build/ab-$name.log" 2>&1 ) ||
     echo "variant $name: build failed (build/ab-$name.log)" &
 done
+# The %ID variants, in turn, in one tree; each one's bench binary (static) is copied out.
+for spec in ${kernel_specs[@]+"${kernel_specs[@]}"}; do
+  name=${spec%%=*} flags=${spec#*=%}
+  id=${flags%% *}
+  case $flags in *" "*) flags=${flags#* } ;; *) flags= ;; esac
+  mkdir -p "build/ab-$name/bench"
+  rm -f "build/ab-$name/bench/tessera-bench"
+  ( cmake -S . -B build/ab-kernel -DTESSERA_BACKEND=cuda -DTESSERA_BUILD_TESTS="$([ -n "${TESTS:-}" ] && echo ON || echo OFF)" \
+        -DTESSERA_BUILD_EXAMPLES=OFF -DTESSERA_PTXAS_VERBOSE=OFF -DCMAKE_CUDA_FLAGS= \
+        "-DTESSERA_KERNEL_FLAGS_$id=$(echo $flags | tr ' ' ';')" >"build/ab-$name.log" 2>&1 &&
+    cmake --build build/ab-kernel -j "$(nproc)" --target tessera-bench ${TESTS:-} >>"build/ab-$name.log" 2>&1 &&
+    cp build/ab-kernel/bench/tessera-bench "build/ab-$name/bench/" &&
+    { [ -z "${TESTS:-}" ] || { mkdir -p "build/ab-$name/tests" && for t in $TESTS; do cp "build/ab-kernel/tests/$t" "build/ab-$name/tests/"; done; }; } ) ||
+    echo "variant $name: build failed (build/ab-$name.log)"
+done &
 wait
 # A failed build shows its first errors here (its log stays on the GPU machine) and is not run.
 declare -A broken=()

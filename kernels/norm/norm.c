@@ -28,16 +28,6 @@
 #define TS_NORM_WEIGHT_AFTER_ROW 0
 #endif
 
-/* N > 0: the whole instance runs at most N blocks per SM, each walking its rows over that capped
- * grid with the weight loaded once; 0 (default): a block per row group, one pass. An A/B option,
- * not yet measured on the H200: torch.compile's 65536 x 1024 norm runs 1% faster with 18 warps an
- * SM resident than ours with 32 (bench/results/nvidia-h200-2026-12-01-75f59f6-norm-vs-compile-ncu.csv),
- * and before the whole instance a grid capped at 16 blocks an SM had gained 1-2.5% there. Build it
- * with TS_NORM_SHORT_MIN_BLOCKS=3: at 64 registers the loop spills (bf16 4 bytes, fp16 28). */
-#ifndef TS_NORM_WHOLE_LOOP_BLOCKS
-#define TS_NORM_WHOLE_LOOP_BLOCKS 0
-#endif
-
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"
 #define TS_ROWWISE_INSTANCE_WHOLE 1
 #define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
@@ -104,9 +94,6 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
                  ts_rowwise_aligned16(d.residual, d.dtype, d.residual_stride) &&
                  ts_rowwise_aligned16(d.residual_out, d.dtype, d.residual_out_stride) &&
                  ts_rowwise_aligned16(d.weight, d.param_dtype, 0) && ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
-    if (plan.whole && TS_NORM_WHOLE_LOOP_BLOCKS > 0 &&
-        (s = ts_rowwise_cap_grid(&plan, plan.grid, TS_NORM_WHOLE_LOOP_BLOCKS)) != TS_SUCCESS)
-        return s;
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][3] = {
         {ts_norm_bf16_launch, ts_norm_bf16_short_launch, ts_norm_bf16_whole_launch},

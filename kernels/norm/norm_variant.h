@@ -56,8 +56,7 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
                                        (unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes),
                                    &h, n);
         }
-        /* (The instances that hold the weight take one row group, so this runs once, unless
-         * TS_NORM_WHOLE_LOOP_BLOCKS makes the whole instance walk rows: then once a row.) */
+        /* (The instances that hold the weight take one row group, so this runs once.) */
         if (hold && weight && TS_NORM_WEIGHT_AFTER_ROW)
             ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
         float mean = 0.0f;
@@ -77,7 +76,7 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         else
             ts_wv_packed_store_normalized(out, out_dtype, &h, mean, scale, TS_ROWWISE_ASSUME_ALIGNED(weight),
                                           TS_ROWWISE_ASSUME_ALIGNED(bias), param_dtype, n);
-        if (TS_ROWWISE_SHORT && !(TS_ROWWISE_WHOLE && TS_NORM_WHOLE_LOOP_BLOCKS > 0)) break;
+        if (TS_ROWWISE_SHORT) break;
     }
 }
 

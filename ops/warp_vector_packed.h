@@ -21,6 +21,10 @@
  *       nonzero), bias as above, out and bias in v's dtype: for a kernel that loads the weight
  *       with the row, so that its latency hides under the row's rather than following the
  *       reductions
+ *   ts_wv_packed_store_normalized_held_params(ptr, v, shift, scale, weight_v, use_weight, bias_v,
+ *                                             use_bias, n)
+ *       the same with the bias held too (a packed vector like the weight's, used where use_bias is
+ *       nonzero): for a kernel that loads both parameters at once, after its reductions
  * Whole, 16-byte aligned strips take 16-byte accesses, all of a lane's chunks in flight at once,
  * as the fp32 vector ops do (ops/warp_vector.h); anything else goes element by element. */
 #ifndef TESSERA_OPS_WARP_VECTOR_PACKED_H
@@ -84,7 +88,7 @@ TS_DEVICE float ts_wvp_reduce_impl(const unsigned *v, int chunks, int dtype, flo
 TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const unsigned *v, int chunks, int dtype,
                                             float shift, float scale, const void *weight, const void *bias,
                                             int param_dtype, const unsigned *held_weight, int use_held_weight,
-                                            long long n) {
+                                            const unsigned *held_bias, int use_held_bias, long long n) {
     const int words = ts_wvp_words(dtype), lane = ts_lane_id();
     const int out_bytes = TS_DTYPE_BYTES(out_dtype), param_bytes = TS_DTYPE_BYTES(param_dtype);
     unsigned char *b = (unsigned char *)base;
@@ -99,6 +103,7 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
         for (int j = 0; j < TS_WV_CHUNK; ++j) {
             y[j] = (ts_wvp_elem(v + k * words, j, dtype) - shift) * scale;
             if (use_held_weight) y[j] *= ts_wvp_elem(held_weight + k * words, j, dtype);
+            if (use_held_bias) y[j] += ts_wvp_elem(held_bias + k * words, j, dtype);
         }
         unsigned char *p = b + (long long)e * out_bytes;
         if (aligned && e + TS_WV_CHUNK <= n) {
@@ -121,12 +126,16 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
 #define ts_wv_packed_store_normalized(ptr, out_dtype, src, shift, scale, weight, bias, param_dtype, n)  \
     ts_wvp_store_normalized_impl((ptr), (out_dtype), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src),   \
                                  TS_WV_PACKED_DTYPE(src), (shift), (scale), (weight), (bias), (param_dtype),       \
-                                 TS_WV_PACKED_CDATA(src), 0, (n))
+                                 TS_WV_PACKED_CDATA(src), 0, TS_WV_PACKED_CDATA(src), 0, (n))
 /* The held vector's words are always passed (a pointer chosen at run time between a vector and
  * NULL would keep the vector out of registers); the flag says whether it is used. */
 #define ts_wv_packed_store_normalized_held(ptr, src, shift, scale, weight_v, use_weight, bias, n)               \
     ts_wvp_store_normalized_impl((ptr), TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), \
                                  TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, (bias), TS_WV_PACKED_DTYPE(src), \
-                                 TS_WV_PACKED_CDATA(weight_v), (use_weight), (n))
+                                 TS_WV_PACKED_CDATA(weight_v), (use_weight), TS_WV_PACKED_CDATA(src), 0, (n))
+#define ts_wv_packed_store_normalized_held_params(ptr, src, shift, scale, weight_v, use_weight, bias_v, use_bias, n)   \
+    ts_wvp_store_normalized_impl((ptr), TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), \
+                                 TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, NULL, TS_WV_PACKED_DTYPE(src), \
+                                 TS_WV_PACKED_CDATA(weight_v), (use_weight), TS_WV_PACKED_CDATA(bias_v), (use_bias), (n))
 
 #endif

@@ -28,6 +28,26 @@
 #define TS_NORM_WEIGHT_AFTER_ROW 0
 #endif
 
+/* 1: the 16-bit fast instances take the statistics first, then load the weight and the bias into
+ * registers together and write the residual sum and the output last, the order torch.compile's
+ * kernel runs in (its SASS: the row's 8 loads, the reductions, 8 parameter loads, 8 stores);
+ * 0 (default): the weight is held from the start, the sum stored as soon as it is formed, the bias
+ * loaded chunk by chunk between the output's stores. Holding both parameters needs the registers
+ * of two blocks an SM (TS_NORM_SHORT_MIN_BLOCKS=2: 117 registers, no spills; at 80 it spills).
+ * With TS_NORM_RSQRT, LayerNorm + residual 65536 x 1024 bf16 matched torch.compile's own kernel in
+ * one harness (4.220 against 4.222 TB/s; the default 4.18, +0.9%), bench/results/
+ * nvidia-h200-2026-12-01-norm-vs-triton-cubin.txt; not yet measured at 16384 x 4096, where two
+ * blocks an SM would halve the 4-warp blocks resident, nor for RMSNorm. */
+#ifndef TS_NORM_STATS_FIRST
+#define TS_NORM_STATS_FIRST 0
+#endif
+/* 1: the scale 1 / sqrt(var + eps) by the GPU's reciprocal square root (rsqrtf, within 2 ulp) rather
+ * than a correctly rounded square root and division, a dozen instructions and a branch fewer; the
+ * host backend keeps the division. */
+#ifndef TS_NORM_RSQRT
+#define TS_NORM_RSQRT 0
+#endif
+
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"
 #define TS_ROWWISE_INSTANCE_WHOLE 1
 #define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_NORM_SHORT_MIN_BLOCKS

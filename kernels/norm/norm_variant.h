@@ -38,7 +38,10 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
      * (the bias as well spilled; fp32 rows leave no registers for it). */
     const int hold = TS_ROWWISE_SHORT && TS_NORM_HOLD_PARAMS && bytes == 2;
     TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) held_w;
-    if (hold && weight && !TS_NORM_WEIGHT_AFTER_ROW) ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
+    TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) held_b;
+    const int stats_first = hold && TS_NORM_STATS_FIRST;
+    if (hold && weight && !TS_NORM_WEIGHT_AFTER_ROW && !stats_first)
+        ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
     for (long long first = (long long)ts_block_x() * groups; first < p->rows;
          first += (long long)ts_grid_x() * groups) {
         /* Groups past the last row still take part in the block's reductions, with nothing valid. */
@@ -51,13 +54,13 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
                 &h,
                 TS_ROWWISE_ASSUME_ALIGNED((const unsigned char *)p->residual + (row * p->residual_stride + col0) * bytes),
                 n);
-            if (p->residual_out)
+            if (p->residual_out && !stats_first)
                 ts_wv_packed_store((unsigned char *)TS_ROWWISE_ASSUME_ALIGNED(
                                        (unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes),
                                    &h, n);
         }
         /* (The instances that hold the weight take one row group, so this runs once.) */
-        if (hold && weight && TS_NORM_WEIGHT_AFTER_ROW)
+        if (hold && weight && TS_NORM_WEIGHT_AFTER_ROW && !stats_first)
             ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
         float mean = 0.0f;
         if (!p->rms) {
@@ -69,13 +72,26 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         if (nw > 1) sq = ts_group_sum(sq, slots, w, nw, &parity);
         unsigned char *out =
             (unsigned char *)TS_ROWWISE_ASSUME_ALIGNED((unsigned char *)p->out + (row * p->out_stride + col0) * out_bytes);
+#if TS_NORM_RSQRT && !defined(TESSERA_BACKEND_HOST)
+        const float scale = rsqrtf(sq * p->inv_cols + p->eps);
+#else
         const float scale = 1.0f / sqrtf(sq * p->inv_cols + p->eps);
-        if (hold)
+#endif
+        if (stats_first) {
+            if (weight) ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
+            if (bias) ts_wv_packed_load(&held_b, TS_ROWWISE_ASSUME_ALIGNED(bias), left);
+            ts_wv_packed_store_normalized_held_params(out, &h, mean, scale, &held_w, weight != NULL, &held_b,
+                                                      bias != NULL, n);
+        } else if (hold)
             ts_wv_packed_store_normalized_held(out, &h, mean, scale, &held_w, weight != NULL,
                                                TS_ROWWISE_ASSUME_ALIGNED(bias), n);
         else
             ts_wv_packed_store_normalized(out, out_dtype, &h, mean, scale, TS_ROWWISE_ASSUME_ALIGNED(weight),
                                           TS_ROWWISE_ASSUME_ALIGNED(bias), param_dtype, n);
+        if (stats_first && p->residual && p->residual_out)
+            ts_wv_packed_store((unsigned char *)TS_ROWWISE_ASSUME_ALIGNED(
+                                   (unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes),
+                               &h, n);
         if (TS_ROWWISE_SHORT) break;
     }
 }

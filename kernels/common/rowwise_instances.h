@@ -5,23 +5,29 @@
  * (TS_ROWWISE_INSTANCE_WHOLE), NAME_whole: the short instance for rows of whole slices whose
  * every pointer and stride is 16-byte aligned (rowwise_plan.h: ts_rowwise_plan_whole). Each is the
  * family's variant header included once; their launchers are NAME_launch, NAME_short_launch and
- * NAME_whole_launch. Included once per dtype after defining:
+ * NAME_whole_launch; and, where the family asks for it (TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS),
+ * NAME_whole_row: the whole instance once more for rows of one slice, in one-warp blocks built for
+ * that many blocks per SM (so with registers of its own, apart from the multi-warp rows'), its
+ * launcher NAME_whole_row_launch. Included once per dtype after defining:
  *   TS_ROWWISE_INSTANCE_VARIANT       the variant header, as a quoted path
  *   TS_ROWWISE_INSTANCE_NAME          NAME
  *   TS_ROWWISE_INSTANCE_DTYPE         the input dtype (TS_DTYPE_...)
  *   TS_ROWWISE_INSTANCE_SHORT_BLOCKS  blocks per SM of the short instance
  *   TS_ROWWISE_INSTANCE_WHOLE         1: the whole instance as well (optional)
+ *   TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS  > 0: the one-slice whole instance as well (optional)
  * A variant header reads TS_ROWWISE_NAME, TS_ROWWISE_DTYPE, TS_ROWWISE_BLOCK_WARPS_MAX (its block
  * size limit), TS_ROWWISE_MIN_BLOCKS (TS_KERNEL_RESIDENT), TS_ROWWISE_SHORT (1 in the short and
  * whole instances, which a family may specialize further) and TS_ROWWISE_WHOLE (1 in the whole
  * instance: every row group's rows exist, each warp's slice is whole, and TS_ROWWISE_ASSUME_ALIGNED
- * promises 16-byte alignment), and defines nothing it leaves behind. */
+ * promises 16-byte alignment), TS_ROWWISE_ONE_WARP_ROW (1 in the one-slice whole instance), and
+ * defines nothing it leaves behind. */
 #define TS_ROWWISE_NAME TS_ROWWISE_INSTANCE_NAME
 #define TS_ROWWISE_DTYPE TS_ROWWISE_INSTANCE_DTYPE
 #define TS_ROWWISE_BLOCK_WARPS_MAX TS_ROWWISE_MAX_WARPS
 #define TS_ROWWISE_MIN_BLOCKS 1
 #define TS_ROWWISE_SHORT 0
 #define TS_ROWWISE_WHOLE 0
+#define TS_ROWWISE_ONE_WARP_ROW 0
 #include TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_NAME
 #undef TS_ROWWISE_BLOCK_WARPS_MAX
@@ -45,6 +51,21 @@
 #endif
 #undef TS_ROWWISE_BLOCK_WARPS_MAX
 #undef TS_ROWWISE_MIN_BLOCKS
+
+#if defined(TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS) && TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS > 0
+#undef TS_ROWWISE_ONE_WARP_ROW
+#define TS_ROWWISE_NAME TS_CAT(TS_ROWWISE_INSTANCE_NAME, _whole_row)
+#define TS_ROWWISE_BLOCK_WARPS_MAX 1
+#define TS_ROWWISE_MIN_BLOCKS TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS
+#define TS_ROWWISE_WHOLE 1
+#define TS_ROWWISE_ONE_WARP_ROW 1
+#include TS_ROWWISE_INSTANCE_VARIANT
+#undef TS_ROWWISE_NAME
+#undef TS_ROWWISE_BLOCK_WARPS_MAX
+#undef TS_ROWWISE_MIN_BLOCKS
+#undef TS_ROWWISE_WHOLE
+#endif
+#undef TS_ROWWISE_ONE_WARP_ROW
 #undef TS_ROWWISE_SHORT
 #undef TS_ROWWISE_DTYPE
 

@@ -28,28 +28,34 @@
 #define TS_NORM_WEIGHT_AFTER_ROW 0
 #endif
 
-/* 1: the 16-bit fast instances take the statistics first, then load the weight and the bias into
- * registers together and write the residual sum and the output last, the order torch.compile's
- * kernel runs in (its SASS: the row's 8 loads, the reductions, 8 parameter loads, 8 stores);
- * 0 (default): the weight is held from the start, the sum stored as soon as it is formed, the bias
- * loaded chunk by chunk between the output's stores. Holding both parameters needs the registers
- * of two blocks an SM (TS_NORM_SHORT_MIN_BLOCKS=2: 117 registers, no spills; at 80 it spills).
- * With TS_NORM_RSQRT, LayerNorm + residual 65536 x 1024 bf16 matched torch.compile's own kernel in
- * one harness (4.220 against 4.222 TB/s; the default 4.18, +0.9%), bench/results/
- * nvidia-h200-2026-12-01-norm-vs-triton-cubin.txt; not yet measured at 16384 x 4096, where two
- * blocks an SM would halve the 4-warp blocks resident, nor for RMSNorm. */
+/* 1: rows of one slice (up to 1024 columns, whole and aligned) run on an instance of their own,
+ * ts_norm_*_whole_row, in one-warp blocks built for TS_NORM_STATS_FIRST_BLOCKS blocks an SM, whose
+ * 16-bit kernels take the statistics first, then load the weight and the bias into registers
+ * together and write the residual sum and the output last, with the reciprocal square root for the
+ * scale: the way torch.compile's kernel runs (its SASS: the row's 8 loads, the reductions, 8
+ * parameter loads, 8 stores, MUFU.RSQ). 0 (default): the
+ * whole instance serves them with the rest, the weight held from the start, the sum stored as soon
+ * as it is formed, the bias loaded chunk by chunk between the output's stores. Holding both
+ * parameters needs more than 80 registers (at 80 it spills), which the multi-warp rows' instance
+ * should not pay: two blocks an SM would halve its resident 4-warp blocks (-3 to -52% when capped
+ * so, bench/results/nvidia-h200-2026-12-01-norm-occupancy-cap-ab.txt); hence the instance apart.
+ * Built into the whole instance at 117 registers, this made LayerNorm + residual 65536 x 1024 bf16
+ * match torch.compile's own kernel in one harness (4.220 against 4.222 TB/s; the default 4.18,
+ * +0.9%; without the reciprocal square root +0.5%; ...-norm-vs-triton-cubin.txt). This instance of
+ * it, the same code apart, is not yet measured. */
 #ifndef TS_NORM_STATS_FIRST
 #define TS_NORM_STATS_FIRST 0
 #endif
-/* 1: the scale 1 / sqrt(var + eps) by the GPU's reciprocal square root (rsqrtf, within 2 ulp) rather
- * than a correctly rounded square root and division, a dozen instructions and a branch fewer; the
- * host backend keeps the division. */
-#ifndef TS_NORM_RSQRT
-#define TS_NORM_RSQRT 0
+/* 16 one-warp blocks an SM: at most 128 registers a lane. */
+#ifndef TS_NORM_STATS_FIRST_BLOCKS
+#define TS_NORM_STATS_FIRST_BLOCKS 16
 #endif
 
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"
 #define TS_ROWWISE_INSTANCE_WHOLE 1
+#if TS_NORM_STATS_FIRST
+#define TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS TS_NORM_STATS_FIRST_BLOCKS
+#endif
 #define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
 #define TS_ROWWISE_INSTANCE_NAME ts_norm_bf16
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_BF16
@@ -63,6 +69,15 @@
 #undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 #undef TS_ROWWISE_INSTANCE_WHOLE
+#undef TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS
+
+/* The launcher of the one-slice rows of the whole instance: their own (TS_NORM_STATS_FIRST), or the
+ * whole instance's. */
+#if TS_NORM_STATS_FIRST
+#define TS_NORM_WHOLE_ROW_LAUNCH(name) name##_whole_row_launch
+#else
+#define TS_NORM_WHOLE_ROW_LAUNCH(name) name##_whole_launch
+#endif
 
 static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream) {
     if (!desc) return TS_ERROR_NULL_POINTER;
@@ -115,11 +130,15 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
                  ts_rowwise_aligned16(d.residual_out, d.dtype, d.residual_out_stride) &&
                  ts_rowwise_aligned16(d.weight, d.param_dtype, 0) && ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);
-    static const launcher launchers[3][3] = {
-        {ts_norm_bf16_launch, ts_norm_bf16_short_launch, ts_norm_bf16_whole_launch},
-        {ts_norm_fp16_launch, ts_norm_fp16_short_launch, ts_norm_fp16_whole_launch},
-        {ts_norm_f32_launch, ts_norm_f32_short_launch, ts_norm_f32_whole_launch}};
-    return launchers[ts_rowwise_dtype_index(d.dtype)][plan.one_pass + plan.whole](&p, &plan, stream);
+    static const launcher launchers[3][4] = {
+        {ts_norm_bf16_launch, ts_norm_bf16_short_launch, ts_norm_bf16_whole_launch,
+         TS_NORM_WHOLE_ROW_LAUNCH(ts_norm_bf16)},
+        {ts_norm_fp16_launch, ts_norm_fp16_short_launch, ts_norm_fp16_whole_launch,
+         TS_NORM_WHOLE_ROW_LAUNCH(ts_norm_fp16)},
+        {ts_norm_f32_launch, ts_norm_f32_short_launch, ts_norm_f32_whole_launch, TS_NORM_WHOLE_ROW_LAUNCH(ts_norm_f32)}};
+    /* Columns: general, short, whole, and the whole instance's one-warp rows. */
+    const int instance = plan.whole && plan.warps == 1 ? 3 : plan.one_pass + plan.whole;
+    return launchers[ts_rowwise_dtype_index(d.dtype)][instance](&p, &plan, stream);
 }
 
 TS_EXTERN_C ts_status ts_layernorm(const ts_norm_desc *desc, ts_stream stream) { return ts_norm_run(desc, 0, stream); }

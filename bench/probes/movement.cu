@@ -13,22 +13,12 @@
  *   build and run (on the GPU machine): nvcc -O3 -std=c++17 -arch=sm_90a -o /tmp/movement
  *   bench/probes/movement.cu && /tmp/movement
  * Results: bench/results/nvidia-h200-2026-12-01-movement-probe.txt. */
-#include <cuda_runtime.h>
-
-#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));                 \
-            std::exit(1);                                                                          \
-        }                                                                                          \
-    } while (0)
+#include "probe_timing.cuh"
+
 
 static const long kRows = 65536, kRowBytes = 1024 * 2, kChunks = kRowBytes / 16;
 
@@ -126,15 +116,6 @@ __global__ void __launch_bounds__(32 * WARPS) row_bulk(const char *x, const char
     __syncwarp();
 }
 
-__global__ void flush_read(const float4 *f, long n, float *sink) {
-    float a = 0;
-    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) {
-        const float4 v = f[i];
-        a += v.x + v.y + v.z + v.w;
-    }
-    if (a == 1234.5f) *sink = a;
-}
-
 enum Scheme { LDG, LDG_SUM_LAST, LDG_INTERLEAVED, LDG_TWO_ROWS, LDG_FOUR_WARPS, BULK, BULK_FOUR_WARPS, MEMCPY, LDG_CAPPED };
 struct Variant {
     std::string name;
@@ -145,20 +126,13 @@ struct Variant {
 int main() {
     const size_t bytes = kRows * kRowBytes;
     char *x, *r, *s, *o, *copy;
-    float *flush, *sink;
-    int dev = 0, l2 = 0;
-    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-    const long flush_n = 2L * l2 / 16;
     CHECK(cudaMalloc(&x, bytes));
     CHECK(cudaMalloc(&r, bytes));
     CHECK(cudaMalloc(&s, bytes));
     CHECK(cudaMalloc(&o, bytes));
     CHECK(cudaMalloc(&copy, 4 * bytes));
-    CHECK(cudaMalloc(&flush, flush_n * 16));
-    CHECK(cudaMalloc(&sink, 4));
     CHECK(cudaMemset(x, 1, bytes));
     CHECK(cudaMemset(r, 2, bytes));
-    CHECK(cudaMemset(flush, 0, flush_n * 16));
     CHECK(cudaFuncSetAttribute(row_bulk<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * kRowBytes));
     CHECK(cudaFuncSetAttribute(row_bulk<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 8 * kRowBytes));
     CHECK(cudaFuncSetAttribute(row_ldg<1, 1, 0, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
@@ -214,29 +188,8 @@ int main() {
                 }
         }
     }
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    for (int pass = 0; pass < 2; ++pass) {
-        std::vector<std::vector<float>> times(vs.size());
-        for (const Variant &v : vs) launch(v);
-        for (int rep = 0; rep < 40; ++rep)
-            for (size_t i = 0; i < vs.size(); ++i) {
-                const size_t j = rep % 2 ? vs.size() - 1 - i : i;
-                flush_read<<<264, 512>>>((const float4 *)flush, flush_n, sink);
-                CHECK(cudaEventRecord(start));
-                launch(vs[j]);
-                CHECK(cudaEventRecord(stop));
-                CHECK(cudaEventSynchronize(stop));
-                float ms = 0;
-                CHECK(cudaEventElapsedTime(&ms, start, stop));
-                times[j].push_back(ms);
-            }
-        for (size_t j = 0; j < vs.size(); ++j) {
-            std::sort(times[j].begin(), times[j].end());
-            const float med = times[j][times[j].size() / 2];
-            std::printf("pass %d  %-36s median %.4f ms  %.3f TB/s\n", pass, vs[j].name.c_str(), med, 4.0 * bytes / med / 1e9);
-        }
-    }
+    std::vector<std::string> names;
+    for (const Variant &v : vs) names.push_back(v.name);
+    probe_race(names, 4.0 * bytes, [&](size_t i) { launch(vs[i]); });
     return 0;
 }

@@ -16,7 +16,6 @@
  * interleaved in alternating order, the median of 40 runs, twice. TB/s counts x, residual, the sum
  * and the output once each. */
 #include <cuda.h>
-#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
@@ -27,14 +26,8 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));                 \
-            std::exit(1);                                                                          \
-        }                                                                                          \
-    } while (0)
+#include "probe_timing.cuh"
+
 #define CHECK_CU(x)                                                                                \
     do {                                                                                           \
         CUresult e_ = (x);                                                                         \
@@ -82,15 +75,6 @@ static std::vector<char> read_file(const std::string &path) {
     v.push_back(0); /* PTX is loaded as a string */
     std::fclose(f);
     return v;
-}
-
-__global__ void flush_read(const float4 *f, long n, float *sink) {
-    float a = 0;
-    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) {
-        const float4 v = f[i];
-        a += v.x + v.y + v.z + v.w;
-    }
-    if (a == 1234.5f) *sink = a;
 }
 
 struct Kernel {
@@ -152,13 +136,6 @@ int main(int argc, char **argv) {
     CHECK(cudaMemcpy(r, hr.data(), bytes, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(w, hw.data(), cols * 2, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(b, hb.data(), cols * 2, cudaMemcpyHostToDevice));
-    int l2 = 0;
-    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    const long flush_n = 2L * l2 / 16;
-    float *flush, *sink;
-    CHECK(cudaMalloc(&flush, flush_n * 16));
-    CHECK(cudaMalloc(&sink, 4));
-    CHECK(cudaMemset(flush, 0, flush_n * 16));
 
     const int warps = (int)(cols / 1024);
     ts_norm_params p{};
@@ -222,31 +199,9 @@ int main(int argc, char **argv) {
     }
     if (failures) return 1;
 
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
     std::printf("%s + residual %ld x %ld bf16\n", rms ? "RMSNorm" : "LayerNorm", rows, cols);
-    for (int pass = 0; pass < 2; ++pass) {
-        std::vector<std::vector<float>> times(kernels.size());
-        for (const Kernel &k : kernels) launch(k);
-        for (int rep = 0; rep < 40; ++rep)
-            for (size_t i = 0; i < kernels.size(); ++i) {
-                const size_t j = rep % 2 ? kernels.size() - 1 - i : i;
-                flush_read<<<264, 512>>>((const float4 *)flush, flush_n, sink);
-                CHECK(cudaEventRecord(start));
-                launch(kernels[j]);
-                CHECK(cudaEventRecord(stop));
-                CHECK(cudaEventSynchronize(stop));
-                float ms = 0;
-                CHECK(cudaEventElapsedTime(&ms, start, stop));
-                times[j].push_back(ms);
-            }
-        for (size_t j = 0; j < kernels.size(); ++j) {
-            std::sort(times[j].begin(), times[j].end());
-            const float med = times[j][times[j].size() / 2];
-            std::printf("pass %d  %-14s median %.4f ms  %.3f TB/s\n", pass, kernels[j].name.c_str(), med,
-                        4.0 * bytes / med / 1e9);
-        }
-    }
+    std::vector<std::string> names;
+    for (const Kernel &k : kernels) names.push_back(k.name);
+    probe_race(names, 4.0 * bytes, [&](size_t i) { launch(kernels[i]); });
     return 0;
 }

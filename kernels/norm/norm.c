@@ -33,16 +33,16 @@
  * 16-bit kernels take the statistics first, then load the weight and the bias into registers
  * together and write the residual sum and the output last, with the reciprocal square root for the
  * scale: the way torch.compile's kernel runs (its SASS: the row's 8 loads, the reductions, 8
- * parameter loads, 8 stores, MUFU.RSQ). 0 (default): the
- * whole instance serves them with the rest, the weight held from the start, the sum stored as soon
- * as it is formed, the bias loaded chunk by chunk between the output's stores. Holding both
- * parameters needs more than 80 registers (at 80 it spills), which the multi-warp rows' instance
- * should not pay: two blocks an SM would halve its resident 4-warp blocks (-3 to -52% when capped
- * so, bench/results/nvidia-h200-2026-12-01-norm-occupancy-cap-ab.txt); hence the instance apart.
- * Built into the whole instance at 117 registers, this made LayerNorm + residual 65536 x 1024 bf16
- * match torch.compile's own kernel in one harness (4.220 against 4.222 TB/s; the default 4.18,
- * +0.9%; without the reciprocal square root +0.5%; ...-norm-vs-triton-cubin.txt). This instance of
- * it, the same code apart, is not yet measured. */
+ * parameter loads, 8 stores, MUFU.RSQ). 0 (default): the whole instance serves them with the rest,
+ * the weight held from the start, the sum stored as soon as it is formed, the bias loaded chunk by
+ * chunk between the output's stores. Holding both parameters needs more than 80 registers (at 80
+ * it spills), which the multi-warp rows' instance should not pay: two blocks an SM would halve its
+ * resident 4-warp blocks (-3 to -52% when capped so,
+ * bench/results/nvidia-h200-2026-12-01-norm-occupancy-cap-ab.txt); hence the instance apart. Built
+ * into the whole instance at 117 registers, this made LayerNorm + residual 65536 x 1024 bf16 match
+ * torch.compile's own kernel in one harness (4.220 against 4.222 TB/s; the default 4.18, +0.9%;
+ * without the reciprocal square root +0.5%; ...-norm-vs-triton-cubin.txt). The instance apart
+ * compiles to the same SASS and is not yet measured as such, nor for RMSNorm, nor in the driver. */
 #ifndef TS_NORM_STATS_FIRST
 #define TS_NORM_STATS_FIRST 0
 #endif

@@ -38,6 +38,36 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     /* The 16-bit fast instances load the weight (in the input dtype) before the row and hold it in
      * registers, so that its latency hides under the row's rather than following the reductions
      * (the bias as well spilled; fp32 rows leave no registers for it). */
+#if TS_NORM_STATS_FIRST == 2
+    /* TS_NORM_STATS_FIRST 2: the one-slice rows' 16-bit instance holds its row in fp32 (32 registers
+     * a lane) rather than packed, so that the reductions and the output read it without unpacking
+     * it again each pass; the weight and bias are multiplied and added in as they load, after the
+     * statistics. The rounding and the order of every sum are the packed path's. */
+    if (TS_ROWWISE_ONE_WARP_ROW && bytes == 2) {
+        const long long row = ts_block_x();
+        ts_rowwise_wv hf;
+        ts_wv_load(&hf, TS_ROWWISE_ASSUME_ALIGNED((const unsigned char *)p->x + (row * p->x_stride + col0) * bytes),
+                   TS_ROWWISE_DTYPE, left);
+        if (p->residual) {
+            ts_wv_load_add(&hf,
+                           TS_ROWWISE_ASSUME_ALIGNED((const unsigned char *)p->residual +
+                                                     (row * p->residual_stride + col0) * bytes),
+                           TS_ROWWISE_DTYPE, left);
+            ts_wv_round(&hf, &hf, TS_ROWWISE_DTYPE);
+            if (p->residual_out)
+                ts_wv_store((unsigned char *)TS_ROWWISE_ASSUME_ALIGNED((unsigned char *)p->residual_out +
+                                                      (row * p->residual_out_stride + col0) * bytes),
+                            &hf, TS_ROWWISE_DTYPE, left);
+        }
+        if (!p->rms) ts_wv_sub_scalar(&hf, &hf, ts_wv_sum(&hf) * p->inv_cols);
+        ts_wv_mul_scalar(&hf, &hf, ts_norm_rsqrt(ts_wv_sum_sq(&hf) * p->inv_cols + p->eps));
+        if (weight) ts_wv_load_mul(&hf, TS_ROWWISE_ASSUME_ALIGNED(weight), TS_ROWWISE_DTYPE, left);
+        if (bias) ts_wv_load_add(&hf, TS_ROWWISE_ASSUME_ALIGNED(bias), TS_ROWWISE_DTYPE, left);
+        ts_wv_store((unsigned char *)TS_ROWWISE_ASSUME_ALIGNED((unsigned char *)p->out + (row * p->out_stride + col0) * bytes), &hf,
+                    TS_ROWWISE_DTYPE, left);
+        return;
+    }
+#endif
     const int hold = TS_ROWWISE_SHORT && TS_NORM_HOLD_PARAMS && bytes == 2;
     TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) held_w;
     TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) held_b;
@@ -75,13 +105,7 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         unsigned char *out =
             (unsigned char *)TS_ROWWISE_ASSUME_ALIGNED((unsigned char *)p->out + (row * p->out_stride + col0) * out_bytes);
         const float var_eps = sq * p->inv_cols + p->eps;
-        /* The one-slice rows' instance takes the GPU's reciprocal square root (within 2 ulp), a dozen
-         * instructions and a branch fewer than a correctly rounded square root and division. */
-#if defined(TESSERA_BACKEND_HOST)
-        const float scale = 1.0f / sqrtf(var_eps);
-#else
-        const float scale = TS_ROWWISE_ONE_WARP_ROW ? rsqrtf(var_eps) : 1.0f / sqrtf(var_eps);
-#endif
+        const float scale = TS_ROWWISE_ONE_WARP_ROW ? ts_norm_rsqrt(var_eps) : 1.0f / sqrtf(var_eps);
         if (stats_first) {
             if (weight) ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
             if (bias) ts_wv_packed_load(&held_b, TS_ROWWISE_ASSUME_ALIGNED(bias), left);

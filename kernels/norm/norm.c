@@ -43,8 +43,8 @@
  * torch.compile's own kernel in one harness (4.220 against 4.222 TB/s; the default 4.18, +0.9%;
  * without the reciprocal square root +0.5%; ...-norm-vs-triton-cubin.txt). The instance apart
  * compiles to the same SASS and is not yet measured as such, nor for RMSNorm, nor in the driver.
- * 2: the same instance with its row held in fp32 instead of packed (norm_variant.h), 64 registers
- * and some 600 instructions against 856 (compile's kernel: 520); not yet measured. */
+ * 2: the same instance with its row held in fp32 instead of packed (norm_variant.h): 80 registers
+ * and some 600 instructions against 856 (compile's kernel: 520, 96 registers); not yet measured. */
 #ifndef TS_NORM_STATS_FIRST
 #define TS_NORM_STATS_FIRST 0
 #endif

@@ -41,8 +41,8 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
 #if TS_NORM_STATS_FIRST == 2
     /* TS_NORM_STATS_FIRST 2: the one-slice rows' 16-bit instance holds its row in fp32 (32 registers
      * a lane) rather than packed, so that the reductions and the output read it without unpacking
-     * it again each pass; the weight and bias are multiplied and added in as they load, after the
-     * statistics. The rounding and the order of every sum are the packed path's. */
+     * it again each pass; after the statistics the weight and the bias load together, held packed,
+     * and apply in one pass. The rounding and the order of every sum are the packed path's. */
     if (TS_ROWWISE_ONE_WARP_ROW && bytes == 2) {
         const long long row = ts_block_x();
         ts_rowwise_wv hf;
@@ -61,8 +61,10 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         }
         if (!p->rms) ts_wv_sub_scalar(&hf, &hf, ts_wv_sum(&hf) * p->inv_cols);
         ts_wv_mul_scalar(&hf, &hf, ts_norm_rsqrt(ts_wv_sum_sq(&hf) * p->inv_cols + p->eps));
-        if (weight) ts_wv_load_mul(&hf, TS_ROWWISE_ASSUME_ALIGNED(weight), TS_ROWWISE_DTYPE, left);
-        if (bias) ts_wv_load_add(&hf, TS_ROWWISE_ASSUME_ALIGNED(bias), TS_ROWWISE_DTYPE, left);
+        TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) w_held, b_held;
+        if (weight) ts_wv_packed_load(&w_held, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
+        if (bias) ts_wv_packed_load(&b_held, TS_ROWWISE_ASSUME_ALIGNED(bias), left);
+        ts_wv_mul_add_packed(&hf, &w_held, weight != NULL, &b_held, bias != NULL);
         ts_wv_store((unsigned char *)TS_ROWWISE_ASSUME_ALIGNED((unsigned char *)p->out + (row * p->out_stride + col0) * bytes), &hf,
                     TS_ROWWISE_DTYPE, left);
         return;

@@ -26,38 +26,48 @@ cd "$(dirname "$0")/.."
 bench=${BENCH:-gemm}
 names=()
 kernel_specs=()
+kernel_ids=()
 mkdir -p build
+# configure_and_build SRC DIR NAME [cmake -D...]: tessera-bench (and TESTS) in DIR from the tree at
+# SRC, its log build/ab-NAME.log.
+configure_and_build() {
+  local src=$1 dir=$2 name=$3
+  shift 3
+  cmake -S "$src" -B "$dir" -DTESSERA_BACKEND=cuda -DTESSERA_BUILD_TESTS="$([ -n "${TESTS:-}" ] && echo ON || echo OFF)" \
+        -DTESSERA_BUILD_EXAMPLES=OFF -DTESSERA_PTXAS_VERBOSE=OFF "$@" >"build/ab-$name.log" 2>&1 &&
+    cmake --build "$dir" -j "$(nproc)" --target tessera-bench ${TESTS:-} >>"build/ab-$name.log" 2>&1
+}
+# first_word FLAGS / rest_words FLAGS: a variant's @DIR or %ID, and the flags after it.
+first_word() { echo "${1%% *}"; }
+rest_words() { case $1 in *" "*) echo "${1#* }" ;; *) echo ;; esac; }
 for spec in "$@"; do
   name=${spec%%=*} flags=${spec#*=} src=.
+  names+=("$name")
   if [ "${flags#%}" != "$flags" ]; then
-    names+=("$name")
     kernel_specs+=("$spec")
+    kernel_ids+=("$(first_word "${flags#%}")")
     continue
   fi
   if [ "${flags#@}" != "$flags" ]; then
-    src=${flags%% *} src=${src#@}
-    case $flags in *" "*) flags=${flags#* } ;; *) flags= ;; esac
+    src=$(first_word "${flags#@}") flags=$(rest_words "$flags")
     [ -f "$src/CMakeLists.txt" ] || { echo "variant $name: no source tree at $src"; exit 2; }
   fi
-  names+=("$name")
-  ( cmake -S "$src" -B "build/ab-$name" -DTESSERA_BACKEND=cuda -DTESSERA_BUILD_TESTS="$([ -n "${TESTS:-}" ] && echo ON || echo OFF)" \
-        -DTESSERA_BUILD_EXAMPLES=OFF -DTESSERA_PTXAS_VERBOSE=OFF -DCMAKE_CUDA_FLAGS="$flags" >"build/ab-$name.log" 2>&1 &&
-    cmake --build "build/ab-$name" -j "$(nproc)" --target tessera-bench ${TESTS:-} >>"build/ab-$name.log" 2>&1 ) ||
+  configure_and_build "$src" "build/ab-$name" "$name" -DCMAKE_CUDA_FLAGS="$flags" ||
     echo "variant $name: build failed (build/ab-$name.log)" &
 done
-# The %ID variants, in turn, in one tree; each one's bench binary (static) is copied out.
+# The %ID variants, in turn, in one tree; each one's bench binary (static) is copied out. Every
+# other ID named in this run is reset, so that a variant carries only its own flags.
 for spec in ${kernel_specs[@]+"${kernel_specs[@]}"}; do
   name=${spec%%=*} flags=${spec#*=%}
-  id=${flags%% *}
-  case $flags in *" "*) flags=${flags#* } ;; *) flags= ;; esac
+  id=$(first_word "$flags") flags=$(rest_words "$flags")
+  resets=()
+  for other in "${kernel_ids[@]}"; do resets+=("-DTESSERA_KERNEL_FLAGS_$other="); done
   mkdir -p "build/ab-$name/bench"
   rm -f "build/ab-$name/bench/tessera-bench"
-  ( cmake -S . -B build/ab-kernel -DTESSERA_BACKEND=cuda -DTESSERA_BUILD_TESTS="$([ -n "${TESTS:-}" ] && echo ON || echo OFF)" \
-        -DTESSERA_BUILD_EXAMPLES=OFF -DTESSERA_PTXAS_VERBOSE=OFF -DCMAKE_CUDA_FLAGS= \
-        "-DTESSERA_KERNEL_FLAGS_$id=$(echo $flags | tr ' ' ';')" >"build/ab-$name.log" 2>&1 &&
-    cmake --build build/ab-kernel -j "$(nproc)" --target tessera-bench ${TESTS:-} >>"build/ab-$name.log" 2>&1 &&
+  { configure_and_build . build/ab-kernel "$name" -DCMAKE_CUDA_FLAGS= "${resets[@]}" \
+        "-DTESSERA_KERNEL_FLAGS_$id=$(echo $flags | tr ' ' ';')" &&
     cp build/ab-kernel/bench/tessera-bench "build/ab-$name/bench/" &&
-    { [ -z "${TESTS:-}" ] || { mkdir -p "build/ab-$name/tests" && for t in $TESTS; do cp "build/ab-kernel/tests/$t" "build/ab-$name/tests/"; done; }; } ) ||
+    { [ -z "${TESTS:-}" ] || { mkdir -p "build/ab-$name/tests" && for t in $TESTS; do cp "build/ab-kernel/tests/$t" "build/ab-$name/tests/"; done; }; }; } ||
     echo "variant $name: build failed (build/ab-$name.log)"
 done &
 wait

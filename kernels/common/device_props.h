@@ -31,4 +31,15 @@ static inline ts_status ts_kernel_sm_count(int *sms) {
     return s;
 }
 
+/* *grid = blocks, capped at blocks_per_sm blocks per SM of the current device: the grid of a kernel
+ * whose blocks loop over the work beyond it. */
+static inline ts_status ts_kernel_capped_grid(long long blocks, int blocks_per_sm, unsigned *grid) {
+    int sms = 0;
+    const ts_status s = ts_kernel_sm_count(&sms);
+    if (s != TS_SUCCESS) return s;
+    const long long cap = (long long)sms * blocks_per_sm;
+    *grid = (unsigned)(blocks > cap ? cap : blocks);
+    return TS_SUCCESS;
+}
+
 #endif

@@ -99,16 +99,6 @@ static inline ts_status ts_rowwise_check_matrix(const void *ptr, ts_dtype dtype,
     const int warp = ts_warp_id(), group = TS_ROWWISE_ONE_GROUP ? 0 : warp / nw,                    \
               w = TS_ROWWISE_ONE_GROUP ? warp : warp % nw
 
-/* plan->grid = blocks, capped at blocks_per_sm blocks per SM (whose blocks then walk the rows). */
-static inline ts_status ts_rowwise_cap_grid(ts_rowwise_plan *plan, long long blocks, int blocks_per_sm) {
-    int sms = 0;
-    ts_status s = ts_kernel_sm_count(&sms);
-    if (s != TS_SUCCESS) return s;
-    const long long cap = (long long)sms * blocks_per_sm;
-    plan->grid = (unsigned)(blocks > cap ? cap : blocks);
-    return TS_SUCCESS;
-}
-
 /* Blocks of about block_warps warps, as many row groups each as fit (at least one); *row_groups
  * is the grid of one pass, with no cap. */
 static inline ts_status ts_rowwise_plan_blocks(long long rows, int cols, int block_warps, ts_rowwise_plan *plan,
@@ -122,7 +112,7 @@ static inline ts_status ts_rowwise_plan_blocks(long long rows, int cols, int blo
     plan->one_pass = 0;
     plan->whole = 0;
     plan->shared_bytes = w > 1 ? (size_t)plan->warps * 2 * sizeof(float) : 0;
-    return ts_rowwise_cap_grid(plan, *row_groups, TS_ROWWISE_BLOCKS_PER_SM);
+    return ts_kernel_capped_grid(*row_groups, TS_ROWWISE_BLOCKS_PER_SM, &plan->grid);
 }
 
 /* The launch plan of a family (kernels/norm, kernels/softmax) whose short instance takes the rows

@@ -219,20 +219,19 @@ TS_EXTERN_C ts_status ts_rotary(const ts_rotary_desc *desc, ts_stream stream) {
         p.inv_freq[i] = (float)pow((double)d.theta_base, -2.0 * i / d.head_dim);
 
     const int whole = TS_ROPE_USE_WHOLE && ts_rope_whole(&d, &p);
-    int sms = 0;
-    if ((s = ts_kernel_sm_count(&sms)) != TS_SUCCESS) return s;
-    long long blocks = (p.tokens + TS_ROPE_WARPS - 1) / TS_ROPE_WARPS;
-    if (blocks > (long long)sms * TS_ROPE_BLOCKS_PER_SM) blocks = (long long)sms * TS_ROPE_BLOCKS_PER_SM;
+    unsigned blocks = 0;
+    if ((s = ts_kernel_capped_grid((p.tokens + TS_ROPE_WARPS - 1) / TS_ROPE_WARPS, TS_ROPE_BLOCKS_PER_SM, &blocks)) !=
+        TS_SUCCESS)
+        return s;
 #if TS_ROPE_USE_WHOLE
     if (whole)
-        return (d.dtype == TS_DTYPE_BF16 ? ts_rope_bf16_whole_launch : ts_rope_fp16_whole_launch)(&p, (unsigned)blocks,
-                                                                                                  stream);
+        return (d.dtype == TS_DTYPE_BF16 ? ts_rope_bf16_whole_launch : ts_rope_fp16_whole_launch)(&p, blocks, stream);
 #else
     (void)whole;
 #endif
     switch (d.dtype) {
-    case TS_DTYPE_BF16: return ts_rope_bf16_launch(&p, (unsigned)blocks, stream);
-    case TS_DTYPE_FP16: return ts_rope_fp16_launch(&p, (unsigned)blocks, stream);
-    default: return ts_rope_f32_launch(&p, (unsigned)blocks, stream);
+    case TS_DTYPE_BF16: return ts_rope_bf16_launch(&p, blocks, stream);
+    case TS_DTYPE_FP16: return ts_rope_fp16_launch(&p, blocks, stream);
+    default: return ts_rope_f32_launch(&p, blocks, stream);
     }
 }

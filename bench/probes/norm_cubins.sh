@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds kernels/norm/norm.c as sm_90a cubins, one per variant of compile-time options, for
 # bench/probes/norm_race.cu, which loads them and launches a bf16 whole-instance kernel:
-# _Z18ts_norm_bf16_whole14ts_norm_params, or with TS_NORM_STATS_FIRST=1 the one-slice rows'
+# _Z18ts_norm_bf16_whole14ts_norm_params, or the one-slice rows' with a residual,
 # _Z22ts_norm_bf16_whole_row14ts_norm_params. Needs only nvcc: no CMake tree, no GPU, so the
 # variants can be built here and carried to the GPU machine.
 #   usage: bench/probes/norm_cubins.sh OUTDIR NAME="FLAGS" ...
-#   e.g.   bench/probes/norm_cubins.sh .ab-rev/cubins base= first=-DTS_NORM_STATS_FIRST=1
+#   e.g.   bench/probes/norm_cubins.sh .ab-rev/cubins base= b16=-DTS_NORM_WHOLE_ROW_BLOCKS=16
 # Prints the registers and spills of those two kernels in each variant (ptxas).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -92,9 +92,10 @@ static inline ts_status ts_rowwise_check_matrix(const void *ptr, ts_dtype dtype,
 #define TS_ROWWISE_ONE_GROUP (TS_ROWWISE_LAYOUT_FROM_BLOCK && TS_ROWWISE_WHOLE && TS_ROWWISE_ONE_PASS_BLOCK_WARPS == 1)
 
 /* In a variant: declares nw (warps a row), groups (row groups a block), warp, group (this warp's
- * row group) and w (its slice of the row). */
+ * row group) and w (its slice of the row). An instance of one-warp blocks (TS_ROWWISE_BLOCK_WARPS_MAX
+ * 1) knows nw is 1, so that its cross-warp reductions compile away. */
 #define TS_ROWWISE_BLOCK_LAYOUT(warps_per_row)                                                     \
-    const int nw = TS_ROWWISE_ONE_GROUP ? ts_num_warps() : (warps_per_row);                         \
+    const int nw = TS_ROWWISE_BLOCK_WARPS_MAX == 1 ? 1 : TS_ROWWISE_ONE_GROUP ? ts_num_warps() : (warps_per_row); \
     const int groups = TS_ROWWISE_ONE_GROUP ? 1 : ts_num_warps() / nw;                              \
     const int warp = ts_warp_id(), group = TS_ROWWISE_ONE_GROUP ? 0 : warp / nw,                    \
               w = TS_ROWWISE_ONE_GROUP ? warp : warp % nw

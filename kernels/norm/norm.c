@@ -1,8 +1,9 @@
 /* LayerNorm and RMSNorm with the optional fused residual add (tessera.h, docs/memory-bound.md):
- * the argument checks, the launch plan and three kernels per input dtype, instantiated from
+ * the argument checks, the launch plan and the kernels of each input dtype, instantiated from
  * norm_variant.h: a short one for rows of up to 8192 columns whose output and weight / bias share
  * the input's dtype, at high occupancy, the same for whole, aligned slices (the whole instance),
- * and a general one for longer rows and mixed dtypes
+ * the whole instance once more for one-slice rows with a residual in one-warp blocks (16-bit
+ * dtypes: the whole-row instance, below), and a general one for longer rows and mixed dtypes
  * (kernels/common/rowwise.h, rowwise_instances.h). */
 #include "kernels/common/rowwise.h"
 #include "kernels/norm/norm_common.h"
@@ -28,36 +29,29 @@
 #define TS_NORM_WEIGHT_AFTER_ROW 0
 #endif
 
-/* 1: rows of one slice (up to 1024 columns, whole and aligned) run on an instance of their own,
- * ts_norm_*_whole_row, in one-warp blocks built for TS_NORM_STATS_FIRST_BLOCKS blocks an SM, whose
- * 16-bit kernels take the statistics first, then load the weight and the bias into registers
- * together and write the residual sum and the output last, with the reciprocal square root for the
- * scale: the way torch.compile's kernel runs (its SASS: the row's 8 loads, the reductions, 8
- * parameter loads, 8 stores, MUFU.RSQ). 0 (default): the whole instance serves them with the rest,
- * the weight held from the start, the sum stored as soon as it is formed, the bias loaded chunk by
- * chunk between the output's stores. Holding both parameters needs more than 80 registers (at 80
- * it spills), which the multi-warp rows' instance should not pay: two blocks an SM would halve its
- * resident 4-warp blocks (-3 to -52% when capped so,
- * bench/results/nvidia-h200-2026-12-01-norm-occupancy-cap-ab.txt); hence the instance apart. Built
- * into the whole instance at 117 registers, this made LayerNorm + residual 65536 x 1024 bf16 match
- * torch.compile's own kernel in one harness (4.220 against 4.222 TB/s; the default 4.18, +0.9%;
- * without the reciprocal square root +0.5%; ...-norm-vs-triton-cubin.txt). The instance apart
- * compiles to the same SASS and is not yet measured as such, nor for RMSNorm, nor in the driver.
- * 2: the same instance with its row held in fp32 instead of packed (norm_variant.h): 80 registers
- * and some 600 instructions against 856 (compile's kernel: 520, 96 registers); not yet measured. */
-#ifndef TS_NORM_STATS_FIRST
-#define TS_NORM_STATS_FIRST 0
-#endif
-/* 16 one-warp blocks an SM: at most 128 registers a lane. */
-#ifndef TS_NORM_STATS_FIRST_BLOCKS
-#define TS_NORM_STATS_FIRST_BLOCKS 16
+/* Rows of one slice (up to 1024 columns, whole and aligned) with a residual and a 16-bit dtype run
+ * on an instance of their own, ts_norm_*_whole_row (norm_variant.h, TS_ROWWISE_ONE_WARP_ROW), in
+ * one-warp blocks built for TS_NORM_WHOLE_ROW_BLOCKS blocks an SM: the statistics first, then the
+ * weight and the bias loaded into registers together, both outputs stored last, the reciprocal
+ * square root for the scale, and no cross-warp reduction compiled in: the order of torch.compile's
+ * kernel for LayerNorm. Holding both parameters needs more than the whole instance's 64 registers
+ * (at 80 it spills), which its multi-warp rows should not pay (two blocks an SM would halve their
+ * resident 4-warp blocks: -3 to -52%, bench/results/nvidia-h200-2026-12-01-norm-occupancy-cap-ab.txt);
+ * hence the instance apart. At 20 blocks an SM it takes 96 registers, no spills (21 warps an SM).
+ * Measured on the H200 against the whole instance (bench/results/nvidia-h200-2026-12-02-norm-whole-row-ab.txt):
+ * LayerNorm / RMSNorm + residual 65536 x 1024 bf16 +0.7% / +0.5% in tessera-bench, 4.18 -> 4.23-4.24
+ * and 4.19 -> 4.21 TB/s in the PyTorch driver; 16 blocks an SM (124 registers) +0.6 / +0.5%; the row
+ * held in fp32 instead of packed (80 registers) +0.5 / +0.2%. Rows without a residual stay on the
+ * whole instance: with one row in flight a warp, this instance's fewer resident warps do not cover
+ * the latency (-10% at 16 blocks an SM, ...-2026-12-02-norm-stats-first-ab.txt). fp32 rows stay
+ * there too (not measured on this instance). */
+#ifndef TS_NORM_WHOLE_ROW_BLOCKS
+#define TS_NORM_WHOLE_ROW_BLOCKS 20
 #endif
 
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"
 #define TS_ROWWISE_INSTANCE_WHOLE 1
-#if TS_NORM_STATS_FIRST
-#define TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS TS_NORM_STATS_FIRST_BLOCKS
-#endif
+#define TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS TS_NORM_WHOLE_ROW_BLOCKS
 #define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
 #define TS_ROWWISE_INSTANCE_NAME ts_norm_bf16
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_BF16
@@ -65,21 +59,13 @@
 #define TS_ROWWISE_INSTANCE_NAME ts_norm_fp16
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_FP16
 #include "kernels/common/rowwise_instances.h"
+#undef TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS
 #define TS_ROWWISE_INSTANCE_NAME ts_norm_f32
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_F32
 #include "kernels/common/rowwise_instances.h"
 #undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 #undef TS_ROWWISE_INSTANCE_WHOLE
-#undef TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS
-
-/* The launcher of the one-slice rows of the whole instance: their own (TS_NORM_STATS_FIRST), or the
- * whole instance's. */
-#if TS_NORM_STATS_FIRST
-#define TS_NORM_WHOLE_ROW_LAUNCH(name) name##_whole_row_launch
-#else
-#define TS_NORM_WHOLE_ROW_LAUNCH(name) name##_whole_launch
-#endif
 
 static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream) {
     if (!desc) return TS_ERROR_NULL_POINTER;
@@ -133,13 +119,12 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
                  ts_rowwise_aligned16(d.weight, d.param_dtype, 0) && ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][4] = {
-        {ts_norm_bf16_launch, ts_norm_bf16_short_launch, ts_norm_bf16_whole_launch,
-         TS_NORM_WHOLE_ROW_LAUNCH(ts_norm_bf16)},
-        {ts_norm_fp16_launch, ts_norm_fp16_short_launch, ts_norm_fp16_whole_launch,
-         TS_NORM_WHOLE_ROW_LAUNCH(ts_norm_fp16)},
-        {ts_norm_f32_launch, ts_norm_f32_short_launch, ts_norm_f32_whole_launch, TS_NORM_WHOLE_ROW_LAUNCH(ts_norm_f32)}};
-    /* Columns: general, short, whole, and the whole instance's one-warp rows. */
-    const int instance = plan.whole && plan.warps == 1 ? 3 : plan.one_pass + plan.whole;
+        {ts_norm_bf16_launch, ts_norm_bf16_short_launch, ts_norm_bf16_whole_launch, ts_norm_bf16_whole_row_launch},
+        {ts_norm_fp16_launch, ts_norm_fp16_short_launch, ts_norm_fp16_whole_launch, ts_norm_fp16_whole_row_launch},
+        {ts_norm_f32_launch, ts_norm_f32_short_launch, ts_norm_f32_whole_launch, NULL}};
+    /* Columns: general, short, whole, and the whole instance's one-warp rows with a residual (16-bit). */
+    const int instance =
+        plan.whole && plan.warps == 1 && d.residual && d.dtype != TS_DTYPE_F32 ? 3 : plan.one_pass + plan.whole;
     return launchers[ts_rowwise_dtype_index(d.dtype)][instance](&p, &plan, stream);
 }
 

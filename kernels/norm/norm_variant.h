@@ -20,8 +20,8 @@
  *          TS_ROWWISE_BLOCK_WARPS_MAX (block size limit), TS_ROWWISE_MIN_BLOCKS (blocks per SM),
  *          TS_ROWWISE_SHORT, TS_ROWWISE_WHOLE (the short instance for whole, aligned slices, whose
  *          loads and stores compile without their element-by-element paths: rowwise_instances.h),
- *          TS_ROWWISE_ONE_WARP_ROW (its one-slice rows apart, taking the statistics first: norm.c,
- *          TS_NORM_STATS_FIRST) */
+ *          TS_ROWWISE_ONE_WARP_ROW (its one-slice rows apart, whose 16-bit kernels take the statistics
+ *          first and then load the weight and the bias together: norm.c, TS_NORM_WHOLE_ROW_BLOCKS) */
 TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_BLOCKS, ts_norm_params, p) {
     TS_ROWWISE_BLOCK_LAYOUT(p->warps_per_row);
     const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE);
@@ -38,41 +38,10 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     /* The 16-bit fast instances load the weight (in the input dtype) before the row and hold it in
      * registers, so that its latency hides under the row's rather than following the reductions
      * (the bias as well spilled; fp32 rows leave no registers for it). */
-#if TS_NORM_STATS_FIRST == 2
-    /* TS_NORM_STATS_FIRST 2: the one-slice rows' 16-bit instance holds its row in fp32 (32 registers
-     * a lane) rather than packed, so that the reductions and the output read it without unpacking
-     * it again each pass; after the statistics the weight and the bias load together, held packed,
-     * and apply in one pass. The rounding and the order of every sum are the packed path's. */
-    if (TS_ROWWISE_ONE_WARP_ROW && bytes == 2) {
-        const long long row = ts_block_x();
-        ts_rowwise_wv hf;
-        ts_wv_load(&hf, TS_ROWWISE_ASSUME_ALIGNED((const unsigned char *)p->x + (row * p->x_stride + col0) * bytes),
-                   TS_ROWWISE_DTYPE, left);
-        if (p->residual) {
-            ts_wv_load_add(&hf,
-                           TS_ROWWISE_ASSUME_ALIGNED((const unsigned char *)p->residual +
-                                                     (row * p->residual_stride + col0) * bytes),
-                           TS_ROWWISE_DTYPE, left);
-            ts_wv_round(&hf, &hf, TS_ROWWISE_DTYPE);
-            if (p->residual_out)
-                ts_wv_store((unsigned char *)TS_ROWWISE_ASSUME_ALIGNED((unsigned char *)p->residual_out +
-                                                      (row * p->residual_out_stride + col0) * bytes),
-                            &hf, TS_ROWWISE_DTYPE, left);
-        }
-        if (!p->rms) ts_wv_sub_scalar(&hf, &hf, ts_wv_sum(&hf) * p->inv_cols);
-        ts_wv_mul_scalar(&hf, &hf, ts_norm_rsqrt(ts_wv_sum_sq(&hf) * p->inv_cols + p->eps));
-        TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) w_held, b_held;
-        if (weight) ts_wv_packed_load(&w_held, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
-        if (bias) ts_wv_packed_load(&b_held, TS_ROWWISE_ASSUME_ALIGNED(bias), left);
-        ts_wv_mul_add_packed(&hf, &w_held, weight != NULL, &b_held, bias != NULL);
-        ts_wv_store((unsigned char *)TS_ROWWISE_ASSUME_ALIGNED((unsigned char *)p->out + (row * p->out_stride + col0) * bytes), &hf,
-                    TS_ROWWISE_DTYPE, left);
-        return;
-    }
-#endif
     const int hold = TS_ROWWISE_SHORT && TS_NORM_HOLD_PARAMS && bytes == 2;
     TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) held_w;
     TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) held_b;
+    /* The one-slice rows' instance holds both parameters, loaded after the statistics (norm.c). */
     const int stats_first = hold && TS_ROWWISE_ONE_WARP_ROW;
     if (hold && weight && !TS_NORM_WEIGHT_AFTER_ROW && !stats_first)
         ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);

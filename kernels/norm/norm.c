@@ -48,6 +48,14 @@
 #ifndef TS_NORM_WHOLE_ROW_BLOCKS
 #define TS_NORM_WHOLE_ROW_BLOCKS 20
 #endif
+/* 1: the whole-row instance loads the weight with the row, before the statistics, where there is no
+ * bias (RMSNorm's usual case), as torch.compile's RMSNorm kernel does (its SASS: the weight's loads
+ * issued before the reduction; 64 registers), instead of after them, which puts an L2 round trip
+ * between each row's statistics and its stores. 0 (default): after them, as for LayerNorm. Not yet
+ * measured; RMSNorm + residual 65536 x 1024 is where the instance is still behind compile's best. */
+#ifndef TS_NORM_WHOLE_ROW_WEIGHT_EARLY
+#define TS_NORM_WHOLE_ROW_WEIGHT_EARLY 0
+#endif
 
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"
 #define TS_ROWWISE_INSTANCE_WHOLE 1

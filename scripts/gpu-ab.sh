@@ -19,6 +19,12 @@
 #   (TESSERA_KERNEL_FLAGS_<ID>, cmake/TesseraKernels.cmake), and such variants build one after
 #   another in one tree, build/ab-kernel, each rebuilding that one object: minutes fewer than a
 #   whole build a variant. Their base is a %ID variant with no flags.
+#   A variant's flags may instead be ^DIR: binaries built beforehand, DIR/bench/tessera-bench and
+#   DIR/tests/<TESTS>, so that the GPU machine's time goes to running them. BUILD_ONLY=OUT builds the
+#   variants named (on any machine with nvcc, no GPU needed), copies each one's binaries into
+#   OUT/NAME and stops; carry OUT with the call:
+#     BUILD_ONLY=.ab-rev/pre TESTS=test_norm scripts/gpu-ab.sh base=%kernels_norm_norm_c x="%kernels_norm_norm_c -DX=1"
+#     TESTS=test_norm BENCH=rmsnorm scripts/gpu-ab.sh base=^.ab-rev/pre/base x=^.ab-rev/pre/x   (on the GPU machine)
 # scripts/gpu-ab-table.py LOG summarises a saved log: each variant's mean over the rounds against the first.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +49,11 @@ rest_words() { case $1 in *" "*) echo "${1#* }" ;; *) echo ;; esac; }
 for spec in "$@"; do
   name=${spec%%=*} flags=${spec#*=} src=.
   names+=("$name")
+  if [ "${flags#^}" != "$flags" ]; then
+    [ -x "${flags#^}/bench/tessera-bench" ] || { echo "variant $name: no ${flags#^}/bench/tessera-bench"; exit 2; }
+    rm -rf "build/ab-$name" && mkdir -p "build/ab-$name" && cp -r "${flags#^}"/* "build/ab-$name/"
+    continue
+  fi
   if [ "${flags#%}" != "$flags" ]; then
     kernel_specs+=("$spec")
     kernel_ids+=("$(first_word "${flags#%}")")
@@ -71,6 +82,16 @@ for spec in ${kernel_specs[@]+"${kernel_specs[@]}"}; do
     echo "variant $name: build failed (build/ab-$name.log)"
 done &
 wait
+if [ -n "${BUILD_ONLY:-}" ]; then
+  for name in "${names[@]}"; do
+    [ -x "build/ab-$name/bench/tessera-bench" ] || { echo "variant $name: build failed (build/ab-$name.log)"; exit 1; }
+    rm -rf "$BUILD_ONLY/$name" && mkdir -p "$BUILD_ONLY/$name/bench" "$BUILD_ONLY/$name/tests" &&
+      cp "build/ab-$name/bench/tessera-bench" "$BUILD_ONLY/$name/bench/"
+    for t in ${TESTS:-}; do cp "build/ab-$name/tests/$t" "$BUILD_ONLY/$name/tests/"; done
+    echo "$name -> $BUILD_ONLY/$name"
+  done
+  exit 0
+fi
 # A failed build shows its first errors here (its log stays on the GPU machine) and is not run.
 declare -A broken=()
 for name in "${names[@]}"; do

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# A/B of libtessera.so builds in the PyTorch driver (bench/compare_torch_memory.py): each build
+# runs ROUNDS times (default 3), in an order that rotates each round, every run a fresh process and a
+# fresh torch.compile, so that torch.compile's run-to-run spread (its kernels' speed moves by up to
+# half between processes) can be told apart from a difference between the builds. Tessera's number,
+# torch.compile's and their ratio are printed for every run; ONLY (default layernorm,rmsnorm) picks
+# the driver's kernels. The shared libraries are built beforehand, e.g. off the GPU machine:
+#   cmake -S . -B build/shared -DTESSERA_BACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
+#         -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_EXAMPLES=OFF "-DTESSERA_KERNEL_FLAGS_kernels_norm_norm_c=-DX=1"
+#   cmake --build build/shared --target tessera_shared && cp -L build/shared/core/libtessera.so .ab-rev/x.so
+#   usage (on the GPU machine): scripts/gpu-driver-ab.sh NAME=LIB ...   [LOG=FILE: the driver's JSON lines too]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+rounds=${ROUNDS:-3}
+log=${LOG:-/dev/null}
+specs=("$@")
+[ ${#specs[@]} -gt 0 ] || { echo "usage: $0 NAME=LIB ..."; exit 2; }
+for spec in "${specs[@]}"; do
+  [ -f "${spec#*=}" ] || { echo "no library ${spec#*=}"; exit 2; }
+done
+# The driver's JSON lines, one line each: build, round, kernel, shape, TB/s, compile's, ratio, copy.
+read -r -d '' summarize <<'PY'
+import json, sys
+name, rnd = sys.argv[1], sys.argv[2]
+for line in sys.stdin:
+    if not line.startswith("{"):
+        continue
+    d = json.loads(line)
+    p = d["params"]
+    shape = "%dx%d" % (p["rows"], p["cols"]) if "rows" in p else p.get("layout", "")
+    print("%-10s round %s  %-10s %-12s tessera %.3f  compile %.3f  ratio %.3f  copy %.3f"
+          % (name, rnd, d["bench"], shape, d["value"], d["baseline_value"], d["ratio"], p["copy_value"]))
+PY
+for round in $(seq 1 "$rounds"); do
+  n=${#specs[@]}
+  for k in $(seq 0 $((n - 1))); do
+    spec=${specs[$(( (k + round - 1) % n ))]}
+    name=${spec%%=*} lib=${spec#*=}
+    echo "== $name round $round" >>"$log"
+    python3 bench/compare_torch_memory.py --lib "$lib" --only "${ONLY:-layernorm,rmsnorm}" 2>&1 | tee -a "$log" |
+      python3 -c "$summarize" "$name" "$round"
+  done
+done

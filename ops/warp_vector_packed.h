@@ -25,10 +25,6 @@
  *                                             use_bias, n)
  *       the same with the bias held too (a packed vector like the weight's, used where use_bias is
  *       nonzero): for a kernel that loads both parameters at once, after its reductions
- *   ts_wv_mul_add_packed(d, weight_v, use_weight, bias_v, use_bias)
- *       d = d [* weight_v] [+ bias_v] elementwise, d an fp32 warp vector and the two packed vectors
- *       of the same length (used where their flags are nonzero): parameters held in their dtype
- *       applied to a row held in fp32
  * Whole, 16-byte aligned strips take 16-byte accesses, all of a lane's chunks in flight at once,
  * as the fp32 vector ops do (ops/warp_vector.h); anything else goes element by element. */
 #ifndef TESSERA_OPS_WARP_VECTOR_PACKED_H
@@ -137,32 +133,6 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
     ts_wvp_store_normalized_impl((ptr), TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), \
                                  TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, (bias), TS_WV_PACKED_DTYPE(src), \
                                  TS_WV_PACKED_CDATA(weight_v), (use_weight), TS_WV_PACKED_CDATA(src), 0, (n))
-/* ---- fp32 vectors with packed operands ------------------------------------------------------ */
-
-TS_DEVICE void ts_wvp_mul_add_impl(float *d, int chunks, const unsigned *w, int use_w, const unsigned *b, int use_b,
-                                   int dtype) {
-    const int words = ts_wvp_words(dtype);
-    TS_UNROLL
-    for (int k = 0; k < chunks; ++k) {
-        TS_UNROLL
-        for (int j = 0; j < TS_WV_CHUNK; ++j) {
-            float x = d[k * TS_WV_CHUNK + j];
-            if (use_w) x *= ts_wvp_elem(w + k * words, j, dtype);
-            if (use_b) x += ts_wvp_elem(b + k * words, j, dtype);
-            d[k * TS_WV_CHUNK + j] = x;
-        }
-    }
-}
-
-#define ts_wv_mul_add_packed(dst, weight_v, use_weight, bias_v, use_bias)                          \
-    do {                                                                                           \
-        TS_STATIC_ASSERT(TS_WV_CHUNKS(dst) == TS_WV_PACKED_CHUNKS(weight_v) &&                     \
-                             TS_WV_CHUNKS(dst) == TS_WV_PACKED_CHUNKS(bias_v),                     \
-                         "warp vectors of different lengths");                                     \
-        ts_wvp_mul_add_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), TS_WV_PACKED_CDATA(weight_v), (use_weight), \
-                            TS_WV_PACKED_CDATA(bias_v), (use_bias), TS_WV_PACKED_DTYPE(weight_v));  \
-    } while (0)
-
 #define ts_wv_packed_store_normalized_held_params(ptr, src, shift, scale, weight_v, use_weight, bias_v, use_bias, n)   \
     ts_wvp_store_normalized_impl((ptr), TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), \
                                  TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, NULL, TS_WV_PACKED_DTYPE(src), \

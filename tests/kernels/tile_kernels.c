@@ -230,24 +230,19 @@ typedef struct ts_test_wvp_params {
     const void *x, *residual, *weight_held;
     const float *weight;
     void *sum_out, *held_out, *params_out;
-    float *norm_out, *stats, *mul_add_out;
+    float *norm_out, *stats;
     long long n;
     float shift, scale;
 } ts_test_wvp_params;
 
 /* One warp: the strip x + residual as a packed vector of DTYPE, stored back, reduced, and stored
  * normalized in fp32 with a weight, in DTYPE with a held weight of DTYPE, and in DTYPE with that
- * weight and the residual strip as a held bias; and x as an fp32 vector times the held weight plus
- * the held residual (ts_wv_mul_add_packed), stored in fp32. */
+ * weight and the residual strip as a held bias. */
 #define TS_TEST_WVP_KERNEL(NAME, DTYPE)                                                            \
     TS_KERNEL(NAME##_kernel, 1, ts_test_wvp_params, p) {                                           \
         TS_WV_PACKED(1024, DTYPE) h, w, bias;                                                      \
-        ts_wv_f32_1024 f;                                                                          \
         ts_wv_packed_load(&w, p->weight_held, p->n);                                               \
         ts_wv_packed_load(&bias, p->residual, p->n);                                               \
-        ts_wv_load(&f, p->x, DTYPE, p->n);                                                         \
-        ts_wv_mul_add_packed(&f, &w, 1, &bias, 1);                                                 \
-        ts_wv_store(p->mul_add_out, &f, TS_DTYPE_F32, p->n);                                       \
         ts_wv_packed_load(&h, p->x, p->n);                                                         \
         ts_wv_packed_load_add_round(&h, p->residual, p->n);                                        \
         ts_wv_packed_store(p->sum_out, &h, p->n);                                                  \
@@ -261,8 +256,8 @@ typedef struct ts_test_wvp_params {
         ts_wv_packed_store_normalized_held(p->held_out, &h, p->shift, p->scale, &w, 1, NULL, p->n); \
         ts_wv_packed_store_normalized_held_params(p->params_out, &h, p->shift, p->scale, &w, 1, &bias, 1, p->n); \
     }                                                                                              \
-    static ts_status NAME(void *sum_out, float *norm_out, void *held_out, void *params_out, float *mul_add_out, \
-                          float *stats, const void *x, const void *residual, const float *weight,  \
+    static ts_status NAME(void *sum_out, float *norm_out, void *held_out, void *params_out, float *stats,        \
+                          const void *x, const void *residual, const float *weight,                \
                           const void *weight_held, long long n, float shift, float scale) {        \
         ts_test_wvp_params params;                                                                 \
         params.x = x;                                                                              \
@@ -272,7 +267,6 @@ typedef struct ts_test_wvp_params {
         params.sum_out = sum_out;                                                                  \
         params.held_out = held_out;                                                                \
         params.params_out = params_out;                                                            \
-        params.mul_add_out = mul_add_out;                                                          \
         params.norm_out = norm_out;                                                                \
         params.stats = stats;                                                                      \
         params.n = n;                                                                              \

@@ -59,8 +59,8 @@ const ts_test_tile_f32_case *ts_test_tile_f32_case_at(int k);
 typedef struct ts_test_wv_packed_case {
     const char *name;
     int dtype;
-    ts_status (*run)(void *sum_out, float *norm_out, void *held_out, void *params_out, float *mul_add_out,
-                     float *stats, const void *x, const void *residual, const float *weight, const void *weight_held,
+    ts_status (*run)(void *sum_out, float *norm_out, void *held_out, void *params_out, float *stats,
+                     const void *x, const void *residual, const float *weight, const void *weight_held,
                      long long n, float shift, float scale);
 } ts_test_wv_packed_case;
 const ts_test_wv_packed_case *ts_test_wv_packed_case_at(int k);

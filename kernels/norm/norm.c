@@ -44,17 +44,14 @@
  * held in fp32 instead of packed (80 registers) +0.5 / +0.2%. Rows without a residual stay on the
  * whole instance: with one row in flight a warp, this instance's fewer resident warps do not cover
  * the latency (-10% at 16 blocks an SM, ...-2026-12-02-norm-stats-first-ab.txt). fp32 rows stay
- * there too (not measured on this instance). */
+ * there too (not measured on this instance). Two forms closer to torch.compile's RMSNorm kernel (64
+ * registers, the weight loaded with the row) measured equal on RMSNorm + residual 65536 x 1024
+ * (bench/results/nvidia-h200-2026-12-02-norm-rms-row-ab.txt), so neither is built: the weight loaded
+ * before the statistics where there is no bias (+0.3%), and an RMSNorm instance with the weight present
+ * and no bias fixed at compile time at 32 blocks an SM (64 registers, no spills in bf16; +0.2% in
+ * tessera-bench, +0.05% in the driver), against a spread of +-0.3% between rounds. */
 #ifndef TS_NORM_WHOLE_ROW_BLOCKS
 #define TS_NORM_WHOLE_ROW_BLOCKS 20
-#endif
-/* 1: the whole-row instance loads the weight with the row, before the statistics, where there is no
- * bias (RMSNorm's usual case), as torch.compile's RMSNorm kernel does (its SASS: the weight's loads
- * issued before the reduction; 64 registers), instead of after them, which puts an L2 round trip
- * between each row's statistics and its stores. 0 (default): after them, as for LayerNorm. Not yet
- * measured; RMSNorm + residual 65536 x 1024 is where the instance is still behind compile's best. */
-#ifndef TS_NORM_WHOLE_ROW_WEIGHT_EARLY
-#define TS_NORM_WHOLE_ROW_WEIGHT_EARLY 0
 #endif
 
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"

@@ -43,8 +43,6 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) held_b;
     /* The one-slice rows' instance holds both parameters, loaded after the statistics (norm.c). */
     const int stats_first = hold && TS_ROWWISE_ONE_WARP_ROW;
-    /* There, without a bias, TS_NORM_WHOLE_ROW_WEIGHT_EARLY loads the weight with the row (norm.c). */
-    const int weight_early = stats_first && TS_NORM_WHOLE_ROW_WEIGHT_EARLY && !bias;
     if (hold && weight && !TS_NORM_WEIGHT_AFTER_ROW && !stats_first)
         ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
     for (long long first = (long long)ts_block_x() * groups; first < p->rows;
@@ -64,7 +62,6 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
                                        (unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes),
                                    &h, n);
         }
-        if (weight_early && weight) ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
         /* (The instances that hold the weight take one row group, so this runs once.) */
         if (hold && weight && TS_NORM_WEIGHT_AFTER_ROW && !stats_first)
             ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
@@ -81,7 +78,7 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         const float var_eps = sq * p->inv_cols + p->eps;
         const float scale = TS_ROWWISE_ONE_WARP_ROW ? ts_norm_rsqrt(var_eps) : 1.0f / sqrtf(var_eps);
         if (stats_first) {
-            if (weight && !weight_early) ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
+            if (weight) ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
             if (bias) ts_wv_packed_load(&held_b, TS_ROWWISE_ASSUME_ALIGNED(bias), left);
             ts_wv_packed_store_normalized_held_params(out, &h, mean, scale, &held_w, weight != NULL, &held_b,
                                                       bias != NULL, n);

@@ -3,8 +3,9 @@
 # runs ROUNDS times (default 3), in an order that rotates each round, every run a fresh process and a
 # fresh torch.compile, so that torch.compile's run-to-run spread (its kernels' speed moves by up to
 # half between processes) can be told apart from a difference between the builds. Tessera's number,
-# torch.compile's and their ratio are printed for every run; ONLY (default layernorm,rmsnorm) picks
-# the driver's kernels. The shared libraries are built beforehand, e.g. off the GPU machine:
+# torch.compile's and their ratio are printed for every run, and a table of medians per build and
+# point after the last; ONLY (default layernorm,rmsnorm) picks the driver's kernels. The shared
+# libraries are built beforehand, e.g. off the GPU machine:
 #   cmake -S . -B build/shared -DTESSERA_BACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
 #         -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_EXAMPLES=OFF "-DTESSERA_KERNEL_FLAGS_kernels_norm_norm_c=-DX=1"
 #   cmake --build build/shared --target tessera_shared && cp -L build/shared/core/libtessera.so .ab-rev/x.so
@@ -18,6 +19,9 @@ specs=("$@")
 for spec in "${specs[@]}"; do
   [ -f "${spec#*=}" ] || { echo "no library ${spec#*=}"; exit 2; }
 done
+# Every run's line also goes to a temporary file, summarized per build and point after the last round.
+lines=$(mktemp)
+trap 'rm -f "$lines"' EXIT
 # The driver's JSON lines, one line each: build, round, kernel, shape, TB/s, compile's, ratio, copy.
 read -r -d '' summarize <<'PY'
 import json, sys
@@ -38,6 +42,21 @@ for round in $(seq 1 "$rounds"); do
     name=${spec%%=*} lib=${spec#*=}
     echo "== $name round $round" >>"$log"
     python3 bench/compare_torch_memory.py --lib "$lib" --only "${ONLY:-layernorm,rmsnorm}" 2>&1 | tee -a "$log" |
-      python3 -c "$summarize" "$name" "$round"
+      python3 -c "$summarize" "$name" "$round" | tee -a "$lines"
   done
 done
+# Per build and point: the medians over the rounds, and the ratio in the round where torch.compile
+# ran fastest (its speed moves between processes far more than Tessera's).
+python3 - "$lines" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    runs.setdefault((f[0], f[3], f[4]), []).append((float(f[6]), float(f[8]), float(f[10])))
+print("# build      kernel     shape        runs  tessera median  compile median / best  ratio median  ratio at compile's best")
+for (name, kernel, shape), r in runs.items():
+    best = max(r, key=lambda x: x[1])
+    print("%-10s   %-10s %-12s %4d  %14.3f  %14.3f / %.3f  %12.3f  %.3f" % (
+        name, kernel, shape, len(r), statistics.median(x[0] for x in r), statistics.median(x[1] for x in r),
+        best[1], statistics.median(x[2] for x in r), best[2]))
+PY

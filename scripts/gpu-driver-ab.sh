@@ -19,21 +19,23 @@ specs=("$@")
 for spec in "${specs[@]}"; do
   [ -f "${spec#*=}" ] || { echo "no library ${spec#*=}"; exit 2; }
 done
-# Every run's line also goes to a temporary file, summarized per build and point after the last round.
-lines=$(mktemp)
-trap 'rm -f "$lines"' EXIT
+# Every run's numbers also go to a temporary file, tab-separated, for the table after the last round.
+runs_file=$(mktemp)
+trap 'rm -f "$runs_file"' EXIT
 # The driver's JSON lines, one line each: build, round, kernel, shape, TB/s, compile's, ratio, copy.
 read -r -d '' summarize <<'PY'
 import json, sys
-name, rnd = sys.argv[1], sys.argv[2]
-for line in sys.stdin:
-    if not line.startswith("{"):
-        continue
-    d = json.loads(line)
-    p = d["params"]
-    shape = "%dx%d" % (p["rows"], p["cols"]) if "rows" in p else p.get("layout", "")
-    print("%-10s round %s  %-10s %-12s tessera %.3f  compile %.3f  ratio %.3f  copy %.3f"
-          % (name, rnd, d["bench"], shape, d["value"], d["baseline_value"], d["ratio"], p["copy_value"]))
+name, rnd, runs_file = sys.argv[1], sys.argv[2], sys.argv[3]
+with open(runs_file, "a") as runs:
+    for line in sys.stdin:
+        if not line.startswith("{"):
+            continue
+        d = json.loads(line)
+        p = d["params"]
+        shape = "%dx%d" % (p["rows"], p["cols"]) if "rows" in p else p.get("layout", "")
+        print("%-10s round %s  %-10s %-12s tessera %.3f  compile %.3f  ratio %.3f  copy %.3f"
+              % (name, rnd, d["bench"], shape, d["value"], d["baseline_value"], d["ratio"], p["copy_value"]))
+        runs.write("\t".join([name, d["bench"], shape] + [repr(d[k]) for k in ("value", "baseline_value", "ratio")]) + "\n")
 PY
 for round in $(seq 1 "$rounds"); do
   n=${#specs[@]}
@@ -42,17 +44,17 @@ for round in $(seq 1 "$rounds"); do
     name=${spec%%=*} lib=${spec#*=}
     echo "== $name round $round" >>"$log"
     python3 bench/compare_torch_memory.py --lib "$lib" --only "${ONLY:-layernorm,rmsnorm}" 2>&1 | tee -a "$log" |
-      python3 -c "$summarize" "$name" "$round" | tee -a "$lines"
+      python3 -c "$summarize" "$name" "$round" "$runs_file"
   done
 done
 # Per build and point: the medians over the rounds, and the ratio in the round where torch.compile
 # ran fastest (its speed moves between processes far more than Tessera's).
-python3 - "$lines" <<'PY'
+python3 - "$runs_file" <<'PY'
 import statistics, sys
 runs = {}
 for line in open(sys.argv[1]):
-    f = line.split()
-    runs.setdefault((f[0], f[3], f[4]), []).append((float(f[6]), float(f[8]), float(f[10])))
+    f = line.rstrip("\n").split("\t")
+    runs.setdefault(tuple(f[:3]), []).append(tuple(float(v) for v in f[3:]))
 print("# build      kernel     shape        runs  tessera median  compile median / best  ratio median  ratio at compile's best")
 for (name, kernel, shape), r in runs.items():
     best = max(r, key=lambda x: x[1])

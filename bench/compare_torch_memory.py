@@ -150,6 +150,11 @@ def self_test(lib_path):
 def main():
     parser = driver_arguments(__doc__, reps=30, warmup=5)
     parser.add_argument("--only", default="layernorm,rmsnorm,rope,softmax")
+    parser.add_argument("--outputs", choices=("per-call", "fixed"), default="per-call",
+                        help="per-call (default): Tessera's call allocates its outputs from PyTorch's "
+                             "caching allocator on every run and returns them, as eager and torch.compile "
+                             "do, so that all three write the same blocks; fixed: it writes buffers "
+                             "allocated once")
     parser.add_argument("--profile-runs", type=int, default=0,
                         help="instead of timing, run each implementation this many times after the "
                              "warm-up and print nothing: for Nsight Compute, e.g. ncu -k "
@@ -188,11 +193,25 @@ def main():
         dst = torch.empty_like(src)
         return time_interleaved(torch, dict(runs, copy=lambda: dst.copy_(src)), flush, args.reps, args.warmup)
 
+    def tessera_op(fn, desc, outputs):
+        """One run of a Tessera entry point as a PyTorch op: outputs are (descriptor field, tensor
+        shaped like the output) pairs; the run sets each field to a fresh tensor's address (or, with
+        --outputs fixed, to one allocated here once) and returns the output tensors."""
+        fixed = [torch.empty_like(like) for _, like in outputs] if args.outputs == "fixed" else None
+
+        def run():
+            outs = [torch.empty_like(like) for _, like in outputs] if args.outputs == "per-call" else fixed
+            for (field, _), t in zip(outputs, outs):
+                setattr(desc, field, t.data_ptr())
+            call(lib, fn, desc, stream())
+            return outs
+        return run
+
     def emit(bench, params, nbytes, ms, diff):
         if ms is None:
             return
         tbs = {k: nbytes / (v * 1e9) for k, v in ms.items()}
-        params = dict(params, dtype="bf16", ms=ms["tessera"], copy_value=tbs["copy"],
+        params = dict(params, dtype="bf16", outputs=args.outputs, ms=ms["tessera"], copy_value=tbs["copy"],
                       copy_fraction=tbs["tessera"] / tbs["copy"],
                       eager_value=tbs["eager"], ratio_eager=tbs["tessera"] / tbs["eager"],
                       max_abs_diff_vs_eager=diff)
@@ -208,10 +227,9 @@ def main():
             x, r = (torch.randn(rows, cols, dtype=bf, device="cuda") for _ in range(2))
             w = 1 + 0.5 * torch.randn(cols, dtype=bf, device="cuda")
             b = torch.randn(cols, dtype=bf, device="cuda") if kind == "layernorm" else None
-            out, ro = torch.empty_like(x), torch.empty_like(x)
             fn = "ts_layernorm" if kind == "layernorm" else "ts_rmsnorm"
-            desc = norm_desc(rows, cols, x.data_ptr(), r.data_ptr(), ro.data_ptr(), w.data_ptr(),
-                             b.data_ptr() if b is not None else None, out.data_ptr())
+            desc = norm_desc(rows, cols, x.data_ptr(), r.data_ptr(), None, w.data_ptr(),
+                             b.data_ptr() if b is not None else None, None)
 
             def eager(x=x, r=r, w=w, b=b, cols=cols, kind=kind):
                 h = x + r
@@ -220,12 +238,12 @@ def main():
                 return F_.rms_norm(h, (cols,), w, 1e-5), h
 
             compiled = compile_fresh(eager)
-            runs = {"tessera": lambda desc=desc, fn=fn: call(lib, fn, desc, stream()),
+            runs = {"tessera": tessera_op(fn, desc, (("out", x), ("residual_out", x))),
                     "eager": eager, "compile": compiled}
             nbytes = 2.0 * rows * cols * 4 + 2.0 * cols * (2 if kind == "layernorm" else 1)
             ms = time_all(runs, nbytes)
             ref, _ = eager()
-            runs["tessera"]()
+            out, _ = runs["tessera"]()
             torch.cuda.synchronize()
             emit(kind, {"rows": rows, "cols": cols, "residual": 1}, nbytes, ms,
                  (out.float() - ref.float()).abs().max().item())
@@ -233,18 +251,17 @@ def main():
     if "softmax" in only:
         for rows, cols in ((16384, 4096), (65536, 1024)):
             x = torch.randn(rows, cols, dtype=bf, device="cuda")
-            out = torch.empty_like(x)
-            desc = SoftmaxDesc(rows, cols, TS_DTYPE_BF16, TS_DTYPE_BF16, x.data_ptr(), cols, out.data_ptr(), cols,
+            desc = SoftmaxDesc(rows, cols, TS_DTYPE_BF16, TS_DTYPE_BF16, x.data_ptr(), cols, None, cols,
                                1.0, 0, 1, 0)
+            tessera = tessera_op("ts_softmax", desc, (("out", x),))
 
             def eager(x=x):
                 return torch.softmax(x, dim=-1)
 
             compiled = compile_fresh(eager)
-            ms = time_all({"tessera": lambda desc=desc: call(lib, "ts_softmax", desc, stream()), "eager": eager,
-                           "compile": compiled}, 4.0 * rows * cols)
+            ms = time_all({"tessera": tessera, "eager": eager, "compile": compiled}, 4.0 * rows * cols)
             ref = eager()
-            call(lib, "ts_softmax", desc, stream())
+            out, = tessera()
             torch.cuda.synchronize()
             emit("softmax", {"rows": rows, "cols": cols, "causal": 0}, 4.0 * rows * cols, ms,
                  (out.float() - ref.float()).abs().max().item())
@@ -258,14 +275,14 @@ def main():
             shape = (bsz, n, h, d) if layout == TS_ROTARY_BNHD else (bsz, h, n, d)
             q, k = (torch.randn(*shape, dtype=bf, device="cuda") for _ in range(2))
             q0, k0 = q.clone(), k.clone()
-            qo, ko = torch.empty_like(q), torch.empty_like(k)
             cs = torch.cat([cos_t, cos_t], dim=-1).to(bf)  # (N, D) in the model dtype, as models keep it
             sn = torch.cat([sin_t, sin_t], dim=-1).to(bf)
             view = (1, n, 1, d) if layout == TS_ROTARY_BNHD else (1, 1, n, d)
             cs, sn = cs.view(view), sn.view(view)
             desc = RotaryDesc(bsz, n, h, h, d, TS_DTYPE_BF16, layout, TS_ROTARY_ROTATE_HALF, q.data_ptr(),
-                              qo.data_ptr(), None, k.data_ptr(), ko.data_ptr(), None, cos_t.data_ptr(),
+                              None, None, k.data_ptr(), None, None, cos_t.data_ptr(),
                               sin_t.data_ptr(), n, 10000.0, 0)
+            tessera = tessera_op("ts_rotary", desc, (("q_out", q), ("k_out", k)))
 
             def rotate_half(t):
                 t1, t2 = t[..., : d // 2], t[..., d // 2:]
@@ -276,10 +293,9 @@ def main():
 
             compiled = compile_fresh(eager)
             nbytes = 2.0 * 2 * 2 * q.numel() + 8.0 * n * (d // 2)
-            ms = time_all({"tessera": lambda desc=desc: call(lib, "ts_rotary", desc, stream()), "eager": eager,
-                           "compile": compiled}, nbytes)
+            ms = time_all({"tessera": tessera, "eager": eager, "compile": compiled}, nbytes)
             ref, _ = eager(q0, k0)
-            call(lib, "ts_rotary", desc, stream())
+            qo, _ = tessera()
             torch.cuda.synchronize()
             emit("rope", {"B": bsz, "N": n, "H": h, "D": d,
                           "layout": "BNHD" if layout == TS_ROTARY_BNHD else "BHND",

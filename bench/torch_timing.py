@@ -10,6 +10,12 @@ import os
 import statistics
 
 MIN_REPS = 20  # tessera-bench's TS_BENCH_MIN_REPS
+# GPU clock cycles (about 1 ms on an H200) the stream spins before each timed run while Python issues
+# the run, so that no host time is timed. A torch.compile'd function's call took 90-190 us of host
+# time (median; up to 630 us) on the H200's host, against which the 200000 cycles used before did not
+# always cover: its kernel then measured 2.3-4.2 TB/s between processes, and 4.24-4.25 in every
+# process with this lead (bench/results/nvidia-h200-2026-12-02-driver-lead-time.txt).
+LEAD_CYCLES = int(os.environ.get("TESSERA_BENCH_LEAD_CYCLES", "2000000"))
 
 
 def driver_arguments(doc, reps, warmup):
@@ -53,9 +59,8 @@ def time_interleaved(torch, runs, flush, reps, warmup):
                 flush.zero_()
             else:
                 flush.sum()
-            # Keep the GPU busy while Python issues the run, so that the host's launch time (large
-            # for a torch.compile'd function next to a 0.1 ms kernel) is not timed.
-            torch.cuda._sleep(200_000)
+            # Keep the GPU busy while Python issues the run (LEAD_CYCLES).
+            torch.cuda._sleep(LEAD_CYCLES)
             start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             runs[name]()

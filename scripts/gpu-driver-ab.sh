@@ -10,14 +10,18 @@
 #         -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_EXAMPLES=OFF "-DTESSERA_KERNEL_FLAGS_kernels_norm_norm_c=-DX=1"
 #   cmake --build build/shared --target tessera_shared && cp -L build/shared/core/libtessera.so .ab-rev/x.so
 #   usage (on the GPU machine): scripts/gpu-driver-ab.sh NAME=LIB ...   [LOG=FILE: the driver's JSON lines too]
+# A spec may carry driver options after the library, e.g. 'fixed=LIB --outputs fixed', to A/B the
+# driver's protocol with one library.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-3}
 log=${LOG:-/dev/null}
 specs=("$@")
 [ ${#specs[@]} -gt 0 ] || { echo "usage: $0 NAME=LIB ..."; exit 2; }
+spec_lib() { local rest=${1#*=}; echo "${rest%% *}"; }
+spec_options() { local rest=${1#*=}; [ "$rest" = "${rest#* }" ] || echo "${rest#* }"; }
 for spec in "${specs[@]}"; do
-  [ -f "${spec#*=}" ] || { echo "no library ${spec#*=}"; exit 2; }
+  [ -f "$(spec_lib "$spec")" ] || { echo "no library $(spec_lib "$spec")"; exit 2; }
 done
 # Every run's numbers also go to a temporary file, tab-separated, for the table after the last round.
 runs_file=$(mktemp)
@@ -41,9 +45,10 @@ for round in $(seq 1 "$rounds"); do
   n=${#specs[@]}
   for k in $(seq 0 $((n - 1))); do
     spec=${specs[$(( (k + round - 1) % n ))]}
-    name=${spec%%=*} lib=${spec#*=}
+    name=${spec%%=*} lib=$(spec_lib "$spec")
+    read -r -a options <<<"$(spec_options "$spec")"
     echo "== $name round $round" >>"$log"
-    python3 bench/compare_torch_memory.py --lib "$lib" --only "${ONLY:-layernorm,rmsnorm}" 2>&1 | tee -a "$log" |
+    python3 bench/compare_torch_memory.py --lib "$lib" --only "${ONLY:-layernorm,rmsnorm}" "${options[@]}" 2>&1 | tee -a "$log" |
       python3 -c "$summarize" "$name" "$round" "$runs_file"
   done
 done

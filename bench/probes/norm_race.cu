@@ -7,7 +7,8 @@
  *          RMS=1 for RMSNorm, no bias). FUNCTION defaults to Inductor's LayerNorm kernel name,
  *          triton_per_fused_add_native_layer_norm_0, whose signature (x, residual, weight, bias,
  *          sum out, norm out, xnumel, r0numel, two scratch pointers) is the one supported for
- *          Triton; a FUNCTION that is a mangled C++ name (_Z...) is Tessera's, taking ts_norm_params
+ *          Triton, and with RMS=1 its RMSNorm kernel's, triton_per_fused__fused_rms_norm_add_0
+ *          (the same without the bias); a FUNCTION that is a mangled C++ name (_Z...) is Tessera's, taking ts_norm_params
  *          and launched as the whole instance is (one block a row, ceil(cols / 1024) warps).
  *   build (on the GPU machine): nvcc -O3 -std=c++17 -arch=sm_90a -o /tmp/norm_race
  *          bench/probes/norm_race.cu -lcuda
@@ -108,8 +109,9 @@ int main(int argc, char **argv) {
             file = file.substr(0, colon);
         }
         const bool tessera = function.rfind("_Z", 0) == 0;
-        if (!tessera && (rms || rows > 2147483647L)) {
-            std::printf("%s: only Inductor's LayerNorm signature is supported\n", arg.c_str());
+        const bool inductor_rms = function.find("rms_norm") != std::string::npos;
+        if (!tessera && (rms != inductor_rms || rows > 2147483647L)) {
+            std::printf("%s: Inductor's LayerNorm kernel takes RMS=0, its RMSNorm kernel RMS=1\n", arg.c_str());
             return 2;
         }
         const std::vector<char> image = read_file(file);
@@ -161,8 +163,9 @@ int main(int argc, char **argv) {
         } else {
             void *scratch0 = nullptr, *scratch1 = nullptr;
             int xnumel = (int)rows, rnumel = (int)cols;
-            void *args[] = {&x, &r, &w, &b, &sum, &out, &xnumel, &rnumel, &scratch0, &scratch1};
-            CHECK_CU(cuLaunchKernel(k.function, (unsigned)rows, 1, 1, 32, 1, 1, 0, 0, args, nullptr));
+            void *ln_args[] = {&x, &r, &w, &b, &sum, &out, &xnumel, &rnumel, &scratch0, &scratch1};
+            void *rms_args[] = {&x, &r, &w, &sum, &out, &xnumel, &rnumel, &scratch0, &scratch1};
+            CHECK_CU(cuLaunchKernel(k.function, (unsigned)rows, 1, 1, 32, 1, 1, 0, 0, rms ? rms_args : ln_args, nullptr));
         }
     };
 

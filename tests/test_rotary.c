@@ -164,23 +164,6 @@ Test(rotary, whole_strips) {
     }
 }
 
-/* (B, H, N, D) with N a multiple of the token runs (4 strips of 512 / D tokens) and the whole
- * instance's alignment: the cases its token-runs kernel takes (kernels/rotary/rotary_variant.h),
- * where each chunk of a strip is a different position; GQA's fewer K heads, an offset into the
- * table, in place. The CI host variant built with -DTS_ROPE_USE_WHOLE=0 runs them on the general
- * kernel. */
-Test(rotary, token_runs) {
-    TS_TEST_REQUIRE_DEVICE();
-    const int dims[4] = {32, 64, 128, 256};
-    for (int i = 0; i < 4; ++i) {
-        const int run = 4 * (512 / dims[i]), n = run * (ts_test_on_gpu() ? 9 : 2);
-        check_rope((rope_case){2, n, 6, 2, dims[i], BF, BHND, HALF, 1, 7, 0, 0});
-        check_rope((rope_case){1, n, 3, 3, dims[i], FP, BHND, INTER, 1, 0, 0, 0});
-        check_rope((rope_case){2, n, 4, 1, dims[i], BF, BHND, INTER, 1, 3, 0, 1});
-        check_rope((rope_case){1, n + run / 2, 2, 2, dims[i], BF, BHND, HALF, 1, 0, 0, 0}); /* a part run: not taken */
-    }
-}
-
 Test(rotary, bad_arguments) {
     static unsigned short buf[1 << 14] __attribute__((aligned(16)));
     static float tab[1 << 12] __attribute__((aligned(16)));

@@ -49,7 +49,6 @@ typedef struct ts_rope_params {
     int heads[2];
     const float *cos, *sin;
     long long tokens, seq, offset;
-    long long runs[2]; /* the token-runs kernel's units of Q and of K (rotary_variant.h) */
     int d_shift, interleaved;
 } ts_rope_params;
 
@@ -61,11 +60,6 @@ typedef struct ts_rope_params {
  * runs the general kernel of its dtype (an A/B switch, and a CI host variant). */
 #ifndef TS_ROPE_USE_WHOLE
 #define TS_ROPE_USE_WHOLE 1
-#endif
-/* 1 (default): of those, calls whose heads hold their tokens back to back (ts_rope_token_runs,
- * the (B, H, N, D) layout) run its token-runs kernel; 0: the whole instance's token kernel. */
-#ifndef TS_ROPE_USE_RUNS
-#define TS_ROPE_USE_RUNS 1
 #endif
 
 #define TS_ROPE_NAME ts_rope_bf16
@@ -149,36 +143,20 @@ static ts_status ts_rope_strides(const long long *given, ts_rotary_layout layout
  * angles from a table, every tensor and its {batch, seq, head} strides 16-byte aligned (the table
  * rows, D/2 floats, then are too), every strip of TS_ROPE_STRIPS x 512 / D heads full, and token
  * numbers that fit 32 bits. */
-static int ts_rope_whole_aligned(const ts_rotary_desc *d, const ts_rope_params *p) {
+static int ts_rope_whole(const ts_rotary_desc *d, const ts_rope_params *p) {
     if (d->dtype == TS_DTYPE_F32 || !d->cos_table || ((uintptr_t)d->cos_table | (uintptr_t)d->sin_table) % 16u ||
         p->tokens > 0x7fffffffLL)
         return 0;
+    const int heads_per_round = TS_ROPE_STRIPS * (TS_ROPE_STRIP >> p->d_shift);
     for (int which = 0; which < 2; ++which) {
         if (p->heads[which] == 0) continue;
+        if (p->heads[which] % heads_per_round) return 0;
         const uintptr_t bytes = 2;
         if (((uintptr_t)p->in[which] | (uintptr_t)p->out[which] | (uintptr_t)(p->stride_b[which] * bytes) |
              (uintptr_t)(p->stride_n[which] * bytes) | (uintptr_t)(p->stride_h[which] * bytes)) % 16u)
             return 0;
     }
     return 1;
-}
-
-static int ts_rope_whole(const ts_rotary_desc *d, const ts_rope_params *p) {
-    const int heads_per_round = TS_ROPE_STRIPS * (TS_ROPE_STRIP >> p->d_shift);
-    for (int which = 0; which < 2; ++which)
-        if (p->heads[which] % heads_per_round) return 0;
-    return ts_rope_whole_aligned(d, p);
-}
-
-/* Whether the whole instance's token-runs kernel takes the call (rotary_variant.h): the whole
- * instance's alignment, every head's tokens back to back (token stride D, as (B, H, N, D) has)
- * and split into full runs of TS_ROPE_STRIPS x 512 / D tokens, and fewer than 2^31 runs. */
-static int ts_rope_token_runs(const ts_rotary_desc *d, const ts_rope_params *p) {
-    const long long run_tokens = TS_ROPE_STRIPS * (TS_ROPE_STRIP >> p->d_shift);
-    if (p->seq % run_tokens || p->runs[0] + p->runs[1] > 0x7fffffffLL) return 0;
-    for (int which = 0; which < 2; ++which)
-        if (p->heads[which] && p->stride_n[which] != d->head_dim) return 0;
-    return ts_rope_whole_aligned(d, p);
 }
 
 TS_EXTERN_C ts_status ts_rotary(const ts_rotary_desc *desc, ts_stream stream) {
@@ -240,23 +218,15 @@ TS_EXTERN_C ts_status ts_rotary(const ts_rotary_desc *desc, ts_stream stream) {
     for (int i = 0; i < d.head_dim / 2; ++i)
         p.inv_freq[i] = (float)pow((double)d.theta_base, -2.0 * i / d.head_dim);
 
-    const long long run_tokens = TS_ROPE_STRIPS * (TS_ROPE_STRIP >> d_shift);
-    for (int which = 0; which < 2; ++which) p.runs[which] = (long long)d.batch * p.heads[which] * (d.seq / run_tokens);
-    const int runs = TS_ROPE_USE_WHOLE && TS_ROPE_USE_RUNS && ts_rope_token_runs(&d, &p);
     const int whole = TS_ROPE_USE_WHOLE && ts_rope_whole(&d, &p);
-    const long long units = runs ? p.runs[0] + p.runs[1] : p.tokens;
     unsigned blocks = 0;
-    if ((s = ts_kernel_capped_grid((units + TS_ROPE_WARPS - 1) / TS_ROPE_WARPS, TS_ROPE_BLOCKS_PER_SM, &blocks)) !=
+    if ((s = ts_kernel_capped_grid((p.tokens + TS_ROPE_WARPS - 1) / TS_ROPE_WARPS, TS_ROPE_BLOCKS_PER_SM, &blocks)) !=
         TS_SUCCESS)
         return s;
 #if TS_ROPE_USE_WHOLE
-    if (runs)
-        return (d.dtype == TS_DTYPE_BF16 ? ts_rope_bf16_whole_runs_launch : ts_rope_fp16_whole_runs_launch)(&p, blocks,
-                                                                                                          stream);
     if (whole)
         return (d.dtype == TS_DTYPE_BF16 ? ts_rope_bf16_whole_launch : ts_rope_fp16_whole_launch)(&p, blocks, stream);
 #else
-    (void)runs;
     (void)whole;
 #endif
     switch (d.dtype) {

@@ -74,49 +74,6 @@ TS_KERNEL_RESIDENT(TS_ROPE_NAME, TS_ROPE_WARPS, TS_ROPE_VARIANT_MIN_BLOCKS, ts_r
     }
 }
 
-#if TS_ROPE_VARIANT_WHOLE
-/* The whole instance for layouts whose heads hold their tokens' rows back to back (the token
- * stride is D, as in (B, H, N, D)), rotary.c: ts_rope_token_runs. A warp takes a run of
- * TS_ROPE_VARIANT_STRIPS x 512 / D tokens of one head of Q or K, one contiguous stretch of memory,
- * rather than a token's heads, which such a layout spreads N x D elements apart; the rotary
- * pattern then changes from row to row, and each chunk reads its row's from the table (the runs of
- * one block's warps are neighbouring heads at the same tokens, so those reads meet in the L1).
- * Runs are numbered head first, then run, then batch; Q's before K's. */
-TS_KERNEL_RESIDENT(TS_CAT(TS_ROPE_NAME, _runs), TS_ROPE_WARPS, TS_ROPE_VARIANT_MIN_BLOCKS, ts_rope_params, p) {
-    const int bytes = TS_DTYPE_BYTES(TS_ROPE_DTYPE), d_shift = p->d_shift;
-    const int run_tokens = TS_ROPE_VARIANT_STRIPS * (TS_ROPE_STRIP >> d_shift);
-    const unsigned runs_per_head = (unsigned)(p->seq / run_tokens);
-    const long long units = p->runs[0] + p->runs[1], warps = (long long)ts_grid_x() * ts_num_warps();
-    const long long stride_mask = ~(long long)(16 / bytes - 1);
-    TS_WV_PACKED(TS_ROPE_STRIP, TS_ROPE_DTYPE) x[TS_ROPE_VARIANT_STRIPS], y;
-    for (long long u = (long long)ts_block_x() * ts_num_warps() + ts_warp_id(); u < units; u += warps) {
-        const int which = u >= p->runs[0];
-        const unsigned v = (unsigned)(which ? u - p->runs[0] : u), heads = (unsigned)p->heads[which];
-        const unsigned h = v % heads, r = v / heads, run = r % runs_per_head, b = r / runs_per_head;
-        const long long n0 = (long long)run * run_tokens;
-        const long long first = b * (p->stride_b[which] & stride_mask) + h * (p->stride_h[which] & stride_mask) +
-                                 (n0 << d_shift);
-        const unsigned char *in =
-            (const unsigned char *)TS_ROPE_ASSUME_ALIGNED((const unsigned char *)p->in[which] + first * bytes);
-        unsigned char *out = (unsigned char *)TS_ROPE_ASSUME_ALIGNED((unsigned char *)p->out[which] + first * bytes);
-        TS_UNROLL
-        for (int s = 0; s < TS_ROPE_VARIANT_STRIPS; ++s)
-            ts_wv_packed_load(&x[s], in + s * TS_ROPE_STRIP * bytes, TS_ROPE_STRIP);
-        TS_UNROLL
-        for (int s = 0; s < TS_ROPE_VARIANT_STRIPS; ++s) {
-            ts_wv_packed_rope_apply_rows(&y, &x[s], p->cos, p->sin,
-                                         p->offset + n0 + s * (TS_ROPE_STRIP >> d_shift), d_shift, p->interleaved);
-            ts_wv_packed_store(out + s * TS_ROPE_STRIP * bytes, &y, TS_ROPE_STRIP);
-        }
-    }
-}
-
-static ts_status TS_CAT(TS_ROPE_NAME, _runs_launch)(const ts_rope_params *params, unsigned grid, ts_stream stream) {
-    const ts_rope_params p = *params;
-    return TS_LAUNCH(TS_CAT(TS_ROPE_NAME, _runs), ts_grid_1d(grid), TS_ROPE_WARPS, 0, stream, p);
-}
-#endif
-
 static ts_status TS_CAT(TS_ROPE_NAME, _launch)(const ts_rope_params *params, unsigned grid, ts_stream stream) {
     const ts_rope_params p = *params;
     return TS_LAUNCH(TS_ROPE_NAME, ts_grid_1d(grid), TS_ROPE_WARPS, 0, stream, p);

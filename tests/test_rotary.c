@@ -164,6 +164,22 @@ Test(rotary, whole_strips) {
     }
 }
 
+/* (B, H, N, D) with N a multiple of 512 / D, heads in fours and the whole instance's alignment:
+ * the cases its token-rows kernel takes (kernels/rotary/rotary_variant.h), where the chunks of a
+ * strip are different positions; GQA's fewer K heads, an offset into the table, in place, Q alone.
+ * The CI host variant built with -DTS_ROPE_USE_WHOLE=0 runs them on the general kernel. */
+Test(rotary, token_rows) {
+    TS_TEST_REQUIRE_DEVICE();
+    const int dims[4] = {32, 64, 128, 256};
+    for (int i = 0; i < 4; ++i) {
+        const int run = 512 / dims[i], n = run * (ts_test_on_gpu() ? 37 : 2);
+        check_rope((rope_case){2, n, 8, 4, dims[i], BF, BHND, HALF, 1, 7, 0, 0});
+        check_rope((rope_case){1, n, 4, 4, dims[i], FP, BHND, INTER, 1, 0, 0, 0});
+        check_rope((rope_case){2, n, 4, 0, dims[i], BF, BHND, INTER, 1, 3, 0, 1});
+        check_rope((rope_case){1, n + run / 2, 4, 4, dims[i], BF, BHND, HALF, 1, 0, 0, 0}); /* part strips: not taken */
+    }
+}
+
 Test(rotary, bad_arguments) {
     static unsigned short buf[1 << 14] __attribute__((aligned(16)));
     static float tab[1 << 12] __attribute__((aligned(16)));

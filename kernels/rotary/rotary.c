@@ -61,6 +61,15 @@ typedef struct ts_rope_params {
 #ifndef TS_ROPE_USE_WHOLE
 #define TS_ROPE_USE_WHOLE 1
 #endif
+/* 1 (default): of those, calls whose heads hold their tokens back to back (ts_rope_token_rows, the
+ * (B, H, N, D) layout) run its token-rows kernel; 0: the whole instance's token kernel. */
+#ifndef TS_ROPE_USE_ROWS
+#define TS_ROPE_USE_ROWS 1
+#endif
+/* Blocks per SM the token-rows kernel is built for (its pattern takes 16 more registers a lane). */
+#ifndef TS_ROPE_ROWS_MIN_BLOCKS
+#define TS_ROPE_ROWS_MIN_BLOCKS TS_ROPE_MIN_BLOCKS
+#endif
 
 #define TS_ROPE_NAME ts_rope_bf16
 #define TS_ROPE_DTYPE TS_DTYPE_BF16
@@ -143,11 +152,10 @@ static ts_status ts_rope_strides(const long long *given, ts_rotary_layout layout
  * angles from a table, every tensor and its {batch, seq, head} strides 16-byte aligned (the table
  * rows, D/2 floats, then are too), every strip of TS_ROPE_STRIPS x 512 / D heads full, and token
  * numbers that fit 32 bits. */
-static int ts_rope_whole(const ts_rotary_desc *d, const ts_rope_params *p) {
+static int ts_rope_whole_aligned(const ts_rotary_desc *d, const ts_rope_params *p, int heads_per_round) {
     if (d->dtype == TS_DTYPE_F32 || !d->cos_table || ((uintptr_t)d->cos_table | (uintptr_t)d->sin_table) % 16u ||
         p->tokens > 0x7fffffffLL)
         return 0;
-    const int heads_per_round = TS_ROPE_STRIPS * (TS_ROPE_STRIP >> p->d_shift);
     for (int which = 0; which < 2; ++which) {
         if (p->heads[which] == 0) continue;
         if (p->heads[which] % heads_per_round) return 0;
@@ -157,6 +165,20 @@ static int ts_rope_whole(const ts_rotary_desc *d, const ts_rope_params *p) {
             return 0;
     }
     return 1;
+}
+
+static int ts_rope_whole(const ts_rotary_desc *d, const ts_rope_params *p) {
+    return ts_rope_whole_aligned(d, p, TS_ROPE_STRIPS * (TS_ROPE_STRIP >> p->d_shift));
+}
+
+/* Whether the whole instance's token-rows kernel takes the call (rotary_variant.h): every head's
+ * tokens back to back (token stride D, as (B, H, N, D) has), whole strips of 512 / D tokens, heads
+ * in rounds of TS_ROPE_STRIPS, and the whole instance's alignment. */
+static int ts_rope_token_rows(const ts_rotary_desc *d, const ts_rope_params *p) {
+    if (p->seq % (TS_ROPE_STRIP >> p->d_shift)) return 0;
+    for (int which = 0; which < 2; ++which)
+        if (p->heads[which] && p->stride_n[which] != d->head_dim) return 0;
+    return ts_rope_whole_aligned(d, p, TS_ROPE_STRIPS);
 }
 
 TS_EXTERN_C ts_status ts_rotary(const ts_rotary_desc *desc, ts_stream stream) {
@@ -218,15 +240,21 @@ TS_EXTERN_C ts_status ts_rotary(const ts_rotary_desc *desc, ts_stream stream) {
     for (int i = 0; i < d.head_dim / 2; ++i)
         p.inv_freq[i] = (float)pow((double)d.theta_base, -2.0 * i / d.head_dim);
 
+    const int rows = TS_ROPE_USE_WHOLE && TS_ROPE_USE_ROWS && ts_rope_token_rows(&d, &p);
     const int whole = TS_ROPE_USE_WHOLE && ts_rope_whole(&d, &p);
+    const long long units = rows ? p.tokens / (TS_ROPE_STRIP >> d_shift) : p.tokens;
     unsigned blocks = 0;
-    if ((s = ts_kernel_capped_grid((p.tokens + TS_ROPE_WARPS - 1) / TS_ROPE_WARPS, TS_ROPE_BLOCKS_PER_SM, &blocks)) !=
+    if ((s = ts_kernel_capped_grid((units + TS_ROPE_WARPS - 1) / TS_ROPE_WARPS, TS_ROPE_BLOCKS_PER_SM, &blocks)) !=
         TS_SUCCESS)
         return s;
 #if TS_ROPE_USE_WHOLE
+    if (rows)
+        return (d.dtype == TS_DTYPE_BF16 ? ts_rope_bf16_whole_rows_launch : ts_rope_fp16_whole_rows_launch)(&p, blocks,
+                                                                                                          stream);
     if (whole)
         return (d.dtype == TS_DTYPE_BF16 ? ts_rope_bf16_whole_launch : ts_rope_fp16_whole_launch)(&p, blocks, stream);
 #else
+    (void)rows;
     (void)whole;
 #endif
     switch (d.dtype) {

@@ -74,6 +74,53 @@ TS_KERNEL_RESIDENT(TS_ROPE_NAME, TS_ROPE_WARPS, TS_ROPE_VARIANT_MIN_BLOCKS, ts_r
     }
 }
 
+#if TS_ROPE_VARIANT_WHOLE
+/* The whole instance for layouts whose heads hold their tokens back to back (token stride D, as
+ * (B, H, N, D) has; rotary.c: ts_rope_token_rows). A strip is then 512 / D consecutive tokens of
+ * one head, one contiguous stretch, rather than 512 / D heads of one token, which such a layout
+ * spreads N x D elements apart. A warp takes such a run of tokens at a time: its pattern, one a
+ * lane's chunk (ops/rotary.h: TS_ROPE_ROWS_PATTERN, 32 registers), is made once and serves the
+ * run in every head of Q and K, TS_ROPE_VARIANT_STRIPS heads in flight. */
+TS_KERNEL_RESIDENT(TS_CAT(TS_ROPE_NAME, _rows), TS_ROPE_WARPS, TS_ROPE_ROWS_MIN_BLOCKS, ts_rope_params, p) {
+    const int bytes = TS_DTYPE_BYTES(TS_ROPE_DTYPE), d_shift = p->d_shift;
+    const int run_shift = 9 - d_shift; /* log2 of the tokens in a strip, 512 / D */
+    const unsigned runs_per_seq = (unsigned)(p->seq >> run_shift);
+    const long long units = p->tokens >> run_shift, warps = (long long)ts_grid_x() * ts_num_warps();
+    const long long stride_mask = ~(long long)(16 / bytes - 1);
+    TS_ROPE_ROWS_PATTERN(TS_ROPE_STRIP) pat;
+    TS_WV_PACKED(TS_ROPE_STRIP, TS_ROPE_DTYPE) x[TS_ROPE_VARIANT_STRIPS], y;
+    for (long long u = (long long)ts_block_x() * ts_num_warps() + ts_warp_id(); u < units; u += warps) {
+        const unsigned b = (unsigned)u / runs_per_seq;
+        const long long n0 = (long long)((unsigned)u - b * runs_per_seq) << run_shift;
+        ts_rope_rows_pattern_table(&pat, (const float *)TS_ROPE_ASSUME_ALIGNED(p->cos),
+                                   (const float *)TS_ROPE_ASSUME_ALIGNED(p->sin), p->offset + n0, d_shift,
+                                   p->interleaved);
+        for (int which = 0; which < 2; ++which) {
+            const long long sh = p->stride_h[which] & stride_mask;
+            const long long first = b * (p->stride_b[which] & stride_mask) + (n0 << d_shift);
+            const unsigned char *in =
+                (const unsigned char *)TS_ROPE_ASSUME_ALIGNED((const unsigned char *)p->in[which] + first * bytes);
+            unsigned char *out = (unsigned char *)TS_ROPE_ASSUME_ALIGNED((unsigned char *)p->out[which] + first * bytes);
+            for (int h0 = 0; h0 < p->heads[which]; h0 += TS_ROPE_VARIANT_STRIPS) {
+                TS_UNROLL
+                for (int s = 0; s < TS_ROPE_VARIANT_STRIPS; ++s)
+                    ts_wv_packed_load(&x[s], in + (h0 + s) * sh * bytes, TS_ROPE_STRIP);
+                TS_UNROLL
+                for (int s = 0; s < TS_ROPE_VARIANT_STRIPS; ++s) {
+                    ts_wv_packed_rope_apply_rows(&y, &x[s], &pat, d_shift, p->interleaved);
+                    ts_wv_packed_store(out + (h0 + s) * sh * bytes, &y, TS_ROPE_STRIP);
+                }
+            }
+        }
+    }
+}
+
+static ts_status TS_CAT(TS_ROPE_NAME, _rows_launch)(const ts_rope_params *params, unsigned grid, ts_stream stream) {
+    const ts_rope_params p = *params;
+    return TS_LAUNCH(TS_CAT(TS_ROPE_NAME, _rows), ts_grid_1d(grid), TS_ROPE_WARPS, 0, stream, p);
+}
+#endif
+
 static ts_status TS_CAT(TS_ROPE_NAME, _launch)(const ts_rope_params *params, unsigned grid, ts_stream stream) {
     const ts_rope_params p = *params;
     return TS_LAUNCH(TS_ROPE_NAME, ts_grid_1d(grid), TS_ROPE_WARPS, 0, stream, p);

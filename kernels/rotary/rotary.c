@@ -66,9 +66,13 @@ typedef struct ts_rope_params {
 #ifndef TS_ROPE_USE_ROWS
 #define TS_ROPE_USE_ROWS 1
 #endif
-/* Blocks per SM the token-rows kernel is built for (its pattern takes 16 more registers a lane). */
+/* Blocks per SM the token-rows kernel is built for: its pattern takes 16 more registers a lane than
+ * the token kernel's, and at five blocks (96 registers) it spilled 20 bytes. On the H200 at B8 N4096
+ * H32 D128 BHND bf16 (bench/results/nvidia-h200-2026-12-02-rope-token-rows-ab.txt): four blocks (125
+ * registers, no spills) 4.00 TB/s in tessera-bench and 4.036 in the PyTorch driver, against the
+ * token kernel's 3.97 / 4.002 (+0.9%) and five blocks' 3.72 / 3.776. */
 #ifndef TS_ROPE_ROWS_MIN_BLOCKS
-#define TS_ROPE_ROWS_MIN_BLOCKS TS_ROPE_MIN_BLOCKS
+#define TS_ROPE_ROWS_MIN_BLOCKS 4
 #endif
 
 #define TS_ROPE_NAME ts_rope_bf16

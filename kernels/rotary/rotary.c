@@ -1,7 +1,8 @@
 /* Rotary position embedding on Q and K (tessera.h, docs/memory-bound.md): the parameters, the
  * argument checks, the launch and one kernel per dtype, instantiated from rotary_variant.h. A
- * warp handles a token (all its heads of Q and K) at a time; the grid is one warp per token, capped
- * at 32 blocks of 4 warps per SM, beyond which warps loop over tokens. */
+ * warp handles a token (all its heads of Q and K) at a time, or, where each head's tokens lie back
+ * to back ((B, H, N, D)), a run of 512 / D tokens in every head (the token-rows kernel); the grid
+ * is one warp per token or run, capped at 32 blocks of 4 warps per SM, beyond which warps loop. */
 #include <math.h>
 #include <string.h>
 
@@ -154,8 +155,8 @@ static ts_status ts_rope_strides(const long long *given, ts_rotary_layout layout
 
 /* Whether a checked call meets the whole instance's conditions (rotary_variant.h): 16-bit data,
  * angles from a table, every tensor and its {batch, seq, head} strides 16-byte aligned (the table
- * rows, D/2 floats, then are too), every strip of TS_ROPE_STRIPS x 512 / D heads full, and token
- * numbers that fit 32 bits. */
+ * rows, D/2 floats, then are too), head counts in whole rounds of heads_per_round, and token
+ * numbers that fit 32 bits. The token kernel's rounds are TS_ROPE_STRIPS strips of 512 / D heads. */
 static int ts_rope_whole_aligned(const ts_rotary_desc *d, const ts_rope_params *p, int heads_per_round) {
     if (d->dtype == TS_DTYPE_F32 || !d->cos_table || ((uintptr_t)d->cos_table | (uintptr_t)d->sin_table) % 16u ||
         p->tokens > 0x7fffffffLL)

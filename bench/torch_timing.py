@@ -13,7 +13,7 @@ MIN_REPS = 20  # tessera-bench's TS_BENCH_MIN_REPS
 # GPU clock cycles (about 1 ms on an H200) the stream spins before each timed run while Python issues
 # the run, so that no host time is timed. A torch.compile'd function's call took 90-190 us of host
 # time (median; up to 630 us) on the H200's host, against which the 200000 cycles used before did not
-# always cover: its kernel then measured 2.3-4.2 TB/s between processes, and 4.24-4.25 in every
+# always cover: its kernel then measured 2.3-4.27 TB/s between processes, and 4.24-4.26 in every
 # process with this lead (bench/results/nvidia-h200-2026-12-02-driver-lead-time.txt).
 LEAD_CYCLES = int(os.environ.get("TESSERA_BENCH_LEAD_CYCLES", "2000000"))
 

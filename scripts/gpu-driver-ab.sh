@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A/B of libtessera.so builds in the PyTorch driver (bench/compare_torch_memory.py): each build
 # runs ROUNDS times (default 3), in an order that rotates each round, every run a fresh process and a
-# fresh torch.compile, so that torch.compile's run-to-run spread (its kernels' speed moves by up to
-# half between processes) can be told apart from a difference between the builds. Tessera's number,
+# fresh torch.compile, so that the spread between processes (about 0.5% for either side, since the
+# driver's lead covers compile's host time: bench/torch_timing.py) can be told apart from a
+# difference between the builds. Tessera's number,
 # torch.compile's and their ratio are printed for every run, and a table of medians per build and
 # point after the last; ONLY (default layernorm,rmsnorm) picks the driver's kernels. The shared
 # libraries are built beforehand, e.g. off the GPU machine:
@@ -53,7 +54,7 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 # Per build and point: the medians over the rounds, and the ratio in the round where torch.compile
-# ran fastest (its speed moves between processes far more than Tessera's).
+# ran fastest (its best case; with a lead shorter than its host call its slow rounds were host time).
 python3 - "$runs_file" <<'PY'
 import statistics, sys
 runs = {}

@@ -4,7 +4,13 @@
  * (its cubin or PTX, bench/probes/dump_torch_compile.py), so that a gap to torch.compile can be
  * taken apart one change at a time without PyTorch in the loop.
  *   usage: norm_race NAME=FILE[:FUNCTION] ...   (ROWS, COLS: the shape, 65536 x 1024 by default;
- *          RMS=1 for RMSNorm, no bias). FUNCTION defaults to Inductor's LayerNorm kernel name,
+ *          RMS=1 for RMSNorm, no bias; PREWARM=B: before each timed run, after the flush, an untimed
+ *          launch of the same kernel on B blocks (its first B rows), which brings its code and
+ *          weight back into L2, so that a difference from PREWARM=0 is the kernel's cold start;
+ *          CONSUME=1: each timed run also reads the output once after the kernel, as the next
+ *          kernel of a model would, and TB/s counts that read too: a kernel that leaves more of
+ *          its output in the L2 is credited only for what the reader gains, its deferred
+ *          write-back charged in the same span). FUNCTION defaults to Inductor's LayerNorm kernel name,
  *          triton_per_fused_add_native_layer_norm_0, whose signature (x, residual, weight, bias,
  *          sum out, norm out, xnumel, r0numel, two scratch pointers) is the one supported for
  *          Triton, and with RMS=1 its RMSNorm kernel's, triton_per_fused__fused_rms_norm_add_0
@@ -88,8 +94,10 @@ int main(int argc, char **argv) {
     const long rows = std::getenv("ROWS") ? std::atol(std::getenv("ROWS")) : 65536;
     const long cols = std::getenv("COLS") ? std::atol(std::getenv("COLS")) : 1024;
     const int rms = std::getenv("RMS") ? std::atoi(std::getenv("RMS")) : 0;
-    if (cols % 1024 != 0 || cols > 8192 || rows < 4) {
-        std::printf("COLS must be a multiple of 1024 up to 8192 (the whole instance), ROWS at least 4\n");
+    const long prewarm = std::getenv("PREWARM") ? std::atol(std::getenv("PREWARM")) : 0;
+    const int consume = std::getenv("CONSUME") ? std::atoi(std::getenv("CONSUME")) : 0;
+    if (cols % 1024 != 0 || cols > 8192 || rows < 4 || prewarm < 0 || prewarm > rows) {
+        std::printf("COLS must be a multiple of 1024 up to 8192 (the whole instance), ROWS at least 4, PREWARM 0 to ROWS\n");
         return 2;
     }
     const size_t bytes = (size_t)rows * cols * 2;
@@ -155,17 +163,17 @@ int main(int argc, char **argv) {
     p.warps_per_row = warps;
     p.eps = 1e-5f;
     p.inv_cols = 1.0f / (float)cols;
-    auto launch = [&](const Kernel &k) {
+    auto launch = [&](const Kernel &k, long blocks) {
         if (k.tessera) {
             void *args[] = {&p};
             const unsigned shared = warps > 1 ? (unsigned)(warps * 2 * sizeof(float)) : 0;
-            CHECK_CU(cuLaunchKernel(k.function, (unsigned)rows, 1, 1, 32 * warps, 1, 1, shared, 0, args, nullptr));
+            CHECK_CU(cuLaunchKernel(k.function, (unsigned)blocks, 1, 1, 32 * warps, 1, 1, shared, 0, args, nullptr));
         } else {
             void *scratch0 = nullptr, *scratch1 = nullptr;
             int xnumel = (int)rows, rnumel = (int)cols;
             void *ln_args[] = {&x, &r, &w, &b, &sum, &out, &xnumel, &rnumel, &scratch0, &scratch1};
             void *rms_args[] = {&x, &r, &w, &sum, &out, &xnumel, &rnumel, &scratch0, &scratch1};
-            CHECK_CU(cuLaunchKernel(k.function, (unsigned)rows, 1, 1, 32, 1, 1, 0, 0, rms ? rms_args : ln_args, nullptr));
+            CHECK_CU(cuLaunchKernel(k.function, (unsigned)blocks, 1, 1, 32, 1, 1, 0, 0, rms ? rms_args : ln_args, nullptr));
         }
     };
 
@@ -173,7 +181,7 @@ int main(int argc, char **argv) {
     for (const Kernel &k : kernels) {
         CHECK(cudaMemset(out, 0xff, bytes));
         CHECK(cudaMemset(sum, 0xff, bytes));
-        launch(k);
+        launch(k, rows);
         CHECK(cudaDeviceSynchronize());
         double worst_out = 0, worst_sum = 0;
         std::vector<unsigned short> got_out(cols), got_sum(cols);
@@ -202,9 +210,21 @@ int main(int argc, char **argv) {
     }
     if (failures) return 1;
 
-    std::printf("%s + residual %ld x %ld bf16\n", rms ? "RMSNorm" : "LayerNorm", rows, cols);
+    std::printf("%s + residual %ld x %ld bf16%s%s\n", rms ? "RMSNorm" : "LayerNorm", rows, cols,
+                prewarm ? (", each run after an untimed launch on " + std::to_string(prewarm) + " blocks").c_str() : "",
+                consume ? ", each run followed by a read of the output (timed, counted)" : "");
     std::vector<std::string> names;
     for (const Kernel &k : kernels) names.push_back(k.name);
-    probe_race(names, 4.0 * bytes, [&](size_t i) { launch(kernels[i]); });
+    float *sink;
+    CHECK(cudaMalloc(&sink, 4));
+    probe_race(
+        names, (consume ? 5.0 : 4.0) * bytes,
+        [&](size_t i) {
+            launch(kernels[i], rows);
+            if (consume) probe_flush_read<<<264, 512>>>((const float4 *)out, (long)(bytes / 16), sink);
+        },
+        [&](size_t i) {
+            if (prewarm) launch(kernels[i], prewarm);
+        });
     return 0;
 }

@@ -30,10 +30,21 @@ __global__ void probe_flush_read(const float4 *f, long n, float *sink) {
     if (a == 1234.5f) *sink = a;
 }
 
+/* A wait on the GPU of about `cycles` clock cycles (the PyTorch driver's lead, bench/torch_timing.py). */
+__global__ void probe_spin(long long cycles) {
+    const long long t0 = clock64();
+    while (clock64() - t0 < cycles) {
+    }
+}
+
 /* Times launch(i) for each of names.size() variants and prints each pass's medians as TB/s of
- * `bytes`; launch issues variant i on the default stream. */
-template <typename Launch>
-void probe_race(const std::vector<std::string> &names, double bytes, Launch launch) {
+ * `bytes`; launch issues variant i on the default stream. prepare(i), where given, is issued
+ * after the flush and before the start event (untimed): e.g. a one-block launch of variant i that
+ * brings its code back into L2, to take a kernel's cold-start cost apart from its work.
+ * PROBE_LEAD_CYCLES=N: the GPU spins N cycles after the flush (and prepare) before each timed run,
+ * as the PyTorch driver's lead does, so that a race can take the driver's conditions. */
+template <typename Launch, typename Prepare>
+void probe_race(const std::vector<std::string> &names, double bytes, Launch launch, Prepare prepare) {
     int l2 = 0;
     CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
     const long flush_n = 2L * l2 / 16;
@@ -46,6 +57,7 @@ void probe_race(const std::vector<std::string> &names, double bytes, Launch laun
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&stop));
     const size_t n = names.size();
+    const long long lead = std::getenv("PROBE_LEAD_CYCLES") ? std::atoll(std::getenv("PROBE_LEAD_CYCLES")) : 0;
     for (int pass = 0; pass < 2; ++pass) {
         std::vector<std::vector<float>> times(n);
         for (size_t i = 0; i < n; ++i) launch(i);
@@ -53,6 +65,8 @@ void probe_race(const std::vector<std::string> &names, double bytes, Launch laun
             for (size_t i = 0; i < n; ++i) {
                 const size_t j = rep % 2 ? n - 1 - i : i;
                 probe_flush_read<<<264, 512>>>(flush, flush_n, sink);
+                prepare(j);
+                if (lead > 0) probe_spin<<<1, 1>>>(lead);
                 CHECK(cudaEventRecord(start));
                 launch(j);
                 CHECK(cudaEventRecord(stop));
@@ -69,6 +83,11 @@ void probe_race(const std::vector<std::string> &names, double bytes, Launch laun
     }
     CHECK(cudaFree(flush));
     CHECK(cudaFree(sink));
+}
+
+template <typename Launch>
+void probe_race(const std::vector<std::string> &names, double bytes, Launch launch) {
+    probe_race(names, bytes, launch, [](size_t) {});
 }
 
 #endif

@@ -10,7 +10,9 @@
  *          CONSUME=1: each timed run also reads the output once after the kernel, as the next
  *          kernel of a model would, and TB/s counts that read too: a kernel that leaves more of
  *          its output in the L2 is credited only for what the reader gains, its deferred
- *          write-back charged in the same span). FUNCTION defaults to Inductor's LayerNorm kernel name,
+ *          write-back charged in the same span; CONSUME=2: a read of a buffer twice the L2's size
+ *          instead, which writes back every dirty line the kernel left in the L2, so that the span
+ *          holds all of the kernel's DRAM traffic; TB/s counts the kernel's bytes and that read). FUNCTION defaults to Inductor's LayerNorm kernel name,
  *          triton_per_fused_add_native_layer_norm_0, whose signature (x, residual, weight, bias,
  *          sum out, norm out, xnumel, r0numel, two scratch pointers) is the one supported for
  *          Triton, and with RMS=1 its RMSNorm kernel's, triton_per_fused__fused_rms_norm_add_0
@@ -96,8 +98,8 @@ int main(int argc, char **argv) {
     const int rms = std::getenv("RMS") ? std::atoi(std::getenv("RMS")) : 0;
     const long prewarm = std::getenv("PREWARM") ? std::atol(std::getenv("PREWARM")) : 0;
     const int consume = std::getenv("CONSUME") ? std::atoi(std::getenv("CONSUME")) : 0;
-    if (cols % 1024 != 0 || cols > 8192 || rows < 4 || prewarm < 0 || prewarm > rows) {
-        std::printf("COLS must be a multiple of 1024 up to 8192 (the whole instance), ROWS at least 4, PREWARM 0 to ROWS\n");
+    if (cols % 1024 != 0 || cols > 8192 || rows < 4 || prewarm < 0 || prewarm > rows || consume < 0 || consume > 2) {
+        std::printf("COLS must be a multiple of 1024 up to 8192 (the whole instance), ROWS at least 4, PREWARM 0 to ROWS, CONSUME 0 to 2\n");
         return 2;
     }
     const size_t bytes = (size_t)rows * cols * 2;
@@ -212,16 +214,28 @@ int main(int argc, char **argv) {
 
     std::printf("%s + residual %ld x %ld bf16%s%s\n", rms ? "RMSNorm" : "LayerNorm", rows, cols,
                 prewarm ? (", each run after an untimed launch on " + std::to_string(prewarm) + " blocks").c_str() : "",
-                consume ? ", each run followed by a read of the output (timed, counted)" : "");
+                consume == 1   ? ", each run followed by a read of the output (timed, counted)"
+                : consume == 2 ? ", each run followed by a read of twice the L2 (timed, counted)"
+                               : "");
     std::vector<std::string> names;
     for (const Kernel &k : kernels) names.push_back(k.name);
     float *sink;
     CHECK(cudaMalloc(&sink, 4));
+    int l2 = 0;
+    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    const long drain_n = consume == 2 ? 2L * l2 / 16 : 0;
+    float4 *drain = nullptr;
+    if (drain_n) {
+        CHECK(cudaMalloc(&drain, drain_n * 16));
+        CHECK(cudaMemset(drain, 0, drain_n * 16));
+    }
+    const double read_after = consume == 1 ? (double)bytes : consume == 2 ? drain_n * 16.0 : 0.0;
     probe_race(
-        names, (consume ? 5.0 : 4.0) * bytes,
+        names, 4.0 * bytes + read_after,
         [&](size_t i) {
             launch(kernels[i], rows);
-            if (consume) probe_flush_read<<<264, 512>>>((const float4 *)out, (long)(bytes / 16), sink);
+            if (consume == 1) probe_flush_read<<<264, 512>>>((const float4 *)out, (long)(bytes / 16), sink);
+            if (consume == 2) probe_flush_read<<<264, 512>>>(drain, drain_n, sink);
         },
         [&](size_t i) {
             if (prewarm) launch(kernels[i], prewarm);

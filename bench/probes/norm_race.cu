@@ -12,12 +12,14 @@
  *          its output in the L2 is credited only for what the reader gains, its deferred
  *          write-back charged in the same span; CONSUME=2: a read of a buffer twice the L2's size
  *          instead, which writes back every dirty line the kernel left in the L2, so that the span
- *          holds all of the kernel's DRAM traffic; TB/s counts the kernel's bytes and that read). FUNCTION defaults to Inductor's LayerNorm kernel name,
+ *          holds all of the kernel's DRAM traffic; TB/s counts the kernel's bytes and that read).
+ *          FUNCTION defaults to Inductor's LayerNorm kernel name,
  *          triton_per_fused_add_native_layer_norm_0, whose signature (x, residual, weight, bias,
  *          sum out, norm out, xnumel, r0numel, two scratch pointers) is the one supported for
  *          Triton, and with RMS=1 its RMSNorm kernel's, triton_per_fused__fused_rms_norm_add_0
- *          (the same without the bias); a FUNCTION that is a mangled C++ name (_Z...) is Tessera's, taking ts_norm_params
- *          and launched as the whole instance is (one block a row, ceil(cols / 1024) warps).
+ *          (the same without the bias); a FUNCTION that is a mangled C++ name (_Z...) is
+ *          Tessera's, taking ts_norm_params and launched as the whole instance is (one block a
+ *          row, ceil(cols / 1024) warps).
  *   build (on the GPU machine): nvcc -O3 -std=c++17 -arch=sm_90a -o /tmp/norm_race
  *          bench/probes/norm_race.cu -lcuda
  * Every kernel's output is first checked against a double-precision reference on four rows (the
@@ -236,9 +238,12 @@ int main(int argc, char **argv) {
             launch(kernels[i], rows);
             if (consume == 1) probe_flush_read<<<264, 512>>>((const float4 *)out, (long)(bytes / 16), sink);
             if (consume == 2) probe_flush_read<<<264, 512>>>(drain, drain_n, sink);
+            CHECK(cudaGetLastError());
         },
         [&](size_t i) {
             if (prewarm) launch(kernels[i], prewarm);
         });
+    CHECK(cudaFree(sink));
+    if (drain) CHECK(cudaFree(drain));
     return 0;
 }

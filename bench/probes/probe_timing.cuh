@@ -67,6 +67,7 @@ void probe_race(const std::vector<std::string> &names, double bytes, Launch laun
                 probe_flush_read<<<264, 512>>>(flush, flush_n, sink);
                 prepare(j);
                 if (lead > 0) probe_spin<<<1, 1>>>(lead);
+                CHECK(cudaGetLastError());
                 CHECK(cudaEventRecord(start));
                 launch(j);
                 CHECK(cudaEventRecord(stop));

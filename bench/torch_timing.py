@@ -3,7 +3,14 @@ compare_torch_memory.py): warm-up, then rounds in which every implementation run
 alternating order, each run after an L2 flush and timed with CUDA events; the median per
 implementation, in milliseconds. The flush reads a buffer twice the L2's size, which leaves the
 cache clean, as tessera-bench's does (bench/timing.c says why); TESSERA_BENCH_FLUSH=write zeroes it
-instead, as both did before."""
+instead, as both did before.
+
+TESSERA_BENCH_CHARGE_WRITEBACK=1 (not the default; the targets are measured without it): each
+timed span also holds a read of another buffer twice the L2's size after the run, which writes
+back whatever dirty lines the run left in the L2, and the median of that read alone, timed in the
+same rounds, is subtracted. The times are then each implementation's own, write-back included: the
+plain protocol does not charge that write-back, and kernels that write as much as they read differ
+there by a few MB (bench/results/nvidia-h200-2026-12-02-norm-writeback-race.txt)."""
 import argparse
 import datetime
 import os
@@ -47,6 +54,12 @@ def time_interleaved(torch, runs, flush, reps, warmup):
     """runs: name -> callable issuing one run on the current stream. flush: a tensor larger than the
     L2, read (or, with TESSERA_BENCH_FLUSH=write, zeroed) before every run."""
     write_flush = os.environ.get("TESSERA_BENCH_FLUSH") == "write"
+    charge = os.environ.get("TESSERA_BENCH_CHARGE_WRITEBACK") == "1"
+    # The read that charges the write-back, apart from the flush buffer, which the flush has just
+    # brought into the L2; and a run of nothing, whose span is that read alone.
+    drain = torch.zeros_like(flush) if charge else None
+    alone = "(write-back read alone)"
+    runs = dict(runs, **{alone: lambda: None}) if charge else runs
     times = {name: [] for name in runs}
     for _ in range(warmup):
         for run in runs.values():
@@ -64,7 +77,13 @@ def time_interleaved(torch, runs, flush, reps, warmup):
             start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             runs[name]()
+            if charge:
+                drain.sum()
             stop.record()
             stop.synchronize()
             times[name].append(start.elapsed_time(stop))
-    return {name: statistics.median(t) for name, t in times.items()}
+    medians = {name: statistics.median(t) for name, t in times.items()}
+    if charge:
+        read = medians.pop(alone)
+        medians = {name: ms - read for name, ms in medians.items()}
+    return medians

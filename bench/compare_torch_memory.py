@@ -19,7 +19,7 @@ import json
 import math
 import sys
 
-from torch_timing import bench_context, driver_arguments, parse_driver_arguments, time_interleaved
+from torch_timing import bench_context, driver_arguments, parse_driver_arguments, self_test_timing, time_interleaved
 
 TS_DTYPE_F32, TS_DTYPE_BF16, TS_DTYPE_FP16 = 1, 2, 3
 TS_ROTARY_BNHD, TS_ROTARY_BHND = 0, 1
@@ -144,6 +144,7 @@ def self_test(lib_path):
                 a, bb = qf[..., 0::2], qf[..., 1::2]
                 ref = np.stack([a * c - bb * s, bb * c + a * s], axis=-1).reshape(qf.shape)
             report(f"ts_rotary convention={conv} table={table}", np.abs(unbf16(qo) - ref).max(), 3e-2)
+    failures += self_test_timing()
     return 1 if failures else 0
 
 

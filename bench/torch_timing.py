@@ -50,11 +50,13 @@ def bench_context(torch):
     return props, flush, date
 
 
-def time_interleaved(torch, runs, flush, reps, warmup):
+def time_interleaved(torch, runs, flush, reps, warmup, charge=None):
     """runs: name -> callable issuing one run on the current stream. flush: a tensor larger than the
-    L2, read (or, with TESSERA_BENCH_FLUSH=write, zeroed) before every run."""
+    L2, read (or, with TESSERA_BENCH_FLUSH=write, zeroed) before every run. charge: charge each run
+    its write-back (above); None takes TESSERA_BENCH_CHARGE_WRITEBACK."""
     write_flush = os.environ.get("TESSERA_BENCH_FLUSH") == "write"
-    charge = os.environ.get("TESSERA_BENCH_CHARGE_WRITEBACK") == "1"
+    if charge is None:
+        charge = os.environ.get("TESSERA_BENCH_CHARGE_WRITEBACK") == "1"
     # The read that charges the write-back, apart from the flush buffer, which the flush has just
     # brought into the L2; and a run of nothing, whose span is that read alone.
     drain = torch.zeros_like(flush) if charge else None
@@ -87,3 +89,49 @@ def time_interleaved(torch, runs, flush, reps, warmup):
         read = medians.pop(alone)
         medians = {name: ms - read for name, ms in medians.items()}
     return medians
+
+
+def self_test_timing():
+    """time_interleaved on a simulated GPU clock (no GPU, no PyTorch): each run's cost is returned
+    as it is, and with the write-back charged, plus the dirty lines it left, which only the read
+    after it pays. Returns the number of failures."""
+    import types
+    state = {"clock": 0.0, "dirty": 0.0}
+
+    class Buffer:
+        def sum(self):
+            state["clock"] += 10.0 + state["dirty"]
+            state["dirty"] = 0.0
+
+        zero_ = sum
+
+    class Event:
+        def __init__(self, enable_timing=True):
+            self.at = None
+
+        def record(self):
+            self.at = state["clock"]
+
+        def synchronize(self):
+            pass
+
+        def elapsed_time(self, other):
+            return other.at - self.at
+
+    def run(cost, dirty):
+        def issue():
+            state["clock"] += cost
+            state["dirty"] += dirty
+        return issue
+
+    fake = types.SimpleNamespace(
+        cuda=types.SimpleNamespace(_sleep=lambda cycles: None, Event=Event, synchronize=lambda: None),
+        zeros_like=lambda t: Buffer())
+    runs = {"a": run(3.0, 2.0), "b": run(5.0, 0.5)}
+    failures = 0
+    for charge, want in ((False, {"a": 3.0, "b": 5.0}), (True, {"a": 5.0, "b": 5.5})):
+        got = time_interleaved(fake, runs, Buffer(), MIN_REPS, 2, charge=charge)
+        ok = got == want and list(runs) == ["a", "b"]
+        print(f"self-test timing (write-back {'charged' if charge else 'not charged'}): {got}{'' if ok else '  FAILED'}")
+        failures += not ok
+    return failures

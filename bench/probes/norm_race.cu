@@ -223,14 +223,8 @@ int main(int argc, char **argv) {
     for (const Kernel &k : kernels) names.push_back(k.name);
     float *sink;
     CHECK(cudaMalloc(&sink, 4));
-    int l2 = 0;
-    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    const long drain_n = consume == 2 ? 2L * l2 / 16 : 0;
-    float4 *drain = nullptr;
-    if (drain_n) {
-        CHECK(cudaMalloc(&drain, drain_n * 16));
-        CHECK(cudaMemset(drain, 0, drain_n * 16));
-    }
+    long drain_n = 0;
+    float4 *drain = consume == 2 ? probe_l2_sized_buffer(&drain_n) : nullptr;
     const double read_after = consume == 1 ? (double)bytes : consume == 2 ? drain_n * 16.0 : 0.0;
     probe_race(
         names, 4.0 * bytes + read_after,

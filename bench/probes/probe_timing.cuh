@@ -30,6 +30,18 @@ __global__ void probe_flush_read(const float4 *f, long n, float *sink) {
     if (a == 1234.5f) *sink = a;
 }
 
+/* A zeroed device buffer of twice the L2's size, as float4s (*n of them): reading it evicts
+ * whatever the L2 held, writing back its dirty lines. */
+inline float4 *probe_l2_sized_buffer(long *n) {
+    int l2 = 0;
+    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    *n = 2L * l2 / 16;
+    float4 *b;
+    CHECK(cudaMalloc(&b, *n * 16));
+    CHECK(cudaMemset(b, 0, *n * 16));
+    return b;
+}
+
 /* A wait on the GPU of about `cycles` clock cycles (the PyTorch driver's lead, bench/torch_timing.py). */
 __global__ void probe_spin(long long cycles) {
     const long long t0 = clock64();
@@ -45,14 +57,10 @@ __global__ void probe_spin(long long cycles) {
  * as the PyTorch driver's lead does, so that a race can take the driver's conditions. */
 template <typename Launch, typename Prepare>
 void probe_race(const std::vector<std::string> &names, double bytes, Launch launch, Prepare prepare) {
-    int l2 = 0;
-    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    const long flush_n = 2L * l2 / 16;
-    float4 *flush;
+    long flush_n;
+    float4 *flush = probe_l2_sized_buffer(&flush_n);
     float *sink;
-    CHECK(cudaMalloc(&flush, flush_n * 16));
     CHECK(cudaMalloc(&sink, 4));
-    CHECK(cudaMemset(flush, 0, flush_n * 16));
     cudaEvent_t start, stop;
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&stop));

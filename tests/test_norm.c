@@ -216,6 +216,22 @@ Test(norm, whole_aligned_rows) {
         }
 }
 
+/* RMSNorm of one-slice rows with a residual and a weight and no bias: the RMSNorm rows' instance
+ * (norm.c, ts_norm_*_rms_row), with and without the sum stored; and its neighbours, which must not
+ * take it (a bias, no weight, LayerNorm). */
+Test(norm, rmsnorm_rows_instance) {
+    TS_TEST_REQUIRE_DEVICE();
+    const long long rows = ts_test_on_gpu() ? 4099 : 5;
+    for (int i = 0; i < 2; ++i) {
+        const ts_dtype dt = i ? FP : BF;
+        for (int residual_out = 0; residual_out < 2; ++residual_out)
+            check_norm((norm_case){rows, 1024, 0, dt, dt, dt, 1, 1, residual_out, 1, 0, 0, 0.0, 0});
+        check_norm((norm_case){rows, 1024, 0, dt, dt, dt, 1, 1, 1, 1, 1, 0, 0.0, 0});
+        check_norm((norm_case){rows, 1024, 0, dt, dt, dt, 1, 1, 1, 0, 0, 0, 0.0, 0});
+        check_norm((norm_case){rows, 1024, 0, dt, dt, dt, 0, 1, 1, 1, 0, 0, 0.0, 0});
+    }
+}
+
 /* The whole instance's conditions (kernels/common/rowwise.h). */
 Test(norm_plan, whole_instance_conditions) {
     ts_rowwise_plan plan = {.warps_per_row = 2, .warps = 2, .one_pass = 1};

@@ -3,7 +3,8 @@
  * norm_variant.h: a short one for rows of up to 8192 columns whose output and weight / bias share
  * the input's dtype, at high occupancy, the same for whole, aligned slices (the whole instance),
  * the whole instance once more for one-slice rows with a residual in one-warp blocks (16-bit
- * dtypes: the whole-row instance, below), and a general one for longer rows and mixed dtypes
+ * dtypes: the whole-row instance, below; and RMSNorm's such rows with a weight and no bias once more,
+ * with those options fixed: the RMSNorm rows' instance), and a general one for longer rows and mixed dtypes
  * (kernels/common/rowwise.h, rowwise_instances.h). */
 #include "kernels/common/rowwise.h"
 #include "kernels/norm/norm_common.h"
@@ -54,6 +55,16 @@
 #define TS_NORM_WHOLE_ROW_BLOCKS 20
 #endif
 
+/* 1 (default): RMSNorm of one-slice rows with a residual and a weight and no bias (the pre-norm
+ * transformer's) runs on an instance of its own, ts_norm_*_rms_row: the one-slice rows' instance with
+ * those options fixed at compile time (norm_variant.h: TS_NORM_RMS_ROW), so that none of LayerNorm's
+ * or the absent options' code is compiled in (about 400 instructions a row against 550), at the
+ * same TS_NORM_WHOLE_ROW_BLOCKS blocks an SM. 0: those rows take the one-slice rows' instance, for A/B runs. */
+#ifndef TS_NORM_USE_RMS_ROW
+#define TS_NORM_USE_RMS_ROW 1
+#endif
+
+#define TS_NORM_RMS_ROW 0
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"
 #define TS_ROWWISE_INSTANCE_WHOLE 1
 #define TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS TS_NORM_WHOLE_ROW_BLOCKS
@@ -71,6 +82,32 @@
 #undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 #undef TS_ROWWISE_INSTANCE_WHOLE
+
+/* The RMSNorm rows' instances (TS_NORM_USE_RMS_ROW), 16-bit dtypes: the one-slice rows' instance's
+ * settings (rowwise_instances.h), with TS_NORM_RMS_ROW. */
+#undef TS_NORM_RMS_ROW
+#define TS_NORM_RMS_ROW 1
+#define TS_ROWWISE_BLOCK_WARPS_MAX 1
+#define TS_ROWWISE_MIN_BLOCKS TS_NORM_WHOLE_ROW_BLOCKS
+#define TS_ROWWISE_SHORT 1
+#define TS_ROWWISE_WHOLE 1
+#define TS_ROWWISE_ONE_WARP_ROW 1
+#define TS_ROWWISE_NAME ts_norm_bf16_rms_row
+#define TS_ROWWISE_DTYPE TS_DTYPE_BF16
+#include "kernels/norm/norm_variant.h"
+#undef TS_ROWWISE_NAME
+#undef TS_ROWWISE_DTYPE
+#define TS_ROWWISE_NAME ts_norm_fp16_rms_row
+#define TS_ROWWISE_DTYPE TS_DTYPE_FP16
+#include "kernels/norm/norm_variant.h"
+#undef TS_ROWWISE_NAME
+#undef TS_ROWWISE_DTYPE
+#undef TS_ROWWISE_BLOCK_WARPS_MAX
+#undef TS_ROWWISE_MIN_BLOCKS
+#undef TS_ROWWISE_SHORT
+#undef TS_ROWWISE_WHOLE
+#undef TS_ROWWISE_ONE_WARP_ROW
+#undef TS_NORM_RMS_ROW
 
 static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream) {
     if (!desc) return TS_ERROR_NULL_POINTER;
@@ -123,13 +160,17 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
                  ts_rowwise_aligned16(d.residual_out, d.dtype, d.residual_out_stride) &&
                  ts_rowwise_aligned16(d.weight, d.param_dtype, 0) && ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);
-    static const launcher launchers[3][4] = {
-        {ts_norm_bf16_launch, ts_norm_bf16_short_launch, ts_norm_bf16_whole_launch, ts_norm_bf16_whole_row_launch},
-        {ts_norm_fp16_launch, ts_norm_fp16_short_launch, ts_norm_fp16_whole_launch, ts_norm_fp16_whole_row_launch},
-        {ts_norm_f32_launch, ts_norm_f32_short_launch, ts_norm_f32_whole_launch, NULL}};
-    /* Columns: general, short, whole, and the whole instance's one-warp rows with a residual (16-bit). */
-    const int instance =
-        plan.whole && plan.warps == 1 && d.residual && d.dtype != TS_DTYPE_F32 ? 3 : plan.one_pass + plan.whole;
+    static const launcher launchers[3][5] = {
+        {ts_norm_bf16_launch, ts_norm_bf16_short_launch, ts_norm_bf16_whole_launch, ts_norm_bf16_whole_row_launch,
+         ts_norm_bf16_rms_row_launch},
+        {ts_norm_fp16_launch, ts_norm_fp16_short_launch, ts_norm_fp16_whole_launch, ts_norm_fp16_whole_row_launch,
+         ts_norm_fp16_rms_row_launch},
+        {ts_norm_f32_launch, ts_norm_f32_short_launch, ts_norm_f32_whole_launch, NULL, NULL}};
+    /* Columns: general, short, whole, the whole instance's one-warp rows with a residual (16-bit),
+     * and those of them that are RMSNorm with a weight and no bias. */
+    const int one_warp_rows = plan.whole && plan.warps == 1 && d.residual && d.dtype != TS_DTYPE_F32;
+    const int rms_rows = one_warp_rows && TS_NORM_USE_RMS_ROW && rms && d.weight && !d.bias;
+    const int instance = rms_rows ? 4 : one_warp_rows ? 3 : plan.one_pass + plan.whole;
     return launchers[ts_rowwise_dtype_index(d.dtype)][instance](&p, &plan, stream);
 }
 

@@ -21,7 +21,9 @@
  *          TS_ROWWISE_SHORT, TS_ROWWISE_WHOLE (the short instance for whole, aligned slices, whose
  *          loads and stores compile without their element-by-element paths: rowwise_instances.h),
  *          TS_ROWWISE_ONE_WARP_ROW (its one-slice rows apart, whose 16-bit kernels take the statistics
- *          first and then load the weight and the bias together: norm.c, TS_NORM_WHOLE_ROW_BLOCKS) */
+ *          first and then load the weight and the bias together: norm.c, TS_NORM_WHOLE_ROW_BLOCKS),
+ *          TS_NORM_RMS_ROW (1: that one-slice instance once more with RMSNorm, the residual and the
+ *          weight present and no bias fixed at compile time: norm.c, ts_norm_*_rms_row) */
 TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_BLOCKS, ts_norm_params, p) {
     TS_ROWWISE_BLOCK_LAYOUT(p->warps_per_row);
     const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE);
@@ -32,8 +34,10 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     int parity = 0;
     /* The whole instance: every slice whole and aligned, every row present (TS_ROWWISE_WHOLE). */
     const long long col0 = (long long)w * TS_ROWWISE_E, left = TS_ROWWISE_WHOLE ? TS_ROWWISE_E : p->cols - col0;
-    const void *weight = p->weight ? (const unsigned char *)p->weight + col0 * param_bytes : NULL;
-    const void *bias = p->bias ? (const unsigned char *)p->bias + col0 * param_bytes : NULL;
+    /* The RMSNorm rows' instance knows its options (norm.c checks them before it launches it). */
+    const int rms = TS_NORM_RMS_ROW || p->rms, residual = TS_NORM_RMS_ROW || p->residual;
+    const void *weight = TS_NORM_RMS_ROW || p->weight ? (const unsigned char *)p->weight + col0 * param_bytes : NULL;
+    const void *bias = !TS_NORM_RMS_ROW && p->bias ? (const unsigned char *)p->bias + col0 * param_bytes : NULL;
     TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) h;
     /* The 16-bit fast instances load the weight (in the input dtype) before the row and hold it in
      * registers, so that its latency hides under the row's rather than following the reductions
@@ -52,7 +56,7 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         const long long n = TS_ROWWISE_WHOLE || first + group < p->rows ? left : 0;
         ts_wv_packed_load(&h, TS_ROWWISE_ASSUME_ALIGNED((const unsigned char *)p->x + (row * p->x_stride + col0) * bytes),
                           n);
-        if (p->residual) {
+        if (residual) {
             ts_wv_packed_load_add_round(
                 &h,
                 TS_ROWWISE_ASSUME_ALIGNED((const unsigned char *)p->residual + (row * p->residual_stride + col0) * bytes),
@@ -66,7 +70,7 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         if (hold && weight && TS_NORM_WEIGHT_AFTER_ROW && !stats_first)
             ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
         float mean = 0.0f;
-        if (!p->rms) {
+        if (!rms) {
             float sum = ts_wv_packed_sum(&h);
             if (nw > 1) sum = ts_group_sum(sum, slots, w, nw, &parity);
             mean = sum * p->inv_cols;
@@ -79,16 +83,21 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         const float scale = TS_ROWWISE_ONE_WARP_ROW ? ts_norm_rsqrt(var_eps) : 1.0f / sqrtf(var_eps);
         if (stats_first) {
             if (weight) ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
-            if (bias) ts_wv_packed_load(&held_b, TS_ROWWISE_ASSUME_ALIGNED(bias), left);
-            ts_wv_packed_store_normalized_held_params(out, &h, mean, scale, &held_w, weight != NULL, &held_b,
-                                                      bias != NULL, n);
+            /* (Without a bias, the bias vector is never loaded, nor passed: host compilers see it unset.) */
+            if (TS_NORM_RMS_ROW)
+                ts_wv_packed_store_normalized_held(out, &h, mean, scale, &held_w, 1, NULL, n);
+            else {
+                if (bias) ts_wv_packed_load(&held_b, TS_ROWWISE_ASSUME_ALIGNED(bias), left);
+                ts_wv_packed_store_normalized_held_params(out, &h, mean, scale, &held_w, weight != NULL, &held_b,
+                                                          bias != NULL, n);
+            }
         } else if (hold)
             ts_wv_packed_store_normalized_held(out, &h, mean, scale, &held_w, weight != NULL,
                                                TS_ROWWISE_ASSUME_ALIGNED(bias), n);
         else
             ts_wv_packed_store_normalized(out, out_dtype, &h, mean, scale, TS_ROWWISE_ASSUME_ALIGNED(weight),
                                           TS_ROWWISE_ASSUME_ALIGNED(bias), param_dtype, n);
-        if (stats_first && p->residual && p->residual_out)
+        if (stats_first && residual && p->residual_out)
             ts_wv_packed_store((unsigned char *)TS_ROWWISE_ASSUME_ALIGNED(
                                    (unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes),
                                &h, n);

@@ -15,7 +15,7 @@ import json
 import math
 import sys
 
-from torch_timing import bench_context, driver_arguments, parse_driver_arguments, time_interleaved
+from torch_timing import bench_context, driver_arguments, parse_driver_arguments, time_interleaved, writeback_charged
 
 TS_DTYPE_BF16 = 2
 TS_DTYPE_F32 = 1
@@ -144,7 +144,8 @@ def main():
         tflops = {name: flops / (t * 1e9) for name, t in ms.items()}
         print(json.dumps({
             "bench": "attention", "backend": "cuda", "device": props.name,
-            "params": {"B": b, "H": h, "N": n, "D": d, "causal": causal, "dtype": "bf16"},
+            "params": {"B": b, "H": h, "N": n, "D": d, "causal": causal, "dtype": "bf16",
+                       "writeback": "charged" if writeback_charged() else "not charged"},
             "metric": "TFLOP/s", "value": tflops["tessera"],
             "baseline": "cuDNN", "baseline_value": tflops["cuDNN"],
             "ratio": tflops["tessera"] / tflops["cuDNN"], "date": date,

@@ -19,7 +19,8 @@ import json
 import math
 import sys
 
-from torch_timing import bench_context, driver_arguments, parse_driver_arguments, self_test_timing, time_interleaved
+from torch_timing import (bench_context, driver_arguments, parse_driver_arguments, self_test_timing, time_interleaved,
+                          writeback_charged)
 
 TS_DTYPE_F32, TS_DTYPE_BF16, TS_DTYPE_FP16 = 1, 2, 3
 TS_ROTARY_BNHD, TS_ROTARY_BHND = 0, 1
@@ -212,7 +213,9 @@ def main():
         if ms is None:
             return
         tbs = {k: nbytes / (v * 1e9) for k, v in ms.items()}
-        params = dict(params, dtype="bf16", outputs=args.outputs, ms=ms["tessera"], copy_value=tbs["copy"],
+        params = dict(params, dtype="bf16", outputs=args.outputs,
+                      writeback="charged" if writeback_charged() else "not charged",
+                      ms=ms["tessera"], copy_value=tbs["copy"],
                       copy_fraction=tbs["tessera"] / tbs["copy"],
                       eager_value=tbs["eager"], ratio_eager=tbs["tessera"] / tbs["eager"],
                       max_abs_diff_vs_eager=diff)

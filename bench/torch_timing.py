@@ -50,13 +50,18 @@ def bench_context(torch):
     return props, flush, date
 
 
+def writeback_charged():
+    """TESSERA_BENCH_CHARGE_WRITEBACK=1 (above); the drivers record it in each JSON line's params."""
+    return os.environ.get("TESSERA_BENCH_CHARGE_WRITEBACK") == "1"
+
+
 def time_interleaved(torch, runs, flush, reps, warmup, charge=None):
     """runs: name -> callable issuing one run on the current stream. flush: a tensor larger than the
     L2, read (or, with TESSERA_BENCH_FLUSH=write, zeroed) before every run. charge: charge each run
     its write-back (above); None takes TESSERA_BENCH_CHARGE_WRITEBACK."""
     write_flush = os.environ.get("TESSERA_BENCH_FLUSH") == "write"
     if charge is None:
-        charge = os.environ.get("TESSERA_BENCH_CHARGE_WRITEBACK") == "1"
+        charge = writeback_charged()
     # The read that charges the write-back, apart from the flush buffer, which the flush has just
     # brought into the L2; and a run of nothing, whose span is that read alone.
     drain = torch.zeros_like(flush) if charge else None

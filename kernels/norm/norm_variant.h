@@ -83,7 +83,8 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
         const float scale = TS_ROWWISE_ONE_WARP_ROW ? ts_norm_rsqrt(var_eps) : 1.0f / sqrtf(var_eps);
         if (stats_first) {
             if (weight) ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
-            /* (Without a bias, the bias vector is never loaded, nor passed: host compilers see it unset.) */
+            /* Without a bias the bias vector is never loaded, so it is not passed either (gcc would warn
+             * of a read of unset values). */
             if (TS_NORM_RMS_ROW)
                 ts_wv_packed_store_normalized_held(out, &h, mean, scale, &held_w, 1, NULL, n);
             else {

@@ -35,7 +35,7 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     /* The whole instance: every slice whole and aligned, every row present (TS_ROWWISE_WHOLE). */
     const long long col0 = (long long)w * TS_ROWWISE_E, left = TS_ROWWISE_WHOLE ? TS_ROWWISE_E : p->cols - col0;
     /* The RMSNorm rows' instance knows its options (norm.c checks them before it launches it). */
-    const int rms = TS_NORM_RMS_ROW || p->rms, residual = TS_NORM_RMS_ROW || p->residual;
+    const int rms = p->rms || TS_NORM_RMS_ROW, residual = p->residual != NULL || TS_NORM_RMS_ROW;
     const void *weight = TS_NORM_RMS_ROW || p->weight ? (const unsigned char *)p->weight + col0 * param_bytes : NULL;
     const void *bias = !TS_NORM_RMS_ROW && p->bias ? (const unsigned char *)p->bias + col0 * param_bytes : NULL;
     TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) h;

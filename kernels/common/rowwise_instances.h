@@ -7,8 +7,7 @@
  * family's variant header included once; their launchers are NAME_launch, NAME_short_launch and
  * NAME_whole_launch; and, where the family asks for it (TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS),
  * NAME_whole_row: the whole instance once more for rows of one slice, in one-warp blocks built for
- * that many blocks per SM (so with registers of its own, apart from the multi-warp rows'), its
- * launcher NAME_whole_row_launch. Included once per dtype after defining:
+ * that many blocks per SM (rowwise_one_warp_row.h), its launcher NAME_whole_row_launch. Included once per dtype after defining:
  *   TS_ROWWISE_INSTANCE_VARIANT       the variant header, as a quoted path
  *   TS_ROWWISE_INSTANCE_NAME          NAME
  *   TS_ROWWISE_INSTANCE_DTYPE         the input dtype (TS_DTYPE_...)
@@ -52,21 +51,16 @@
 #undef TS_ROWWISE_BLOCK_WARPS_MAX
 #undef TS_ROWWISE_MIN_BLOCKS
 
-#if defined(TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS) && TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS > 0
-#undef TS_ROWWISE_ONE_WARP_ROW
-#define TS_ROWWISE_NAME TS_CAT(TS_ROWWISE_INSTANCE_NAME, _whole_row)
-#define TS_ROWWISE_BLOCK_WARPS_MAX 1
-#define TS_ROWWISE_MIN_BLOCKS TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS
-#define TS_ROWWISE_WHOLE 1
-#define TS_ROWWISE_ONE_WARP_ROW 1
-#include TS_ROWWISE_INSTANCE_VARIANT
-#undef TS_ROWWISE_NAME
-#undef TS_ROWWISE_BLOCK_WARPS_MAX
-#undef TS_ROWWISE_MIN_BLOCKS
-#undef TS_ROWWISE_WHOLE
-#endif
 #undef TS_ROWWISE_ONE_WARP_ROW
 #undef TS_ROWWISE_SHORT
+
+#if defined(TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS) && TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS > 0
+#define TS_ROWWISE_ONE_WARP_ROW_NAME TS_CAT(TS_ROWWISE_INSTANCE_NAME, _whole_row)
+#define TS_ROWWISE_ONE_WARP_ROW_BLOCKS TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS
+#include "kernels/common/rowwise_one_warp_row.h"
+#undef TS_ROWWISE_ONE_WARP_ROW_NAME
+#undef TS_ROWWISE_ONE_WARP_ROW_BLOCKS
+#endif
 #undef TS_ROWWISE_DTYPE
 
 #undef TS_ROWWISE_INSTANCE_NAME

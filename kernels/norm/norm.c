@@ -84,34 +84,26 @@
 #define TS_ROWWISE_INSTANCE_NAME ts_norm_f32
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_F32
 #include "kernels/common/rowwise_instances.h"
-#undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 #undef TS_ROWWISE_INSTANCE_WHOLE
 
-/* The RMSNorm rows' instances (TS_NORM_USE_RMS_ROW), 16-bit dtypes: the one-slice rows' instance's
- * settings (rowwise_instances.h), with TS_NORM_RMS_ROW. */
+/* The RMSNorm rows' instances (TS_NORM_USE_RMS_ROW), 16-bit dtypes: one-slice rows' instances
+ * (kernels/common/rowwise_one_warp_row.h) with TS_NORM_RMS_ROW. */
 #undef TS_NORM_RMS_ROW
 #define TS_NORM_RMS_ROW 1
-#define TS_ROWWISE_BLOCK_WARPS_MAX 1
-#define TS_ROWWISE_MIN_BLOCKS TS_NORM_WHOLE_ROW_BLOCKS
-#define TS_ROWWISE_SHORT 1
-#define TS_ROWWISE_WHOLE 1
-#define TS_ROWWISE_ONE_WARP_ROW 1
-#define TS_ROWWISE_NAME ts_norm_bf16_rms_row
+#define TS_ROWWISE_ONE_WARP_ROW_BLOCKS TS_NORM_WHOLE_ROW_BLOCKS
+#define TS_ROWWISE_ONE_WARP_ROW_NAME ts_norm_bf16_rms_row
 #define TS_ROWWISE_DTYPE TS_DTYPE_BF16
-#include "kernels/norm/norm_variant.h"
-#undef TS_ROWWISE_NAME
+#include "kernels/common/rowwise_one_warp_row.h"
+#undef TS_ROWWISE_ONE_WARP_ROW_NAME
 #undef TS_ROWWISE_DTYPE
-#define TS_ROWWISE_NAME ts_norm_fp16_rms_row
+#define TS_ROWWISE_ONE_WARP_ROW_NAME ts_norm_fp16_rms_row
 #define TS_ROWWISE_DTYPE TS_DTYPE_FP16
-#include "kernels/norm/norm_variant.h"
-#undef TS_ROWWISE_NAME
+#include "kernels/common/rowwise_one_warp_row.h"
+#undef TS_ROWWISE_ONE_WARP_ROW_NAME
 #undef TS_ROWWISE_DTYPE
-#undef TS_ROWWISE_BLOCK_WARPS_MAX
-#undef TS_ROWWISE_MIN_BLOCKS
-#undef TS_ROWWISE_SHORT
-#undef TS_ROWWISE_WHOLE
-#undef TS_ROWWISE_ONE_WARP_ROW
+#undef TS_ROWWISE_ONE_WARP_ROW_BLOCKS
+#undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_NORM_RMS_ROW
 
 static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream) {

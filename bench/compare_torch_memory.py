@@ -2,8 +2,9 @@
 """Times Tessera's fused memory-bound kernels (LayerNorm and RMSNorm with the residual add, rotary
 embedding, softmax) against PyTorch eager and torch.compile, in one process: libtessera.so is
 loaded through ctypes and runs on the same torch tensors. The protocol is tessera-bench's: random
-normal bf16 inputs, warm-up, the median of at least 20 timed runs with CUDA events, the L2 flushed
-before every run, the three implementations interleaved. TB/s counts each input read once and each
+normal inputs (bf16 at the targets' shapes; --dtype and --shapes pick others for the norms and
+softmax), warm-up, the median of at least 20 timed runs with CUDA events, the L2 flushed before
+every run, the three implementations interleaved. TB/s counts each input read once and each
 output written once, the same bytes for all three. A device copy of the same bytes runs interleaved
 with them: copy_value is this run's copy bandwidth and copy_fraction Tessera's share of it. Prints
 one JSON object per line with the keys of tessera-bench --json; the baseline is torch.compile, and
@@ -67,9 +68,19 @@ def call(lib, name, desc, stream=None):
         raise RuntimeError(name + ": " + lib.ts_status_string(status).decode())
 
 
-def norm_desc(rows, cols, x, r, ro, w, b, out, eps=1e-5):
-    return NormDesc(rows, cols, TS_DTYPE_BF16, TS_DTYPE_BF16, TS_DTYPE_BF16, x, cols, r, cols, ro, cols, w, b,
-                    out, cols, eps)
+def norm_desc(rows, cols, x, r, ro, w, b, out, eps=1e-5, dtype=TS_DTYPE_BF16):
+    return NormDesc(rows, cols, dtype, dtype, dtype, x, cols, r, cols, ro, cols, w, b, out, cols, eps)
+
+
+def parse_shapes(text):
+    """'16384x4096,65536x1024' -> [(16384, 4096), (65536, 1024)]."""
+    shapes = []
+    for item in text.split(","):
+        rows, _, cols = item.partition("x")
+        if not (rows.isdigit() and cols.isdigit()) or int(rows) <= 0 or int(cols) <= 0:
+            raise SystemExit(f"--shapes: '{item}' is not ROWSxCOLS")
+        shapes.append((int(rows), int(cols)))
+    return shapes
 
 
 def self_test(lib_path):
@@ -109,6 +120,16 @@ def self_test(lib_path):
             ref = h / np.sqrt((h * h).mean(axis=1, keepdims=True) + 1e-5) * unbf16(w)
         report(name + " residual_out", np.abs(unbf16(ro) - h).max(), 1e-2)
         report(name, (np.abs(unbf16(out) - ref) / (1 + np.abs(ref))).max(), 1.5e-2)
+
+    # --dtype f32's descriptor: every matrix and parameter fp32.
+    xf, rf, wf = (rng.standard_normal(shape).astype(np.float32) for shape in ((rows, cols), (rows, cols), cols))
+    out, ro = np.full((rows, cols), np.nan, dtype=np.float32), np.full((rows, cols), np.nan, dtype=np.float32)
+    call(lib, "ts_rmsnorm", norm_desc(rows, cols, xf.ctypes.data, rf.ctypes.data, ro.ctypes.data, wf.ctypes.data,
+                                      None, out.ctypes.data, dtype=TS_DTYPE_F32))
+    h = xf.astype(np.float64) + rf
+    ref = h / np.sqrt((h * h).mean(axis=1, keepdims=True) + 1e-5) * wf
+    report("ts_rmsnorm f32", (np.abs(out - ref) / (1 + np.abs(ref))).max(), 1e-5)
+    failures += parse_shapes("16384x4096,65536x1024") != [(16384, 4096), (65536, 1024)]
 
     for causal in (0, 1):
         out = np.full((rows, cols), 0xFFFF, dtype=np.uint16)
@@ -152,6 +173,10 @@ def self_test(lib_path):
 def main():
     parser = driver_arguments(__doc__, reps=30, warmup=5)
     parser.add_argument("--only", default="layernorm,rmsnorm,rope,softmax")
+    parser.add_argument("--shapes", default="16384x4096,65536x1024",
+                        help="ROWSxCOLS,... of the norms and softmax (default: the targets' shapes)")
+    parser.add_argument("--dtype", choices=("bf16", "fp16", "f32"), default="bf16",
+                        help="the norms' and softmax's inputs, outputs and parameters (RoPE stays bf16)")
     parser.add_argument("--outputs", choices=("per-call", "fixed"), default="per-call",
                         help="per-call (default): Tessera's call allocates its outputs from PyTorch's "
                              "caching allocator on every run and returns them, as eager and torch.compile "
@@ -174,6 +199,9 @@ def main():
     stream = lambda: torch.cuda.current_stream().cuda_stream  # noqa: E731
     bf = torch.bfloat16
     only = set(args.only.split(","))
+    shapes = parse_shapes(args.shapes)
+    dt, ts_dt, elem = {"bf16": (bf, TS_DTYPE_BF16, 2), "fp16": (torch.float16, TS_DTYPE_FP16, 2),
+                       "f32": (torch.float32, TS_DTYPE_F32, 4)}[args.dtype]
 
     def compile_fresh(fn):
         # A fresh, static compile per shape: the eager functions of one loop share a code object,
@@ -209,11 +237,11 @@ def main():
             return outs
         return run
 
-    def emit(bench, params, nbytes, ms, diff):
+    def emit(bench, params, nbytes, ms, diff, dtype="bf16"):
         if ms is None:
             return
         tbs = {k: nbytes / (v * 1e9) for k, v in ms.items()}
-        params = dict(params, dtype="bf16", outputs=args.outputs,
+        params = dict(params, dtype=dtype, outputs=args.outputs,
                       writeback="charged" if writeback_charged() else "not charged",
                       ms=ms["tessera"], copy_value=tbs["copy"],
                       copy_fraction=tbs["tessera"] / tbs["copy"],
@@ -227,13 +255,13 @@ def main():
     for kind in ("layernorm", "rmsnorm"):
         if kind not in only:
             continue
-        for rows, cols in ((16384, 4096), (65536, 1024)):
-            x, r = (torch.randn(rows, cols, dtype=bf, device="cuda") for _ in range(2))
-            w = 1 + 0.5 * torch.randn(cols, dtype=bf, device="cuda")
-            b = torch.randn(cols, dtype=bf, device="cuda") if kind == "layernorm" else None
+        for rows, cols in shapes:
+            x, r = (torch.randn(rows, cols, dtype=dt, device="cuda") for _ in range(2))
+            w = 1 + 0.5 * torch.randn(cols, dtype=dt, device="cuda")
+            b = torch.randn(cols, dtype=dt, device="cuda") if kind == "layernorm" else None
             fn = "ts_layernorm" if kind == "layernorm" else "ts_rmsnorm"
             desc = norm_desc(rows, cols, x.data_ptr(), r.data_ptr(), None, w.data_ptr(),
-                             b.data_ptr() if b is not None else None, None)
+                             b.data_ptr() if b is not None else None, None, dtype=ts_dt)
 
             def eager(x=x, r=r, w=w, b=b, cols=cols, kind=kind):
                 h = x + r
@@ -244,31 +272,31 @@ def main():
             compiled = compile_fresh(eager)
             runs = {"tessera": tessera_op(fn, desc, (("out", x), ("residual_out", x))),
                     "eager": eager, "compile": compiled}
-            nbytes = 2.0 * rows * cols * 4 + 2.0 * cols * (2 if kind == "layernorm" else 1)
+            nbytes = elem * (rows * cols * 4.0 + cols * (2 if kind == "layernorm" else 1))
             ms = time_all(runs, nbytes)
             ref, _ = eager()
             out, _ = runs["tessera"]()
             torch.cuda.synchronize()
             emit(kind, {"rows": rows, "cols": cols, "residual": 1}, nbytes, ms,
-                 (out.float() - ref.float()).abs().max().item())
+                 (out.float() - ref.float()).abs().max().item(), args.dtype)
 
     if "softmax" in only:
-        for rows, cols in ((16384, 4096), (65536, 1024)):
-            x = torch.randn(rows, cols, dtype=bf, device="cuda")
-            desc = SoftmaxDesc(rows, cols, TS_DTYPE_BF16, TS_DTYPE_BF16, x.data_ptr(), cols, None, cols,
-                               1.0, 0, 1, 0)
+        for rows, cols in shapes:
+            x = torch.randn(rows, cols, dtype=dt, device="cuda")
+            desc = SoftmaxDesc(rows, cols, ts_dt, ts_dt, x.data_ptr(), cols, None, cols, 1.0, 0, 1, 0)
             tessera = tessera_op("ts_softmax", desc, (("out", x),))
 
             def eager(x=x):
                 return torch.softmax(x, dim=-1)
 
             compiled = compile_fresh(eager)
-            ms = time_all({"tessera": tessera, "eager": eager, "compile": compiled}, 4.0 * rows * cols)
+            nbytes = 2.0 * elem * rows * cols
+            ms = time_all({"tessera": tessera, "eager": eager, "compile": compiled}, nbytes)
             ref = eager()
             out, = tessera()
             torch.cuda.synchronize()
-            emit("softmax", {"rows": rows, "cols": cols, "causal": 0}, 4.0 * rows * cols, ms,
-                 (out.float() - ref.float()).abs().max().item())
+            emit("softmax", {"rows": rows, "cols": cols, "causal": 0}, nbytes, ms,
+                 (out.float() - ref.float()).abs().max().item(), args.dtype)
 
     if "rope" in only:
         bsz, n, h, d = 8, 4096, 32, 128

@@ -12,7 +12,7 @@
 #   cmake --build build/shared --target tessera_shared && cp -L build/shared/core/libtessera.so .ab-rev/x.so
 #   usage (on the GPU machine): scripts/gpu-driver-ab.sh NAME=LIB ...   [LOG=FILE: the driver's JSON lines too]
 # A spec may carry driver options after the library, e.g. 'fixed=LIB --outputs fixed', to A/B the
-# driver's protocol with one library.
+# driver's protocol with one library; DRIVER_OPTIONS go to every run (e.g. '--dtype f32 --shapes 65536x768').
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-3}
@@ -38,6 +38,8 @@ with open(runs_file, "a") as runs:
         d = json.loads(line)
         p = d["params"]
         shape = "%dx%d" % (p["rows"], p["cols"]) if "rows" in p else p.get("layout", "")
+        if p.get("dtype", "bf16") != "bf16":
+            shape += "/" + p["dtype"]
         print("%-10s round %s  %-10s %-12s tessera %.3f  compile %.3f  ratio %.3f  copy %.3f"
               % (name, rnd, d["bench"], shape, d["value"], d["baseline_value"], d["ratio"], p["copy_value"]))
         runs.write("\t".join([name, d["bench"], shape] + [repr(d[k]) for k in ("value", "baseline_value", "ratio")]) + "\n")
@@ -47,7 +49,7 @@ for round in $(seq 1 "$rounds"); do
   for k in $(seq 0 $((n - 1))); do
     spec=${specs[$(( (k + round - 1) % n ))]}
     name=${spec%%=*} lib=$(spec_lib "$spec")
-    read -r -a options <<<"$(spec_options "$spec")"
+    read -r -a options <<<"${DRIVER_OPTIONS:-} $(spec_options "$spec")"
     echo "== $name round $round" >>"$log"
     python3 bench/compare_torch_memory.py --lib "$lib" --only "${ONLY:-layernorm,rmsnorm}" "${options[@]}" 2>&1 | tee -a "$log" |
       python3 -c "$summarize" "$name" "$round" "$runs_file"

@@ -13,6 +13,7 @@
  *   TS_ROWWISE_INSTANCE_DTYPE         the input dtype (TS_DTYPE_...)
  *   TS_ROWWISE_INSTANCE_SHORT_BLOCKS  blocks per SM of the short instance
  *   TS_ROWWISE_INSTANCE_WHOLE         1: the whole instance as well (optional)
+ *   TS_ROWWISE_INSTANCE_WHOLE_BLOCKS  blocks per SM of the whole instance (optional; default: the short's)
  *   TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS  > 0: the one-slice whole instance as well (optional)
  * A variant header reads TS_ROWWISE_NAME, TS_ROWWISE_DTYPE, TS_ROWWISE_BLOCK_WARPS_MAX (its block
  * size limit), TS_ROWWISE_MIN_BLOCKS (TS_KERNEL_RESIDENT), TS_ROWWISE_SHORT (1 in the short and
@@ -40,16 +41,22 @@
 #include TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_NAME
 #undef TS_ROWWISE_WHOLE
+#undef TS_ROWWISE_MIN_BLOCKS
 
 #if defined(TS_ROWWISE_INSTANCE_WHOLE) && TS_ROWWISE_INSTANCE_WHOLE
 #define TS_ROWWISE_NAME TS_CAT(TS_ROWWISE_INSTANCE_NAME, _whole)
 #define TS_ROWWISE_WHOLE 1
+#ifdef TS_ROWWISE_INSTANCE_WHOLE_BLOCKS
+#define TS_ROWWISE_MIN_BLOCKS TS_ROWWISE_INSTANCE_WHOLE_BLOCKS
+#else
+#define TS_ROWWISE_MIN_BLOCKS TS_ROWWISE_INSTANCE_SHORT_BLOCKS
+#endif
 #include TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_NAME
 #undef TS_ROWWISE_WHOLE
+#undef TS_ROWWISE_MIN_BLOCKS
 #endif
 #undef TS_ROWWISE_BLOCK_WARPS_MAX
-#undef TS_ROWWISE_MIN_BLOCKS
 
 #undef TS_ROWWISE_ONE_WARP_ROW
 #undef TS_ROWWISE_SHORT

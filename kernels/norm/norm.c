@@ -16,6 +16,12 @@
 #ifndef TS_NORM_SHORT_MIN_BLOCKS
 #define TS_NORM_SHORT_MIN_BLOCKS 4
 #endif
+/* fp32 rows are not packed: at 64 registers the short instance, whose slices may be partial,
+ * spills 60 bytes (the whole instance does not), so it may be built for fewer blocks (85
+ * registers at three). */
+#ifndef TS_NORM_F32_SHORT_MIN_BLOCKS
+#define TS_NORM_F32_SHORT_MIN_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
+#endif
 
 /* 1: the 16-bit fast instances load the weight with the row and hold it in registers
  * (norm_variant.h); 0: they read it after the reductions, as the general instance does. */
@@ -81,9 +87,13 @@
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_FP16
 #include "kernels/common/rowwise_instances.h"
 #undef TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS
+#undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
+#define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_NORM_F32_SHORT_MIN_BLOCKS
+#define TS_ROWWISE_INSTANCE_WHOLE_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
 #define TS_ROWWISE_INSTANCE_NAME ts_norm_f32
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_F32
 #include "kernels/common/rowwise_instances.h"
+#undef TS_ROWWISE_INSTANCE_WHOLE_BLOCKS
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 #undef TS_ROWWISE_INSTANCE_WHOLE
 

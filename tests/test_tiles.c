@@ -351,11 +351,56 @@ static void check_wv_packed(const ts_test_wv_packed_case *c, long long n, int of
 
 Test(tiles, packed_warp_vectors_every_dtype_and_tail) {
     TS_TEST_REQUIRE_DEVICE();
-    const long long ns[] = {1024, 1000, 1017, 9, 1, 0};
+    const long long ns[] = {1024, 768, 1000, 1017, 9, 1, 0};
     const ts_test_wv_packed_case *c;
     for (int k = 0; (c = ts_test_wv_packed_case_at(k)) != NULL; ++k)
         for (int i = 0; i < (int)(sizeof ns / sizeof ns[0]); ++i)
             for (int offset = 0; offset < 2; ++offset) check_wv_packed(c, ns[i], offset);
+}
+
+static void check_wv(const ts_test_wv_case *c, long long n, int offset) {
+    enum { E = 1024, SLACK = 16 };
+    const ts_dtype dt = (ts_dtype)c->dtype;
+    const size_t b = ts_test_dtype_bytes(dt), len = E + SLACK;
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    unsigned char *x = malloc(len * b), *w = malloc(len * b);
+    float *combined = malloc(E * sizeof(float)), *loaded = malloc(E * sizeof(float));
+    cr_assert(x && w && combined && loaded);
+    for (size_t i = 0; i < len; ++i) {
+        ts_test_put(x, dt, i, ts_test_normal(&st));
+        ts_test_put(w, dt, i, 1.0 + 0.5 * ts_test_normal(&st));
+    }
+    void *dx = ts_test_device_copy(x, len * b), *dw = ts_test_device_copy(w, len * b);
+    void *dc = ts_test_device_copy(NULL, E * sizeof(float)), *dl = ts_test_device_copy(NULL, E * sizeof(float));
+    cr_assert(dx && dw && dc && dl);
+    const size_t ob = (size_t)offset * b;
+    cr_assert_eq(c->run((float *)dc, (float *)dl, (char *)dx + ob, (char *)dw + ob, n), TS_SUCCESS, "%s", c->name);
+    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(combined, dc, E * sizeof(float)), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(loaded, dl, E * sizeof(float)), TS_SUCCESS);
+    for (long long e = 0; e < E; ++e) {
+        const size_t i = (size_t)(e + offset);
+        const float xe = (float)ts_test_get(x, dt, i), we = (float)ts_test_get(w, dt, i);
+        const float want_c = e < n ? (7.0f + xe) * we : 7.0f, want_l = e < n ? xe : 0.0f;
+        cr_assert_eq(combined[e], want_c, "%s n=%lld offset %d: combined element %lld = %g, not %g (seed %llu)",
+                     c->name, n, offset, e, combined[e], want_c, (unsigned long long)seed);
+        cr_assert_eq(loaded[e], want_l, "%s n=%lld offset %d: loaded element %lld = %g, not %g (seed %llu)", c->name,
+                     n, offset, e, loaded[e], want_l, (unsigned long long)seed);
+    }
+    void *bufs[] = {dx, dw, dc, dl};
+    for (int i = 0; i < 4; ++i) cr_assert_eq(ts_free(bufs[i]), TS_SUCCESS);
+    free(x), free(w), free(combined), free(loaded);
+}
+
+/* Loads that combine (add, multiply) and widen 16-bit elements, whole strips and partial ones (a
+ * partly valid chunk, and with offset 1 an unaligned strip), against the same arithmetic on the CPU. */
+Test(tiles, warp_vector_loads_every_dtype_and_tail) {
+    TS_TEST_REQUIRE_DEVICE();
+    const long long ns[] = {1024, 768, 1000, 1017, 9, 1, 0};
+    const ts_test_wv_case *c;
+    for (int k = 0; (c = ts_test_wv_case_at(k)) != NULL; ++k)
+        for (int i = 0; i < (int)(sizeof ns / sizeof ns[0]); ++i)
+            for (int offset = 0; offset < 2; ++offset) check_wv(c, ns[i], offset);
 }
 
 /* ---- CPU checks of the conversions the ops rely on ------------------------------------------- */

@@ -16,11 +16,17 @@
 #ifndef TS_NORM_SHORT_MIN_BLOCKS
 #define TS_NORM_SHORT_MIN_BLOCKS 4
 #endif
-/* fp32 rows are not packed: at 64 registers the short instance, whose slices may be partial,
- * spills 60 bytes (the whole instance does not), so it may be built for fewer blocks (85
- * registers at three). */
+/* fp32 rows are not packed (twice the registers of a 16-bit row): their short and whole instances
+ * are built for two blocks an SM (102 and 86 registers, no spills; at four the short one spilled 60
+ * bytes). Measured on the H200, RMSNorm + residual fp32 in the PyTorch driver
+ * (bench/results/nvidia-h200-2026-12-02-norm-softmax-partial-rows.txt): 65536 x 768 3.41 -> 4.14
+ * TB/s, 16384 x 2560 3.37 -> 4.13, 65536 x 1024 3.31 -> 3.72, 16384 x 4096 3.34 -> 3.90 (with
+ * the partial strips' loads of ops/warp_vector.h); three blocks an SM 4.12 / 4.06 / 3.42 / 3.47. */
 #ifndef TS_NORM_F32_SHORT_MIN_BLOCKS
-#define TS_NORM_F32_SHORT_MIN_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
+#define TS_NORM_F32_SHORT_MIN_BLOCKS 2
+#endif
+#ifndef TS_NORM_F32_WHOLE_MIN_BLOCKS
+#define TS_NORM_F32_WHOLE_MIN_BLOCKS 2
 #endif
 
 /* 1: the 16-bit fast instances load the weight with the row and hold it in registers
@@ -89,7 +95,7 @@
 #undef TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 #define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_NORM_F32_SHORT_MIN_BLOCKS
-#define TS_ROWWISE_INSTANCE_WHOLE_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
+#define TS_ROWWISE_INSTANCE_WHOLE_BLOCKS TS_NORM_F32_WHOLE_MIN_BLOCKS
 #define TS_ROWWISE_INSTANCE_NAME ts_norm_f32
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_F32
 #include "kernels/common/rowwise_instances.h"

@@ -287,3 +287,44 @@ TS_EXTERN_C const ts_test_wv_packed_case *ts_test_wv_packed_case_at(int k) {
     };
     return k >= 0 && k < (int)(sizeof cases / sizeof cases[0]) ? &cases[k] : 0;
 }
+
+/* ---- fp32 warp vectors ------------------------------------------------------------------------ */
+
+typedef struct ts_test_wv_params {
+    const void *x, *w;
+    float *combined, *loaded;
+    long long n;
+} ts_test_wv_params;
+
+#define TS_TEST_WV_KERNEL(NAME, DTYPE)                                                             \
+    TS_KERNEL(NAME##_kernel, 1, ts_test_wv_params, p) {                                            \
+        ts_wv_f32_1024 v, u;                                                                       \
+        ts_wv_fill(&v, 7.0f);                                                                      \
+        ts_wv_load_add(&v, p->x, DTYPE, p->n);                                                     \
+        ts_wv_load_mul(&v, p->w, DTYPE, p->n);                                                     \
+        ts_wv_store(p->combined, &v, TS_DTYPE_F32, 1024);                                          \
+        ts_wv_load(&u, p->x, DTYPE, p->n);                                                         \
+        ts_wv_store(p->loaded, &u, TS_DTYPE_F32, 1024);                                            \
+    }                                                                                              \
+    static ts_status NAME(float *combined, float *loaded, const void *x, const void *w, long long n) { \
+        ts_test_wv_params params;                                                                  \
+        params.x = x;                                                                              \
+        params.w = w;                                                                              \
+        params.combined = combined;                                                                \
+        params.loaded = loaded;                                                                    \
+        params.n = n;                                                                              \
+        return TS_LAUNCH(NAME##_kernel, ts_grid_1d(1), 1, 0, NULL, params);                        \
+    }
+
+TS_TEST_WV_KERNEL(wv_bf16, TS_DTYPE_BF16)
+TS_TEST_WV_KERNEL(wv_fp16, TS_DTYPE_FP16)
+TS_TEST_WV_KERNEL(wv_f32, TS_DTYPE_F32)
+
+TS_EXTERN_C const ts_test_wv_case *ts_test_wv_case_at(int k) {
+    static const ts_test_wv_case cases[] = {
+        {"bf16", TS_TEST_BF16, wv_bf16},
+        {"fp16", TS_TEST_FP16, wv_fp16},
+        {"f32", TS_TEST_F32, wv_f32},
+    };
+    return k >= 0 && k < (int)(sizeof cases / sizeof cases[0]) ? &cases[k] : 0;
+}

@@ -65,6 +65,17 @@ typedef struct ts_test_wv_packed_case {
 } ts_test_wv_packed_case;
 const ts_test_wv_packed_case *ts_test_wv_packed_case_at(int k);
 
+/* fp32 warp vectors (ops/warp_vector.h) loading a 1024-element strip of the case's dtype, one warp:
+ * combined (fp32, all 1024) = (7 + x) * w for elements before n and 7 past them (a vector filled
+ * with 7, then ts_wv_load_add of x and ts_wv_load_mul of w); loaded (fp32, all 1024) = x before n
+ * and 0 past it (ts_wv_load). */
+typedef struct ts_test_wv_case {
+    const char *name;
+    int dtype;
+    ts_status (*run)(float *combined, float *loaded, const void *x, const void *w, long long n);
+} ts_test_wv_case;
+const ts_test_wv_case *ts_test_wv_case_at(int k);
+
 #ifdef __cplusplus
 }
 #endif

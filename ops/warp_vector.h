@@ -18,8 +18,10 @@
  *       value from each of `count` warps through shared memory (every warp of the block calls)
  * Accesses are 16-byte vectors when the base address (and the row stride in bytes) is 16-byte
  * aligned, and all of a lane's chunks are in flight at once: a strip that is wholly valid is one
- * run of unconditional loads, and so is a partial one (chunks past n read the first chunk again and
- * are zeroed, a partly valid chunk is completed element by element); on store, chunks past n are
+ * run of unconditional loads; of a partial one, chunks past n are skipped where they are only
+ * stored in v, and where they are used on arrival (combined, or widened from 16 bits) every chunk is
+ * loaded unconditionally (one past n reads the strip's first chunk again and is zeroed) and used
+ * after the last load; a partly valid chunk goes element by element. On store, chunks past n are
  * skipped. An unaligned strip goes element by element. Arithmetic is fp32; the dtype of a load or store
  * may be a run-time value (the branch is uniform across the warp). The loads and stores here also
  * serve the packed warp vectors (ops/warp_vector_packed.h), whose chunk helpers (ts_wvp_*) they
@@ -214,7 +216,7 @@ TS_DEVICE void ts_wv_load_element(void *v, int packed, int at, int j, const unsi
 #define TS_WV_LANE_WORDS_MAX (4096 / TS_WARP_LANES)
 
 /* v op= the loaded strip (the dtype's bits, packed, zero past n: ts_wv_load_impl) for the elements
- * before n; op 0 sets every element, zero past n. */
+ * before n; op 0 (an fp32 v only: a widening load) sets every element, zero past n. */
 TS_DEVICE void ts_wv_combine(void *v, const unsigned *loaded, int packed, int chunks, int dtype, long long n, int op) {
     const int words = ts_wvp_words(dtype), lane = ts_lane_id();
     TS_UNROLL
@@ -228,13 +230,8 @@ TS_DEVICE void ts_wv_combine(void *v, const unsigned *loaded, int packed, int ch
                 if (op == 0 || e + j < n) ts_wv_take(&d[j], ts_wvp_elem(l, j, dtype), op);
             continue;
         }
-        unsigned *d = (unsigned *)v + k * words;
-        if (op == 0) {
-            TS_UNROLL
-            for (int i = 0; i < words; ++i) d[i] = l[i];
-            continue;
-        }
         if (e >= n) continue;
+        unsigned *d = (unsigned *)v + k * words;
         if (e + TS_WV_CHUNK <= n) {
             TS_UNROLL
             for (int i = 0; i < words; ++i) d[i] = ts_wvp_add_word(d[i], l[i], dtype);

@@ -310,8 +310,7 @@ TS_DEVICE void ts_wv_load_impl(void *v, int packed, int chunks, const void *base
         if (e >= n || e + TS_WV_CHUNK <= n) continue;
         const unsigned char *p = b + ts_wv_offset(e, rows, row_shift, row_stride) * bytes;
         TS_UNROLL
-        for (int j = 0; j < TS_WV_CHUNK; ++j)
-            if (e + j < n) ts_wvp_set_bits(loaded + k * words, j, ts_raw_get(p, bytes, j), dtype);
+        for (int j = 0; j < TS_WV_CHUNK; ++j) ts_wv_load_element(loaded, 1, k * words, j, p, dtype, 0, e + j < n);
     }
     ts_wv_combine(v, loaded, packed, chunks, dtype, n, op);
 }

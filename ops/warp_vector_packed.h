@@ -9,7 +9,11 @@
  *   ts_wv_packed_store(ptr, v, n)
  *       the strip's elements before n, as they are
  *   ts_wv_packed_load_rows(v, ptr, row_shift, row_stride, n) / ts_wv_packed_store_rows(...)
- *       a strip of rows of 2^row_shift elements, as ts_wv_load_rows (ops/warp_vector.h)
+ *       a strip of rows of 2^row_shift elements, as ts_wv_load_rows (ops/warp_vector.h);
+ *       ts_wv_packed_load_add_round_rows(v, ptr, row_shift, row_stride, n) adds such a strip
+ *   ts_wv_packed_row_sums(out, v, row_shift), ts_wv_packed_row_sums_sq(out, v, centres, row_shift)
+ *       of a strip of rows at least a warp's chunks wide: per chunk of the lane, the sum of its row,
+ *       and the sum of (x - centres[chunk])^2 over its row, the same in every lane
  *   ts_wv_packed_sum(v), ts_wv_packed_sum_sq(v, centre, n)
  *       the sum of the strip, and the sum of (x - centre)^2 over its elements before n, reduced
  *       across the warp in the order of ts_wv_sum / ts_wv_sum_sq, the same in every lane
@@ -25,6 +29,9 @@
  *                                             use_bias, n)
  *       the same with the bias held too (a packed vector like the weight's, used where use_bias is
  *       nonzero): for a kernel that loads both parameters at once, after its reductions
+ *   ts_wv_packed_store_rows_normalized_held_params(ptr, v, shifts, scales, weight_v, use_weight,
+ *                                                  bias_v, use_bias, row_shift, row_stride, n)
+ *       the same for a strip of rows, each row with its own shift and scale (one per chunk)
  * Whole, 16-byte aligned strips take 16-byte accesses, all of a lane's chunks in flight at once,
  * as the fp32 vector ops do (ops/warp_vector.h); anything else goes element by element. */
 #ifndef TESSERA_OPS_WARP_VECTOR_PACKED_H
@@ -46,6 +53,9 @@
 #define ts_wv_packed_load_rows(dst, ptr, row_shift, row_stride, n)                                 \
     ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n), 1,  \
                     (row_shift), (row_stride), 0)
+#define ts_wv_packed_load_add_round_rows(dst, ptr, row_shift, row_stride, n)                       \
+    ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n), 1,  \
+                    (row_shift), (row_stride), 1)
 #define ts_wv_packed_store(ptr, src, n)                                                            \
     ts_wv_store_impl((ptr), TS_WV_PACKED_CDATA(src), 1, TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (n), 0, 0, 0)
 #define ts_wv_packed_store_rows(ptr, src, row_shift, row_stride, n)                                \
@@ -83,32 +93,78 @@ TS_DEVICE float ts_wvp_reduce_impl(const unsigned *v, int chunks, int dtype, flo
 #define ts_wv_packed_sum_sq(src, centre, n)                                                        \
     ts_wvp_reduce_impl(TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (centre), (n), 1)
 
+/* A strip of rows of 2^row_shift elements, each at least a warp's chunks wide ((1 << row_shift) >=
+ * TS_WV_CHUNK * TS_WARP_LANES), so that a lane's chunk k lies in row k / row_chunks, the same row in
+ * every lane. out[k] (one float per chunk of the lane): the sum of that row (op 0), or of (x -
+ * centre[k])^2 over it (op 1), the same bits in every lane and in every chunk of the row. Each
+ * chunk's eight elements are combined, reduced across the warp (ts_wv_reduce_parts), and the
+ * chunks of a row added in order. Rows at and past the strip's valid elements give what their
+ * zeros give; a caller stores none of them. */
+TS_DEVICE void ts_wvp_row_reduce_impl(float *out, const unsigned *v, int chunks, int dtype, const float *centre,
+                                      int row_shift, int op) {
+    const int words = ts_wvp_words(dtype);
+    const int last = (1 << row_shift) / (TS_WV_CHUNK * TS_WARP_LANES) - 1; /* row_chunks - 1 */
+    float run = 0.0f;
+    TS_UNROLL
+    for (int k = 0; k < chunks; ++k) {
+        float part[TS_WV_CHUNK];
+        TS_UNROLL
+        for (int j = 0; j < TS_WV_CHUNK; ++j) {
+            const float x = ts_wvp_elem(v + k * words, j, dtype), c = op ? x - centre[k] : x;
+            part[j] = op ? c * c : c;
+        }
+        const float s = ts_wv_reduce_parts(part, 0);
+        run = k & last ? run + s : s;
+        out[k] = run;
+    }
+    /* Every chunk of a row takes the row's total, the running sum at its last chunk. */
+    TS_UNROLL
+    for (int k = chunks - 2; k >= 0; --k)
+        if ((k & last) != last) out[k] = out[k + 1];
+}
+
+#define ts_wv_packed_row_sums(out, src, row_shift)                                                 \
+    ts_wvp_row_reduce_impl((out), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), NULL, \
+                           (row_shift), 0)
+#define ts_wv_packed_row_sums_sq(out, src, centres, row_shift)                                     \
+    ts_wvp_row_reduce_impl((out), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src),    \
+                           (centres), (row_shift), 1)
+
 /* ---- the normalized store ------------------------------------------------------------------ */
 
+/* shifts / scales: one per chunk (a strip of rows, ts_wv_packed_row_sums), or NULL: shift / scale
+ * for every element. rows, row_shift, row_stride: the strip's layout (ts_wv_offset); the weight and
+ * the bias are one row's, the same for every row of the strip. */
 TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const unsigned *v, int chunks, int dtype,
-                                            float shift, float scale, const void *weight, const void *bias,
-                                            int param_dtype, const unsigned *held_weight, int use_held_weight,
-                                            const unsigned *held_bias, int use_held_bias, long long n) {
+                                            float shift, float scale, const float *shifts, const float *scales,
+                                            const void *weight, const void *bias, int param_dtype,
+                                            const unsigned *held_weight, int use_held_weight, const unsigned *held_bias,
+                                            int use_held_bias, long long n, int rows, int row_shift,
+                                            long long row_stride) {
     const int words = ts_wvp_words(dtype), lane = ts_lane_id();
     const int out_bytes = TS_DTYPE_BYTES(out_dtype), param_bytes = TS_DTYPE_BYTES(param_dtype);
     unsigned char *b = (unsigned char *)base;
     const unsigned char *wt = (const unsigned char *)weight, *bs = (const unsigned char *)bias;
-    const int aligned = ts_wv_aligned(b, 0) && (!wt || ts_wv_aligned(wt, 0)) && (!bs || ts_wv_aligned(bs, 0));
+    const int aligned = ts_wv_aligned(b, rows ? row_stride * out_bytes : 0) && (!wt || ts_wv_aligned(wt, 0)) &&
+                        (!bs || ts_wv_aligned(bs, 0));
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
         const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
         if (e >= n) continue;
+        const float s = shifts ? shifts[k] : shift, c = scales ? scales[k] : scale;
         float y[TS_WV_CHUNK];
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j) {
-            y[j] = (ts_wvp_elem(v + k * words, j, dtype) - shift) * scale;
+            y[j] = (ts_wvp_elem(v + k * words, j, dtype) - s) * c;
             if (use_held_weight) y[j] *= ts_wvp_elem(held_weight + k * words, j, dtype);
             if (use_held_bias) y[j] += ts_wvp_elem(held_bias + k * words, j, dtype);
         }
-        unsigned char *p = b + (long long)e * out_bytes;
+        unsigned char *p = b + (rows ? ts_wv_offset(e, rows, row_shift, row_stride) : e) * out_bytes;
+        /* In the weight and the bias: within a row, an int (as the single strip's e). */
+        const int at = rows ? (int)ts_wv_offset(e, rows, row_shift, 0) : e;
         if (aligned && e + TS_WV_CHUNK <= n) {
-            if (wt) ts_wv_load_chunk(y, wt + (long long)e * param_bytes, param_dtype, 2);
-            if (bs) ts_wv_load_chunk(y, bs + (long long)e * param_bytes, param_dtype, 1);
+            if (wt) ts_wv_load_chunk(y, wt + (long long)at * param_bytes, param_dtype, 2);
+            if (bs) ts_wv_load_chunk(y, bs + (long long)at * param_bytes, param_dtype, 1);
             ts_wv_store_chunk(p, y, out_dtype);
             continue;
         }
@@ -116,8 +172,8 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
         for (int j = 0; j < TS_WV_CHUNK; ++j) {
             if (e + j >= n) continue;
             float x = y[j];
-            if (wt) x *= ts_wv_get(wt, param_dtype, e + j);
-            if (bs) x += ts_wv_get(bs, param_dtype, e + j);
+            if (wt) x *= ts_wv_get(wt, param_dtype, at + j);
+            if (bs) x += ts_wv_get(bs, param_dtype, at + j);
             ts_wv_set(p, out_dtype, j, x);
         }
     }
@@ -125,17 +181,28 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
 
 #define ts_wv_packed_store_normalized(ptr, out_dtype, src, shift, scale, weight, bias, param_dtype, n)  \
     ts_wvp_store_normalized_impl((ptr), (out_dtype), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src),   \
-                                 TS_WV_PACKED_DTYPE(src), (shift), (scale), (weight), (bias), (param_dtype),       \
-                                 TS_WV_PACKED_CDATA(src), 0, TS_WV_PACKED_CDATA(src), 0, (n))
+                                 TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, NULL, (weight), (bias),           \
+                                 (param_dtype), TS_WV_PACKED_CDATA(src), 0, TS_WV_PACKED_CDATA(src), 0, (n), 0, 0, 0)
 /* The held vector's words are always passed (a pointer chosen at run time between a vector and
  * NULL would keep the vector out of registers); the flag says whether it is used. */
 #define ts_wv_packed_store_normalized_held(ptr, src, shift, scale, weight_v, use_weight, bias, n)               \
     ts_wvp_store_normalized_impl((ptr), TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), \
-                                 TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, (bias), TS_WV_PACKED_DTYPE(src), \
-                                 TS_WV_PACKED_CDATA(weight_v), (use_weight), TS_WV_PACKED_CDATA(src), 0, (n))
+                                 TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, NULL, NULL, (bias),               \
+                                 TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(weight_v), (use_weight),              \
+                                 TS_WV_PACKED_CDATA(src), 0, (n), 0, 0, 0)
 #define ts_wv_packed_store_normalized_held_params(ptr, src, shift, scale, weight_v, use_weight, bias_v, use_bias, n)   \
     ts_wvp_store_normalized_impl((ptr), TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), \
-                                 TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, NULL, TS_WV_PACKED_DTYPE(src), \
-                                 TS_WV_PACKED_CDATA(weight_v), (use_weight), TS_WV_PACKED_CDATA(bias_v), (use_bias), (n))
+                                 TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, NULL, NULL, NULL,                 \
+                                 TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(weight_v), (use_weight),              \
+                                 TS_WV_PACKED_CDATA(bias_v), (use_bias), (n), 0, 0, 0)
+/* A strip of rows (ts_wv_packed_load_rows) normalized row by row: shifts and scales hold one value
+ * per chunk of the lane (ts_wv_packed_row_sums), weight_v and bias_v the strip of the rows' shared
+ * weight and bias (loaded with a row stride of 0), as in ts_wv_packed_store_normalized_held_params. */
+#define ts_wv_packed_store_rows_normalized_held_params(ptr, src, shifts, scales, weight_v, use_weight, bias_v,        \
+                                                       use_bias, row_shift, row_stride, n)                            \
+    ts_wvp_store_normalized_impl((ptr), TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), \
+                                 TS_WV_PACKED_DTYPE(src), 0.0f, 1.0f, (shifts), (scales), NULL, NULL,               \
+                                 TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(weight_v), (use_weight),              \
+                                 TS_WV_PACKED_CDATA(bias_v), (use_bias), (n), 1, (row_shift), (row_stride))
 
 #endif

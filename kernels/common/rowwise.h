@@ -140,6 +140,12 @@ static inline ts_status ts_rowwise_make_plan(long long rows, int cols, int unifo
  * plan guarantees it; ops/warp_vector.h). */
 #define TS_ROWWISE_ASSUME_ALIGNED(ptr) TS_WV_ASSUME_ALIGNED(TS_ROWWISE_WHOLE, ptr)
 
+/* In a variant: a row stride of `bytes`-byte elements that the launcher has checked to be a multiple
+ * of 16 bytes, with its low bits cleared so that the compiler knows it too (the same value): the
+ * loads and stores of a strip of rows (ops/warp_vector.h) then compile without their unaligned
+ * paths. */
+#define TS_ROWWISE_ALIGNED_STRIDE(stride, bytes) ((stride) & ~(long long)(16 / (bytes)-1))
+
 /* Defines launcher(params, plan, stream): kernel over the plan's grid, warps and shared memory. */
 #define TS_ROWWISE_LAUNCHER(launcher, kernel, params_type)                                         \
     static ts_status launcher(const params_type *params, const ts_rowwise_plan *plan, ts_stream stream) { \

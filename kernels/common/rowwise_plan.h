@@ -41,4 +41,15 @@ static inline int ts_rowwise_plan_whole(long long rows, int cols, const ts_rowwi
     return plan->one_pass && cols % TS_ROWWISE_E == 0 && rows % (plan->warps / plan->warps_per_row) == 0;
 }
 
+/* Rows a warp's strip may hold several of (a strip of rows, ops/warp_vector.h; norm.c's rows
+ * instance): a power of two shorter than a slice and at least a warp's chunks wide (8 elements a
+ * lane of `lanes`), so that each chunk of a lane lies in one row. Returns log2(cols) for such a
+ * length, else 0. */
+static inline int ts_rowwise_row_shift(int cols, int lanes) {
+    if (cols >= TS_ROWWISE_E || cols < 8 * lanes || (cols & (cols - 1)) != 0) return 0;
+    int shift = 0;
+    while ((1 << shift) < cols) ++shift;
+    return shift;
+}
+
 #endif

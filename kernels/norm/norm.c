@@ -81,6 +81,18 @@
 #define TS_NORM_USE_RMS_ROW 1
 #endif
 
+/* 1 (default): 16-bit rows of 256 or 512 columns (a power of two at least a warp's chunks wide,
+ * kernels/common/rowwise_plan.h: ts_rowwise_row_shift), 16-byte aligned, with the output and the
+ * parameters in the input's dtype, run several to a warp on an instance of their own,
+ * ts_norm_*_rows (norm_rows_variant.h), in one-warp blocks built for TS_NORM_ROWS_BLOCKS blocks an
+ * SM; 0: they take the short instance, a row a warp, for A/B runs. */
+#ifndef TS_NORM_USE_ROWS
+#define TS_NORM_USE_ROWS 1
+#endif
+#ifndef TS_NORM_ROWS_BLOCKS
+#define TS_NORM_ROWS_BLOCKS TS_NORM_WHOLE_ROW_BLOCKS
+#endif
+
 #define TS_NORM_RMS_ROW 0
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"
 #define TS_ROWWISE_INSTANCE_WHOLE 1
@@ -121,6 +133,47 @@
 #undef TS_ROWWISE_ONE_WARP_ROW_BLOCKS
 #undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_NORM_RMS_ROW
+
+/* The rows instances (TS_NORM_USE_ROWS), 16-bit dtypes, one for each row length: 512 columns, and
+ * 256 where a warp's chunks fit in it (not on HIP's 64-lane warps). */
+#define TS_ROWWISE_DTYPE TS_DTYPE_BF16
+#define TS_NORM_ROWS_SHIFT 9
+#define TS_NORM_ROWS_NAME ts_norm_bf16_rows512
+#include "kernels/norm/norm_rows_variant.h"
+#undef TS_NORM_ROWS_NAME
+#undef TS_NORM_ROWS_SHIFT
+#if TS_WV_CHUNK * TS_WARP_LANES <= 256
+#define TS_NORM_ROWS_SHIFT 8
+#define TS_NORM_ROWS_NAME ts_norm_bf16_rows256
+#include "kernels/norm/norm_rows_variant.h"
+#undef TS_NORM_ROWS_NAME
+#undef TS_NORM_ROWS_SHIFT
+#endif
+#undef TS_ROWWISE_DTYPE
+#define TS_ROWWISE_DTYPE TS_DTYPE_FP16
+#define TS_NORM_ROWS_SHIFT 9
+#define TS_NORM_ROWS_NAME ts_norm_fp16_rows512
+#include "kernels/norm/norm_rows_variant.h"
+#undef TS_NORM_ROWS_NAME
+#undef TS_NORM_ROWS_SHIFT
+#if TS_WV_CHUNK * TS_WARP_LANES <= 256
+#define TS_NORM_ROWS_SHIFT 8
+#define TS_NORM_ROWS_NAME ts_norm_fp16_rows256
+#include "kernels/norm/norm_rows_variant.h"
+#undef TS_NORM_ROWS_NAME
+#undef TS_NORM_ROWS_SHIFT
+#endif
+#undef TS_ROWWISE_DTYPE
+
+/* The rows instance's launcher for a row shift of ts_rowwise_row_shift, or NULL. */
+static ts_status (*ts_norm_rows_launcher(ts_dtype dtype, int row_shift))(const ts_norm_params *, ts_stream) {
+    const int bf16 = dtype == TS_DTYPE_BF16;
+    if (row_shift == 9) return bf16 ? ts_norm_bf16_rows512_launch : ts_norm_fp16_rows512_launch;
+#if TS_WV_CHUNK * TS_WARP_LANES <= 256
+    if (row_shift == 8) return bf16 ? ts_norm_bf16_rows256_launch : ts_norm_fp16_rows256_launch;
+#endif
+    return NULL;
+}
 
 static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream) {
     if (!desc) return TS_ERROR_NULL_POINTER;
@@ -167,11 +220,19 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
     if ((s = ts_rowwise_make_plan(d.rows, d.cols, uniform, &plan)) != TS_SUCCESS) return s;
     p.warps_per_row = plan.warps_per_row;
     /* Whole, aligned rows take the whole instance: no element-by-element paths (norm_variant.h). */
-    plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) &&
-                 ts_rowwise_aligned16(d.x, d.dtype, d.x_stride) && ts_rowwise_aligned16(d.out, d.out_dtype, d.out_stride) &&
-                 ts_rowwise_aligned16(d.residual, d.dtype, d.residual_stride) &&
-                 ts_rowwise_aligned16(d.residual_out, d.dtype, d.residual_out_stride) &&
-                 ts_rowwise_aligned16(d.weight, d.param_dtype, 0) && ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
+    const int aligned = ts_rowwise_aligned16(d.x, d.dtype, d.x_stride) &&
+                        ts_rowwise_aligned16(d.out, d.out_dtype, d.out_stride) &&
+                        ts_rowwise_aligned16(d.residual, d.dtype, d.residual_stride) &&
+                        ts_rowwise_aligned16(d.residual_out, d.dtype, d.residual_out_stride) &&
+                        ts_rowwise_aligned16(d.weight, d.param_dtype, 0) && ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
+    plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) && aligned;
+    /* Short 16-bit rows, several a warp (norm_rows_variant.h). */
+    const int row_shift = ts_rowwise_row_shift(d.cols, TS_WARP_LANES);
+    if (TS_NORM_USE_ROWS && row_shift && uniform && aligned && d.dtype != TS_DTYPE_F32 &&
+        (d.rows - 1) / (TS_ROWWISE_E >> row_shift) < INT_MAX) {
+        ts_status (*rows_launcher)(const ts_norm_params *, ts_stream) = ts_norm_rows_launcher(d.dtype, row_shift);
+        if (rows_launcher) return rows_launcher(&p, stream);
+    }
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][5] = {
         {ts_norm_bf16_launch, ts_norm_bf16_short_launch, ts_norm_bf16_whole_launch, ts_norm_bf16_whole_row_launch,

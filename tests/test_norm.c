@@ -232,11 +232,10 @@ Test(norm, rmsnorm_rows_instance) {
     }
 }
 
-/* Rows shorter than a slice, several to a warp: the rows instance (norm.c, norm_rows_variant.h) for
- * 16-bit rows of 256 and 512 columns (on the host backend, whose warp is one lane, also 8 and 64),
- * row counts that leave the last strip short, every option, padded rows with the residual's own
- * stride, in place; and beside them rows that must not take it (misaligned rows, another output
- * dtype). */
+/* Rows shorter than a slice, several to a warp: the rows instances (norm.c, norm_rows_variant.h) for
+ * 16-bit rows of 256 and 512 columns (HIP: 512), row counts that leave the last strip short, every
+ * option, padded rows with the residual's own stride, in place; and beside them rows that must not
+ * take them (8 and 64 columns, misaligned rows, another output dtype). */
 Test(norm, rows_several_a_warp) {
     TS_TEST_REQUIRE_DEVICE();
     const long long rows[4] = {1, 3, 6, ts_test_on_gpu() ? 4097 : 9};

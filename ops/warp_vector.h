@@ -14,6 +14,11 @@
  *   ts_wv_fill_from(v, start, x) (strip elements start, start + 1, ... become x)
  *   ts_wv_sum(v), ts_wv_sum_sq(v), ts_wv_max(v): the whole warp's strip reduced to one float,
  *       the same (bit for bit) in every lane
+ *   of a strip of rows, each at least a warp's chunks wide, with one value a chunk of the lane (its
+ *   row's): ts_wv_row_sums(out, v, row_shift), ts_wv_row_max(out, v, row_shift) (out[k]: the row
+ *   of chunk k reduced, the same in every lane), ts_wv_sub_row_scalars(d, a, s) and
+ *   ts_wv_mul_row_scalars(d, a, s) (each element with its row's s), ts_wv_fill_rows_from(v,
+ *   row_shift, starts, x) (each row's elements at and past column starts[k] become x)
  *   ts_group_sum(x, slots, index, count, &parity) and ts_group_max: block-scope combination of one
  *       value from each of `count` warps through shared memory (every warp of the block calls)
  * Accesses are 16-byte vectors when the base address (and the row stride in bytes) is 16-byte
@@ -372,11 +377,12 @@ TS_DEVICE void ts_wv_fill_impl(float *d, int count, float x) {
     for (int i = 0; i < count; ++i) d[i] = x;
 }
 
-/* op: 0 add, 1 sub, 2 mul; b_stride 0 makes b a scalar. */
-TS_DEVICE void ts_wv_binary_impl(float *d, const float *a, const float *b, int b_stride, int count, int op) {
+/* op: 0 add, 1 sub, 2 mul; b_per: elements that share one value of b (1: b is a vector, TS_WV_CHUNK:
+ * one value a chunk, 0: b is a scalar). */
+TS_DEVICE void ts_wv_binary_impl(float *d, const float *a, const float *b, int b_per, int count, int op) {
     TS_UNROLL
     for (int i = 0; i < count; ++i) {
-        const float y = b[i * b_stride];
+        const float y = b[b_per ? i / b_per : 0];
         d[i] = op == 0 ? a[i] + y : op == 1 ? a[i] - y : a[i] * y;
     }
 }
@@ -400,14 +406,18 @@ TS_DEVICE void ts_wv_round_impl(float *d, const float *a, int count, int dtype) 
     }
 }
 
-TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, float x) {
+/* starts: one start a chunk (rows 1: the column in the chunk's row of a strip of rows of
+ * 2^row_shift elements), or NULL: start, for the whole strip. */
+TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, const long long *starts, int rows,
+                                    int row_shift, float x) {
     const int lane = ts_lane_id();
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
+        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK, at = rows ? e & ((1 << row_shift) - 1) : e;
+        const long long from = starts ? starts[k] : start;
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j)
-            if (e + j >= start) d[k * TS_WV_CHUNK + j] = x;
+            if (at + j >= from) d[k * TS_WV_CHUNK + j] = x;
     }
 }
 
@@ -429,12 +439,20 @@ TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, float
         const float ts_wv_s_ = (s);                                                                \
         ts_wv_binary_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), &ts_wv_s_, 0, TS_WV_ELEMS(dst), op);   \
     } while (0)
+/* s: one value a chunk of the lane, each its row's (a strip of rows: ts_wv_row_sums). */
+#define TS_WV_ROW_SCALARS(dst, a, s, op)                                                           \
+    do {                                                                                           \
+        TS_WV_SAME(dst, a);                                                                        \
+        ts_wv_binary_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), (s), TS_WV_CHUNK, TS_WV_ELEMS(dst), op); \
+    } while (0)
 #define ts_wv_add(dst, a, b) TS_WV_BINARY(dst, a, b, 0)
 #define ts_wv_sub(dst, a, b) TS_WV_BINARY(dst, a, b, 1)
 #define ts_wv_mul(dst, a, b) TS_WV_BINARY(dst, a, b, 2)
 #define ts_wv_add_scalar(dst, a, s) TS_WV_SCALAR(dst, a, s, 0)
 #define ts_wv_sub_scalar(dst, a, s) TS_WV_SCALAR(dst, a, s, 1)
 #define ts_wv_mul_scalar(dst, a, s) TS_WV_SCALAR(dst, a, s, 2)
+#define ts_wv_sub_row_scalars(dst, a, s) TS_WV_ROW_SCALARS(dst, a, s, 1)
+#define ts_wv_mul_row_scalars(dst, a, s) TS_WV_ROW_SCALARS(dst, a, s, 2)
 #define ts_wv_exp2(dst, a)                                                                         \
     do {                                                                                           \
         TS_WV_SAME(dst, a);                                                                        \
@@ -445,7 +463,9 @@ TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, float
         TS_WV_SAME(dst, a);                                                                        \
         ts_wv_round_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), TS_WV_ELEMS(dst), (dtype));             \
     } while (0)
-#define ts_wv_fill_from(dst, start, x) ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (start), (x))
+#define ts_wv_fill_from(dst, start, x) ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (start), NULL, 0, 0, (x))
+#define ts_wv_fill_rows_from(dst, row_shift, starts, x)                                            \
+    ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), 0, (starts), 1, (row_shift), (x))
 
 /* ---- reductions ---------------------------------------------------------------------------- */
 
@@ -486,6 +506,40 @@ TS_DEVICE float ts_wv_reduce_impl(const float *a, int chunks, int op) {
 #define ts_wv_sum(a) ts_wv_reduce_impl(TS_WV_CDATA(a), TS_WV_CHUNKS(a), 0)
 #define ts_wv_sum_sq(a) ts_wv_reduce_impl(TS_WV_CDATA(a), TS_WV_CHUNKS(a), 1)
 #define ts_wv_max(a) ts_wv_reduce_impl(TS_WV_CDATA(a), TS_WV_CHUNKS(a), 2)
+
+/* A strip of rows of 2^row_shift elements, each at least a warp's chunks wide ((1 << row_shift) >=
+ * TS_WV_CHUNK * TS_WARP_LANES), so that a lane's chunk k lies in row k / row_chunks, the same row
+ * in every lane. out[k] holds one value a chunk of the lane, each already reduced across the warp;
+ * every chunk of a row takes the row's combination (op 0 and 1 add, 2 max) of them, taken in chunk
+ * order, so the same bits in every lane and every chunk of the row. */
+TS_DEVICE void ts_wv_rows_combine(float *out, int chunks, int row_shift, int op) {
+    const int last = (1 << row_shift) / (TS_WV_CHUNK * TS_WARP_LANES) - 1; /* row_chunks - 1 */
+    float run = 0.0f;
+    TS_UNROLL
+    for (int k = 0; k < chunks; ++k) {
+        run = !(k & last) ? out[k] : op == 2 ? fmaxf(run, out[k]) : run + out[k];
+        out[k] = run;
+    }
+    /* Every chunk of a row takes the value at its last chunk. */
+    TS_UNROLL
+    for (int k = chunks - 2; k >= 0; --k)
+        if ((k & last) != last) out[k] = out[k + 1];
+}
+
+/* out[k]: the sum (op 0) or the maximum (op 2) of the row of the lane's chunk k (above). */
+TS_DEVICE void ts_wv_row_reduce_impl(float *out, const float *a, int chunks, int row_shift, int op) {
+    TS_UNROLL
+    for (int k = 0; k < chunks; ++k) {
+        float part[TS_WV_CHUNK];
+        TS_UNROLL
+        for (int j = 0; j < TS_WV_CHUNK; ++j) part[j] = a[k * TS_WV_CHUNK + j];
+        out[k] = ts_wv_reduce_parts(part, op);
+    }
+    ts_wv_rows_combine(out, chunks, row_shift, op);
+}
+
+#define ts_wv_row_sums(out, a, row_shift) ts_wv_row_reduce_impl((out), TS_WV_CDATA(a), TS_WV_CHUNKS(a), (row_shift), 0)
+#define ts_wv_row_max(out, a, row_shift) ts_wv_row_reduce_impl((out), TS_WV_CDATA(a), TS_WV_CHUNKS(a), (row_shift), 2)
 
 /* Warps index = 0 .. count-1 of a group each give x; each gets the combination, taken in index
  * order so that it is the same in every warp. slots: 2 * count floats of shared memory owned by the

@@ -93,18 +93,14 @@ TS_DEVICE float ts_wvp_reduce_impl(const unsigned *v, int chunks, int dtype, flo
 #define ts_wv_packed_sum_sq(src, centre, n)                                                        \
     ts_wvp_reduce_impl(TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (centre), (n), 1)
 
-/* A strip of rows of 2^row_shift elements, each at least a warp's chunks wide ((1 << row_shift) >=
- * TS_WV_CHUNK * TS_WARP_LANES), so that a lane's chunk k lies in row k / row_chunks, the same row in
- * every lane. out[k] (one float per chunk of the lane): the sum of that row (op 0), or of (x -
- * centre[k])^2 over it (op 1), the same bits in every lane and in every chunk of the row. Each
- * chunk's eight elements are combined, reduced across the warp (ts_wv_reduce_parts), and the
- * chunks of a row added in order. Rows at and past the strip's valid elements give what their
- * zeros give; a caller stores none of them. */
+/* Of a strip of rows, each at least a warp's chunks wide: out[k] (one float a chunk of the lane) =
+ * the sum of the row of the lane's chunk k (op 0), or of (x - centre[k])^2 over it (op 1), the
+ * same bits in every lane and in every chunk of the row (ops/warp_vector.h: ts_wv_rows_combine).
+ * Rows at and past the strip's valid elements give what their zeros give; a caller stores none of
+ * them. */
 TS_DEVICE void ts_wvp_row_reduce_impl(float *out, const unsigned *v, int chunks, int dtype, const float *centre,
                                       int row_shift, int op) {
     const int words = ts_wvp_words(dtype);
-    const int last = (1 << row_shift) / (TS_WV_CHUNK * TS_WARP_LANES) - 1; /* row_chunks - 1 */
-    float run = 0.0f;
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
         float part[TS_WV_CHUNK];
@@ -113,14 +109,9 @@ TS_DEVICE void ts_wvp_row_reduce_impl(float *out, const unsigned *v, int chunks,
             const float x = ts_wvp_elem(v + k * words, j, dtype), c = op ? x - centre[k] : x;
             part[j] = op ? c * c : c;
         }
-        const float s = ts_wv_reduce_parts(part, 0);
-        run = k & last ? run + s : s;
-        out[k] = run;
+        out[k] = ts_wv_reduce_parts(part, 0);
     }
-    /* Every chunk of a row takes the row's total, the running sum at its last chunk. */
-    TS_UNROLL
-    for (int k = chunks - 2; k >= 0; --k)
-        if ((k & last) != last) out[k] = out[k + 1];
+    ts_wv_rows_combine(out, chunks, row_shift, 0);
 }
 
 #define ts_wv_packed_row_sums(out, src, row_shift)                                                 \

@@ -98,6 +98,31 @@ Test(softmax, whole_aligned_rows) {
         }
 }
 
+/* Rows shorter than a slice, several to a warp: the rows instances (softmax.c,
+ * softmax_rows_variant.h) for rows of 256 and 512 columns (HIP: 512) in every dtype, row counts that
+ * leave the last strip short, padded rows, scale, the causal mask with its rows and offsets (whole
+ * rows masked), -inf entries, in place; and beside them rows that must not take them (64 columns,
+ * misaligned rows, another output dtype). */
+Test(softmax, rows_several_a_warp) {
+    TS_TEST_REQUIRE_DEVICE();
+    const ts_dtype dts[3] = {BF, FP, F32};
+    const long long rows[4] = {1, 3, 6, ts_test_on_gpu() ? 4097 : 9};
+    const int cols[3] = {256, 512, 64};
+    for (int i = 0; i < 3; ++i)
+        for (int c = 0; c < 3; ++c)
+            for (int r = 0; r < 4; ++r) {
+                const long long n = rows[r];
+                const int pad = dts[i] == F32 ? 4 : 8;
+                check_softmax((sm_case){n, cols[c], r & 1 ? pad : 0, dts[i], dts[i], 0.7f, 0, 1, 0, 2.0, r == 2, 0});
+                /* bottom-right causal over groups of 3 rows (the first rows of a group wholly masked
+                 * where the offset is negative), and top-left over the whole matrix */
+                check_softmax((sm_case){n, cols[c], 0, dts[i], dts[i], 1.0f, 1, 3, r & 1 ? -1 : cols[c] - 3, 1.0, 0, 0});
+                check_softmax((sm_case){n, cols[c], pad, dts[i], dts[i], 1.0f, 1, n, 0, 1.0, 0, r == 3});
+            }
+    check_softmax((sm_case){rows[3], 256, 2, BF, BF, 1.0f, 0, 1, 0, 1.0, 0, 0}); /* rows 4 bytes off */
+    check_softmax((sm_case){rows[3], 512, 0, BF, F32, 1.0f, 0, 1, 0, 1.0, 0, 0}); /* fp32 output */
+}
+
 Test(softmax, scale_dtypes_and_unaligned_strides) {
     TS_TEST_REQUIRE_DEVICE();
     const long long rows = ts_test_on_gpu() ? 1000 : 9;

@@ -7,6 +7,7 @@
  * with those options fixed: the RMSNorm rows' instance), and a general one for longer rows and mixed dtypes
  * (kernels/common/rowwise.h, rowwise_instances.h). */
 #include "kernels/common/rowwise.h"
+#include "kernels/common/rowwise_rows.h"
 #include "kernels/norm/norm_common.h"
 
 /* Blocks per SM the short-row instances are built for: four, at 64 registers, which the packed
@@ -228,8 +229,7 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
     plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) && aligned;
     /* Short 16-bit rows, several a warp (norm_rows_variant.h). */
     const int row_shift = ts_rowwise_row_shift(d.cols, TS_WARP_LANES);
-    if (TS_NORM_USE_ROWS && row_shift && uniform && aligned && d.dtype != TS_DTYPE_F32 &&
-        (d.rows - 1) / (TS_ROWWISE_E >> row_shift) < INT_MAX) {
+    if (TS_NORM_USE_ROWS && ts_rowwise_rows_fit(d.rows, row_shift) && uniform && aligned && d.dtype != TS_DTYPE_F32) {
         ts_status (*rows_launcher)(const ts_norm_params *, ts_stream) = ts_norm_rows_launcher(d.dtype, row_shift);
         if (rows_launcher) return rows_launcher(&p, stream);
     }

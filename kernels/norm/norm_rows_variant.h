@@ -1,22 +1,17 @@
-/* One LayerNorm / RMSNorm kernel for rows shorter than a slice, several to a warp, for the 16-bit
- * input dtype TS_ROWWISE_DTYPE, instantiated by norm.c once per dtype (ts_norm_*_rows).
- *
- * A row of 512 columns alone in a warp fills half of each lane's loads: the warp has half the bytes
- * of a one-slice row in flight, and blocks an SM cannot make up for it (RMSNorm + residual 131072 x
- * 512 bf16 ran at 0.66x torch.compile on the H200, against 1.0x at 1024 columns). Here a warp's
- * strip of TS_ROWWISE_E elements holds TS_ROWWISE_E >> row_shift rows of 2^row_shift columns laid
- * end to end (ops/warp_vector.h: a strip of rows), each at least a warp's chunks wide, so that
- * every chunk of a lane lies in one row: 256 or 512 columns on CUDA, 512 on HIP
- * (kernels/common/rowwise_plan.h: ts_rowwise_row_shift). The statistics are reduced per row
- * (ts_wv_packed_row_sums), then the weight and the bias, the same for every row, are loaded into
- * registers, and the outputs stored last: the order of the one-slice rows' instance (norm.c,
- * TS_NORM_WHOLE_ROW_BLOCKS). One-warp blocks, a strip each (the last block's may lack rows: below).
- * The launcher has checked that every
- * matrix and row is 16-byte aligned and that the output and the parameters share the input's
- * dtype; LayerNorm or RMSNorm, the residual, its output, the weight and the bias are run-time
- * choices.
+/* One LayerNorm / RMSNorm kernel for 16-bit rows shorter than a slice, several to a warp
+ * (kernels/common/rowwise_rows.h), for the input dtype TS_ROWWISE_DTYPE and rows of
+ * 2^TS_NORM_ROWS_SHIFT columns, instantiated by norm.c (ts_norm_*_rows256, _rows512). The
+ * statistics are reduced per row (ts_wv_packed_row_sums), then the weight and the bias, the same for
+ * every row, are loaded into registers, and the outputs stored last: the order of the one-slice
+ * rows' instance (norm.c, TS_NORM_WHOLE_ROW_BLOCKS). The launcher has checked that every matrix and
+ * row is 16-byte aligned and that the output and the parameters share the input's dtype; LayerNorm
+ * or RMSNorm, the residual, its output, the weight and the bias are run-time choices. Measured on
+ * the H200 against a row a warp (the short instance), RMSNorm + residual bf16 in the PyTorch
+ * driver: 131072 x 512 2.81 -> 4.22 TB/s, 262144 x 256 1.48 -> 4.22
+ * (bench/results/nvidia-h200-2026-12-02-norm-rows-a-warp.txt).
  *   reads: TS_NORM_ROWS_NAME (the kernel; its launcher is TS_NORM_ROWS_NAME##_launch),
- *          TS_ROWWISE_DTYPE, TS_NORM_ROWS_BLOCKS (blocks per SM) */
+ *          TS_ROWWISE_DTYPE, TS_NORM_ROWS_SHIFT (log2 of the columns), TS_NORM_ROWS_BLOCKS (blocks
+ *          per SM) */
 #define TS_NORM_ROWS_STRIP TS_CAT(TS_NORM_ROWS_NAME, _strip)
 
 /* The strip of rows from `first` (step 1), or the row `first` repeated over the strip (step 0). */
@@ -62,21 +57,6 @@ TS_DEVICE void TS_NORM_ROWS_STRIP(const ts_norm_params *p, long long first, int 
     }
 }
 
-TS_KERNEL_RESIDENT(TS_NORM_ROWS_NAME, 1, TS_NORM_ROWS_BLOCKS, ts_norm_params, p) {
-    const int per_strip = TS_ROWWISE_E >> TS_NORM_ROWS_SHIFT;
-    const long long first = (long long)ts_block_x() * per_strip, left = p->rows - first;
-    /* The last block's strip may lack rows: it takes its rows one at a time, each repeated over the
-     * strip, whose repeats store the same values again. So every strip is whole, with no test per
-     * chunk, and the code is one copy (a second one for a partial strip spilled in fp16). */
-    const int whole = left >= per_strip;
-    for (long long r = 0; r < (whole ? 1 : left); ++r) TS_NORM_ROWS_STRIP(p, first + r, whole);
-}
-
-static ts_status TS_CAT(TS_NORM_ROWS_NAME, _launch)(const ts_norm_params *params, ts_stream stream) {
-    const ts_norm_params p = *params;
-    const long long per_strip = TS_ROWWISE_E >> TS_NORM_ROWS_SHIFT;
-    return TS_LAUNCH(TS_NORM_ROWS_NAME, ts_grid_1d((unsigned)((p.rows + per_strip - 1) / per_strip)), 1, 0, stream,
-                     p);
-}
+TS_ROWWISE_ROWS_KERNEL(TS_NORM_ROWS_NAME, TS_NORM_ROWS_STRIP, ts_norm_params, TS_NORM_ROWS_BLOCKS, TS_NORM_ROWS_SHIFT)
 
 #undef TS_NORM_ROWS_STRIP

@@ -7,6 +7,7 @@
 
 #include "backends/backend.h"
 #include "kernels/common/rowwise.h"
+#include "kernels/common/rowwise_rows.h"
 #include "ops/warp_vector.h"
 
 typedef struct ts_softmax_params {
@@ -37,6 +38,71 @@ typedef struct ts_softmax_params {
 #undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 #undef TS_ROWWISE_INSTANCE_WHOLE
+
+/* 1 (default): rows of 256 or 512 columns (a power of two at least a warp's chunks wide,
+ * kernels/common/rowwise_plan.h: ts_rowwise_row_shift), 16-byte aligned, with the output in the
+ * input's dtype, run several to a warp on an instance of their own, ts_softmax_*_rows256 / _rows512
+ * (softmax_rows_variant.h), in one-warp blocks built for TS_SOFTMAX_ROWS_BLOCKS blocks an SM; 0:
+ * they take the short instance, a row a warp, for A/B runs. */
+#ifndef TS_SOFTMAX_USE_ROWS
+#define TS_SOFTMAX_USE_ROWS 1
+#endif
+#ifndef TS_SOFTMAX_ROWS_BLOCKS
+#define TS_SOFTMAX_ROWS_BLOCKS 32
+#endif
+
+/* The rows instances, one for each dtype and row length: 512 columns, and 256 where a warp's
+ * chunks fit in it (not on HIP's 64-lane warps). */
+#define TS_SOFTMAX_ROWS_SHIFT 9
+#define TS_ROWWISE_DTYPE TS_DTYPE_BF16
+#define TS_SOFTMAX_ROWS_NAME ts_softmax_bf16_rows512
+#include "kernels/softmax/softmax_rows_variant.h"
+#undef TS_SOFTMAX_ROWS_NAME
+#undef TS_ROWWISE_DTYPE
+#define TS_ROWWISE_DTYPE TS_DTYPE_FP16
+#define TS_SOFTMAX_ROWS_NAME ts_softmax_fp16_rows512
+#include "kernels/softmax/softmax_rows_variant.h"
+#undef TS_SOFTMAX_ROWS_NAME
+#undef TS_ROWWISE_DTYPE
+#define TS_ROWWISE_DTYPE TS_DTYPE_F32
+#define TS_SOFTMAX_ROWS_NAME ts_softmax_f32_rows512
+#include "kernels/softmax/softmax_rows_variant.h"
+#undef TS_SOFTMAX_ROWS_NAME
+#undef TS_ROWWISE_DTYPE
+#undef TS_SOFTMAX_ROWS_SHIFT
+#if TS_WV_CHUNK * TS_WARP_LANES <= 256
+#define TS_SOFTMAX_ROWS_SHIFT 8
+#define TS_ROWWISE_DTYPE TS_DTYPE_BF16
+#define TS_SOFTMAX_ROWS_NAME ts_softmax_bf16_rows256
+#include "kernels/softmax/softmax_rows_variant.h"
+#undef TS_SOFTMAX_ROWS_NAME
+#undef TS_ROWWISE_DTYPE
+#define TS_ROWWISE_DTYPE TS_DTYPE_FP16
+#define TS_SOFTMAX_ROWS_NAME ts_softmax_fp16_rows256
+#include "kernels/softmax/softmax_rows_variant.h"
+#undef TS_SOFTMAX_ROWS_NAME
+#undef TS_ROWWISE_DTYPE
+#define TS_ROWWISE_DTYPE TS_DTYPE_F32
+#define TS_SOFTMAX_ROWS_NAME ts_softmax_f32_rows256
+#include "kernels/softmax/softmax_rows_variant.h"
+#undef TS_SOFTMAX_ROWS_NAME
+#undef TS_ROWWISE_DTYPE
+#undef TS_SOFTMAX_ROWS_SHIFT
+#endif
+
+/* The rows instance's launcher for a dtype and a row shift of ts_rowwise_row_shift, or NULL. */
+static ts_status (*ts_softmax_rows_launcher(ts_dtype dtype, int row_shift))(const ts_softmax_params *, ts_stream) {
+    const int i = ts_rowwise_dtype_index(dtype);
+    static ts_status (*const rows512[3])(const ts_softmax_params *, ts_stream) = {
+        ts_softmax_bf16_rows512_launch, ts_softmax_fp16_rows512_launch, ts_softmax_f32_rows512_launch};
+    if (row_shift == 9) return rows512[i];
+#if TS_WV_CHUNK * TS_WARP_LANES <= 256
+    static ts_status (*const rows256[3])(const ts_softmax_params *, ts_stream) = {
+        ts_softmax_bf16_rows256_launch, ts_softmax_fp16_rows256_launch, ts_softmax_f32_rows256_launch};
+    if (row_shift == 8) return rows256[i];
+#endif
+    return NULL;
+}
 
 TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) {
     if (!desc) return TS_ERROR_NULL_POINTER;
@@ -71,12 +137,19 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
      * on the H200 (bench/results/nvidia-h200-2026-12-01-softmax-rope-ab.txt) bf16 16384x4096 went
      * from 3.84-3.86 to 4.02-4.03 TB/s and 65536x1024 from 4.06-4.07 to 4.11-4.14 against its
      * looping over a capped grid of 8-warp blocks (causal: +4-5%). */
+    /* Short rows, several a warp (softmax_rows_variant.h). */
+    const int aligned =
+        ts_rowwise_aligned16(d.x, d.dtype, d.x_stride) && ts_rowwise_aligned16(d.out, d.out_dtype, d.out_stride);
+    const int row_shift = ts_rowwise_row_shift(d.cols, TS_WARP_LANES);
+    if (TS_SOFTMAX_USE_ROWS && ts_rowwise_rows_fit(d.rows, row_shift) && d.out_dtype == d.dtype && aligned) {
+        ts_status (*rows_launcher)(const ts_softmax_params *, ts_stream) = ts_softmax_rows_launcher(d.dtype, row_shift);
+        if (rows_launcher) return rows_launcher(&p, stream);
+    }
     ts_rowwise_plan plan;
     if ((s = ts_rowwise_make_plan(d.rows, d.cols, d.out_dtype == d.dtype, &plan)) != TS_SUCCESS) return s;
     p.warps_per_row = plan.warps_per_row;
     /* Whole, aligned rows take the whole instance: no element-by-element paths (softmax_variant.h). */
-    plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) &&
-                 ts_rowwise_aligned16(d.x, d.dtype, d.x_stride) && ts_rowwise_aligned16(d.out, d.out_dtype, d.out_stride);
+    plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) && aligned;
     typedef ts_status (*launcher)(const ts_softmax_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][3] = {
         {ts_softmax_bf16_launch, ts_softmax_bf16_short_launch, ts_softmax_bf16_whole_launch},

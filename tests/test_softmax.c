@@ -99,8 +99,8 @@ Test(softmax, whole_aligned_rows) {
 }
 
 /* Rows shorter than a slice, several to a warp: the rows instances (softmax.c,
- * softmax_rows_variant.h) for rows of 256 and 512 columns (HIP: 512) in every dtype, row counts that
- * leave the last strip short, padded rows, scale, the causal mask with its rows and offsets (whole
+ * softmax_rows_variant.h) for rows of 256 and 512 columns (fp32: 256; HIP: 16-bit 512) and beside
+ * them fp32 rows of 512 that do not take them, in every dtype, row counts that leave the last strip short, padded rows, scale, the causal mask with its rows and offsets (whole
  * rows masked), -inf entries, in place; and beside them rows that must not take them (64 columns,
  * misaligned rows, another output dtype). */
 Test(softmax, rows_several_a_warp) {

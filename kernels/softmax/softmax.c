@@ -40,10 +40,12 @@ typedef struct ts_softmax_params {
 #undef TS_ROWWISE_INSTANCE_WHOLE
 
 /* 1 (default): rows of 256 or 512 columns (a power of two at least a warp's chunks wide,
- * kernels/common/rowwise_plan.h: ts_rowwise_row_shift), 16-byte aligned, with the output in the
- * input's dtype, run several to a warp on an instance of their own, ts_softmax_*_rows256 / _rows512
- * (softmax_rows_variant.h), in one-warp blocks built for TS_SOFTMAX_ROWS_BLOCKS blocks an SM; 0:
- * they take the short instance, a row a warp, for A/B runs. */
+ * kernels/common/rowwise_plan.h: ts_rowwise_row_shift; fp32: 256), 16-byte aligned, with the output
+ * in the input's dtype, run several to a warp on an instance of their own, ts_softmax_*_rows256 /
+ * _rows512 (softmax_rows_variant.h), in one-warp blocks built for TS_SOFTMAX_ROWS_BLOCKS blocks an
+ * SM; 0: they take the short instance, a row a warp, for A/B runs. Measured on the H200 in the
+ * PyTorch driver (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt): bf16 131072 x 512 2.07 ->
+ * 4.23 TB/s (0.53x -> 1.08x torch.compile), 262144 x 256 1.10 -> 4.21 (0.27x -> 1.04x). */
 #ifndef TS_SOFTMAX_USE_ROWS
 #define TS_SOFTMAX_USE_ROWS 1
 #endif
@@ -51,8 +53,11 @@ typedef struct ts_softmax_params {
 #define TS_SOFTMAX_ROWS_BLOCKS 32
 #endif
 
-/* The rows instances, one for each dtype and row length: 512 columns, and 256 where a warp's
- * chunks fit in it (not on HIP's 64-lane warps). */
+/* The rows instances, for rows a warp alone would leave with less than a 16-bit slice's bytes (as
+ * the norms'): 16-bit rows of 512 columns, and rows of 256 in every dtype where a warp's chunks fit
+ * in them (not on HIP's 64-lane warps). fp32 rows of 512 fill a lane's loads already: on the H200
+ * the rows instance measured 3.81 against 3.93 TB/s for them, and 2.08 -> 3.93 for fp32 rows of 256
+ * (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt). */
 #define TS_SOFTMAX_ROWS_SHIFT 9
 #define TS_ROWWISE_DTYPE TS_DTYPE_BF16
 #define TS_SOFTMAX_ROWS_NAME ts_softmax_bf16_rows512
@@ -61,11 +66,6 @@ typedef struct ts_softmax_params {
 #undef TS_ROWWISE_DTYPE
 #define TS_ROWWISE_DTYPE TS_DTYPE_FP16
 #define TS_SOFTMAX_ROWS_NAME ts_softmax_fp16_rows512
-#include "kernels/softmax/softmax_rows_variant.h"
-#undef TS_SOFTMAX_ROWS_NAME
-#undef TS_ROWWISE_DTYPE
-#define TS_ROWWISE_DTYPE TS_DTYPE_F32
-#define TS_SOFTMAX_ROWS_NAME ts_softmax_f32_rows512
 #include "kernels/softmax/softmax_rows_variant.h"
 #undef TS_SOFTMAX_ROWS_NAME
 #undef TS_ROWWISE_DTYPE
@@ -94,7 +94,7 @@ typedef struct ts_softmax_params {
 static ts_status (*ts_softmax_rows_launcher(ts_dtype dtype, int row_shift))(const ts_softmax_params *, ts_stream) {
     const int i = ts_rowwise_dtype_index(dtype);
     static ts_status (*const rows512[3])(const ts_softmax_params *, ts_stream) = {
-        ts_softmax_bf16_rows512_launch, ts_softmax_fp16_rows512_launch, ts_softmax_f32_rows512_launch};
+        ts_softmax_bf16_rows512_launch, ts_softmax_fp16_rows512_launch, NULL};
     if (row_shift == 9) return rows512[i];
 #if TS_WV_CHUNK * TS_WARP_LANES <= 256
     static ts_status (*const rows256[3])(const ts_softmax_params *, ts_stream) = {

@@ -9,16 +9,19 @@
  *   ts_wv_load_rows(v, ptr, dtype, row_shift, row_stride, n) / ts_wv_store_rows(...)
  *       a strip of rows of 2^row_shift elements (a multiple of 8), row i at ptr + i * row_stride
  *       elements; n counts elements of the strip as above
+ *   ts_wv_load_wide_rows(v, ptr, dtype, row_chunks, row_stride, n) / ts_wv_store_wide_rows(...)
+ *       a strip of wide rows, each row_chunks chunks of every lane (row_chunks * 8 * lanes
+ *       elements: 768 is three on CUDA), so that each chunk of a lane lies in one row
  *   ts_wv_fill(v, x), ts_wv_copy, ts_wv_add/sub/mul(d, a, b), ts_wv_add/sub/mul_scalar(d, a, s),
  *   ts_wv_exp2(d, a), ts_wv_round(d, a, dtype) (to the dtype's precision and back),
  *   ts_wv_fill_from(v, start, x) (strip elements start, start + 1, ... become x)
  *   ts_wv_sum(v), ts_wv_sum_sq(v), ts_wv_max(v): the whole warp's strip reduced to one float,
  *       the same (bit for bit) in every lane
- *   of a strip of rows, each at least a warp's chunks wide, with one value a chunk of the lane (its
- *   row's): ts_wv_row_sums(out, v, row_shift), ts_wv_row_max(out, v, row_shift) (out[k]: the row
- *   of chunk k reduced, the same in every lane), ts_wv_sub_row_scalars(d, a, s) and
+ *   of a strip of wide rows, with one value a chunk of the lane (its row's):
+ *   ts_wv_row_sums(out, v, row_chunks), ts_wv_row_max(out, v, row_chunks) (out[k]: the row of
+ *   chunk k reduced, the same in every lane), ts_wv_sub_row_scalars(d, a, s) and
  *   ts_wv_mul_row_scalars(d, a, s) (each element with its row's s), ts_wv_fill_rows_from(v,
- *   row_shift, starts, x) (each row's elements at and past column starts[k] become x)
+ *   row_chunks, starts, x) (each row's elements at and past column starts[k] become x)
  *   ts_group_sum(x, slots, index, count, &parity) and ts_group_max: block-scope combination of one
  *       value from each of `count` warps through shared memory (every warp of the block calls)
  * Accesses are 16-byte vectors when the base address (and the row stride in bytes) is 16-byte
@@ -70,10 +73,21 @@ TS_DEVICE void ts_wv_set(unsigned char *p, int dtype, long long i, float x) {
         ((unsigned short *)p)[i] = (unsigned short)(ts_wv_pack2(x, 0.0f, dtype) & 0xffffu);
 }
 
-/* Element offset of strip element e: contiguous, or row e >> row_shift of length 2^row_shift. */
-TS_DEVICE long long ts_wv_offset(int e, int rows, int row_shift, long long row_stride) {
+/* The forms of a strip (the `rows` and `row_size` of the loads and stores below): 0, one contiguous
+ * run of elements; TS_WV_ROWS_POW2, rows of 2^row_size elements; TS_WV_ROWS_WIDE, wide rows of
+ * row_size chunks of every lane (row_size * TS_WV_CHUNK * TS_WARP_LANES elements), so that each
+ * chunk of a lane lies in one row, row k / row_size for the lane's chunk k, the same in every lane. */
+#define TS_WV_ROWS_POW2 1
+#define TS_WV_ROWS_WIDE 2
+
+/* Element offset of strip element e: contiguous, or in its row (row_stride elements apart). */
+TS_DEVICE long long ts_wv_offset(int e, int rows, int row_size, long long row_stride) {
     if (!rows) return e;
-    return (long long)(e >> row_shift) * row_stride + (e & ((1 << row_shift) - 1));
+    if (rows == TS_WV_ROWS_POW2) return (long long)(e >> row_size) * row_stride + (e & ((1 << row_size) - 1));
+    /* A lane's chunk k = e / (TS_WV_CHUNK * TS_WARP_LANES), a constant where the chunk loop is unrolled. */
+    const unsigned u = (unsigned)e, k = u / (TS_WV_CHUNK * TS_WARP_LANES), size = (unsigned)row_size;
+    return (long long)(k / size) * row_stride + (long long)((k % size) * (TS_WV_CHUNK * TS_WARP_LANES) +
+                                                            u % (TS_WV_CHUNK * TS_WARP_LANES));
 }
 
 /* A loaded value x into *d: op 0 sets it, 1 adds it, 2 multiplies by it. */
@@ -253,7 +267,7 @@ TS_DEVICE void ts_wv_combine(void *v, const unsigned *loaded, int packed, int ch
 /* The strip's chunks into v as op says, each where it is loaded: whole strips (every chunk in
  * flight at once, nothing in between), unaligned ones and strips of fewer than 8 elements. */
 TS_DEVICE void ts_wv_load_chunks(void *v, int packed, int chunks, const void *base, int dtype, long long n, int rows,
-                                 int row_shift, long long row_stride, int op) {
+                                 int row_size, long long row_stride, int op) {
     const int bytes = TS_DTYPE_BYTES(dtype), lane = ts_lane_id();
     const int per_chunk = packed ? ts_wvp_words(dtype) : TS_WV_CHUNK; /* 32-bit values of v */
     const unsigned char *b = (const unsigned char *)base;
@@ -264,7 +278,7 @@ TS_DEVICE void ts_wv_load_chunks(void *v, int packed, int chunks, const void *ba
         TS_UNROLL
         for (int k = 0; k < chunks; ++k) {
             const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
-            ts_wv_load_whole_chunk(v, packed, k * per_chunk, b + ts_wv_offset(e, rows, row_shift, row_stride) * bytes,
+            ts_wv_load_whole_chunk(v, packed, k * per_chunk, b + ts_wv_offset(e, rows, row_size, row_stride) * bytes,
                                    dtype, op);
         }
         return;
@@ -272,7 +286,7 @@ TS_DEVICE void ts_wv_load_chunks(void *v, int packed, int chunks, const void *ba
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
         const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
-        const unsigned char *p = b + (e < n ? ts_wv_offset(e, rows, row_shift, row_stride) * bytes : 0);
+        const unsigned char *p = b + (e < n ? ts_wv_offset(e, rows, row_size, row_stride) * bytes : 0);
         if (aligned && e + TS_WV_CHUNK <= n) {
             ts_wv_load_whole_chunk(v, packed, k * per_chunk, p, dtype, op);
             continue;
@@ -283,7 +297,7 @@ TS_DEVICE void ts_wv_load_chunks(void *v, int packed, int chunks, const void *ba
 }
 
 TS_DEVICE void ts_wv_load_impl(void *v, int packed, int chunks, const void *base, int dtype, long long n, int rows,
-                               int row_shift, long long row_stride, int op) {
+                               int row_size, long long row_stride, int op) {
     const int bytes = TS_DTYPE_BYTES(dtype), words = ts_wvp_words(dtype), lane = ts_lane_id();
     const unsigned char *b = (const unsigned char *)base;
     const int aligned = ts_wv_aligned(b, rows ? row_stride * bytes : 0);
@@ -291,7 +305,7 @@ TS_DEVICE void ts_wv_load_impl(void *v, int packed, int chunks, const void *base
     const int used_at_load = op != 0 || (!packed && dtype != TS_DTYPE_F32);
     if (!used_at_load || !aligned || n < TS_WV_CHUNK || n >= (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES ||
         chunks * words > TS_WV_LANE_WORDS_MAX) {
-        ts_wv_load_chunks(v, packed, chunks, base, dtype, n, rows, row_shift, row_stride, op);
+        ts_wv_load_chunks(v, packed, chunks, base, dtype, n, rows, row_size, row_stride, op);
         return;
     }
     /* A partial, aligned strip. Chunks loaded under branches, each used where it is loaded (combined,
@@ -305,7 +319,7 @@ TS_DEVICE void ts_wv_load_impl(void *v, int packed, int chunks, const void *base
         const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
         const int valid = e + TS_WV_CHUNK <= n;
         unsigned *l = loaded + k * words;
-        ts_wvp_load_chunk(l, b + (valid ? ts_wv_offset(e, rows, row_shift, row_stride) * bytes : 0), dtype, 0);
+        ts_wvp_load_chunk(l, b + (valid ? ts_wv_offset(e, rows, row_size, row_stride) * bytes : 0), dtype, 0);
         TS_UNROLL
         for (int i = 0; i < words; ++i) l[i] = valid ? l[i] : 0u;
     }
@@ -313,7 +327,7 @@ TS_DEVICE void ts_wv_load_impl(void *v, int packed, int chunks, const void *base
     for (int k = 0; k < chunks; ++k) {
         const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
         if (e >= n || e + TS_WV_CHUNK <= n) continue;
-        const unsigned char *p = b + ts_wv_offset(e, rows, row_shift, row_stride) * bytes;
+        const unsigned char *p = b + ts_wv_offset(e, rows, row_size, row_stride) * bytes;
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j) ts_wv_load_element(loaded, 1, k * words, j, p, dtype, 0, e + j < n);
     }
@@ -321,7 +335,7 @@ TS_DEVICE void ts_wv_load_impl(void *v, int packed, int chunks, const void *base
 }
 
 TS_DEVICE void ts_wv_store_impl(void *base, const void *v, int packed, int chunks, int dtype, long long n, int rows,
-                                int row_shift, long long row_stride) {
+                                int row_size, long long row_stride) {
     const int bytes = TS_DTYPE_BYTES(dtype), lane = ts_lane_id();
     const int per_chunk = packed ? ts_wvp_words(dtype) : TS_WV_CHUNK;
     unsigned char *b = (unsigned char *)base;
@@ -333,7 +347,7 @@ TS_DEVICE void ts_wv_store_impl(void *base, const void *v, int packed, int chunk
     for (int k = 0; k < chunks; ++k) {
         const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
         if (!whole && e >= n) continue;
-        unsigned char *p = b + ts_wv_offset(e, rows, row_shift, row_stride) * bytes;
+        unsigned char *p = b + ts_wv_offset(e, rows, row_size, row_stride) * bytes;
         const float *sf = (const float *)v + k * per_chunk;
         const unsigned *sw = (const unsigned *)v + k * per_chunk;
         if (aligned && (whole || e + TS_WV_CHUNK <= n)) {
@@ -361,11 +375,19 @@ TS_DEVICE void ts_wv_store_impl(void *base, const void *v, int packed, int chunk
 #define ts_wv_load_mul(dst, ptr, dtype, n)                                                         \
     ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 2)
 #define ts_wv_load_rows(dst, ptr, dtype, row_shift, row_stride, n)                                 \
-    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 1, (row_shift), (row_stride), 0)
+    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), TS_WV_ROWS_POW2, (row_shift), \
+                    (row_stride), 0)
+#define ts_wv_load_wide_rows(dst, ptr, dtype, row_chunks, row_stride, n)                           \
+    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), TS_WV_ROWS_WIDE, (row_chunks), \
+                    (row_stride), 0)
 #define ts_wv_store(ptr, src, dtype, n)                                                            \
     ts_wv_store_impl((ptr), TS_WV_CDATA(src), 0, TS_WV_CHUNKS(src), (dtype), (n), 0, 0, 0)
 #define ts_wv_store_rows(ptr, src, dtype, row_shift, row_stride, n)                                \
-    ts_wv_store_impl((ptr), TS_WV_CDATA(src), 0, TS_WV_CHUNKS(src), (dtype), (n), 1, (row_shift), (row_stride))
+    ts_wv_store_impl((ptr), TS_WV_CDATA(src), 0, TS_WV_CHUNKS(src), (dtype), (n), TS_WV_ROWS_POW2, (row_shift), \
+                     (row_stride))
+#define ts_wv_store_wide_rows(ptr, src, dtype, row_chunks, row_stride, n)                          \
+    ts_wv_store_impl((ptr), TS_WV_CDATA(src), 0, TS_WV_CHUNKS(src), (dtype), (n), TS_WV_ROWS_WIDE, (row_chunks), \
+                     (row_stride))
 
 /* ---- maps ---------------------------------------------------------------------------------- */
 
@@ -406,14 +428,14 @@ TS_DEVICE void ts_wv_round_impl(float *d, const float *a, int count, int dtype) 
     }
 }
 
-/* starts: one start a chunk (rows 1: the column in the chunk's row of a strip of rows of
- * 2^row_shift elements), or NULL: start, for the whole strip. */
+/* starts: one start a chunk (a column of the chunk's row, in a strip of rows: rows, row_size as
+ * ts_wv_offset), or NULL: start, for the whole strip. */
 TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, const long long *starts, int rows,
-                                    int row_shift, float x) {
+                                    int row_size, float x) {
     const int lane = ts_lane_id();
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK, at = rows ? e & ((1 << row_shift) - 1) : e;
+        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK, at = (int)ts_wv_offset(e, rows, row_size, 0);
         const long long from = starts ? starts[k] : start;
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j)
@@ -464,8 +486,8 @@ TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, const
         ts_wv_round_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), TS_WV_ELEMS(dst), (dtype));             \
     } while (0)
 #define ts_wv_fill_from(dst, start, x) ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (start), NULL, 0, 0, (x))
-#define ts_wv_fill_rows_from(dst, row_shift, starts, x)                                            \
-    ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), 0, (starts), 1, (row_shift), (x))
+#define ts_wv_fill_rows_from(dst, row_chunks, starts, x)                                           \
+    ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), 0, (starts), TS_WV_ROWS_WIDE, (row_chunks), (x))
 
 /* ---- reductions ---------------------------------------------------------------------------- */
 
@@ -507,27 +529,25 @@ TS_DEVICE float ts_wv_reduce_impl(const float *a, int chunks, int op) {
 #define ts_wv_sum_sq(a) ts_wv_reduce_impl(TS_WV_CDATA(a), TS_WV_CHUNKS(a), 1)
 #define ts_wv_max(a) ts_wv_reduce_impl(TS_WV_CDATA(a), TS_WV_CHUNKS(a), 2)
 
-/* A strip of rows of 2^row_shift elements, each at least a warp's chunks wide ((1 << row_shift) >=
- * TS_WV_CHUNK * TS_WARP_LANES), so that a lane's chunk k lies in row k / row_chunks, the same row
- * in every lane. out[k] holds one value a chunk of the lane, each already reduced across the warp;
- * every chunk of a row takes the row's combination (op 0 and 1 add, 2 max) of them, taken in chunk
- * order, so the same bits in every lane and every chunk of the row. */
-TS_DEVICE void ts_wv_rows_combine(float *out, int chunks, int row_shift, int op) {
-    const int last = (1 << row_shift) / (TS_WV_CHUNK * TS_WARP_LANES) - 1; /* row_chunks - 1 */
+/* A strip of wide rows of row_chunks chunks of every lane (TS_WV_ROWS_WIDE): out[k] holds one value
+ * a chunk of the lane, each already reduced across the warp; every chunk of a row takes the row's
+ * combination (op 0 and 1 add, 2 max) of them, taken in chunk order, so the same bits in every
+ * lane and every chunk of the row. */
+TS_DEVICE void ts_wv_rows_combine(float *out, int chunks, int row_chunks, int op) {
     float run = 0.0f;
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        run = !(k & last) ? out[k] : op == 2 ? fmaxf(run, out[k]) : run + out[k];
+        run = k % row_chunks == 0 ? out[k] : op == 2 ? fmaxf(run, out[k]) : run + out[k];
         out[k] = run;
     }
     /* Every chunk of a row takes the value at its last chunk. */
     TS_UNROLL
     for (int k = chunks - 2; k >= 0; --k)
-        if ((k & last) != last) out[k] = out[k + 1];
+        if (k % row_chunks != row_chunks - 1) out[k] = out[k + 1];
 }
 
 /* out[k]: the sum (op 0) or the maximum (op 2) of the row of the lane's chunk k (above). */
-TS_DEVICE void ts_wv_row_reduce_impl(float *out, const float *a, int chunks, int row_shift, int op) {
+TS_DEVICE void ts_wv_row_reduce_impl(float *out, const float *a, int chunks, int row_chunks, int op) {
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
         float part[TS_WV_CHUNK];
@@ -535,11 +555,11 @@ TS_DEVICE void ts_wv_row_reduce_impl(float *out, const float *a, int chunks, int
         for (int j = 0; j < TS_WV_CHUNK; ++j) part[j] = a[k * TS_WV_CHUNK + j];
         out[k] = ts_wv_reduce_parts(part, op);
     }
-    ts_wv_rows_combine(out, chunks, row_shift, op);
+    ts_wv_rows_combine(out, chunks, row_chunks, op);
 }
 
-#define ts_wv_row_sums(out, a, row_shift) ts_wv_row_reduce_impl((out), TS_WV_CDATA(a), TS_WV_CHUNKS(a), (row_shift), 0)
-#define ts_wv_row_max(out, a, row_shift) ts_wv_row_reduce_impl((out), TS_WV_CDATA(a), TS_WV_CHUNKS(a), (row_shift), 2)
+#define ts_wv_row_sums(out, a, row_chunks) ts_wv_row_reduce_impl((out), TS_WV_CDATA(a), TS_WV_CHUNKS(a), (row_chunks), 0)
+#define ts_wv_row_max(out, a, row_chunks) ts_wv_row_reduce_impl((out), TS_WV_CDATA(a), TS_WV_CHUNKS(a), (row_chunks), 2)
 
 /* Warps index = 0 .. count-1 of a group each give x; each gets the combination, taken in index
  * order so that it is the same in every warp. slots: 2 * count floats of shared memory owned by the

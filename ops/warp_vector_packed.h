@@ -9,11 +9,14 @@
  *   ts_wv_packed_store(ptr, v, n)
  *       the strip's elements before n, as they are
  *   ts_wv_packed_load_rows(v, ptr, row_shift, row_stride, n) / ts_wv_packed_store_rows(...)
- *       a strip of rows of 2^row_shift elements, as ts_wv_load_rows (ops/warp_vector.h);
- *       ts_wv_packed_load_add_round_rows(v, ptr, row_shift, row_stride, n) adds such a strip
- *   ts_wv_packed_row_sums(out, v, row_shift), ts_wv_packed_row_sums_sq(out, v, centres, row_shift)
- *       of a strip of rows at least a warp's chunks wide: per chunk of the lane, the sum of its row,
- *       and the sum of (x - centres[chunk])^2 over its row, the same in every lane
+ *       a strip of rows of 2^row_shift elements, as ts_wv_load_rows (ops/warp_vector.h)
+ *   ts_wv_packed_load_wide_rows(v, ptr, row_chunks, row_stride, n), _load_add_round_wide_rows,
+ *   ts_wv_packed_store_wide_rows(...)
+ *       a strip of wide rows, as ts_wv_load_wide_rows; the second adds one, as
+ *       ts_wv_packed_load_add_round
+ *   ts_wv_packed_row_sums(out, v, row_chunks), ts_wv_packed_row_sums_sq(out, v, centres, row_chunks)
+ *       of a strip of wide rows: per chunk of the lane, the sum of its row, and the sum of (x -
+ *       centres[chunk])^2 over its row, the same in every lane
  *   ts_wv_packed_sum(v), ts_wv_packed_sum_sq(v, centre, n)
  *       the sum of the strip, and the sum of (x - centre)^2 over its elements before n, reduced
  *       across the warp in the order of ts_wv_sum / ts_wv_sum_sq, the same in every lane
@@ -29,9 +32,9 @@
  *                                             use_bias, n)
  *       the same with the bias held too (a packed vector like the weight's, used where use_bias is
  *       nonzero): for a kernel that loads both parameters at once, after its reductions
- *   ts_wv_packed_store_rows_normalized_held_params(ptr, v, shifts, scales, weight_v, use_weight,
- *                                                  bias_v, use_bias, row_shift, row_stride, n)
- *       the same for a strip of rows, each row with its own shift and scale (one per chunk)
+ *   ts_wv_packed_store_wide_rows_normalized_held_params(ptr, v, shifts, scales, weight_v,
+ *                                          use_weight, bias_v, use_bias, row_chunks, row_stride, n)
+ *       the same for a strip of wide rows, each row with its own shift and scale (one per chunk)
  * Whole, 16-byte aligned strips take 16-byte accesses, all of a lane's chunks in flight at once,
  * as the fp32 vector ops do (ops/warp_vector.h); anything else goes element by element. */
 #ifndef TESSERA_OPS_WARP_VECTOR_PACKED_H
@@ -51,16 +54,22 @@
 #define ts_wv_packed_load_add_round(dst, ptr, n)                                                   \
     ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n), 0, 0, 0, 1)
 #define ts_wv_packed_load_rows(dst, ptr, row_shift, row_stride, n)                                 \
-    ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n), 1,  \
-                    (row_shift), (row_stride), 0)
-#define ts_wv_packed_load_add_round_rows(dst, ptr, row_shift, row_stride, n)                       \
-    ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n), 1,  \
-                    (row_shift), (row_stride), 1)
+    ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n),     \
+                    TS_WV_ROWS_POW2, (row_shift), (row_stride), 0)
+#define ts_wv_packed_load_wide_rows(dst, ptr, row_chunks, row_stride, n)                           \
+    ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n),     \
+                    TS_WV_ROWS_WIDE, (row_chunks), (row_stride), 0)
+#define ts_wv_packed_load_add_round_wide_rows(dst, ptr, row_chunks, row_stride, n)                 \
+    ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n),     \
+                    TS_WV_ROWS_WIDE, (row_chunks), (row_stride), 1)
 #define ts_wv_packed_store(ptr, src, n)                                                            \
     ts_wv_store_impl((ptr), TS_WV_PACKED_CDATA(src), 1, TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (n), 0, 0, 0)
 #define ts_wv_packed_store_rows(ptr, src, row_shift, row_stride, n)                                \
-    ts_wv_store_impl((ptr), TS_WV_PACKED_CDATA(src), 1, TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (n), 1, \
-                     (row_shift), (row_stride))
+    ts_wv_store_impl((ptr), TS_WV_PACKED_CDATA(src), 1, TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (n),  \
+                     TS_WV_ROWS_POW2, (row_shift), (row_stride))
+#define ts_wv_packed_store_wide_rows(ptr, src, row_chunks, row_stride, n)                          \
+    ts_wv_store_impl((ptr), TS_WV_PACKED_CDATA(src), 1, TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (n),  \
+                     TS_WV_ROWS_WIDE, (row_chunks), (row_stride))
 
 /* ---- reductions ---------------------------------------------------------------------------- */
 
@@ -93,13 +102,13 @@ TS_DEVICE float ts_wvp_reduce_impl(const unsigned *v, int chunks, int dtype, flo
 #define ts_wv_packed_sum_sq(src, centre, n)                                                        \
     ts_wvp_reduce_impl(TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (centre), (n), 1)
 
-/* Of a strip of rows, each at least a warp's chunks wide: out[k] (one float a chunk of the lane) =
+/* Of a strip of wide rows of row_chunks chunks a lane (TS_WV_ROWS_WIDE): out[k] (one float a chunk of the lane) =
  * the sum of the row of the lane's chunk k (op 0), or of (x - centre[k])^2 over it (op 1), the
  * same bits in every lane and in every chunk of the row (ops/warp_vector.h: ts_wv_rows_combine).
  * Rows at and past the strip's valid elements give what their zeros give; a caller stores none of
  * them. */
 TS_DEVICE void ts_wvp_row_reduce_impl(float *out, const unsigned *v, int chunks, int dtype, const float *centre,
-                                      int row_shift, int op) {
+                                      int row_chunks, int op) {
     const int words = ts_wvp_words(dtype);
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
@@ -111,26 +120,26 @@ TS_DEVICE void ts_wvp_row_reduce_impl(float *out, const unsigned *v, int chunks,
         }
         out[k] = ts_wv_reduce_parts(part, 0);
     }
-    ts_wv_rows_combine(out, chunks, row_shift, 0);
+    ts_wv_rows_combine(out, chunks, row_chunks, 0);
 }
 
-#define ts_wv_packed_row_sums(out, src, row_shift)                                                 \
+#define ts_wv_packed_row_sums(out, src, row_chunks)                                                \
     ts_wvp_row_reduce_impl((out), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), NULL, \
-                           (row_shift), 0)
-#define ts_wv_packed_row_sums_sq(out, src, centres, row_shift)                                     \
+                           (row_chunks), 0)
+#define ts_wv_packed_row_sums_sq(out, src, centres, row_chunks)                                    \
     ts_wvp_row_reduce_impl((out), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src),    \
-                           (centres), (row_shift), 1)
+                           (centres), (row_chunks), 1)
 
 /* ---- the normalized store ------------------------------------------------------------------ */
 
 /* shifts / scales: one per chunk (a strip of rows, ts_wv_packed_row_sums), or NULL: shift / scale
- * for every element. rows, row_shift, row_stride: the strip's layout (ts_wv_offset); the weight and
+ * for every element. rows, row_size, row_stride: the strip's layout (ts_wv_offset); the weight and
  * the bias are one row's, the same for every row of the strip. */
 TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const unsigned *v, int chunks, int dtype,
                                             float shift, float scale, const float *shifts, const float *scales,
                                             const void *weight, const void *bias, int param_dtype,
                                             const unsigned *held_weight, int use_held_weight, const unsigned *held_bias,
-                                            int use_held_bias, long long n, int rows, int row_shift,
+                                            int use_held_bias, long long n, int rows, int row_size,
                                             long long row_stride) {
     const int words = ts_wvp_words(dtype), lane = ts_lane_id();
     const int out_bytes = TS_DTYPE_BYTES(out_dtype), param_bytes = TS_DTYPE_BYTES(param_dtype);
@@ -150,9 +159,9 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
             if (use_held_weight) y[j] *= ts_wvp_elem(held_weight + k * words, j, dtype);
             if (use_held_bias) y[j] += ts_wvp_elem(held_bias + k * words, j, dtype);
         }
-        unsigned char *p = b + (rows ? ts_wv_offset(e, rows, row_shift, row_stride) : e) * out_bytes;
+        unsigned char *p = b + (rows ? ts_wv_offset(e, rows, row_size, row_stride) : e) * out_bytes;
         /* In the weight and the bias: within a row, an int (as the single strip's e). */
-        const int at = rows ? (int)ts_wv_offset(e, rows, row_shift, 0) : e;
+        const int at = rows ? (int)ts_wv_offset(e, rows, row_size, 0) : e;
         if (aligned && e + TS_WV_CHUNK <= n) {
             if (wt) ts_wv_load_chunk(y, wt + (long long)at * param_bytes, param_dtype, 2);
             if (bs) ts_wv_load_chunk(y, bs + (long long)at * param_bytes, param_dtype, 1);
@@ -186,14 +195,16 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
                                  TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, NULL, NULL, NULL,                 \
                                  TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(weight_v), (use_weight),              \
                                  TS_WV_PACKED_CDATA(bias_v), (use_bias), (n), 0, 0, 0)
-/* A strip of rows (ts_wv_packed_load_rows) normalized row by row: shifts and scales hold one value
- * per chunk of the lane (ts_wv_packed_row_sums), weight_v and bias_v the strip of the rows' shared
- * weight and bias (loaded with a row stride of 0), as in ts_wv_packed_store_normalized_held_params. */
-#define ts_wv_packed_store_rows_normalized_held_params(ptr, src, shifts, scales, weight_v, use_weight, bias_v,        \
-                                                       use_bias, row_shift, row_stride, n)                            \
+/* A strip of wide rows (ts_wv_packed_load_wide_rows) normalized row by row: shifts and scales hold
+ * one value per chunk of the lane (ts_wv_packed_row_sums), weight_v and bias_v the strip of the
+ * rows' shared weight and bias (loaded with a row stride of 0), as in
+ * ts_wv_packed_store_normalized_held_params. */
+#define ts_wv_packed_store_wide_rows_normalized_held_params(ptr, src, shifts, scales, weight_v, use_weight, bias_v,   \
+                                                            use_bias, row_chunks, row_stride, n)                      \
     ts_wvp_store_normalized_impl((ptr), TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), \
                                  TS_WV_PACKED_DTYPE(src), 0.0f, 1.0f, (shifts), (scales), NULL, NULL,               \
                                  TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(weight_v), (use_weight),              \
-                                 TS_WV_PACKED_CDATA(bias_v), (use_bias), (n), 1, (row_shift), (row_stride))
+                                 TS_WV_PACKED_CDATA(bias_v), (use_bias), (n), TS_WV_ROWS_WIDE, (row_chunks),       \
+                                 (row_stride))
 
 #endif

@@ -233,16 +233,16 @@ Test(norm, rmsnorm_rows_instance) {
 }
 
 /* Rows shorter than a slice, several to a warp: the rows instances (norm.c, norm_rows_variant.h) for
- * 16-bit rows of 256 and 512 columns (HIP: 512), row counts that leave the last strip short, every
- * option, padded rows with the residual's own stride, in place; and beside them rows that must not
- * take them (8 and 64 columns, misaligned rows, another output dtype). */
+ * 16-bit rows of 256, 512 and 768 columns (HIP: 512), row counts that leave the last strip short,
+ * every option, padded rows with the residual's own stride, in place; and beside them rows that
+ * must not take them (8 and 64 columns, misaligned rows, another output dtype). */
 Test(norm, rows_several_a_warp) {
     TS_TEST_REQUIRE_DEVICE();
     const long long rows[4] = {1, 3, 6, ts_test_on_gpu() ? 4097 : 9};
-    const int cols[4] = {256, 512, 8, 64};
+    const int cols[5] = {256, 512, 768, 8, 64};
     for (int i = 0; i < 2; ++i) {
         const ts_dtype dt = i ? FP : BF;
-        for (int c = 0; c < 4; ++c)
+        for (int c = 0; c < 5; ++c)
             for (int r = 0; r < 4; ++r) {
                 const int rms = (r + c + i) & 1;
                 check_norm((norm_case){rows[r], cols[c], 0, dt, dt, dt, rms, 1, 1, 1, !rms, 0, 0.0, 0});
@@ -250,23 +250,28 @@ Test(norm, rows_several_a_warp) {
                 check_norm((norm_case){rows[r], cols[c], 0, dt, dt, dt, rms, 0, 0, r & 1, 0, 0, 0.0, 0});
             }
         check_norm((norm_case){rows[3], 512, 8, dt, dt, dt, 0, 1, 1, 1, 1, 1, 0.0, 0}); /* in place */
+        check_norm((norm_case){rows[3], 768, 0, dt, dt, dt, 1, 1, 1, 1, 0, 1, 0.0, 0});
         check_norm((norm_case){rows[3], 256, 4, dt, dt, dt, 1, 1, 1, 1, 0, 0, 0.0, 0}); /* rows 8 bytes off */
         check_norm((norm_case){rows[3], 512, 0, dt, F32, dt, 0, 1, 1, 1, 1, 0, 0.0, 0}); /* fp32 output */
         check_norm((norm_case){rows[3], 512, 0, dt, dt, dt, 1, 1, 1, 1, 0, 0, 40.0, 0}); /* a large mean */
     }
 }
 
-/* Which row lengths a warp's strip holds several of (kernels/common/rowwise_plan.h). */
+/* Which rows a warp's strip holds several of (kernels/common/rowwise_plan.h). */
 Test(norm_plan, rows_a_warp_conditions) {
-    cr_assert_eq(ts_rowwise_row_shift(256, 32), 8);
-    cr_assert_eq(ts_rowwise_row_shift(512, 32), 9);
-    cr_assert_eq(ts_rowwise_row_shift(512, 64), 9);
-    cr_assert_eq(ts_rowwise_row_shift(256, 64), 0, "a chunk of a lane would straddle two rows");
-    cr_assert_eq(ts_rowwise_row_shift(128, 32), 0);
-    cr_assert_eq(ts_rowwise_row_shift(8, 1), 3);
-    cr_assert_eq(ts_rowwise_row_shift(1024, 32), 0, "a whole slice");
-    cr_assert_eq(ts_rowwise_row_shift(768, 32), 0, "not a power of two");
-    cr_assert_eq(ts_rowwise_row_shift(510, 1), 0, "not a power of two");
+    cr_assert_eq(ts_rowwise_row_chunks(256, 2, 32), 1);
+    cr_assert_eq(ts_rowwise_row_chunks(512, 2, 32), 2);
+    cr_assert_eq(ts_rowwise_row_chunks(768, 2, 32), 3);
+    cr_assert_eq(ts_rowwise_row_chunks(256, 4, 32), 1);
+    cr_assert_eq(ts_rowwise_row_chunks(512, 4, 32), 0, "fp32 rows of 512 fill a lane's loads alone");
+    cr_assert_eq(ts_rowwise_row_chunks(1024, 2, 32), 0, "a whole slice");
+    cr_assert_eq(ts_rowwise_row_chunks(512, 2, 64), 1);
+    cr_assert_eq(ts_rowwise_row_chunks(256, 2, 64), 0, "a chunk of a lane would straddle two rows");
+    cr_assert_eq(ts_rowwise_row_chunks(768, 2, 64), 0, "a chunk of a lane would straddle two rows");
+    cr_assert_eq(ts_rowwise_row_chunks(128, 2, 32), 0);
+    cr_assert_eq(ts_rowwise_row_chunks(640, 2, 32), 0, "not whole chunks of every lane");
+    cr_assert_eq(ts_rowwise_row_chunks(8, 2, 1), 1);
+    cr_assert_eq(ts_rowwise_row_chunks(1020, 2, 1), 0, "not whole chunks");
 }
 
 /* The whole instance's conditions (kernels/common/rowwise.h). */

@@ -99,17 +99,17 @@ Test(softmax, whole_aligned_rows) {
 }
 
 /* Rows shorter than a slice, several to a warp: the rows instances (softmax.c,
- * softmax_rows_variant.h) for rows of 256 and 512 columns (fp32: 256; HIP: 16-bit 512) and beside
- * them fp32 rows of 512 that do not take them, in every dtype, row counts that leave the last strip short, padded rows, scale, the causal mask with its rows and offsets (whole
+ * softmax_rows_variant.h) for rows of 256, 512 and 768 columns (fp32: 256; HIP: 16-bit 512), and
+ * fp32 rows of 512 and 768 beside them that do not take them, row counts that leave the last strip short, padded rows, scale, the causal mask with its rows and offsets (whole
  * rows masked), -inf entries, in place; and beside them rows that must not take them (64 columns,
  * misaligned rows, another output dtype). */
 Test(softmax, rows_several_a_warp) {
     TS_TEST_REQUIRE_DEVICE();
     const ts_dtype dts[3] = {BF, FP, F32};
     const long long rows[4] = {1, 3, 6, ts_test_on_gpu() ? 4097 : 9};
-    const int cols[3] = {256, 512, 64};
+    const int cols[4] = {256, 512, 768, 64};
     for (int i = 0; i < 3; ++i)
-        for (int c = 0; c < 3; ++c)
+        for (int c = 0; c < 4; ++c)
             for (int r = 0; r < 4; ++r) {
                 const long long n = rows[r];
                 const int pad = dts[i] == F32 ? 4 : 8;

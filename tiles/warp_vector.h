@@ -23,6 +23,13 @@
         float v[(E) / (TS_WV_CHUNK * TS_WARP_LANES)][TS_WV_CHUNK];                                 \
     } ts_wv_f32_##E
 
+/* The same, as an unnamed struct type, for lengths no name is defined for (a strip of two rows of
+ * 768, kernels/common/rowwise_rows.h). */
+#define TS_WV_F32(E)                                                                               \
+    struct {                                                                                       \
+        float v[(E) / (TS_WV_CHUNK * TS_WARP_LANES)][TS_WV_CHUNK];                                 \
+    }
+
 TS_WV_DEFINE(512);
 TS_WV_DEFINE(1024);
 TS_WV_DEFINE(2048);

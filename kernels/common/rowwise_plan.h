@@ -41,15 +41,14 @@ static inline int ts_rowwise_plan_whole(long long rows, int cols, const ts_rowwi
     return plan->one_pass && cols % TS_ROWWISE_E == 0 && rows % (plan->warps / plan->warps_per_row) == 0;
 }
 
-/* Rows a warp's strip may hold several of (a strip of rows, ops/warp_vector.h; norm.c's rows
- * instance): a power of two shorter than a slice and at least a warp's chunks wide (8 elements a
- * lane of `lanes`), so that each chunk of a lane lies in one row. Returns log2(cols) for such a
- * length, else 0. */
-static inline int ts_rowwise_row_shift(int cols, int lanes) {
-    if (cols >= TS_ROWWISE_E || cols < 8 * lanes || (cols & (cols - 1)) != 0) return 0;
-    int shift = 0;
-    while ((1 << shift) < cols) ++shift;
-    return shift;
+/* Rows a warp's strip may hold several of (a strip of wide rows, ops/warp_vector.h; the norms' and
+ * softmax's rows instances, kernels/common/rowwise_rows.h): rows of whole chunks of every lane (a
+ * multiple of 8 elements a lane of `lanes`), so that each chunk of a lane lies in one row, with
+ * fewer bytes than a 16-bit slice, which such a row alone in a warp would leave short of a slice's
+ * loads. Returns the chunks a lane holds of such a row, else 0. */
+static inline int ts_rowwise_row_chunks(int cols, int dtype_bytes, int lanes) {
+    if (cols % (8 * lanes) != 0 || (long long)cols * dtype_bytes >= 2LL * TS_ROWWISE_E) return 0;
+    return cols / (8 * lanes);
 }
 
 #endif

@@ -1,15 +1,18 @@
-/* The kernel and launcher of a row-wise family's rows instance: rows shorter than a slice, several
+/* The kernel and launcher of a row-wise family's rows instances: rows shorter than a slice, several
  * to a warp (kernels/norm/norm_rows_variant.h, kernels/softmax/softmax_rows_variant.h). A row of 512
  * columns alone in a warp fills half of each lane's loads, so the warp has half a one-slice row's
- * bytes in flight, and blocks an SM cannot make up for it; here a warp's strip of TS_ROWWISE_E
- * elements holds TS_ROWWISE_E >> row_shift rows of 2^row_shift columns laid end to end (ops/
- * warp_vector.h: a strip of rows), each at least a warp's chunks wide so that every chunk of a lane
- * lies in one row (rowwise_plan.h: ts_rowwise_row_shift): 256 or 512 columns on CUDA, 512 on HIP.
- * One-warp blocks, a strip each. */
+ * bytes in flight, and blocks an SM cannot make up for it; here a warp's strip holds
+ * TS_ROWWISE_ROWS_PER_STRIP(cols) rows laid end to end as wide rows (ops/warp_vector.h:
+ * TS_WV_ROWS_WIDE), each whole chunks of every lane, so that every chunk of a lane lies in one row
+ * (rowwise_plan.h: ts_rowwise_row_chunks): 256, 512 and 768 columns on CUDA, 512 on HIP. One-warp
+ * blocks, a strip each. */
 #ifndef TESSERA_KERNELS_COMMON_ROWWISE_ROWS_H
 #define TESSERA_KERNELS_COMMON_ROWWISE_ROWS_H
 
 #include "kernels/common/rowwise.h"
+
+/* Rows a strip holds: at least a slice's elements. */
+#define TS_ROWWISE_ROWS_PER_STRIP(cols) ((TS_ROWWISE_E + (cols)-1) / (cols))
 
 /* Defines kernel `name`, built for `blocks` blocks an SM, over a params_type with a `rows` count,
  * that calls strip(p, first, step) for the strip of rows from `first` (step 1), and its launcher
@@ -18,22 +21,23 @@
  * values again; so every strip is whole, with no test per chunk in its loads and stores, and the
  * strip's code is one copy (a second copy for a partial strip, with a run-time count, spilled in the
  * fp16 norm). */
-#define TS_ROWWISE_ROWS_KERNEL(name, strip, params_type, blocks, row_shift)                        \
+#define TS_ROWWISE_ROWS_KERNEL(name, strip, params_type, blocks, per_strip_rows)                   \
     TS_KERNEL_RESIDENT(name, 1, blocks, params_type, p) {                                          \
-        const int per_strip = TS_ROWWISE_E >> (row_shift);                                         \
+        const int per_strip = (per_strip_rows);                                                    \
         const long long first = (long long)ts_block_x() * per_strip, left = p->rows - first;       \
         const int whole = left >= per_strip;                                                       \
         for (long long r = 0; r < (whole ? 1 : left); ++r) strip(p, first + r, whole);             \
     }                                                                                              \
     static ts_status TS_CAT(name, _launch)(const params_type *params, ts_stream stream) {          \
         const params_type p = *params;                                                             \
-        const long long per_strip = TS_ROWWISE_E >> (row_shift);                                   \
+        const long long per_strip = (per_strip_rows);                                              \
         return TS_LAUNCH(name, ts_grid_1d((unsigned)((p.rows + per_strip - 1) / per_strip)), 1, 0, stream, p); \
     }
 
-/* Whether rows of `rows` x 2^row_shift take a rows instance: a row shift, and a grid that fits. */
-static inline int ts_rowwise_rows_fit(long long rows, int row_shift) {
-    return row_shift && (rows - 1) / (TS_ROWWISE_E >> row_shift) < INT_MAX;
+/* Whether `rows` rows of `cols` take a rows instance: row_chunks (ts_rowwise_row_chunks), and a grid
+ * that fits. */
+static inline int ts_rowwise_rows_fit(long long rows, int cols, int row_chunks) {
+    return row_chunks && (rows - 1) / TS_ROWWISE_ROWS_PER_STRIP(cols) < INT_MAX;
 }
 
 #endif

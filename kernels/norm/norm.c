@@ -82,16 +82,21 @@
 #define TS_NORM_USE_RMS_ROW 1
 #endif
 
-/* 1 (default): 16-bit rows of 256 or 512 columns (a power of two at least a warp's chunks wide,
- * kernels/common/rowwise_plan.h: ts_rowwise_row_shift), 16-byte aligned, with the output and the
- * parameters in the input's dtype, run several to a warp on an instance of their own,
- * ts_norm_*_rows (norm_rows_variant.h), in one-warp blocks built for TS_NORM_ROWS_BLOCKS blocks an
- * SM; 0: they take the short instance, a row a warp, for A/B runs. */
+/* 1 (default): 16-bit rows of 256, 512 or 768 columns (whole chunks of every lane,
+ * kernels/common/rowwise_plan.h: ts_rowwise_row_chunks), 16-byte aligned, with the output and the
+ * parameters in the input's dtype, run several to a warp on instances of their own,
+ * ts_norm_*_rows256 / 512 / 768 (norm_rows_variant.h), in one-warp blocks built for
+ * TS_NORM_ROWS_BLOCKS blocks an SM; 0: they take the short instance, a row a warp, for A/B runs. */
 #ifndef TS_NORM_USE_ROWS
 #define TS_NORM_USE_ROWS 1
 #endif
 #ifndef TS_NORM_ROWS_BLOCKS
 #define TS_NORM_ROWS_BLOCKS TS_NORM_WHOLE_ROW_BLOCKS
+#endif
+/* Rows of 768, two a strip, hold six chunks a lane of each vector: 16 blocks an SM (128 registers;
+ * at 20 they spilled 140-228 bytes). */
+#ifndef TS_NORM_ROWS768_BLOCKS
+#define TS_NORM_ROWS768_BLOCKS 16
 #endif
 
 #define TS_NORM_RMS_ROW 0
@@ -135,43 +140,27 @@
 #undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_NORM_RMS_ROW
 
-/* The rows instances (TS_NORM_USE_ROWS), 16-bit dtypes, one for each row length: 512 columns, and
- * 256 where a warp's chunks fit in it (not on HIP's 64-lane warps). */
+/* The rows instances (TS_NORM_USE_ROWS), 16-bit dtypes (norm_rows_instances.h). */
 #define TS_ROWWISE_DTYPE TS_DTYPE_BF16
-#define TS_NORM_ROWS_SHIFT 9
-#define TS_NORM_ROWS_NAME ts_norm_bf16_rows512
-#include "kernels/norm/norm_rows_variant.h"
-#undef TS_NORM_ROWS_NAME
-#undef TS_NORM_ROWS_SHIFT
-#if TS_WV_CHUNK * TS_WARP_LANES <= 256
-#define TS_NORM_ROWS_SHIFT 8
-#define TS_NORM_ROWS_NAME ts_norm_bf16_rows256
-#include "kernels/norm/norm_rows_variant.h"
-#undef TS_NORM_ROWS_NAME
-#undef TS_NORM_ROWS_SHIFT
-#endif
+#define TS_NORM_ROWS_PREFIX ts_norm_bf16_rows
+#include "kernels/norm/norm_rows_instances.h"
+#undef TS_NORM_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
 #define TS_ROWWISE_DTYPE TS_DTYPE_FP16
-#define TS_NORM_ROWS_SHIFT 9
-#define TS_NORM_ROWS_NAME ts_norm_fp16_rows512
-#include "kernels/norm/norm_rows_variant.h"
-#undef TS_NORM_ROWS_NAME
-#undef TS_NORM_ROWS_SHIFT
-#if TS_WV_CHUNK * TS_WARP_LANES <= 256
-#define TS_NORM_ROWS_SHIFT 8
-#define TS_NORM_ROWS_NAME ts_norm_fp16_rows256
-#include "kernels/norm/norm_rows_variant.h"
-#undef TS_NORM_ROWS_NAME
-#undef TS_NORM_ROWS_SHIFT
-#endif
+#define TS_NORM_ROWS_PREFIX ts_norm_fp16_rows
+#include "kernels/norm/norm_rows_instances.h"
+#undef TS_NORM_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
 
-/* The rows instance's launcher for a row shift of ts_rowwise_row_shift, or NULL. */
-static ts_status (*ts_norm_rows_launcher(ts_dtype dtype, int row_shift))(const ts_norm_params *, ts_stream) {
+/* The rows instance's launcher for a 16-bit dtype and a row length, or NULL. */
+static ts_status (*ts_norm_rows_launcher(ts_dtype dtype, int cols))(const ts_norm_params *, ts_stream) {
     const int bf16 = dtype == TS_DTYPE_BF16;
-    if (row_shift == 9) return bf16 ? ts_norm_bf16_rows512_launch : ts_norm_fp16_rows512_launch;
-#if TS_WV_CHUNK * TS_WARP_LANES <= 256
-    if (row_shift == 8) return bf16 ? ts_norm_bf16_rows256_launch : ts_norm_fp16_rows256_launch;
+#if 256 % (TS_WV_CHUNK * TS_WARP_LANES) == 0
+    if (cols == 256) return bf16 ? ts_norm_bf16_rows256_launch : ts_norm_fp16_rows256_launch;
+#endif
+    if (cols == 512) return bf16 ? ts_norm_bf16_rows512_launch : ts_norm_fp16_rows512_launch;
+#if 768 % (TS_WV_CHUNK * TS_WARP_LANES) == 0
+    if (cols == 768) return bf16 ? ts_norm_bf16_rows768_launch : ts_norm_fp16_rows768_launch;
 #endif
     return NULL;
 }
@@ -228,9 +217,10 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
                         ts_rowwise_aligned16(d.weight, d.param_dtype, 0) && ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
     plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) && aligned;
     /* Short 16-bit rows, several a warp (norm_rows_variant.h). */
-    const int row_shift = ts_rowwise_row_shift(d.cols, TS_WARP_LANES);
-    if (TS_NORM_USE_ROWS && ts_rowwise_rows_fit(d.rows, row_shift) && uniform && aligned && d.dtype != TS_DTYPE_F32) {
-        ts_status (*rows_launcher)(const ts_norm_params *, ts_stream) = ts_norm_rows_launcher(d.dtype, row_shift);
+    const int row_chunks = ts_rowwise_row_chunks(d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_WARP_LANES);
+    if (TS_NORM_USE_ROWS && ts_rowwise_rows_fit(d.rows, d.cols, row_chunks) && uniform && aligned &&
+        d.dtype != TS_DTYPE_F32) {
+        ts_status (*rows_launcher)(const ts_norm_params *, ts_stream) = ts_norm_rows_launcher(d.dtype, d.cols);
         if (rows_launcher) return rows_launcher(&p, stream);
     }
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);

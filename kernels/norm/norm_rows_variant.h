@@ -1,6 +1,6 @@
 /* One LayerNorm / RMSNorm kernel for 16-bit rows shorter than a slice, several to a warp
  * (kernels/common/rowwise_rows.h), for the input dtype TS_ROWWISE_DTYPE and rows of
- * 2^TS_NORM_ROWS_SHIFT columns, instantiated by norm.c (ts_norm_*_rows256, _rows512). The
+ * TS_NORM_ROWS_COLS columns, instantiated by norm.c (ts_norm_*_rows256, _rows512, _rows768). The
  * statistics are reduced per row (ts_wv_packed_row_sums), then the weight and the bias, the same for
  * every row, are loaded into registers, and the outputs stored last: the order of the one-slice
  * rows' instance (norm.c, TS_NORM_WHOLE_ROW_BLOCKS). The launcher has checked that every matrix and
@@ -10,25 +10,26 @@
  * driver: 131072 x 512 2.81 -> 4.22 TB/s, 262144 x 256 1.48 -> 4.22
  * (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt).
  *   reads: TS_NORM_ROWS_NAME (the kernel; its launcher is TS_NORM_ROWS_NAME##_launch),
- *          TS_ROWWISE_DTYPE, TS_NORM_ROWS_SHIFT (log2 of the columns), TS_NORM_ROWS_BLOCKS (blocks
- *          per SM) */
+ *          TS_ROWWISE_DTYPE, TS_NORM_ROWS_COLS (the columns), TS_NORM_ROWS_INSTANCE_BLOCKS (blocks per SM) */
+#define TS_NORM_ROWS_PER_STRIP TS_ROWWISE_ROWS_PER_STRIP(TS_NORM_ROWS_COLS)
+#define TS_NORM_ROWS_E (TS_NORM_ROWS_PER_STRIP * TS_NORM_ROWS_COLS)
 #define TS_NORM_ROWS_STRIP TS_CAT(TS_NORM_ROWS_NAME, _strip)
 
 /* The strip of rows from `first` (step 1), or the row `first` repeated over the strip (step 0). */
 TS_DEVICE void TS_NORM_ROWS_STRIP(const ts_norm_params *p, long long first, int step) {
-    const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE), shift = TS_NORM_ROWS_SHIFT;
-    const long long n = TS_ROWWISE_E; /* every strip is whole */
+    const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE), row_chunks = TS_NORM_ROWS_COLS / (TS_WV_CHUNK * TS_WARP_LANES);
+    const long long n = TS_NORM_ROWS_E; /* every strip is whole */
     const long long x_stride = TS_ROWWISE_ALIGNED_STRIDE(p->x_stride, bytes),
                     out_stride = TS_ROWWISE_ALIGNED_STRIDE(p->out_stride, bytes);
-    TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) h;
-    TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) held_w;
-    TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) held_b;
-    ts_wv_packed_load_rows(&h, TS_WV_ASSUME_ALIGNED(1, (const unsigned char *)p->x + first * x_stride * bytes), shift,
-                           x_stride * step, n);
+    TS_WV_PACKED(TS_NORM_ROWS_E, TS_ROWWISE_DTYPE) h;
+    TS_WV_PACKED(TS_NORM_ROWS_E, TS_ROWWISE_DTYPE) held_w;
+    TS_WV_PACKED(TS_NORM_ROWS_E, TS_ROWWISE_DTYPE) held_b;
+    ts_wv_packed_load_wide_rows(&h, TS_WV_ASSUME_ALIGNED(1, (const unsigned char *)p->x + first * x_stride * bytes),
+                                row_chunks, x_stride * step, n);
     if (p->residual) {
         const long long stride = TS_ROWWISE_ALIGNED_STRIDE(p->residual_stride, bytes);
-        ts_wv_packed_load_add_round_rows(
-            &h, TS_WV_ASSUME_ALIGNED(1, (const unsigned char *)p->residual + first * stride * bytes), shift,
+        ts_wv_packed_load_add_round_wide_rows(
+            &h, TS_WV_ASSUME_ALIGNED(1, (const unsigned char *)p->residual + first * stride * bytes), row_chunks,
             stride * step, n);
     }
     /* One value per chunk of the lane: its row's mean and 1 / (standard deviation). */
@@ -37,26 +38,29 @@ TS_DEVICE void TS_NORM_ROWS_STRIP(const ts_norm_params *p, long long first, int 
         TS_UNROLL
         for (int k = 0; k < TS_WV_PACKED_CHUNKS(&h); ++k) mean[k] = 0.0f;
     } else {
-        ts_wv_packed_row_sums(mean, &h, shift);
+        ts_wv_packed_row_sums(mean, &h, row_chunks);
         TS_UNROLL
         for (int k = 0; k < TS_WV_PACKED_CHUNKS(&h); ++k) mean[k] *= p->inv_cols;
     }
-    ts_wv_packed_row_sums_sq(scale, &h, mean, shift);
+    ts_wv_packed_row_sums_sq(scale, &h, mean, row_chunks);
     TS_UNROLL
     for (int k = 0; k < TS_WV_PACKED_CHUNKS(&h); ++k) scale[k] = ts_norm_rsqrt(scale[k] * p->inv_cols + p->eps);
     /* Every row reads the same weight and bias: a strip of rows with a row stride of 0. */
-    if (p->weight) ts_wv_packed_load_rows(&held_w, TS_WV_ASSUME_ALIGNED(1, p->weight), shift, 0, TS_ROWWISE_E);
-    if (p->bias) ts_wv_packed_load_rows(&held_b, TS_WV_ASSUME_ALIGNED(1, p->bias), shift, 0, TS_ROWWISE_E);
-    ts_wv_packed_store_rows_normalized_held_params(
+    if (p->weight) ts_wv_packed_load_wide_rows(&held_w, TS_WV_ASSUME_ALIGNED(1, p->weight), row_chunks, 0, n);
+    if (p->bias) ts_wv_packed_load_wide_rows(&held_b, TS_WV_ASSUME_ALIGNED(1, p->bias), row_chunks, 0, n);
+    ts_wv_packed_store_wide_rows_normalized_held_params(
         TS_WV_ASSUME_ALIGNED(1, (unsigned char *)p->out + first * out_stride * bytes), &h, mean, scale, &held_w,
-        p->weight != NULL, &held_b, p->bias != NULL, shift, out_stride * step, n);
+        p->weight != NULL, &held_b, p->bias != NULL, row_chunks, out_stride * step, n);
     if (p->residual_out) {
         const long long stride = TS_ROWWISE_ALIGNED_STRIDE(p->residual_out_stride, bytes);
-        ts_wv_packed_store_rows(TS_WV_ASSUME_ALIGNED(1, (unsigned char *)p->residual_out + first * stride * bytes), &h,
-                                shift, stride * step, n);
+        ts_wv_packed_store_wide_rows(TS_WV_ASSUME_ALIGNED(1, (unsigned char *)p->residual_out + first * stride * bytes),
+                                     &h, row_chunks, stride * step, n);
     }
 }
 
-TS_ROWWISE_ROWS_KERNEL(TS_NORM_ROWS_NAME, TS_NORM_ROWS_STRIP, ts_norm_params, TS_NORM_ROWS_BLOCKS, TS_NORM_ROWS_SHIFT)
+TS_ROWWISE_ROWS_KERNEL(TS_NORM_ROWS_NAME, TS_NORM_ROWS_STRIP, ts_norm_params, TS_NORM_ROWS_INSTANCE_BLOCKS,
+                       TS_NORM_ROWS_PER_STRIP)
 
 #undef TS_NORM_ROWS_STRIP
+#undef TS_NORM_ROWS_E
+#undef TS_NORM_ROWS_PER_STRIP

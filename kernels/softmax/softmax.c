@@ -39,11 +39,11 @@ typedef struct ts_softmax_params {
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 #undef TS_ROWWISE_INSTANCE_WHOLE
 
-/* 1 (default): rows of 256 or 512 columns (a power of two at least a warp's chunks wide,
- * kernels/common/rowwise_plan.h: ts_rowwise_row_shift; fp32: 256), 16-byte aligned, with the output
- * in the input's dtype, run several to a warp on an instance of their own, ts_softmax_*_rows256 /
- * _rows512 (softmax_rows_variant.h), in one-warp blocks built for TS_SOFTMAX_ROWS_BLOCKS blocks an
- * SM; 0: they take the short instance, a row a warp, for A/B runs. Measured on the H200 in the
+/* 1 (default): rows of 256, 512 or 768 columns (whole chunks of every lane with fewer bytes than a
+ * 16-bit slice, kernels/common/rowwise_plan.h: ts_rowwise_row_chunks; fp32: 256), 16-byte aligned,
+ * with the output in the input's dtype, run several to a warp on instances of their own,
+ * ts_softmax_*_rows256 / 512 / 768 (softmax_rows_variant.h), in one-warp blocks built for
+ * TS_SOFTMAX_ROWS_BLOCKS blocks an SM; 0: they take the short instance, a row a warp, for A/B runs. Measured on the H200 in the
  * PyTorch driver (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt): bf16 131072 x 512 2.07 ->
  * 4.23 TB/s (0.53x -> 1.08x torch.compile), 262144 x 256 1.10 -> 4.21 (0.27x -> 1.04x). */
 #ifndef TS_SOFTMAX_USE_ROWS
@@ -52,54 +52,46 @@ typedef struct ts_softmax_params {
 #ifndef TS_SOFTMAX_ROWS_BLOCKS
 #define TS_SOFTMAX_ROWS_BLOCKS 32
 #endif
-
-/* The rows instances, for rows a warp alone would leave with less than a 16-bit slice's bytes (as
- * the norms'): 16-bit rows of 512 columns, and rows of 256 in every dtype where a warp's chunks fit
- * in them (not on HIP's 64-lane warps). fp32 rows of 512 fill a lane's loads already: on the H200
- * the rows instance measured 3.81 against 3.93 TB/s for them, and 2.08 -> 3.93 for fp32 rows of 256
- * (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt). */
-#define TS_SOFTMAX_ROWS_SHIFT 9
-#define TS_ROWWISE_DTYPE TS_DTYPE_BF16
-#define TS_SOFTMAX_ROWS_NAME ts_softmax_bf16_rows512
-#include "kernels/softmax/softmax_rows_variant.h"
-#undef TS_SOFTMAX_ROWS_NAME
-#undef TS_ROWWISE_DTYPE
-#define TS_ROWWISE_DTYPE TS_DTYPE_FP16
-#define TS_SOFTMAX_ROWS_NAME ts_softmax_fp16_rows512
-#include "kernels/softmax/softmax_rows_variant.h"
-#undef TS_SOFTMAX_ROWS_NAME
-#undef TS_ROWWISE_DTYPE
-#undef TS_SOFTMAX_ROWS_SHIFT
-#if TS_WV_CHUNK * TS_WARP_LANES <= 256
-#define TS_SOFTMAX_ROWS_SHIFT 8
-#define TS_ROWWISE_DTYPE TS_DTYPE_BF16
-#define TS_SOFTMAX_ROWS_NAME ts_softmax_bf16_rows256
-#include "kernels/softmax/softmax_rows_variant.h"
-#undef TS_SOFTMAX_ROWS_NAME
-#undef TS_ROWWISE_DTYPE
-#define TS_ROWWISE_DTYPE TS_DTYPE_FP16
-#define TS_SOFTMAX_ROWS_NAME ts_softmax_fp16_rows256
-#include "kernels/softmax/softmax_rows_variant.h"
-#undef TS_SOFTMAX_ROWS_NAME
-#undef TS_ROWWISE_DTYPE
-#define TS_ROWWISE_DTYPE TS_DTYPE_F32
-#define TS_SOFTMAX_ROWS_NAME ts_softmax_f32_rows256
-#include "kernels/softmax/softmax_rows_variant.h"
-#undef TS_SOFTMAX_ROWS_NAME
-#undef TS_ROWWISE_DTYPE
-#undef TS_SOFTMAX_ROWS_SHIFT
+/* Rows of 768, two a strip, hold six chunks a lane: 24 blocks an SM (at 32, 64 registers, they
+ * spilled 24 bytes). */
+#ifndef TS_SOFTMAX_ROWS768_BLOCKS
+#define TS_SOFTMAX_ROWS768_BLOCKS 24
 #endif
 
-/* The rows instance's launcher for a dtype and a row shift of ts_rowwise_row_shift, or NULL. */
-static ts_status (*ts_softmax_rows_launcher(ts_dtype dtype, int row_shift))(const ts_softmax_params *, ts_stream) {
-    const int i = ts_rowwise_dtype_index(dtype);
-    static ts_status (*const rows512[3])(const ts_softmax_params *, ts_stream) = {
-        ts_softmax_bf16_rows512_launch, ts_softmax_fp16_rows512_launch, NULL};
-    if (row_shift == 9) return rows512[i];
-#if TS_WV_CHUNK * TS_WARP_LANES <= 256
-    static ts_status (*const rows256[3])(const ts_softmax_params *, ts_stream) = {
-        ts_softmax_bf16_rows256_launch, ts_softmax_fp16_rows256_launch, ts_softmax_f32_rows256_launch};
-    if (row_shift == 8) return rows256[i];
+/* The rows instances (softmax_rows_instances.h), for rows a warp alone would leave with less than a
+ * 16-bit slice's bytes, as the norms'. fp32 rows of 512 fill a lane's loads already: on the H200 a
+ * rows instance measured 3.81 against 3.93 TB/s for them, and 2.08 -> 3.93 for fp32 rows of 256
+ * (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt). */
+#define TS_ROWWISE_DTYPE TS_DTYPE_BF16
+#define TS_SOFTMAX_ROWS_PREFIX ts_softmax_bf16_rows
+#define TS_SOFTMAX_ROWS_16BIT 1
+#include "kernels/softmax/softmax_rows_instances.h"
+#undef TS_SOFTMAX_ROWS_PREFIX
+#undef TS_ROWWISE_DTYPE
+#define TS_ROWWISE_DTYPE TS_DTYPE_FP16
+#define TS_SOFTMAX_ROWS_PREFIX ts_softmax_fp16_rows
+#include "kernels/softmax/softmax_rows_instances.h"
+#undef TS_SOFTMAX_ROWS_PREFIX
+#undef TS_ROWWISE_DTYPE
+#undef TS_SOFTMAX_ROWS_16BIT
+#define TS_ROWWISE_DTYPE TS_DTYPE_F32
+#define TS_SOFTMAX_ROWS_PREFIX ts_softmax_f32_rows
+#define TS_SOFTMAX_ROWS_16BIT 0
+#include "kernels/softmax/softmax_rows_instances.h"
+#undef TS_SOFTMAX_ROWS_PREFIX
+#undef TS_ROWWISE_DTYPE
+#undef TS_SOFTMAX_ROWS_16BIT
+
+/* The rows instance's launcher for a dtype and a row length (ts_rowwise_row_chunks took it), or NULL. */
+static ts_status (*ts_softmax_rows_launcher(ts_dtype dtype, int cols))(const ts_softmax_params *, ts_stream) {
+    const int bf16 = dtype == TS_DTYPE_BF16, fp16 = dtype == TS_DTYPE_FP16;
+#if 256 % (TS_WV_CHUNK * TS_WARP_LANES) == 0
+    if (cols == 256) return bf16 ? ts_softmax_bf16_rows256_launch : fp16 ? ts_softmax_fp16_rows256_launch
+                                                                          : ts_softmax_f32_rows256_launch;
+#endif
+    if (cols == 512 && (bf16 || fp16)) return bf16 ? ts_softmax_bf16_rows512_launch : ts_softmax_fp16_rows512_launch;
+#if 768 % (TS_WV_CHUNK * TS_WARP_LANES) == 0
+    if (cols == 768 && (bf16 || fp16)) return bf16 ? ts_softmax_bf16_rows768_launch : ts_softmax_fp16_rows768_launch;
 #endif
     return NULL;
 }
@@ -140,9 +132,9 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
     /* Short rows, several a warp (softmax_rows_variant.h). */
     const int aligned =
         ts_rowwise_aligned16(d.x, d.dtype, d.x_stride) && ts_rowwise_aligned16(d.out, d.out_dtype, d.out_stride);
-    const int row_shift = ts_rowwise_row_shift(d.cols, TS_WARP_LANES);
-    if (TS_SOFTMAX_USE_ROWS && ts_rowwise_rows_fit(d.rows, row_shift) && d.out_dtype == d.dtype && aligned) {
-        ts_status (*rows_launcher)(const ts_softmax_params *, ts_stream) = ts_softmax_rows_launcher(d.dtype, row_shift);
+    const int row_chunks = ts_rowwise_row_chunks(d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_WARP_LANES);
+    if (TS_SOFTMAX_USE_ROWS && ts_rowwise_rows_fit(d.rows, d.cols, row_chunks) && d.out_dtype == d.dtype && aligned) {
+        ts_status (*rows_launcher)(const ts_softmax_params *, ts_stream) = ts_softmax_rows_launcher(d.dtype, d.cols);
         if (rows_launcher) return rows_launcher(&p, stream);
     }
     ts_rowwise_plan plan;

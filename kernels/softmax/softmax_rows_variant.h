@@ -1,50 +1,54 @@
 /* One row-softmax kernel for rows shorter than a slice, several to a warp
  * (kernels/common/rowwise_rows.h), for the input dtype TS_ROWWISE_DTYPE (also the output's) and
- * rows of 2^TS_SOFTMAX_ROWS_SHIFT columns, instantiated by softmax.c (ts_softmax_*_rows256,
- * _rows512). As softmax_variant.h, with each row's maximum and sum reduced apart
- * (ts_wv_row_max, ts_wv_row_sums) and the causal mask applied row by row. The launcher has
- * checked that x and out and their rows are 16-byte aligned; the scale and the mask are run-time
- * choices.
+ * rows of TS_SOFTMAX_ROWS_COLS columns, instantiated by softmax.c (ts_softmax_*_rows256, _rows512,
+ * _rows768). As softmax_variant.h, with each row's maximum and sum reduced apart (ts_wv_row_max,
+ * ts_wv_row_sums) and the causal mask applied row by row. The launcher has checked that x and out
+ * and their rows are 16-byte aligned; the scale and the mask are run-time choices.
  *   reads: TS_SOFTMAX_ROWS_NAME (the kernel; its launcher is TS_SOFTMAX_ROWS_NAME##_launch),
- *          TS_ROWWISE_DTYPE, TS_SOFTMAX_ROWS_SHIFT (log2 of the columns), TS_SOFTMAX_ROWS_BLOCKS
- *          (blocks per SM) */
+ *          TS_ROWWISE_DTYPE, TS_SOFTMAX_ROWS_COLS (the columns), TS_SOFTMAX_ROWS_INSTANCE_BLOCKS (blocks per
+ *          SM) */
+#define TS_SOFTMAX_ROWS_PER_STRIP TS_ROWWISE_ROWS_PER_STRIP(TS_SOFTMAX_ROWS_COLS)
+#define TS_SOFTMAX_ROWS_E (TS_SOFTMAX_ROWS_PER_STRIP * TS_SOFTMAX_ROWS_COLS)
 #define TS_SOFTMAX_ROWS_STRIP TS_CAT(TS_SOFTMAX_ROWS_NAME, _strip)
 
 /* The strip of rows from `first` (step 1), or the row `first` repeated over the strip (step 0). */
 TS_DEVICE void TS_SOFTMAX_ROWS_STRIP(const ts_softmax_params *p, long long first, int step) {
-    const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE), shift = TS_SOFTMAX_ROWS_SHIFT;
+    const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE),
+              row_chunks = TS_SOFTMAX_ROWS_COLS / (TS_WV_CHUNK * TS_WARP_LANES);
     const long long x_stride = TS_ROWWISE_ALIGNED_STRIDE(p->x_stride, bytes),
                     out_stride = TS_ROWWISE_ALIGNED_STRIDE(p->out_stride, bytes);
-    ts_rowwise_wv h;
-    ts_wv_load_rows(&h, TS_WV_ASSUME_ALIGNED(1, (const unsigned char *)p->x + first * x_stride * bytes),
-                    TS_ROWWISE_DTYPE, shift, x_stride * step, TS_ROWWISE_E);
+    TS_WV_F32(TS_SOFTMAX_ROWS_E) h;
+    ts_wv_load_wide_rows(&h, TS_WV_ASSUME_ALIGNED(1, (const unsigned char *)p->x + first * x_stride * bytes),
+                         TS_ROWWISE_DTYPE, row_chunks, x_stride * step, TS_SOFTMAX_ROWS_E);
     /* One value per chunk of the lane: its row's. */
     float m[TS_WV_CHUNKS(&h)], sum[TS_WV_CHUNKS(&h)];
     if (p->causal) {
         long long from[TS_WV_CHUNKS(&h)]; /* the first masked column of the chunk's row */
         TS_UNROLL
         for (int k = 0; k < TS_WV_CHUNKS(&h); ++k) {
-            const long long row = first + step * (((k * TS_WARP_LANES) * TS_WV_CHUNK) >> shift);
+            const long long row = first + step * (k / row_chunks);
             from[k] = row % p->causal_rows + p->causal_offset + 1;
         }
-        ts_wv_fill_rows_from(&h, shift, from, -INFINITY);
+        ts_wv_fill_rows_from(&h, row_chunks, from, -INFINITY);
     }
-    ts_wv_row_max(m, &h, shift);
+    ts_wv_row_max(m, &h, row_chunks);
     TS_UNROLL
     for (int k = 0; k < TS_WV_CHUNKS(&h); ++k)
         if (m[k] == -INFINITY) m[k] = 0.0f; /* a wholly masked row: every weight is exp2(-inf) = 0 */
     ts_wv_sub_row_scalars(&h, &h, m);
     ts_wv_mul_scalar(&h, &h, p->scale_log2);
     ts_wv_exp2(&h, &h);
-    ts_wv_row_sums(sum, &h, shift);
+    ts_wv_row_sums(sum, &h, row_chunks);
     TS_UNROLL
     for (int k = 0; k < TS_WV_CHUNKS(&h); ++k) sum[k] = sum[k] > 0.0f ? 1.0f / sum[k] : 0.0f;
     ts_wv_mul_row_scalars(&h, &h, sum);
-    ts_wv_store_rows(TS_WV_ASSUME_ALIGNED(1, (unsigned char *)p->out + first * out_stride * bytes), &h,
-                     TS_ROWWISE_DTYPE, shift, out_stride * step, TS_ROWWISE_E);
+    ts_wv_store_wide_rows(TS_WV_ASSUME_ALIGNED(1, (unsigned char *)p->out + first * out_stride * bytes), &h,
+                          TS_ROWWISE_DTYPE, row_chunks, out_stride * step, TS_SOFTMAX_ROWS_E);
 }
 
-TS_ROWWISE_ROWS_KERNEL(TS_SOFTMAX_ROWS_NAME, TS_SOFTMAX_ROWS_STRIP, ts_softmax_params, TS_SOFTMAX_ROWS_BLOCKS,
-                       TS_SOFTMAX_ROWS_SHIFT)
+TS_ROWWISE_ROWS_KERNEL(TS_SOFTMAX_ROWS_NAME, TS_SOFTMAX_ROWS_STRIP, ts_softmax_params, TS_SOFTMAX_ROWS_INSTANCE_BLOCKS,
+                       TS_SOFTMAX_ROWS_PER_STRIP)
 
 #undef TS_SOFTMAX_ROWS_STRIP
+#undef TS_SOFTMAX_ROWS_E
+#undef TS_SOFTMAX_ROWS_PER_STRIP

@@ -403,6 +403,58 @@ Test(tiles, warp_vector_loads_every_dtype_and_tail) {
             for (int offset = 0; offset < 2; ++offset) check_wv(c, ns[i], offset);
 }
 
+/* Strips of wide rows of one, two and three chunks a lane, rows apart by a padded stride: the per-row
+ * reductions, per-row scalars, the per-row fill and the packed per-row sums against the CPU in
+ * double (the sums and maxima exact up to fp32 rounding). */
+Test(tiles, warp_vector_wide_rows) {
+    TS_TEST_REQUIRE_DEVICE();
+    enum { E = 3072 };
+    for (int rc = 1; rc <= 3; ++rc) {
+        const long long len = (long long)rc * 8 * ts_test_wv_lanes(), rows = E / len, stride = len + 8;
+        const size_t n = (size_t)(rows * stride);
+        uint64_t seed = ts_test_fresh_seed(), st = seed;
+        unsigned short *x = malloc(n * 2);
+        float *out = malloc(n * sizeof(float)), sums[E], sq[E];
+        cr_assert(x && out);
+        for (size_t i = 0; i < n; ++i) ts_test_put(x, TS_DTYPE_BF16, i, ts_test_normal(&st));
+        void *dx = ts_test_device_copy(x, n * 2), *dout = ts_test_device_copy(NULL, n * sizeof(float));
+        void *dsums = ts_test_device_copy(NULL, rows * sizeof(float)), *dsq = ts_test_device_copy(NULL, rows * sizeof(float));
+        cr_assert(dx && dout && dsums && dsq);
+        cr_assert_eq(ts_test_wv_wide_rows((float *)dout, (float *)dsums, (float *)dsq, dx, stride, rc), TS_SUCCESS);
+        cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(out, dout, n * sizeof(float)), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(sums, dsums, rows * sizeof(float)), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(sq, dsq, rows * sizeof(float)), TS_SUCCESS);
+        for (long long r = 0; r < rows; ++r) {
+            double m = -INFINITY, sum = 0.0, dev = 0.0, abs_sum = 0.0;
+            for (long long c = 0; c < len; ++c) {
+                const double v = ts_test_get(x, TS_DTYPE_BF16, (size_t)(r * stride + c));
+                m = v > m ? v : m;
+                sum += v;
+                abs_sum += fabs(v);
+            }
+            for (long long c = 0; c < len; ++c) {
+                const double v = ts_test_get(x, TS_DTYPE_BF16, (size_t)(r * stride + c)) - sums[r];
+                dev += v * v;
+            }
+            const double tol = 1e-6 * abs_sum + 1e-6;
+            cr_assert_leq(fabs(sums[r] - sum), 10 * tol, "rows of %d chunks: row %lld sum %g, not %g (seed %llu)", rc, r,
+                          sums[r], sum, (unsigned long long)seed);
+            cr_assert_leq(fabs(sq[r] - dev), 1e-5 * dev, "rows of %d chunks: row %lld squares %g, not %g (seed %llu)", rc,
+                          r, sq[r], dev, (unsigned long long)seed);
+            for (long long c = 0; c < len; ++c) {
+                const double v = ts_test_get(x, TS_DTYPE_BF16, (size_t)(r * stride + c));
+                const double want = c >= r ? -1.0 : (v - m) * sum, got = out[r * stride + c];
+                cr_assert_leq(fabs(got - want), 1e-5 * (fabs(want) + abs_sum), "rows of %d chunks: (%lld, %lld) = %g, not %g (seed %llu)",
+                              rc, r, c, got, want, (unsigned long long)seed);
+            }
+        }
+        void *bufs[] = {dx, dout, dsums, dsq};
+        for (int i = 0; i < 4; ++i) cr_assert_eq(ts_free(bufs[i]), TS_SUCCESS);
+        free(x), free(out);
+    }
+}
+
 /* ---- CPU checks of the conversions the ops rely on ------------------------------------------- */
 
 Test(tiles, bf16_rounding_is_nearest_even) {

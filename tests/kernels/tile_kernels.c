@@ -328,3 +328,52 @@ TS_EXTERN_C const ts_test_wv_case *ts_test_wv_case_at(int k) {
     };
     return k >= 0 && k < (int)(sizeof cases / sizeof cases[0]) ? &cases[k] : 0;
 }
+
+/* ---- strips of wide rows ---------------------------------------------------------------------- */
+
+typedef struct ts_test_wv_rows_params {
+    const void *x;
+    float *out, *sums, *sq;
+    long long stride;
+    int row_chunks;
+} ts_test_wv_rows_params;
+
+#define TS_TEST_WV_ROWS_E 3072
+
+TS_KERNEL(ts_test_wv_wide_rows_kernel, 1, ts_test_wv_rows_params, p) {
+    TS_WV_F32(TS_TEST_WV_ROWS_E) v;
+    TS_WV_PACKED(TS_TEST_WV_ROWS_E, TS_DTYPE_BF16) h;
+    const int rc = p->row_chunks;
+    float m[TS_WV_CHUNKS(&v)], s[TS_WV_CHUNKS(&v)], ps[TS_WV_CHUNKS(&v)], psq[TS_WV_CHUNKS(&v)];
+    long long from[TS_WV_CHUNKS(&v)];
+    ts_wv_load_wide_rows(&v, p->x, TS_DTYPE_BF16, rc, p->stride, TS_TEST_WV_ROWS_E);
+    ts_wv_row_max(m, &v, rc);
+    ts_wv_row_sums(s, &v, rc);
+    ts_wv_sub_row_scalars(&v, &v, m);
+    ts_wv_mul_row_scalars(&v, &v, s);
+    for (int k = 0; k < TS_WV_CHUNKS(&v); ++k) from[k] = k / rc;
+    ts_wv_fill_rows_from(&v, rc, from, -1.0f);
+    ts_wv_store_wide_rows(p->out, &v, TS_DTYPE_F32, rc, p->stride, TS_TEST_WV_ROWS_E);
+    ts_wv_packed_load_wide_rows(&h, p->x, rc, p->stride, TS_TEST_WV_ROWS_E);
+    ts_wv_packed_row_sums(ps, &h, rc);
+    ts_wv_packed_row_sums_sq(psq, &h, ps, rc);
+    if (ts_lane_id() == 0)
+        for (int k = 0; k < TS_WV_CHUNKS(&v); k += rc) {
+            p->sums[k / rc] = ps[k];
+            p->sq[k / rc] = psq[k];
+        }
+}
+
+TS_EXTERN_C int ts_test_wv_lanes(void) { return TS_WARP_LANES; }
+
+TS_EXTERN_C ts_status ts_test_wv_wide_rows(float *out, float *sums, float *sq, const void *x, long long stride,
+                                           int row_chunks) {
+    ts_test_wv_rows_params params;
+    params.x = x;
+    params.out = out;
+    params.sums = sums;
+    params.sq = sq;
+    params.stride = stride;
+    params.row_chunks = row_chunks;
+    return TS_LAUNCH(ts_test_wv_wide_rows_kernel, ts_grid_1d(1), 1, 0, NULL, params);
+}

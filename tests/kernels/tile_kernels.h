@@ -76,6 +76,15 @@ typedef struct ts_test_wv_case {
 } ts_test_wv_case;
 const ts_test_wv_case *ts_test_wv_case_at(int k);
 
+/* A strip of 3072 bf16 elements in wide rows (ops/warp_vector.h: TS_WV_ROWS_WIDE) of row_chunks
+ * chunks a lane (row_chunks * 8 * ts_test_wv_lanes() elements), row i at x + i * stride, one warp:
+ * out (fp32, the same layout) = (x - the row's maximum) * the row's sum (ts_wv_row_max,
+ * ts_wv_row_sums, ts_wv_sub_row_scalars, ts_wv_mul_row_scalars), then row i's columns at and past i
+ * set to -1 (ts_wv_fill_rows_from); sums[i] = row i's sum and sq[i] = its sum of (x - sums[i])^2 by a
+ * packed vector (ts_wv_packed_row_sums, _sq). */
+int ts_test_wv_lanes(void);
+ts_status ts_test_wv_wide_rows(float *out, float *sums, float *sq, const void *x, long long stride, int row_chunks);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,7 +5,8 @@
  * the whole instance once more for one-slice rows with a residual in one-warp blocks (16-bit
  * dtypes: the whole-row instance, below; and RMSNorm's such rows with a weight and no bias once more,
  * with those options fixed: the RMSNorm rows' instance), and a general one for longer rows and mixed dtypes
- * (kernels/common/rowwise.h, rowwise_instances.h). */
+ * (kernels/common/rowwise.h, rowwise_instances.h); and 16-bit rows of 256, 512 and 768 columns
+ * several to a warp (norm_rows_variant.h, kernels/common/rowwise_rows.h). */
 #include "kernels/common/rowwise.h"
 #include "kernels/common/rowwise_rows.h"
 #include "kernels/norm/norm_common.h"

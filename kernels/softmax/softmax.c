@@ -1,7 +1,8 @@
 /* Row softmax with scale and causal mask (tessera.h, docs/memory-bound.md): the parameters, the
  * argument checks, the launch plan (kernels/common/rowwise.h) and three kernels per input dtype
  * (rows of up to 8192 columns at high occupancy, the same for whole, aligned slices, and longer
- * ones), instantiated from softmax_variant.h through kernels/common/rowwise_instances.h. */
+ * ones), instantiated from softmax_variant.h through kernels/common/rowwise_instances.h; and rows of
+ * 256, 512 and 768 columns several to a warp (softmax_rows_variant.h, kernels/common/rowwise_rows.h). */
 #include <math.h>
 #include <string.h>
 

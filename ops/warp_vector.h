@@ -485,7 +485,8 @@ TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, const
         TS_WV_SAME(dst, a);                                                                        \
         ts_wv_round_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), TS_WV_ELEMS(dst), (dtype));             \
     } while (0)
-#define ts_wv_fill_from(dst, start, x) ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (start), NULL, 0, 0, (x))
+#define ts_wv_fill_from(dst, start, x)                                                             \
+    ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (start), NULL, 0, 0, (x))
 #define ts_wv_fill_rows_from(dst, row_chunks, starts, x)                                           \
     ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), 0, (starts), TS_WV_ROWS_WIDE, (row_chunks), (x))
 
@@ -558,8 +559,10 @@ TS_DEVICE void ts_wv_row_reduce_impl(float *out, const float *a, int chunks, int
     ts_wv_rows_combine(out, chunks, row_chunks, op);
 }
 
-#define ts_wv_row_sums(out, a, row_chunks) ts_wv_row_reduce_impl((out), TS_WV_CDATA(a), TS_WV_CHUNKS(a), (row_chunks), 0)
-#define ts_wv_row_max(out, a, row_chunks) ts_wv_row_reduce_impl((out), TS_WV_CDATA(a), TS_WV_CHUNKS(a), (row_chunks), 2)
+#define ts_wv_row_sums(out, a, row_chunks)                                                         \
+    ts_wv_row_reduce_impl((out), TS_WV_CDATA(a), TS_WV_CHUNKS(a), (row_chunks), 0)
+#define ts_wv_row_max(out, a, row_chunks)                                                          \
+    ts_wv_row_reduce_impl((out), TS_WV_CDATA(a), TS_WV_CHUNKS(a), (row_chunks), 2)
 
 /* Warps index = 0 .. count-1 of a group each give x; each gets the combination, taken in index
  * order so that it is the same in every warp. slots: 2 * count floats of shared memory owned by the

@@ -215,7 +215,8 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
                         ts_rowwise_aligned16(d.out, d.out_dtype, d.out_stride) &&
                         ts_rowwise_aligned16(d.residual, d.dtype, d.residual_stride) &&
                         ts_rowwise_aligned16(d.residual_out, d.dtype, d.residual_out_stride) &&
-                        ts_rowwise_aligned16(d.weight, d.param_dtype, 0) && ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
+                        ts_rowwise_aligned16(d.weight, d.param_dtype, 0) &&
+                        ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
     plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) && aligned;
     /* Short 16-bit rows, several a warp (norm_rows_variant.h). */
     const int row_chunks = ts_rowwise_row_chunks(d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_WARP_LANES);

@@ -10,7 +10,8 @@
  * driver: 131072 x 512 2.81 -> 4.22 TB/s, 262144 x 256 1.48 -> 4.22, 65536 x 768 3.86 -> 4.22
  * (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt).
  *   reads: TS_NORM_ROWS_NAME (the kernel; its launcher is TS_NORM_ROWS_NAME##_launch),
- *          TS_ROWWISE_DTYPE, TS_NORM_ROWS_COLS (the columns), TS_NORM_ROWS_INSTANCE_BLOCKS (blocks per SM) */
+ *          TS_ROWWISE_DTYPE, TS_NORM_ROWS_COLS (the columns), TS_NORM_ROWS_INSTANCE_BLOCKS (blocks
+ *          per SM) */
 #define TS_NORM_ROWS_PER_STRIP TS_ROWWISE_ROWS_PER_STRIP(TS_NORM_ROWS_COLS)
 #define TS_NORM_ROWS_E (TS_NORM_ROWS_PER_STRIP * TS_NORM_ROWS_COLS)
 #define TS_NORM_ROWS_STRIP TS_CAT(TS_NORM_ROWS_NAME, _strip)

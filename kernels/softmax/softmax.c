@@ -44,10 +44,10 @@ typedef struct ts_softmax_params {
  * 16-bit slice, kernels/common/rowwise_plan.h: ts_rowwise_row_chunks; fp32: 256), 16-byte aligned,
  * with the output in the input's dtype, run several to a warp on instances of their own,
  * ts_softmax_*_rows256 / 512 / 768 (softmax_rows_variant.h), in one-warp blocks built for
- * TS_SOFTMAX_ROWS_BLOCKS blocks an SM; 0: they take the short instance, a row a warp, for A/B runs. Measured on the H200 in the
- * PyTorch driver (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt): bf16 131072 x 512 2.07 ->
- * 4.23 TB/s (0.53x -> 1.08x torch.compile), 262144 x 256 1.10 -> 4.21 (0.27x -> 1.04x), 65536 x 768
- * 2.90 -> 4.15 (0.73x -> 1.04x). */
+ * TS_SOFTMAX_ROWS_BLOCKS blocks an SM; 0: they take the short instance, a row a warp, for A/B runs.
+ * Measured on the H200 in the PyTorch driver (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt):
+ * bf16 131072 x 512 2.07 -> 4.23 TB/s (0.53x -> 1.08x torch.compile), 262144 x 256 1.10 -> 4.21
+ * (0.27x -> 1.04x), 65536 x 768 2.90 -> 4.15 (0.73x -> 1.04x). */
 #ifndef TS_SOFTMAX_USE_ROWS
 #define TS_SOFTMAX_USE_ROWS 1
 #endif

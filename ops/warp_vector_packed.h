@@ -159,8 +159,10 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
             if (use_held_weight) y[j] *= ts_wvp_elem(held_weight + k * words, j, dtype);
             if (use_held_bias) y[j] += ts_wvp_elem(held_bias + k * words, j, dtype);
         }
+        /* A single strip's offsets spelled as e (int): ts_wv_offset's long long alone changed the
+         * element paths' code of the general instances. */
         unsigned char *p = b + (rows ? ts_wv_offset(e, rows, row_size, row_stride) : e) * out_bytes;
-        /* In the weight and the bias: within a row, an int (as the single strip's e). */
+        /* In the weight and the bias: within a row. */
         const int at = rows ? (int)ts_wv_offset(e, rows, row_size, 0) : e;
         if (aligned && e + TS_WV_CHUNK <= n) {
             if (wt) ts_wv_load_chunk(y, wt + (long long)at * param_bytes, param_dtype, 2);

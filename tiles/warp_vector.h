@@ -6,11 +6,12 @@
  * bytes, and E is the same on every backend: a lane holds E / (8 * TS_WARP_LANES) chunks (4 of
  * ts_wv_f32_1024 on CUDA, 2 on HIP, 128 on the host, where a warp is one thread).
  *
- * A strip may also be several short rows laid end to end (ops/warp_vector.h, ts_wv_load_rows):
- * rows of a power-of-two length that is a multiple of 8, so that no chunk straddles two rows.
+ * A strip may also be several short rows laid end to end (ops/warp_vector.h): rows of a
+ * power-of-two length that is a multiple of 8 (ts_wv_load_rows), or wide rows of whole chunks of
+ * every lane (ts_wv_load_wide_rows), so that no chunk straddles two rows.
  *
  * Names: ts_wv_f32_<E>, E a multiple of 512 (8 elements times 64 lanes, the widest warp).
- * TS_WV_DEFINE(E) makes more. */
+ * TS_WV_DEFINE(E) makes more; TS_WV_F32(E) is the same type unnamed. */
 #ifndef TESSERA_TILES_WARP_VECTOR_H
 #define TESSERA_TILES_WARP_VECTOR_H
 
@@ -18,17 +19,13 @@
 
 #define TS_WV_CHUNK 8
 
-#define TS_WV_DEFINE(E)                                                                            \
-    typedef struct ts_wv_f32_##E {                                                                 \
-        float v[(E) / (TS_WV_CHUNK * TS_WARP_LANES)][TS_WV_CHUNK];                                 \
-    } ts_wv_f32_##E
-
-/* The same, as an unnamed struct type, for lengths no name is defined for (a strip of two rows of
- * 768, kernels/common/rowwise_rows.h). */
+/* The vector of E elements as an unnamed struct type, for lengths no name is defined for (a strip
+ * of two rows of 768, kernels/common/rowwise_rows.h). */
 #define TS_WV_F32(E)                                                                               \
     struct {                                                                                       \
         float v[(E) / (TS_WV_CHUNK * TS_WARP_LANES)][TS_WV_CHUNK];                                 \
     }
+#define TS_WV_DEFINE(E) typedef TS_WV_F32(E) ts_wv_f32_##E
 
 TS_WV_DEFINE(512);
 TS_WV_DEFINE(1024);

@@ -141,17 +141,25 @@
 #undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_NORM_RMS_ROW
 
-/* The rows instances (TS_NORM_USE_ROWS), 16-bit dtypes (norm_rows_instances.h). */
+/* The rows instances (TS_NORM_USE_ROWS), 16-bit dtypes (kernels/common/rowwise_rows_instances.h). */
+#define TS_ROWWISE_ROWS_VARIANT "kernels/norm/norm_rows_variant.h"
+#define TS_ROWWISE_ROWS_16BIT 1
+#define TS_ROWWISE_ROWS_BLOCKS TS_NORM_ROWS_BLOCKS
+#define TS_ROWWISE_ROWS768_BLOCKS TS_NORM_ROWS768_BLOCKS
 #define TS_ROWWISE_DTYPE TS_DTYPE_BF16
-#define TS_NORM_ROWS_PREFIX ts_norm_bf16_rows
-#include "kernels/norm/norm_rows_instances.h"
-#undef TS_NORM_ROWS_PREFIX
+#define TS_ROWWISE_ROWS_PREFIX ts_norm_bf16_rows
+#include "kernels/common/rowwise_rows_instances.h"
+#undef TS_ROWWISE_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
 #define TS_ROWWISE_DTYPE TS_DTYPE_FP16
-#define TS_NORM_ROWS_PREFIX ts_norm_fp16_rows
-#include "kernels/norm/norm_rows_instances.h"
-#undef TS_NORM_ROWS_PREFIX
+#define TS_ROWWISE_ROWS_PREFIX ts_norm_fp16_rows
+#include "kernels/common/rowwise_rows_instances.h"
+#undef TS_ROWWISE_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
+#undef TS_ROWWISE_ROWS768_BLOCKS
+#undef TS_ROWWISE_ROWS_BLOCKS
+#undef TS_ROWWISE_ROWS_16BIT
+#undef TS_ROWWISE_ROWS_VARIANT
 
 /* The rows instance's launcher for a 16-bit dtype and a row length, or NULL. */
 static ts_status (*ts_norm_rows_launcher(ts_dtype dtype, int cols))(const ts_norm_params *, ts_stream) {

@@ -1,24 +1,25 @@
 /* One LayerNorm / RMSNorm kernel for 16-bit rows shorter than a slice, several to a warp
  * (kernels/common/rowwise_rows.h), for the input dtype TS_ROWWISE_DTYPE and rows of
- * TS_NORM_ROWS_COLS columns, instantiated by norm.c (ts_norm_*_rows256, _rows512, _rows768). The
- * statistics are reduced per row (ts_wv_packed_row_sums), then the weight and the bias, the same for
- * every row, are loaded into registers, and the outputs stored last: the order of the one-slice
- * rows' instance (norm.c, TS_NORM_WHOLE_ROW_BLOCKS). The launcher has checked that every matrix and
+ * TS_ROWWISE_ROWS_COLS columns, instantiated by norm.c through kernels/common/rowwise_rows_instances.h
+ * (ts_norm_*_rows256, _rows512, _rows768). The statistics are reduced per row
+ * (ts_wv_packed_row_sums), then the weight and the bias, the same for every row, are loaded into
+ * registers, and the outputs stored last: the order of the one-slice rows' instance (norm.c,
+ * TS_NORM_WHOLE_ROW_BLOCKS). The launcher has checked that every matrix and
  * row is 16-byte aligned and that the output and the parameters share the input's dtype; LayerNorm
  * or RMSNorm, the residual, its output, the weight and the bias are run-time choices. Measured on
  * the H200 against a row a warp (the short instance), RMSNorm + residual bf16 in the PyTorch
  * driver: 131072 x 512 2.81 -> 4.22 TB/s, 262144 x 256 1.48 -> 4.22, 65536 x 768 3.86 -> 4.22
  * (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt).
- *   reads: TS_NORM_ROWS_NAME (the kernel; its launcher is TS_NORM_ROWS_NAME##_launch),
- *          TS_ROWWISE_DTYPE, TS_NORM_ROWS_COLS (the columns), TS_NORM_ROWS_INSTANCE_BLOCKS (blocks
+ *   reads: TS_ROWWISE_ROWS_NAME (the kernel; its launcher is TS_ROWWISE_ROWS_NAME##_launch),
+ *          TS_ROWWISE_DTYPE, TS_ROWWISE_ROWS_COLS (the columns), TS_ROWWISE_ROWS_MIN_BLOCKS (blocks
  *          per SM) */
-#define TS_NORM_ROWS_PER_STRIP TS_ROWWISE_ROWS_PER_STRIP(TS_NORM_ROWS_COLS)
-#define TS_NORM_ROWS_E (TS_NORM_ROWS_PER_STRIP * TS_NORM_ROWS_COLS)
-#define TS_NORM_ROWS_STRIP TS_CAT(TS_NORM_ROWS_NAME, _strip)
+#define TS_NORM_ROWS_PER_STRIP TS_ROWWISE_ROWS_PER_STRIP(TS_ROWWISE_ROWS_COLS)
+#define TS_NORM_ROWS_E (TS_NORM_ROWS_PER_STRIP * TS_ROWWISE_ROWS_COLS)
+#define TS_NORM_ROWS_STRIP TS_CAT(TS_ROWWISE_ROWS_NAME, _strip)
 
 /* The strip of rows from `first` (step 1), or the row `first` repeated over the strip (step 0). */
 TS_DEVICE void TS_NORM_ROWS_STRIP(const ts_norm_params *p, long long first, int step) {
-    const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE), row_chunks = TS_NORM_ROWS_COLS / (TS_WV_CHUNK * TS_WARP_LANES);
+    const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE), row_chunks = TS_ROWWISE_ROWS_COLS / (TS_WV_CHUNK * TS_WARP_LANES);
     const long long n = TS_NORM_ROWS_E; /* every strip is whole */
     const long long x_stride = TS_ROWWISE_ALIGNED_STRIDE(p->x_stride, bytes),
                     out_stride = TS_ROWWISE_ALIGNED_STRIDE(p->out_stride, bytes);
@@ -59,7 +60,7 @@ TS_DEVICE void TS_NORM_ROWS_STRIP(const ts_norm_params *p, long long first, int 
     }
 }
 
-TS_ROWWISE_ROWS_KERNEL(TS_NORM_ROWS_NAME, TS_NORM_ROWS_STRIP, ts_norm_params, TS_NORM_ROWS_INSTANCE_BLOCKS,
+TS_ROWWISE_ROWS_KERNEL(TS_ROWWISE_ROWS_NAME, TS_NORM_ROWS_STRIP, ts_norm_params, TS_ROWWISE_ROWS_MIN_BLOCKS,
                        TS_NORM_ROWS_PER_STRIP)
 
 #undef TS_NORM_ROWS_STRIP

@@ -60,29 +60,35 @@ typedef struct ts_softmax_params {
 #define TS_SOFTMAX_ROWS768_BLOCKS 24
 #endif
 
-/* The rows instances (softmax_rows_instances.h), for rows a warp alone would leave with less than a
- * 16-bit slice's bytes, as the norms'. fp32 rows of 512 fill a lane's loads already: on the H200 a
+/* The rows instances (kernels/common/rowwise_rows_instances.h), for rows a warp alone would leave
+ * with less than a 16-bit slice's bytes, as the norms'. fp32 rows of 512 fill a lane's loads already: on the H200 a
  * rows instance measured 3.81 against 3.93 TB/s for them, and 2.08 -> 3.93 for fp32 rows of 256
  * (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt). */
+#define TS_ROWWISE_ROWS_VARIANT "kernels/softmax/softmax_rows_variant.h"
+#define TS_ROWWISE_ROWS_BLOCKS TS_SOFTMAX_ROWS_BLOCKS
+#define TS_ROWWISE_ROWS768_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
+#define TS_ROWWISE_ROWS_16BIT 1
 #define TS_ROWWISE_DTYPE TS_DTYPE_BF16
-#define TS_SOFTMAX_ROWS_PREFIX ts_softmax_bf16_rows
-#define TS_SOFTMAX_ROWS_16BIT 1
-#include "kernels/softmax/softmax_rows_instances.h"
-#undef TS_SOFTMAX_ROWS_PREFIX
+#define TS_ROWWISE_ROWS_PREFIX ts_softmax_bf16_rows
+#include "kernels/common/rowwise_rows_instances.h"
+#undef TS_ROWWISE_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
 #define TS_ROWWISE_DTYPE TS_DTYPE_FP16
-#define TS_SOFTMAX_ROWS_PREFIX ts_softmax_fp16_rows
-#include "kernels/softmax/softmax_rows_instances.h"
-#undef TS_SOFTMAX_ROWS_PREFIX
+#define TS_ROWWISE_ROWS_PREFIX ts_softmax_fp16_rows
+#include "kernels/common/rowwise_rows_instances.h"
+#undef TS_ROWWISE_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
-#undef TS_SOFTMAX_ROWS_16BIT
+#undef TS_ROWWISE_ROWS_16BIT
+#define TS_ROWWISE_ROWS_16BIT 0
 #define TS_ROWWISE_DTYPE TS_DTYPE_F32
-#define TS_SOFTMAX_ROWS_PREFIX ts_softmax_f32_rows
-#define TS_SOFTMAX_ROWS_16BIT 0
-#include "kernels/softmax/softmax_rows_instances.h"
-#undef TS_SOFTMAX_ROWS_PREFIX
+#define TS_ROWWISE_ROWS_PREFIX ts_softmax_f32_rows
+#include "kernels/common/rowwise_rows_instances.h"
+#undef TS_ROWWISE_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
-#undef TS_SOFTMAX_ROWS_16BIT
+#undef TS_ROWWISE_ROWS_16BIT
+#undef TS_ROWWISE_ROWS768_BLOCKS
+#undef TS_ROWWISE_ROWS_BLOCKS
+#undef TS_ROWWISE_ROWS_VARIANT
 
 /* The rows instance's launcher for a dtype and a row length (ts_rowwise_row_chunks took it), or NULL. */
 static ts_status (*ts_softmax_rows_launcher(ts_dtype dtype, int cols))(const ts_softmax_params *, ts_stream) {

@@ -1,20 +1,21 @@
 /* One row-softmax kernel for rows shorter than a slice, several to a warp
  * (kernels/common/rowwise_rows.h), for the input dtype TS_ROWWISE_DTYPE (also the output's) and
- * rows of TS_SOFTMAX_ROWS_COLS columns, instantiated by softmax.c (ts_softmax_*_rows256, _rows512,
- * _rows768). As softmax_variant.h, with each row's maximum and sum reduced apart (ts_wv_row_max,
+ * rows of TS_ROWWISE_ROWS_COLS columns, instantiated by softmax.c through
+ * kernels/common/rowwise_rows_instances.h (ts_softmax_*_rows256, _rows512, _rows768). As
+ * softmax_variant.h, with each row's maximum and sum reduced apart (ts_wv_row_max,
  * ts_wv_row_sums) and the causal mask applied row by row. The launcher has checked that x and out
  * and their rows are 16-byte aligned; the scale and the mask are run-time choices.
- *   reads: TS_SOFTMAX_ROWS_NAME (the kernel; its launcher is TS_SOFTMAX_ROWS_NAME##_launch),
- *          TS_ROWWISE_DTYPE, TS_SOFTMAX_ROWS_COLS (the columns), TS_SOFTMAX_ROWS_INSTANCE_BLOCKS (blocks per
- *          SM) */
-#define TS_SOFTMAX_ROWS_PER_STRIP TS_ROWWISE_ROWS_PER_STRIP(TS_SOFTMAX_ROWS_COLS)
-#define TS_SOFTMAX_ROWS_E (TS_SOFTMAX_ROWS_PER_STRIP * TS_SOFTMAX_ROWS_COLS)
-#define TS_SOFTMAX_ROWS_STRIP TS_CAT(TS_SOFTMAX_ROWS_NAME, _strip)
+ *   reads: TS_ROWWISE_ROWS_NAME (the kernel; its launcher is TS_ROWWISE_ROWS_NAME##_launch),
+ *          TS_ROWWISE_DTYPE, TS_ROWWISE_ROWS_COLS (the columns), TS_ROWWISE_ROWS_MIN_BLOCKS (blocks
+ *          per SM) */
+#define TS_SOFTMAX_ROWS_PER_STRIP TS_ROWWISE_ROWS_PER_STRIP(TS_ROWWISE_ROWS_COLS)
+#define TS_SOFTMAX_ROWS_E (TS_SOFTMAX_ROWS_PER_STRIP * TS_ROWWISE_ROWS_COLS)
+#define TS_SOFTMAX_ROWS_STRIP TS_CAT(TS_ROWWISE_ROWS_NAME, _strip)
 
 /* The strip of rows from `first` (step 1), or the row `first` repeated over the strip (step 0). */
 TS_DEVICE void TS_SOFTMAX_ROWS_STRIP(const ts_softmax_params *p, long long first, int step) {
     const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE),
-              row_chunks = TS_SOFTMAX_ROWS_COLS / (TS_WV_CHUNK * TS_WARP_LANES);
+              row_chunks = TS_ROWWISE_ROWS_COLS / (TS_WV_CHUNK * TS_WARP_LANES);
     const long long x_stride = TS_ROWWISE_ALIGNED_STRIDE(p->x_stride, bytes),
                     out_stride = TS_ROWWISE_ALIGNED_STRIDE(p->out_stride, bytes);
     TS_WV_F32(TS_SOFTMAX_ROWS_E) h;
@@ -46,7 +47,7 @@ TS_DEVICE void TS_SOFTMAX_ROWS_STRIP(const ts_softmax_params *p, long long first
                           TS_ROWWISE_DTYPE, row_chunks, out_stride * step, TS_SOFTMAX_ROWS_E);
 }
 
-TS_ROWWISE_ROWS_KERNEL(TS_SOFTMAX_ROWS_NAME, TS_SOFTMAX_ROWS_STRIP, ts_softmax_params, TS_SOFTMAX_ROWS_INSTANCE_BLOCKS,
+TS_ROWWISE_ROWS_KERNEL(TS_ROWWISE_ROWS_NAME, TS_SOFTMAX_ROWS_STRIP, ts_softmax_params, TS_ROWWISE_ROWS_MIN_BLOCKS,
                        TS_SOFTMAX_ROWS_PER_STRIP)
 
 #undef TS_SOFTMAX_ROWS_STRIP

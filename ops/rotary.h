@@ -22,11 +22,15 @@
  * The pairs are (i, i + D/2) when rotating halves and (2i, 2i + 1) when interleaved; the first
  * element of a pair gets -sin, the second +sin, so one multiply-add form serves both. The partner
  * of a rotated half lives D/16 chunks away: in another lane, fetched with an xor shuffle, on GPUs
- * (D/16 <= 16 < lanes); in the same one-lane warp's registers on the host. */
+ * (D/16 <= 16 < lanes); in the same one-lane warp's registers on the host. The vectors are in the
+ * contiguous layout (tiles/warp_vector.h), which the partners' places assume. */
 #ifndef TESSERA_OPS_ROTARY_H
 #define TESSERA_OPS_ROTARY_H
 
 #include "ops/warp_vector_packed.h"
+
+#define TS_ROPE_CONTIGUOUS(d)                                                                      \
+    TS_STATIC_ASSERT(TS_WV_LAYOUT_OF(d) == TS_WV_CONTIGUOUS, "rotary embedding of a split warp vector")
 
 #define TS_ROPE_MAX_D 256
 
@@ -219,6 +223,7 @@ TS_DEVICE void ts_wvp_rope_apply_rows_impl(unsigned *d, const unsigned *x, const
 #define ts_wv_packed_rope_apply(d, x, pat, d_shift, interleaved)                                   \
     do {                                                                                           \
         TS_WV_SAME(d, x);                                                                          \
+        TS_ROPE_CONTIGUOUS(d);                                                                          \
         ts_wvp_rope_apply_impl(TS_WV_PACKED_DATA(d), TS_WV_PACKED_CDATA(x), (pat), TS_WV_PACKED_CHUNKS(d),         \
                                TS_WV_PACKED_DTYPE(d), (d_shift), (interleaved));                    \
     } while (0)
@@ -231,6 +236,7 @@ TS_DEVICE void ts_wvp_rope_apply_rows_impl(unsigned *d, const unsigned *x, const
 #define ts_wv_packed_rope_apply_rows(d, x, pat, d_shift, interleaved)                              \
     do {                                                                                           \
         TS_WV_SAME(d, x);                                                                          \
+        TS_ROPE_CONTIGUOUS(d);                                                                          \
         TS_STATIC_ASSERT(sizeof((pat)->c) / sizeof((pat)->c[0]) == TS_WV_PACKED_CHUNKS(d), "pattern of another strip length"); \
         ts_wvp_rope_apply_rows_impl(TS_WV_PACKED_DATA(d), TS_WV_PACKED_CDATA(x), (const float(*)[TS_WV_CHUNK])(pat)->c, \
                                     (const float(*)[TS_WV_CHUNK])(pat)->s, TS_WV_PACKED_CHUNKS(d),                 \
@@ -240,6 +246,7 @@ TS_DEVICE void ts_wvp_rope_apply_rows_impl(unsigned *d, const unsigned *x, const
 #define ts_wv_rope_apply(d, x, pat, d_shift, interleaved)                                          \
     do {                                                                                           \
         TS_WV_SAME(d, x);                                                                          \
+        TS_ROPE_CONTIGUOUS(d);                                                                          \
         ts_wv_rope_apply_impl(TS_WV_DATA(d), TS_WV_CDATA(x), (pat), TS_WV_CHUNKS(d), (d_shift),    \
                               (interleaved));                                                      \
     } while (0)

@@ -90,44 +90,96 @@ TS_DEVICE long long ts_wv_offset(int e, int rows, int row_size, long long row_st
                                                             u % (TS_WV_CHUNK * TS_WARP_LANES));
 }
 
+/* The strip position of the lane's chunk k (its first element), of element j of the chunk that
+ * starts at `start`, and one past the chunk's last element, in the layout `split`
+ * (tiles/warp_vector.h). Macros, so that the contiguous layout's arithmetic stays the expressions
+ * it always was (as inline functions the partial strips' code came out reordered). */
+#define ts_wv_chunk_start(k, lane, split) TS_WV_CHUNK_START(k, lane, split, TS_WARP_LANES)
+#define ts_wv_pos(start, j, split) TS_WV_POS(start, j, split, TS_WARP_LANES)
+#define ts_wv_chunk_end(start, split) TS_WV_CHUNK_END(start, split, TS_WARP_LANES)
+
+/* A chunk in memory is its two quads, at p and q: q = p + 4 elements in the contiguous layout.
+ * Element j is element ts_wv_quad_index(j) of ts_wv_quad(p, q, j): in the contiguous layout, element j
+ * of p. */
+#define ts_wv_quad(p, q, j, split) ((split) && (j) >= TS_WV_QUAD ? (q) : (p))
+#define ts_wv_quad_index(j, split) ((split) && (j) >= TS_WV_QUAD ? (j)-TS_WV_QUAD : (j))
+
+/* The words of one whole chunk (ts_wvp_words: 4 of a 16-bit dtype, 8 of fp32), first quad first,
+ * from 16-byte aligned quads: 16-byte accesses, 8-byte ones for a 16-bit chunk split in two. In the
+ * contiguous layout q is not read: the second quad is p's next 16 bytes, as the dtype says here. */
+TS_DEVICE void ts_wv_load_words(unsigned *w, const unsigned char *p, const unsigned char *q, int dtype, int split) {
+    if (dtype != TS_DTYPE_F32 && split) {
+        const ts_v8 a = ts_load8(p), b = ts_load8(q);
+        w[0] = a.w[0];
+        w[1] = a.w[1];
+        w[2] = b.w[0];
+        w[3] = b.w[1];
+        return;
+    }
+    const ts_v16 a = ts_load16(p);
+    TS_UNROLL
+    for (int i = 0; i < 4; ++i) w[i] = a.w[i];
+    if (dtype == TS_DTYPE_F32) {
+        const ts_v16 b = ts_load16(split ? q : p + 16);
+        TS_UNROLL
+        for (int i = 0; i < 4; ++i) w[4 + i] = b.w[i];
+    }
+}
+
+TS_DEVICE void ts_wv_store_words(unsigned char *p, unsigned char *q, const unsigned *w, int dtype, int split) {
+    if (dtype != TS_DTYPE_F32 && split) {
+        ts_v8 a, b;
+        a.w[0] = w[0];
+        a.w[1] = w[1];
+        b.w[0] = w[2];
+        b.w[1] = w[3];
+        ts_store8(p, a);
+        ts_store8(q, b);
+        return;
+    }
+    ts_v16 a;
+    TS_UNROLL
+    for (int i = 0; i < 4; ++i) a.w[i] = w[i];
+    ts_store16(p, a);
+    if (dtype == TS_DTYPE_F32) {
+        ts_v16 b;
+        TS_UNROLL
+        for (int i = 0; i < 4; ++i) b.w[i] = w[4 + i];
+        ts_store16(split ? q : p + 16, b);
+    }
+}
+
 /* A loaded value x into *d: op 0 sets it, 1 adds it, 2 multiplies by it. */
 TS_DEVICE void ts_wv_take(float *d, float x, int op) { *d = op == 0 ? x : op == 1 ? *d + x : *d * x; }
 
-/* One 16-byte-aligned chunk of 8 elements, whole, taken into d as op says (ts_wv_take). */
-TS_DEVICE void ts_wv_load_chunk(float *d, const unsigned char *p, int dtype, int op) {
+/* One whole chunk of 8 elements (quads at p and q, 16-byte aligned), taken into d as op says
+ * (ts_wv_take). */
+TS_DEVICE void ts_wv_load_chunk(float *d, const unsigned char *p, const unsigned char *q, int dtype, int op,
+                                int split) {
+    unsigned w[TS_WV_CHUNK] = {0}; /* (a 16-bit chunk fills the first 4) */
+    ts_wv_load_words(w, p, q, dtype, split);
     if (dtype == TS_DTYPE_F32) {
-        const ts_v16 a = ts_load16(p), b = ts_load16(p + 16);
         TS_UNROLL
-        for (int i = 0; i < 4; ++i) {
-            ts_wv_take(&d[i], ts_bits_f32(a.w[i]), op);
-            ts_wv_take(&d[4 + i], ts_bits_f32(b.w[i]), op);
-        }
+        for (int i = 0; i < TS_WV_CHUNK; ++i) ts_wv_take(&d[i], ts_bits_f32(w[i]), op);
     } else {
-        const ts_v16 a = ts_load16(p);
         TS_UNROLL
         for (int i = 0; i < 4; ++i) {
-            ts_wv_take(&d[2 * i], ts_wv_from16(a.w[i] & 0xffffu, dtype), op);
-            ts_wv_take(&d[2 * i + 1], ts_wv_from16(a.w[i] >> 16, dtype), op);
+            ts_wv_take(&d[2 * i], ts_wv_from16(w[i] & 0xffffu, dtype), op);
+            ts_wv_take(&d[2 * i + 1], ts_wv_from16(w[i] >> 16, dtype), op);
         }
     }
 }
 
-TS_DEVICE void ts_wv_store_chunk(unsigned char *p, const float *s, int dtype) {
+TS_DEVICE void ts_wv_store_chunk(unsigned char *p, unsigned char *q, const float *s, int dtype, int split) {
+    unsigned w[TS_WV_CHUNK];
     if (dtype == TS_DTYPE_F32) {
-        ts_v16 a, b;
         TS_UNROLL
-        for (int i = 0; i < 4; ++i) {
-            a.w[i] = ts_f32_bits(s[i]);
-            b.w[i] = ts_f32_bits(s[4 + i]);
-        }
-        ts_store16(p, a);
-        ts_store16(p + 16, b);
+        for (int i = 0; i < TS_WV_CHUNK; ++i) w[i] = ts_f32_bits(s[i]);
     } else {
-        ts_v16 a;
         TS_UNROLL
-        for (int i = 0; i < 4; ++i) a.w[i] = ts_wv_pack2(s[2 * i], s[2 * i + 1], dtype);
-        ts_store16(p, a);
+        for (int i = 0; i < 4; ++i) w[i] = ts_wv_pack2(s[2 * i], s[2 * i + 1], dtype);
     }
+    ts_wv_store_words(p, q, w, dtype, split);
 }
 
 /* ---- packed elements (a chunk of the dtype's bits, ops/warp_vector_packed.h) ---------------- */
@@ -163,27 +215,14 @@ TS_DEVICE unsigned ts_wvp_add_word(unsigned a, unsigned b, int dtype) {
                        ts_wv_from16(a >> 16, dtype) + ts_wv_from16(b >> 16, dtype), dtype);
 }
 
-/* One whole, 16-byte aligned chunk into d: set (add 0) or added and rounded (add 1). */
-TS_DEVICE void ts_wvp_load_chunk(unsigned *d, const unsigned char *p, int dtype, int add) {
-    const ts_v16 a = ts_load16(p);
-    ts_v16 b = a;
-    if (dtype == TS_DTYPE_F32) b = ts_load16(p + 16);
+/* One whole chunk (quads at p and q, 16-byte aligned) into d: set (add 0) or added and rounded
+ * (add 1). */
+TS_DEVICE void ts_wvp_load_chunk(unsigned *d, const unsigned char *p, const unsigned char *q, int dtype, int add,
+                                 int split) {
+    unsigned w[TS_WV_CHUNK] = {0}; /* (a 16-bit chunk fills the first 4) */
+    ts_wv_load_words(w, p, q, dtype, split);
     TS_UNROLL
-    for (int i = 0; i < ts_wvp_words(dtype); ++i) {
-        const unsigned w = i < 4 ? a.w[i] : b.w[i - 4];
-        d[i] = add ? ts_wvp_add_word(d[i], w, dtype) : w;
-    }
-}
-
-/* One whole, 16-byte aligned chunk of words, as they are. */
-TS_DEVICE void ts_wvp_store_chunk(unsigned char *p, const unsigned *s, int dtype) {
-    TS_UNROLL
-    for (int h = 0; h < ts_wvp_words(dtype); h += 4) {
-        ts_v16 t;
-        TS_UNROLL
-        for (int i = 0; i < 4; ++i) t.w[i] = s[h + i];
-        ts_store16(p + h * 4, t);
-    }
+    for (int i = 0; i < ts_wvp_words(dtype); ++i) d[i] = add ? ts_wvp_add_word(d[i], w[i], dtype) : w[i];
 }
 
 /* ---- loads and stores ---------------------------------------------------------------------- */
@@ -199,30 +238,42 @@ TS_DEVICE int ts_wv_aligned(const void *base, long long row_stride_bytes) {
 #define TS_WV_ASSUME_ALIGNED_0(ptr) (ptr)
 #define TS_WV_ASSUME_ALIGNED_1(ptr) __builtin_assume_aligned((ptr), 16)
 
-/* The loads and stores of both storage forms: v holds fp32 values (packed 0; op 0 sets, 1 adds,
- * 2 multiplies, ts_wv_take) or the dtype's bits (packed 1; op 0 sets, 1 adds and rounds). packed
- * and op are constants where the ops' macros call these, so each call compiles to one form. */
-TS_DEVICE void ts_wv_load_whole_chunk(void *v, int packed, int at, const unsigned char *p, int dtype, int op) {
-    if (packed)
-        ts_wvp_load_chunk((unsigned *)v + at, p, dtype, op);
-    else
-        ts_wv_load_chunk((float *)v + at, p, dtype, op);
+/* The second quad of the chunk at strip position `start`, whose first quad is at p, in a strip at b
+ * of `bytes`-byte elements: 4 elements past p in the contiguous layout. */
+TS_DEVICE const unsigned char *ts_wv_second_quad(const unsigned char *p, const void *b, int start, int rows,
+                                                 int row_size, long long row_stride, int bytes, int split) {
+    if (!split) return p + TS_WV_QUAD * bytes;
+    return (const unsigned char *)b + ts_wv_offset(start + TS_WV_QUAD * TS_WARP_LANES, rows, row_size, row_stride) * bytes;
 }
 
-/* Element j of the chunk at p into the chunk at `at` of v, or, past the valid ones, zero on a set. */
-TS_DEVICE void ts_wv_load_element(void *v, int packed, int at, int j, const unsigned char *p, int dtype, int op,
-                                  int valid) {
+/* The loads and stores of both storage forms: v holds fp32 values (packed 0; op 0 sets, 1 adds,
+ * 2 multiplies, ts_wv_take) or the dtype's bits (packed 1; op 0 sets, 1 adds and rounds). packed,
+ * op and split (the layout) are constants where the ops' macros call these, so each call compiles
+ * to one form. A chunk's memory is its quads at p and q (ts_wv_quad). */
+TS_DEVICE void ts_wv_load_whole_chunk(void *v, int packed, int at, const unsigned char *p, const unsigned char *q,
+                                      int dtype, int op, int split) {
+    if (packed)
+        ts_wvp_load_chunk((unsigned *)v + at, p, q, dtype, op, split);
+    else
+        ts_wv_load_chunk((float *)v + at, p, q, dtype, op, split);
+}
+
+/* Element j of the chunk at p, q into the chunk at `at` of v, or, past the valid ones, zero on a set. */
+TS_DEVICE void ts_wv_load_element(void *v, int packed, int at, int j, const unsigned char *p, const unsigned char *q,
+                                  int dtype, int op, int valid, int split) {
+    const unsigned char *src = ts_wv_quad(p, q, j, split);
+    const int i = ts_wv_quad_index(j, split);
     if (!packed) {
         float *d = (float *)v + at;
         if (valid)
-            ts_wv_take(&d[j], ts_wv_get(p, dtype, j), op);
+            ts_wv_take(&d[j], ts_wv_get(src, dtype, i), op);
         else if (op == 0)
             d[j] = 0.0f;
         return;
     }
     unsigned *d = (unsigned *)v + at;
     if (valid) {
-        const unsigned x = ts_raw_get(p, TS_DTYPE_BYTES(dtype), j);
+        const unsigned x = ts_raw_get(src, TS_DTYPE_BYTES(dtype), i);
         ts_wvp_set_bits(d, j, op ? ts_wvp_round_bits(ts_wvp_elem(d, j, dtype) + ts_wv_from_bits(x, dtype), dtype) : x,
                         dtype);
     } else if (op == 0) {
@@ -236,29 +287,30 @@ TS_DEVICE void ts_wv_load_element(void *v, int packed, int at, int j, const unsi
 
 /* v op= the loaded strip (the dtype's bits, packed, zero past n: ts_wv_load_impl) for the elements
  * before n; op 0 (an fp32 v only: a widening load) sets every element, zero past n. */
-TS_DEVICE void ts_wv_combine(void *v, const unsigned *loaded, int packed, int chunks, int dtype, long long n, int op) {
+TS_DEVICE void ts_wv_combine(void *v, const unsigned *loaded, int packed, int chunks, int dtype, long long n, int op,
+                             int split) {
     const int words = ts_wvp_words(dtype), lane = ts_lane_id();
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
+        const int e = ts_wv_chunk_start(k, lane, split);
         const unsigned *l = loaded + k * words;
         if (!packed) {
             float *d = (float *)v + k * TS_WV_CHUNK;
             TS_UNROLL
             for (int j = 0; j < TS_WV_CHUNK; ++j)
-                if (op == 0 || e + j < n) ts_wv_take(&d[j], ts_wvp_elem(l, j, dtype), op);
+                if (op == 0 || ts_wv_pos(e, j, split) < n) ts_wv_take(&d[j], ts_wvp_elem(l, j, dtype), op);
             continue;
         }
         if (e >= n) continue;
         unsigned *d = (unsigned *)v + k * words;
-        if (e + TS_WV_CHUNK <= n) {
+        if (ts_wv_chunk_end(e, split) <= n) {
             TS_UNROLL
             for (int i = 0; i < words; ++i) d[i] = ts_wvp_add_word(d[i], l[i], dtype);
             continue;
         }
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j)
-            if (e + j < n)
+            if (ts_wv_pos(e, j, split) < n)
                 ts_wvp_set_bits(d, j, ts_wvp_round_bits(ts_wvp_elem(d, j, dtype) + ts_wvp_elem(l, j, dtype), dtype),
                                 dtype);
     }
@@ -267,7 +319,7 @@ TS_DEVICE void ts_wv_combine(void *v, const unsigned *loaded, int packed, int ch
 /* The strip's chunks into v as op says, each where it is loaded: whole strips (every chunk in
  * flight at once, nothing in between), unaligned ones and strips of fewer than 8 elements. */
 TS_DEVICE void ts_wv_load_chunks(void *v, int packed, int chunks, const void *base, int dtype, long long n, int rows,
-                                 int row_size, long long row_stride, int op) {
+                                 int row_size, long long row_stride, int op, int split) {
     const int bytes = TS_DTYPE_BYTES(dtype), lane = ts_lane_id();
     const int per_chunk = packed ? ts_wvp_words(dtype) : TS_WV_CHUNK; /* 32-bit values of v */
     const unsigned char *b = (const unsigned char *)base;
@@ -277,27 +329,30 @@ TS_DEVICE void ts_wv_load_chunks(void *v, int packed, int chunks, const void *ba
         /* The whole strip: straight-line loads, every chunk in flight before the first use. */
         TS_UNROLL
         for (int k = 0; k < chunks; ++k) {
-            const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
-            ts_wv_load_whole_chunk(v, packed, k * per_chunk, b + ts_wv_offset(e, rows, row_size, row_stride) * bytes,
-                                   dtype, op);
+            const int e = ts_wv_chunk_start(k, lane, split);
+            const unsigned char *p = b + ts_wv_offset(e, rows, row_size, row_stride) * bytes;
+            ts_wv_load_whole_chunk(v, packed, k * per_chunk, p,
+                                   ts_wv_second_quad(p, b, e, rows, row_size, row_stride, bytes, split), dtype, op, split);
         }
         return;
     }
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
+        const int e = ts_wv_chunk_start(k, lane, split);
         const unsigned char *p = b + (e < n ? ts_wv_offset(e, rows, row_size, row_stride) * bytes : 0);
-        if (aligned && e + TS_WV_CHUNK <= n) {
-            ts_wv_load_whole_chunk(v, packed, k * per_chunk, p, dtype, op);
+        const unsigned char *q = ts_wv_second_quad(p, b, e, rows, row_size, row_stride, bytes, split);
+        if (aligned && ts_wv_chunk_end(e, split) <= n) {
+            ts_wv_load_whole_chunk(v, packed, k * per_chunk, p, q, dtype, op, split);
             continue;
         }
         TS_UNROLL
-        for (int j = 0; j < TS_WV_CHUNK; ++j) ts_wv_load_element(v, packed, k * per_chunk, j, p, dtype, op, e + j < n);
+        for (int j = 0; j < TS_WV_CHUNK; ++j)
+            ts_wv_load_element(v, packed, k * per_chunk, j, p, q, dtype, op, ts_wv_pos(e, j, split) < n, split);
     }
 }
 
 TS_DEVICE void ts_wv_load_impl(void *v, int packed, int chunks, const void *base, int dtype, long long n, int rows,
-                               int row_size, long long row_stride, int op) {
+                               int row_size, long long row_stride, int op, int split) {
     const int bytes = TS_DTYPE_BYTES(dtype), words = ts_wvp_words(dtype), lane = ts_lane_id();
     const unsigned char *b = (const unsigned char *)base;
     const int aligned = ts_wv_aligned(b, rows ? row_stride * bytes : 0);
@@ -305,37 +360,42 @@ TS_DEVICE void ts_wv_load_impl(void *v, int packed, int chunks, const void *base
     const int used_at_load = op != 0 || (!packed && dtype != TS_DTYPE_F32);
     if (!used_at_load || !aligned || n < TS_WV_CHUNK || n >= (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES ||
         chunks * words > TS_WV_LANE_WORDS_MAX) {
-        ts_wv_load_chunks(v, packed, chunks, base, dtype, n, rows, row_size, row_stride, op);
+        ts_wv_load_chunks(v, packed, chunks, base, dtype, n, rows, row_size, row_stride, op, split);
         return;
     }
     /* A partial, aligned strip. Chunks loaded under branches, each used where it is loaded (combined,
      * or widened from 16 bits), wait one round trip a chunk: RMSNorm + residual and softmax of
      * 768-column bf16 rows ran at 0.81x and 0.63x torch.compile on the H200 that way. So every chunk
-     * is loaded unconditionally, one that is not valid from the strip's first chunk (valid, as n >= 8)
+     * is loaded unconditionally, one that is not valid from the strip's first quad (valid, as n >= 8)
      * and then zeroed, a partly valid one completed element by element, and the bits are used after. */
     unsigned loaded[TS_WV_LANE_WORDS_MAX];
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
-        const int valid = e + TS_WV_CHUNK <= n;
+        const int e = ts_wv_chunk_start(k, lane, split);
+        const int valid = ts_wv_chunk_end(e, split) <= n;
         unsigned *l = loaded + k * words;
-        ts_wvp_load_chunk(l, b + (valid ? ts_wv_offset(e, rows, row_size, row_stride) * bytes : 0), dtype, 0);
+        /* (A chunk that is not valid reads the strip's first quad twice.) */
+        const unsigned char *p = b + (valid ? ts_wv_offset(e, rows, row_size, row_stride) * bytes : 0);
+        ts_wvp_load_chunk(l, p, valid || !split ? ts_wv_second_quad(p, b, e, rows, row_size, row_stride, bytes, split) : b,
+                          dtype, 0, split);
         TS_UNROLL
         for (int i = 0; i < words; ++i) l[i] = valid ? l[i] : 0u;
     }
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
-        if (e >= n || e + TS_WV_CHUNK <= n) continue;
+        const int e = ts_wv_chunk_start(k, lane, split);
+        if (e >= n || ts_wv_chunk_end(e, split) <= n) continue;
         const unsigned char *p = b + ts_wv_offset(e, rows, row_size, row_stride) * bytes;
+        const unsigned char *q = ts_wv_second_quad(p, b, e, rows, row_size, row_stride, bytes, split);
         TS_UNROLL
-        for (int j = 0; j < TS_WV_CHUNK; ++j) ts_wv_load_element(loaded, 1, k * words, j, p, dtype, 0, e + j < n);
+        for (int j = 0; j < TS_WV_CHUNK; ++j)
+            ts_wv_load_element(loaded, 1, k * words, j, p, q, dtype, 0, ts_wv_pos(e, j, split) < n, split);
     }
-    ts_wv_combine(v, loaded, packed, chunks, dtype, n, op);
+    ts_wv_combine(v, loaded, packed, chunks, dtype, n, op, split);
 }
 
 TS_DEVICE void ts_wv_store_impl(void *base, const void *v, int packed, int chunks, int dtype, long long n, int rows,
-                                int row_size, long long row_stride) {
+                                int row_size, long long row_stride, int split) {
     const int bytes = TS_DTYPE_BYTES(dtype), lane = ts_lane_id();
     const int per_chunk = packed ? ts_wvp_words(dtype) : TS_WV_CHUNK;
     unsigned char *b = (unsigned char *)base;
@@ -345,54 +405,59 @@ TS_DEVICE void ts_wv_store_impl(void *base, const void *v, int packed, int chunk
     const int whole = n >= (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES;
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
+        const int e = ts_wv_chunk_start(k, lane, split);
         if (!whole && e >= n) continue;
         unsigned char *p = b + ts_wv_offset(e, rows, row_size, row_stride) * bytes;
+        unsigned char *q = (unsigned char *)ts_wv_second_quad(p, b, e, rows, row_size, row_stride, bytes, split);
         const float *sf = (const float *)v + k * per_chunk;
         const unsigned *sw = (const unsigned *)v + k * per_chunk;
-        if (aligned && (whole || e + TS_WV_CHUNK <= n)) {
+        if (aligned && (whole || ts_wv_chunk_end(e, split) <= n)) {
             if (packed)
-                ts_wvp_store_chunk(p, sw, dtype);
+                ts_wv_store_words(p, q, sw, dtype, split);
             else
-                ts_wv_store_chunk(p, sf, dtype);
+                ts_wv_store_chunk(p, q, sf, dtype, split);
             continue;
         }
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j) {
-            if (e + j >= n) continue;
+            if (ts_wv_pos(e, j, split) >= n) continue;
+            unsigned char *dst = ts_wv_quad(p, q, j, split);
+            const int i = ts_wv_quad_index(j, split);
             if (packed)
-                ts_raw_set(p, bytes, j, ts_wvp_bits(sw, j, dtype));
+                ts_raw_set(dst, bytes, i, ts_wvp_bits(sw, j, dtype));
             else
-                ts_wv_set(p, dtype, j, sf[j]);
+                ts_wv_set(dst, dtype, i, sf[j]);
         }
     }
 }
 
 #define ts_wv_load(dst, ptr, dtype, n)                                                             \
-    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 0)
+    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 0, TS_WV_LAYOUT_OF(dst))
 #define ts_wv_load_add(dst, ptr, dtype, n)                                                         \
-    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 1)
+    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 1, TS_WV_LAYOUT_OF(dst))
 #define ts_wv_load_mul(dst, ptr, dtype, n)                                                         \
-    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 2)
+    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 2, TS_WV_LAYOUT_OF(dst))
 #define ts_wv_load_rows(dst, ptr, dtype, row_shift, row_stride, n)                                 \
     ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), TS_WV_ROWS_POW2, (row_shift), \
-                    (row_stride), 0)
+                    (row_stride), 0, TS_WV_LAYOUT_OF(dst))
 #define ts_wv_load_wide_rows(dst, ptr, dtype, row_chunks, row_stride, n)                           \
     ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), TS_WV_ROWS_WIDE, (row_chunks), \
-                    (row_stride), 0)
+                    (row_stride), 0, TS_WV_LAYOUT_OF(dst))
 #define ts_wv_store(ptr, src, dtype, n)                                                            \
-    ts_wv_store_impl((ptr), TS_WV_CDATA(src), 0, TS_WV_CHUNKS(src), (dtype), (n), 0, 0, 0)
+    ts_wv_store_impl((ptr), TS_WV_CDATA(src), 0, TS_WV_CHUNKS(src), (dtype), (n), 0, 0, 0, TS_WV_LAYOUT_OF(src))
 #define ts_wv_store_rows(ptr, src, dtype, row_shift, row_stride, n)                                \
     ts_wv_store_impl((ptr), TS_WV_CDATA(src), 0, TS_WV_CHUNKS(src), (dtype), (n), TS_WV_ROWS_POW2, (row_shift), \
-                     (row_stride))
+                     (row_stride), TS_WV_LAYOUT_OF(src))
 #define ts_wv_store_wide_rows(ptr, src, dtype, row_chunks, row_stride, n)                          \
     ts_wv_store_impl((ptr), TS_WV_CDATA(src), 0, TS_WV_CHUNKS(src), (dtype), (n), TS_WV_ROWS_WIDE, (row_chunks), \
-                     (row_stride))
+                     (row_stride), TS_WV_LAYOUT_OF(src))
 
 /* ---- maps ---------------------------------------------------------------------------------- */
 
 #define TS_WV_ELEMS(x) (TS_WV_CHUNKS(x) * TS_WV_CHUNK)
-#define TS_WV_SAME(a, b) TS_STATIC_ASSERT(sizeof(*(a)) == sizeof(*(b)), "warp vectors of different lengths")
+#define TS_WV_SAME(a, b)                                                                           \
+    TS_STATIC_ASSERT(sizeof(*(a)) == sizeof(*(b)) && TS_WV_LAYOUT_OF(a) == TS_WV_LAYOUT_OF(b),                \
+                     "warp vectors of different lengths or layouts")
 
 TS_DEVICE void ts_wv_fill_impl(float *d, int count, float x) {
     TS_UNROLL
@@ -431,15 +496,16 @@ TS_DEVICE void ts_wv_round_impl(float *d, const float *a, int count, int dtype) 
 /* starts: one start a chunk (a column of the chunk's row, in a strip of rows: rows, row_size as
  * ts_wv_offset), or NULL: start, for the whole strip. */
 TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, const long long *starts, int rows,
-                                    int row_size, float x) {
+                                    int row_size, float x, int split) {
     const int lane = ts_lane_id();
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK, at = (int)ts_wv_offset(e, rows, row_size, 0);
+        const int e = ts_wv_chunk_start(k, lane, split), at = (int)ts_wv_offset(e, rows, row_size, 0);
+        const int at_hi = split ? (int)ts_wv_offset(e + TS_WV_QUAD * TS_WARP_LANES, rows, row_size, 0) : at + TS_WV_QUAD;
         const long long from = starts ? starts[k] : start;
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j)
-            if (at + j >= from) d[k * TS_WV_CHUNK + j] = x;
+            if ((split && j >= TS_WV_QUAD ? at_hi + j - TS_WV_QUAD : at + j) >= from) d[k * TS_WV_CHUNK + j] = x;
     }
 }
 
@@ -486,9 +552,10 @@ TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, const
         ts_wv_round_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), TS_WV_ELEMS(dst), (dtype));             \
     } while (0)
 #define ts_wv_fill_from(dst, start, x)                                                             \
-    ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (start), NULL, 0, 0, (x))
+    ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (start), NULL, 0, 0, (x), TS_WV_LAYOUT_OF(dst))
 #define ts_wv_fill_rows_from(dst, row_chunks, starts, x)                                           \
-    ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), 0, (starts), TS_WV_ROWS_WIDE, (row_chunks), (x))
+    ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), 0, (starts), TS_WV_ROWS_WIDE, (row_chunks), (x),      \
+                         TS_WV_LAYOUT_OF(dst))
 
 /* ---- reductions ---------------------------------------------------------------------------- */
 

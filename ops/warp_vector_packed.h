@@ -49,32 +49,31 @@
 
 /* ---- loads and stores ---------------------------------------------------------------------- */
 
-#define ts_wv_packed_load(dst, ptr, n)                                                             \
-    ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n), 0, 0, 0, 0)
-#define ts_wv_packed_load_add_round(dst, ptr, n)                                                   \
-    ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n), 0, 0, 0, 1)
+#define TS_WV_PACKED_LOAD(dst, ptr, n, rows, row_size, row_stride, op)                             \
+    ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n), (rows), \
+                    (row_size), (row_stride), (op), TS_WV_LAYOUT_OF(dst))
+#define TS_WV_PACKED_STORE(ptr, src, n, rows, row_size, row_stride)                                \
+    ts_wv_store_impl((ptr), TS_WV_PACKED_CDATA(src), 1, TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (n),  \
+                     (rows), (row_size), (row_stride), TS_WV_LAYOUT_OF(src))
+#define ts_wv_packed_load(dst, ptr, n) TS_WV_PACKED_LOAD(dst, ptr, n, 0, 0, 0, 0)
+#define ts_wv_packed_load_add_round(dst, ptr, n) TS_WV_PACKED_LOAD(dst, ptr, n, 0, 0, 0, 1)
 #define ts_wv_packed_load_rows(dst, ptr, row_shift, row_stride, n)                                 \
-    ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n),     \
-                    TS_WV_ROWS_POW2, (row_shift), (row_stride), 0)
+    TS_WV_PACKED_LOAD(dst, ptr, n, TS_WV_ROWS_POW2, row_shift, row_stride, 0)
 #define ts_wv_packed_load_wide_rows(dst, ptr, row_chunks, row_stride, n)                           \
-    ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n),     \
-                    TS_WV_ROWS_WIDE, (row_chunks), (row_stride), 0)
+    TS_WV_PACKED_LOAD(dst, ptr, n, TS_WV_ROWS_WIDE, row_chunks, row_stride, 0)
 #define ts_wv_packed_load_add_round_wide_rows(dst, ptr, row_chunks, row_stride, n)                 \
-    ts_wv_load_impl(TS_WV_PACKED_DATA(dst), 1, TS_WV_PACKED_CHUNKS(dst), (ptr), TS_WV_PACKED_DTYPE(dst), (n),     \
-                    TS_WV_ROWS_WIDE, (row_chunks), (row_stride), 1)
-#define ts_wv_packed_store(ptr, src, n)                                                            \
-    ts_wv_store_impl((ptr), TS_WV_PACKED_CDATA(src), 1, TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (n), 0, 0, 0)
+    TS_WV_PACKED_LOAD(dst, ptr, n, TS_WV_ROWS_WIDE, row_chunks, row_stride, 1)
+#define ts_wv_packed_store(ptr, src, n) TS_WV_PACKED_STORE(ptr, src, n, 0, 0, 0)
 #define ts_wv_packed_store_rows(ptr, src, row_shift, row_stride, n)                                \
-    ts_wv_store_impl((ptr), TS_WV_PACKED_CDATA(src), 1, TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (n),  \
-                     TS_WV_ROWS_POW2, (row_shift), (row_stride))
+    TS_WV_PACKED_STORE(ptr, src, n, TS_WV_ROWS_POW2, row_shift, row_stride)
 #define ts_wv_packed_store_wide_rows(ptr, src, row_chunks, row_stride, n)                          \
-    ts_wv_store_impl((ptr), TS_WV_PACKED_CDATA(src), 1, TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (n),  \
-                     TS_WV_ROWS_WIDE, (row_chunks), (row_stride))
+    TS_WV_PACKED_STORE(ptr, src, n, TS_WV_ROWS_WIDE, row_chunks, row_stride)
 
 /* ---- reductions ---------------------------------------------------------------------------- */
 
 /* op 0: the sum of the strip; op 1: the sum of (x - centre)^2 over elements before n. */
-TS_DEVICE float ts_wvp_reduce_impl(const unsigned *v, int chunks, int dtype, float centre, long long n, int op) {
+TS_DEVICE float ts_wvp_reduce_impl(const unsigned *v, int chunks, int dtype, float centre, long long n, int op,
+                                   int split) {
     const int words = ts_wvp_words(dtype), lane = ts_lane_id();
     const int whole = n >= (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES;
     float part[TS_WV_CHUNK];
@@ -82,14 +81,14 @@ TS_DEVICE float ts_wvp_reduce_impl(const unsigned *v, int chunks, int dtype, flo
     for (int j = 0; j < TS_WV_CHUNK; ++j) part[j] = 0.0f;
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
+        const int e = ts_wv_chunk_start(k, lane, split);
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j) {
             const float x = ts_wvp_elem(v + k * words, j, dtype);
             if (op == 0) {
                 part[j] += x;
             } else {
-                const float c = whole || e + j < n ? x - centre : 0.0f;
+                const float c = whole || ts_wv_pos(e, j, split) < n ? x - centre : 0.0f;
                 part[j] = fmaf(c, c, part[j]);
             }
         }
@@ -98,9 +97,11 @@ TS_DEVICE float ts_wvp_reduce_impl(const unsigned *v, int chunks, int dtype, flo
 }
 
 #define ts_wv_packed_sum(src)                                                                      \
-    ts_wvp_reduce_impl(TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), 0.0f, 0, 0)
+    ts_wvp_reduce_impl(TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), 0.0f, 0, 0,     \
+                       TS_WV_LAYOUT_OF(src))
 #define ts_wv_packed_sum_sq(src, centre, n)                                                        \
-    ts_wvp_reduce_impl(TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (centre), (n), 1)
+    ts_wvp_reduce_impl(TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (centre), (n), 1, \
+                       TS_WV_LAYOUT_OF(src))
 
 /* Of a strip of wide rows of row_chunks chunks a lane (TS_WV_ROWS_WIDE): out[k] (one float a chunk of the lane) =
  * the sum of the row of the lane's chunk k (op 0), or of (x - centre[k])^2 over it (op 1), the
@@ -140,7 +141,7 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
                                             const void *weight, const void *bias, int param_dtype,
                                             const unsigned *held_weight, int use_held_weight, const unsigned *held_bias,
                                             int use_held_bias, long long n, int rows, int row_size,
-                                            long long row_stride) {
+                                            long long row_stride, int split) {
     const int words = ts_wvp_words(dtype), lane = ts_lane_id();
     const int out_bytes = TS_DTYPE_BYTES(out_dtype), param_bytes = TS_DTYPE_BYTES(param_dtype);
     unsigned char *b = (unsigned char *)base;
@@ -149,7 +150,7 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
                         (!bs || ts_wv_aligned(bs, 0));
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
+        const int e = ts_wv_chunk_start(k, lane, split);
         if (e >= n) continue;
         const float s = shifts ? shifts[k] : shift, c = scales ? scales[k] : scale;
         float y[TS_WV_CHUNK];
@@ -160,23 +161,33 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
             if (use_held_bias) y[j] += ts_wvp_elem(held_bias + k * words, j, dtype);
         }
         /* A single strip's offsets spelled as e (int): ts_wv_offset's long long alone changed the
-         * element paths' code of the general instances. */
+         * element paths' code of the general instances. The second quad: 4 elements on in the
+         * contiguous layout, 4 * lanes in the split one. */
+        const int e_hi = split ? e + TS_WV_QUAD * TS_WARP_LANES : e + TS_WV_QUAD;
         unsigned char *p = b + (rows ? ts_wv_offset(e, rows, row_size, row_stride) : e) * out_bytes;
+        unsigned char *q = split ? b + (rows ? ts_wv_offset(e_hi, rows, row_size, row_stride) : e_hi) * out_bytes
+                                 : p + TS_WV_QUAD * out_bytes;
         /* In the weight and the bias: within a row. */
         const int at = rows ? (int)ts_wv_offset(e, rows, row_size, 0) : e;
-        if (aligned && e + TS_WV_CHUNK <= n) {
-            if (wt) ts_wv_load_chunk(y, wt + (long long)at * param_bytes, param_dtype, 2);
-            if (bs) ts_wv_load_chunk(y, bs + (long long)at * param_bytes, param_dtype, 1);
-            ts_wv_store_chunk(p, y, out_dtype);
+        const int at_hi = rows ? (int)ts_wv_offset(e_hi, rows, row_size, 0) : e_hi;
+        if (aligned && ts_wv_chunk_end(e, split) <= n) {
+            if (wt)
+                ts_wv_load_chunk(y, wt + (long long)at * param_bytes, wt + (long long)at_hi * param_bytes, param_dtype,
+                                 2, split);
+            if (bs)
+                ts_wv_load_chunk(y, bs + (long long)at * param_bytes, bs + (long long)at_hi * param_bytes, param_dtype,
+                                 1, split);
+            ts_wv_store_chunk(p, q, y, out_dtype, split);
             continue;
         }
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j) {
-            if (e + j >= n) continue;
+            if (ts_wv_pos(e, j, split) >= n) continue;
             float x = y[j];
-            if (wt) x *= ts_wv_get(wt, param_dtype, at + j);
-            if (bs) x += ts_wv_get(bs, param_dtype, at + j);
-            ts_wv_set(p, out_dtype, j, x);
+            const int col = split && j >= TS_WV_QUAD ? at_hi + j - TS_WV_QUAD : at + j;
+            if (wt) x *= ts_wv_get(wt, param_dtype, col);
+            if (bs) x += ts_wv_get(bs, param_dtype, col);
+            ts_wv_set(ts_wv_quad(p, q, j, split), out_dtype, ts_wv_quad_index(j, split), x);
         }
     }
 }
@@ -184,19 +195,21 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
 #define ts_wv_packed_store_normalized(ptr, out_dtype, src, shift, scale, weight, bias, param_dtype, n)  \
     ts_wvp_store_normalized_impl((ptr), (out_dtype), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src),   \
                                  TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, NULL, (weight), (bias),           \
-                                 (param_dtype), TS_WV_PACKED_CDATA(src), 0, TS_WV_PACKED_CDATA(src), 0, (n), 0, 0, 0)
+                                 (param_dtype), TS_WV_PACKED_CDATA(src), 0, TS_WV_PACKED_CDATA(src), 0, (n), 0, 0, 0,   \
+                                 TS_WV_LAYOUT_OF(src))
 /* The held vector's words are always passed (a pointer chosen at run time between a vector and
  * NULL would keep the vector out of registers); the flag says whether it is used. */
 #define ts_wv_packed_store_normalized_held(ptr, src, shift, scale, weight_v, use_weight, bias, n)               \
     ts_wvp_store_normalized_impl((ptr), TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), \
                                  TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, NULL, NULL, (bias),               \
                                  TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(weight_v), (use_weight),              \
-                                 TS_WV_PACKED_CDATA(src), 0, (n), 0, 0, 0)
+                                 TS_WV_PACKED_CDATA(src), 0, (n), 0, 0, 0, TS_WV_COMMON_LAYOUT(src, weight_v))
 #define ts_wv_packed_store_normalized_held_params(ptr, src, shift, scale, weight_v, use_weight, bias_v, use_bias, n)   \
     ts_wvp_store_normalized_impl((ptr), TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), \
                                  TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, NULL, NULL, NULL,                 \
                                  TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(weight_v), (use_weight),              \
-                                 TS_WV_PACKED_CDATA(bias_v), (use_bias), (n), 0, 0, 0)
+                                 TS_WV_PACKED_CDATA(bias_v), (use_bias), (n), 0, 0, 0,                             \
+                                 TS_WV_COMMON_LAYOUT(src, weight_v) + 0 * TS_WV_COMMON_LAYOUT(src, bias_v))
 /* A strip of wide rows (ts_wv_packed_load_wide_rows) normalized row by row: shifts and scales hold
  * one value per chunk of the lane (ts_wv_packed_row_sums), weight_v and bias_v the strip of the
  * rows' shared weight and bias (loaded with a row stride of 0), as in
@@ -207,6 +220,6 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
                                  TS_WV_PACKED_DTYPE(src), 0.0f, 1.0f, (shifts), (scales), NULL, NULL,               \
                                  TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(weight_v), (use_weight),              \
                                  TS_WV_PACKED_CDATA(bias_v), (use_bias), (n), TS_WV_ROWS_WIDE, (row_chunks),       \
-                                 (row_stride))
+                                 (row_stride), TS_WV_COMMON_LAYOUT(src, weight_v) + 0 * TS_WV_COMMON_LAYOUT(src, bias_v))
 
 #endif

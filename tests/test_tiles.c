@@ -10,6 +10,7 @@
 #include "support/dtype_io.h"
 #include "support/test_support.h"
 #include "tests/kernels/tile_kernels.h"
+#include "tiles/warp_vector.h"
 #include "backends/half_bits.h"
 
 /* ---- memory round trips ---------------------------------------------------------------------- */
@@ -347,6 +348,45 @@ static void check_wv_packed(const ts_test_wv_packed_case *c, long long n, int of
     void *bufs[] = {dx, dr, dsum, dw, dnorm, dstats, dwh, dheld, dparams};
     for (int i = 0; i < 9; ++i) cr_assert_eq(ts_free(bufs[i]), TS_SUCCESS);
     free(x), free(r), free(sum), free(w), free(norm), free(wh), free(held), free(params);
+}
+
+/* The warp vectors' layouts (tiles/warp_vector.h) as plain arithmetic at the widths of both GPU
+ * families: every element of the strip held exactly once; a quad is 4 consecutive elements and a
+ * chunk lies within its 8 * lanes elements (so wide rows of whole chunks hold whole chunks); in the
+ * contiguous layout a chunk is 8 consecutive elements; in the split one each 16-byte access of the
+ * warp to an fp32 strip (quad h of chunk k in every lane) reads 16 * lanes consecutive bytes; and
+ * TS_WV_CHUNK_END is one past a chunk's last element. */
+Test(tiles, warp_vector_layouts) {
+    enum { E = 2048 };
+    static unsigned char seen[E];
+    const int widths[] = {32, 64};
+    for (int wi = 0; wi < 2; ++wi)
+        for (int split = 0; split <= 1; ++split) {
+            const int lanes = widths[wi], chunks = E / (TS_WV_CHUNK * lanes);
+            memset(seen, 0, sizeof seen);
+            for (int k = 0; k < chunks; ++k)
+                for (int lane = 0; lane < lanes; ++lane) {
+                    const int start = TS_WV_CHUNK_START(k, lane, split, lanes);
+                    int last = -1;
+                    for (int j = 0; j < TS_WV_CHUNK; ++j) {
+                        const int pos = TS_WV_POS(start, j, split, lanes);
+                        cr_assert(pos >= k * TS_WV_CHUNK * lanes && pos < (k + 1) * TS_WV_CHUNK * lanes,
+                                  "lanes %d split %d: chunk %d of lane %d element %d at %d, outside its chunks",
+                                  lanes, split, k, lane, j, pos);
+                        cr_assert_eq(seen[pos]++, 0, "lanes %d split %d: element %d held twice", lanes, split, pos);
+                        cr_assert_eq(pos, TS_WV_POS(start, j / TS_WV_QUAD * TS_WV_QUAD, split, lanes) + j % TS_WV_QUAD);
+                        if (!split) cr_assert_eq(pos, (k * lanes + lane) * TS_WV_CHUNK + j);
+                        if (split)
+                            cr_assert_eq(pos, TS_WV_POS(TS_WV_CHUNK_START(k, 0, split, lanes), j, split, lanes) +
+                                                  TS_WV_QUAD * lane,
+                                         "lanes %d: quad %d of chunk %d, lane %d, not after lane %d's", lanes,
+                                         j / TS_WV_QUAD, k, lane, lane - 1);
+                        last = pos > last ? pos : last;
+                    }
+                    cr_assert_eq(TS_WV_CHUNK_END(start, split, lanes), last + 1, "lanes %d split %d", lanes, split);
+                }
+            for (int e = 0; e < E; ++e) cr_assert_eq(seen[e], 1, "lanes %d split %d: element %d not held", lanes, split, e);
+        }
 }
 
 Test(tiles, packed_warp_vectors_every_dtype_and_tail) {

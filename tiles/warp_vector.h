@@ -10,21 +10,50 @@
  * power-of-two length that is a multiple of 8 (ts_wv_load_rows), or wide rows of whole chunks of
  * every lane (ts_wv_load_wide_rows), so that no chunk straddles two rows.
  *
+ * Layouts. In the contiguous layout (the default, above) a lane's chunk is 8 consecutive elements,
+ * which is one 16-byte access of a 16-bit dtype but two of a 4-byte one, each of which would touch
+ * half of 32 different 32-byte sectors: on the H200 an fp32 row then costs the L2 twice the
+ * requests of its bytes. In the split layout (TS_WV_SPLIT) chunk q of lane l holds two quads of 4
+ * elements, at 8 * lanes * q + 4 * l and 4 * lanes further, so that every 16-byte access of the warp
+ * reads 16 * lanes consecutive bytes of an fp32 strip (and a 16-bit strip is read 8 bytes a lane).
+ * The layout is part of the vector's type (its layout_tag); ops between vectors require the same
+ * layout, and TS_WV_CHUNK_START / TS_WV_POS give any element's place in the strip. With one lane
+ * (the host backend) the two layouts coincide.
+ *
  * Names: ts_wv_f32_<E>, E a multiple of 512 (8 elements times 64 lanes, the widest warp).
- * TS_WV_DEFINE(E) makes more; TS_WV_F32(E) is the same type unnamed. */
+ * TS_WV_DEFINE(E) makes more; TS_WV_F32(E) is the same type unnamed, TS_WV_F32_LAYOUT(E, split)
+ * the same in either layout. */
 #ifndef TESSERA_TILES_WARP_VECTOR_H
 #define TESSERA_TILES_WARP_VECTOR_H
 
 #include "tiles/dtypes.h"
 
 #define TS_WV_CHUNK 8
+/* Elements of a quad, half a chunk (the split layout's unit). */
+#define TS_WV_QUAD 4
+
+/* The layouts (above): the `split` of the types and of the position macros. */
+#define TS_WV_CONTIGUOUS 0
+#define TS_WV_SPLIT 1
+
+/* The strip position of chunk k of lane `lane` (its first element), of element j of a chunk that
+ * starts at `start`, and one past the chunk's last element, in a warp of `lanes` lanes: plain
+ * arithmetic (of a form whose contiguous case compiles as the contiguous layout's own expressions),
+ * so that the host tests check the layouts at 32 and 64 lanes too. */
+#define TS_WV_CHUNK_START(k, lane, split, lanes)                                                   \
+    (((k) * (lanes) + (lane)) * TS_WV_CHUNK - (split) * (lane) * TS_WV_QUAD)
+#define TS_WV_POS(start, j, split, lanes)                                                          \
+    ((start) + (j) + (split) * ((j) / TS_WV_QUAD) * (TS_WV_QUAD * (lanes)-TS_WV_QUAD))
+#define TS_WV_CHUNK_END(start, split, lanes) ((start) + TS_WV_CHUNK + (split) * (TS_WV_QUAD * (lanes)-TS_WV_QUAD))
 
 /* The vector of E elements as an unnamed struct type, for lengths no name is defined for (a strip
- * of two rows of 768, kernels/common/rowwise_rows.h). */
-#define TS_WV_F32(E)                                                                               \
+ * of two rows of 768, kernels/common/rowwise_rows.h); layout_tag's size is 1 + split. */
+#define TS_WV_F32_LAYOUT(E, split)                                                                 \
     struct {                                                                                       \
         float v[(E) / (TS_WV_CHUNK * TS_WARP_LANES)][TS_WV_CHUNK];                                 \
+        unsigned char layout_tag[1 + (split)];                                                     \
     }
+#define TS_WV_F32(E) TS_WV_F32_LAYOUT(E, TS_WV_CONTIGUOUS)
 #define TS_WV_DEFINE(E) typedef TS_WV_F32(E) ts_wv_f32_##E
 
 TS_WV_DEFINE(512);
@@ -37,12 +66,16 @@ TS_WV_DEFINE(4096);
  * registers of a CUDA lane instead of 32. For kernels that read a row once and only need it in
  * fp32 inside reductions and on the way out (ops/warp_vector_packed.h); the element order is the
  * fp32 vector's. TS_WV_PACKED(E, dtype) is the (unnamed) struct type of such a strip; the dtype is
- * read back from the size of its tag. Named: ts_wv_bf16_<E>, ts_wv_fp16_<E>. */
-#define TS_WV_PACKED(E, dtype)                                                                     \
+ * read back from the size of its tag. TS_WV_PACKED_LAYOUT(E, dtype, split): the same in either
+ * layout (a quad's words follow each other: the first quad's, then the second's). Named:
+ * ts_wv_bf16_<E>, ts_wv_fp16_<E>. */
+#define TS_WV_PACKED_LAYOUT(E, dtype, split)                                                       \
     struct {                                                                                       \
         unsigned v[(E) / (TS_WV_CHUNK * TS_WARP_LANES)][TS_WV_CHUNK * TS_DTYPE_BYTES(dtype) / 4];  \
         unsigned char dtype_tag[dtype];                                                            \
+        unsigned char layout_tag[1 + (split)];                                                     \
     }
+#define TS_WV_PACKED(E, dtype) TS_WV_PACKED_LAYOUT(E, dtype, TS_WV_CONTIGUOUS)
 
 typedef TS_WV_PACKED(1024, TS_DTYPE_BF16) ts_wv_bf16_1024;
 typedef TS_WV_PACKED(1024, TS_DTYPE_FP16) ts_wv_fp16_1024;
@@ -53,5 +86,10 @@ typedef TS_WV_PACKED(1024, TS_DTYPE_FP16) ts_wv_fp16_1024;
 #define TS_WV_LEN(x) (TS_WV_CHUNKS(x) * TS_WV_CHUNK * TS_WARP_LANES)
 #define TS_WV_DATA(x) (&(x)->v[0][0])
 #define TS_WV_CDATA(x) ((const float *)&(x)->v[0][0])
+/* The vector's layout: TS_WV_CONTIGUOUS or TS_WV_SPLIT; and a's layout where b has the same, else
+ * a compile-time error (an array of negative size), for ops that take two vectors. */
+#define TS_WV_LAYOUT_OF(x) ((int)sizeof((x)->layout_tag) - 1)
+#define TS_WV_COMMON_LAYOUT(a, b)                                                                  \
+    (TS_WV_LAYOUT_OF(a) + 0 * (int)sizeof(char[TS_WV_LAYOUT_OF(a) == TS_WV_LAYOUT_OF(b) ? 1 : -1]))
 
 #endif

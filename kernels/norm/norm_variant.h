@@ -24,6 +24,7 @@
  *          first and then load the weight and the bias together: norm.c, TS_NORM_WHOLE_ROW_BLOCKS),
  *          TS_NORM_RMS_ROW (1: that one-slice instance once more with RMSNorm, the residual and the
  *          weight present and no bias fixed at compile time: norm.c, ts_norm_*_rms_row) */
+#define TS_NORM_LAYOUT TS_ROWWISE_LAYOUT_FOR(TS_ROWWISE_DTYPE, TS_ROWWISE_SHORT)
 TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_BLOCKS, ts_norm_params, p) {
     TS_ROWWISE_BLOCK_LAYOUT(p->warps_per_row);
     const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE);
@@ -38,13 +39,13 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     const int rms = p->rms || TS_NORM_RMS_ROW, residual = p->residual != NULL || TS_NORM_RMS_ROW;
     const void *weight = TS_NORM_RMS_ROW || p->weight ? (const unsigned char *)p->weight + col0 * param_bytes : NULL;
     const void *bias = !TS_NORM_RMS_ROW && p->bias ? (const unsigned char *)p->bias + col0 * param_bytes : NULL;
-    TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) h;
+    TS_WV_PACKED_LAYOUT(TS_ROWWISE_E, TS_ROWWISE_DTYPE, TS_NORM_LAYOUT) h;
     /* The 16-bit fast instances load the weight (in the input dtype) before the row and hold it in
      * registers, so that its latency hides under the row's rather than following the reductions
      * (the bias as well spilled; fp32 rows leave no registers for it). */
     const int hold = TS_ROWWISE_SHORT && TS_NORM_HOLD_PARAMS && bytes == 2;
-    TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) held_w;
-    TS_WV_PACKED(TS_ROWWISE_E, TS_ROWWISE_DTYPE) held_b;
+    TS_WV_PACKED_LAYOUT(TS_ROWWISE_E, TS_ROWWISE_DTYPE, TS_NORM_LAYOUT) held_w;
+    TS_WV_PACKED_LAYOUT(TS_ROWWISE_E, TS_ROWWISE_DTYPE, TS_NORM_LAYOUT) held_b;
     /* The one-slice rows' instance holds both parameters, loaded after the statistics (norm.c). */
     const int stats_first = hold && TS_ROWWISE_ONE_WARP_ROW;
     if (hold && weight && !TS_NORM_WEIGHT_AFTER_ROW && !stats_first)
@@ -107,3 +108,4 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
 }
 
 TS_ROWWISE_LAUNCHER(TS_CAT(TS_ROWWISE_NAME, _launch), TS_ROWWISE_NAME, ts_norm_params)
+#undef TS_NORM_LAYOUT

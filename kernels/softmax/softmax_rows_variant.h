@@ -18,7 +18,7 @@ TS_DEVICE void TS_SOFTMAX_ROWS_STRIP(const ts_softmax_params *p, long long first
               row_chunks = TS_ROWWISE_ROWS_COLS / (TS_WV_CHUNK * TS_WARP_LANES);
     const long long x_stride = TS_ROWWISE_ALIGNED_STRIDE(p->x_stride, bytes),
                     out_stride = TS_ROWWISE_ALIGNED_STRIDE(p->out_stride, bytes);
-    TS_WV_F32(TS_SOFTMAX_ROWS_E) h;
+    TS_WV_F32_LAYOUT(TS_SOFTMAX_ROWS_E, TS_ROWWISE_LAYOUT_FOR(TS_ROWWISE_DTYPE, 1)) h;
     ts_wv_load_wide_rows(&h, TS_WV_ASSUME_ALIGNED(1, (const unsigned char *)p->x + first * x_stride * bytes),
                          TS_ROWWISE_DTYPE, row_chunks, x_stride * step, TS_SOFTMAX_ROWS_E);
     /* One value per chunk of the lane: its row's. */

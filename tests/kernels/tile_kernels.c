@@ -235,12 +235,12 @@ typedef struct ts_test_wvp_params {
     float shift, scale;
 } ts_test_wvp_params;
 
-/* One warp: the strip x + residual as a packed vector of DTYPE, stored back, reduced, and stored
- * normalized in fp32 with a weight, in DTYPE with a held weight of DTYPE, and in DTYPE with that
- * weight and the residual strip as a held bias. */
-#define TS_TEST_WVP_KERNEL(NAME, DTYPE)                                                            \
+/* One warp: the strip x + residual as a packed vector of DTYPE in LAYOUT (tiles/warp_vector.h),
+ * stored back, reduced, and stored normalized in fp32 with a weight, in DTYPE with a held weight of
+ * DTYPE, and in DTYPE with that weight and the residual strip as a held bias. */
+#define TS_TEST_WVP_KERNEL(NAME, DTYPE, LAYOUT)                                                    \
     TS_KERNEL(NAME##_kernel, 1, ts_test_wvp_params, p) {                                           \
-        TS_WV_PACKED(1024, DTYPE) h, w, bias;                                                      \
+        TS_WV_PACKED_LAYOUT(1024, DTYPE, LAYOUT) h, w, bias;                                       \
         ts_wv_packed_load(&w, p->weight_held, p->n);                                               \
         ts_wv_packed_load(&bias, p->residual, p->n);                                               \
         ts_wv_packed_load(&h, p->x, p->n);                                                         \
@@ -275,15 +275,19 @@ typedef struct ts_test_wvp_params {
         return TS_LAUNCH(NAME##_kernel, ts_grid_1d(1), 1, 0, NULL, params);                        \
     }
 
-TS_TEST_WVP_KERNEL(wvp_bf16, TS_DTYPE_BF16)
-TS_TEST_WVP_KERNEL(wvp_fp16, TS_DTYPE_FP16)
-TS_TEST_WVP_KERNEL(wvp_f32, TS_DTYPE_F32)
+TS_TEST_WVP_KERNEL(wvp_bf16, TS_DTYPE_BF16, TS_WV_CONTIGUOUS)
+TS_TEST_WVP_KERNEL(wvp_fp16, TS_DTYPE_FP16, TS_WV_CONTIGUOUS)
+TS_TEST_WVP_KERNEL(wvp_f32, TS_DTYPE_F32, TS_WV_CONTIGUOUS)
+TS_TEST_WVP_KERNEL(wvp_bf16_split, TS_DTYPE_BF16, TS_WV_SPLIT)
+TS_TEST_WVP_KERNEL(wvp_f32_split, TS_DTYPE_F32, TS_WV_SPLIT)
 
 TS_EXTERN_C const ts_test_wv_packed_case *ts_test_wv_packed_case_at(int k) {
     static const ts_test_wv_packed_case cases[] = {
         {"bf16", TS_TEST_BF16, wvp_bf16},
         {"fp16", TS_TEST_FP16, wvp_fp16},
         {"f32", TS_TEST_F32, wvp_f32},
+        {"bf16 split", TS_TEST_BF16, wvp_bf16_split},
+        {"f32 split", TS_TEST_F32, wvp_f32_split},
     };
     return k >= 0 && k < (int)(sizeof cases / sizeof cases[0]) ? &cases[k] : 0;
 }
@@ -296,9 +300,9 @@ typedef struct ts_test_wv_params {
     long long n;
 } ts_test_wv_params;
 
-#define TS_TEST_WV_KERNEL(NAME, DTYPE)                                                             \
+#define TS_TEST_WV_KERNEL(NAME, DTYPE, LAYOUT)                                                     \
     TS_KERNEL(NAME##_kernel, 1, ts_test_wv_params, p) {                                            \
-        ts_wv_f32_1024 v, u;                                                                       \
+        TS_WV_F32_LAYOUT(1024, LAYOUT) v, u;                                                       \
         ts_wv_fill(&v, 7.0f);                                                                      \
         ts_wv_load_add(&v, p->x, DTYPE, p->n);                                                     \
         ts_wv_load_mul(&v, p->w, DTYPE, p->n);                                                     \
@@ -316,15 +320,19 @@ typedef struct ts_test_wv_params {
         return TS_LAUNCH(NAME##_kernel, ts_grid_1d(1), 1, 0, NULL, params);                        \
     }
 
-TS_TEST_WV_KERNEL(wv_bf16, TS_DTYPE_BF16)
-TS_TEST_WV_KERNEL(wv_fp16, TS_DTYPE_FP16)
-TS_TEST_WV_KERNEL(wv_f32, TS_DTYPE_F32)
+TS_TEST_WV_KERNEL(wv_bf16, TS_DTYPE_BF16, TS_WV_CONTIGUOUS)
+TS_TEST_WV_KERNEL(wv_fp16, TS_DTYPE_FP16, TS_WV_CONTIGUOUS)
+TS_TEST_WV_KERNEL(wv_f32, TS_DTYPE_F32, TS_WV_CONTIGUOUS)
+TS_TEST_WV_KERNEL(wv_bf16_split, TS_DTYPE_BF16, TS_WV_SPLIT)
+TS_TEST_WV_KERNEL(wv_f32_split, TS_DTYPE_F32, TS_WV_SPLIT)
 
 TS_EXTERN_C const ts_test_wv_case *ts_test_wv_case_at(int k) {
     static const ts_test_wv_case cases[] = {
         {"bf16", TS_TEST_BF16, wv_bf16},
         {"fp16", TS_TEST_FP16, wv_fp16},
         {"f32", TS_TEST_F32, wv_f32},
+        {"bf16 split", TS_TEST_BF16, wv_bf16_split},
+        {"f32 split", TS_TEST_F32, wv_f32_split},
     };
     return k >= 0 && k < (int)(sizeof cases / sizeof cases[0]) ? &cases[k] : 0;
 }

@@ -52,7 +52,7 @@ typedef struct ts_test_tile_f32_case {
 const ts_test_tile_f32_case *ts_test_tile_f32_case_at(int k);
 
 /* Packed warp vectors (ops/warp_vector_packed.h), one 1024-element strip of the case's dtype held
- * by one warp: s = x + residual (elements before n, added in fp32 and rounded to the dtype) stored
+ * by one warp, in the contiguous layout or the split one (the cases named "split"): s = x + residual (elements before n, added in fp32 and rounded to the dtype) stored
  * to sum_out; stats[0] = the sum of s, stats[1] = the sum of (s - shift)^2 over elements before n;
  * norm_out (fp32) = (s - shift) * scale * weight for elements before n; held_out (the dtype) the
  * same with weight_held, a vector of the dtype, loaded first and held in registers. */
@@ -65,7 +65,8 @@ typedef struct ts_test_wv_packed_case {
 } ts_test_wv_packed_case;
 const ts_test_wv_packed_case *ts_test_wv_packed_case_at(int k);
 
-/* fp32 warp vectors (ops/warp_vector.h) loading a 1024-element strip of the case's dtype, one warp:
+/* fp32 warp vectors (ops/warp_vector.h) loading a 1024-element strip of the case's dtype, one warp,
+ * in either layout as above:
  * combined (fp32, all 1024) = (7 + x) * w for elements before n and 7 past them (a vector filled
  * with 7, then ts_wv_load_add of x and ts_wv_load_mul of w); loaded (fp32, all 1024) = x before n
  * and 0 past it (ts_wv_load). */

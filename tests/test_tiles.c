@@ -10,7 +10,7 @@
 #include "support/dtype_io.h"
 #include "support/test_support.h"
 #include "tests/kernels/tile_kernels.h"
-#include "tiles/warp_vector.h"
+#include "tiles/warp_vector_layout.h"
 #include "backends/half_bits.h"
 
 /* ---- memory round trips ---------------------------------------------------------------------- */

@@ -27,24 +27,7 @@
 #define TESSERA_TILES_WARP_VECTOR_H
 
 #include "tiles/dtypes.h"
-
-#define TS_WV_CHUNK 8
-/* Elements of a quad, half a chunk (the split layout's unit). */
-#define TS_WV_QUAD 4
-
-/* The layouts (above): the `split` of the types and of the position macros. */
-#define TS_WV_CONTIGUOUS 0
-#define TS_WV_SPLIT 1
-
-/* The strip position of chunk k of lane `lane` (its first element), of element j of a chunk that
- * starts at `start`, and one past the chunk's last element, in a warp of `lanes` lanes: plain
- * arithmetic (of a form whose contiguous case compiles as the contiguous layout's own expressions),
- * so that the host tests check the layouts at 32 and 64 lanes too. */
-#define TS_WV_CHUNK_START(k, lane, split, lanes)                                                   \
-    (((k) * (lanes) + (lane)) * TS_WV_CHUNK - (split) * (lane) * TS_WV_QUAD)
-#define TS_WV_POS(start, j, split, lanes)                                                          \
-    ((start) + (j) + (split) * ((j) / TS_WV_QUAD) * (TS_WV_QUAD * (lanes)-TS_WV_QUAD))
-#define TS_WV_CHUNK_END(start, split, lanes) ((start) + TS_WV_CHUNK + (split) * (TS_WV_QUAD * (lanes)-TS_WV_QUAD))
+#include "tiles/warp_vector_layout.h"
 
 /* The vector of E elements as an unnamed struct type, for lengths no name is defined for (a strip
  * of two rows of 768, kernels/common/rowwise_rows.h); layout_tag's size is 1 + split. */

@@ -23,18 +23,20 @@
 #include "tiles/warp_vector.h"
 
 /* The layout of the warp vectors (tiles/warp_vector.h) of a row-wise instance of input dtype `dtype`
- * whose dtypes are uniform (`uniform`: the short instances, the rows instances) or not (the general
- * instances): split for uniform fp32 rows, whose contiguous chunks would take each 16-byte access of
- * the warp over half of 32 sectors (an fp32 row then cost the H200's L2 twice the requests of its
- * bytes); contiguous for 16-bit rows, whose chunks are one 16-byte access each, and in the general
- * instances, whose run-time output and parameter dtypes would each take a second access path (in
- * the split layout the fp32 norm's spilled 56 bytes at its 128 registers). TS_ROWWISE_F32_SPLIT 0:
- * contiguous everywhere, for A/B runs. */
+ * whose strips are whole and whose dtypes are uniform (`whole`: the whole instances, the rows
+ * instances) or not: split for whole fp32 strips, whose contiguous chunks would take each 16-byte
+ * access of the warp over half of 32 sectors (an fp32 row then cost the H200's L2 twice the requests
+ * of its bytes: RMSNorm + residual fp32 65536 x 1024 3.72 -> 4.22 TB/s split, softmax 3.54 -> 4.28);
+ * contiguous for 16-bit rows, whose chunks are one 16-byte access each, in the general instances,
+ * whose run-time output and parameter dtypes would each take a second access path (split, the fp32
+ * norm's spilled 56 bytes at its 128 registers), and in the short instances, whose partial strips
+ * measured slower split (the fp32 norms at 65536 x 768 4.18 -> 3.56 TB/s; not analysed).
+ * TS_ROWWISE_F32_SPLIT 0: contiguous everywhere, for A/B runs. */
 #ifndef TS_ROWWISE_F32_SPLIT
 #define TS_ROWWISE_F32_SPLIT 1
 #endif
-#define TS_ROWWISE_LAYOUT_FOR(dtype, uniform)                                                      \
-    ((dtype) == TS_DTYPE_F32 && (uniform) && TS_ROWWISE_F32_SPLIT ? TS_WV_SPLIT : TS_WV_CONTIGUOUS)
+#define TS_ROWWISE_LAYOUT_FOR(dtype, whole)                                                        \
+    ((dtype) == TS_DTYPE_F32 && (whole) && TS_ROWWISE_F32_SPLIT ? TS_WV_SPLIT : TS_WV_CONTIGUOUS)
 #ifndef TS_ROWWISE_MAX_WARPS
 #if TS_WARP_LANES == 64
 #define TS_ROWWISE_MAX_WARPS 8 /* 512 threads: 256 VGPRs a lane; 16 waves would cap them at 128 */

@@ -24,7 +24,7 @@
  *          first and then load the weight and the bias together: norm.c, TS_NORM_WHOLE_ROW_BLOCKS),
  *          TS_NORM_RMS_ROW (1: that one-slice instance once more with RMSNorm, the residual and the
  *          weight present and no bias fixed at compile time: norm.c, ts_norm_*_rms_row) */
-#define TS_NORM_LAYOUT TS_ROWWISE_LAYOUT_FOR(TS_ROWWISE_DTYPE, TS_ROWWISE_SHORT)
+#define TS_NORM_LAYOUT TS_ROWWISE_LAYOUT_FOR(TS_ROWWISE_DTYPE, TS_ROWWISE_WHOLE)
 TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_BLOCKS, ts_norm_params, p) {
     TS_ROWWISE_BLOCK_LAYOUT(p->warps_per_row);
     const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE);

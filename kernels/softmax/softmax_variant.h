@@ -19,7 +19,7 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     int parity = 0;
     /* The whole instance: every slice whole and aligned, every row present (TS_ROWWISE_WHOLE). */
     const long long col0 = (long long)w * TS_ROWWISE_E, left = TS_ROWWISE_WHOLE ? TS_ROWWISE_E : p->cols - col0;
-    TS_WV_F32_LAYOUT(TS_ROWWISE_E, TS_ROWWISE_LAYOUT_FOR(TS_ROWWISE_DTYPE, TS_ROWWISE_SHORT)) h;
+    TS_WV_F32_LAYOUT(TS_ROWWISE_E, TS_ROWWISE_LAYOUT_FOR(TS_ROWWISE_DTYPE, TS_ROWWISE_WHOLE)) h;
     for (long long first = (long long)ts_block_x() * groups; first < p->rows;
          first += (long long)ts_grid_x() * groups) {
         const long long row = TS_ROWWISE_WHOLE || first + group < p->rows ? first + group : 0;

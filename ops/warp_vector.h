@@ -104,49 +104,31 @@ TS_DEVICE long long ts_wv_offset(int e, int rows, int row_size, long long row_st
 #define ts_wv_quad(p, q, j, split) ((split) && (j) >= TS_WV_QUAD ? (q) : (p))
 #define ts_wv_quad_index(j, split) ((split) && (j) >= TS_WV_QUAD ? (j)-TS_WV_QUAD : (j))
 
-/* The words of one whole chunk (ts_wvp_words: 4 of a 16-bit dtype, 8 of fp32), first quad first,
- * from 16-byte aligned quads: 16-byte accesses, 8-byte ones for a 16-bit chunk split in two. In the
- * contiguous layout q is not read: the second quad is p's next 16 bytes, as the dtype says here. */
-TS_DEVICE void ts_wv_load_words(unsigned *w, const unsigned char *p, const unsigned char *q, int dtype, int split) {
-    if (dtype != TS_DTYPE_F32 && split) {
-        const ts_v8 a = ts_load8(p), b = ts_load8(q);
-        w[0] = a.w[0];
-        w[1] = a.w[1];
-        w[2] = b.w[0];
-        w[3] = b.w[1];
-        return;
-    }
-    const ts_v16 a = ts_load16(p);
-    TS_UNROLL
-    for (int i = 0; i < 4; ++i) w[i] = a.w[i];
-    if (dtype == TS_DTYPE_F32) {
-        const ts_v16 b = ts_load16(split ? q : p + 16);
-        TS_UNROLL
-        for (int i = 0; i < 4; ++i) w[4 + i] = b.w[i];
-    }
+/* The 16 bytes of a 16-bit chunk, whose quads lie at p and q: one 16-byte access in the contiguous
+ * layout (q is p + 8 there and not read), two 8-byte ones in the split layout. */
+TS_DEVICE ts_v16 ts_wv_load16_halves(const unsigned char *p, const unsigned char *q, int split) {
+    if (!split) return ts_load16(p);
+    const ts_v8 lo = ts_load8(p), hi = ts_load8(q);
+    ts_v16 r;
+    r.w[0] = lo.w[0];
+    r.w[1] = lo.w[1];
+    r.w[2] = hi.w[0];
+    r.w[3] = hi.w[1];
+    return r;
 }
 
-TS_DEVICE void ts_wv_store_words(unsigned char *p, unsigned char *q, const unsigned *w, int dtype, int split) {
-    if (dtype != TS_DTYPE_F32 && split) {
-        ts_v8 a, b;
-        a.w[0] = w[0];
-        a.w[1] = w[1];
-        b.w[0] = w[2];
-        b.w[1] = w[3];
-        ts_store8(p, a);
-        ts_store8(q, b);
+TS_DEVICE void ts_wv_store16_halves(unsigned char *p, unsigned char *q, ts_v16 v, int split) {
+    if (!split) {
+        ts_store16(p, v);
         return;
     }
-    ts_v16 a;
-    TS_UNROLL
-    for (int i = 0; i < 4; ++i) a.w[i] = w[i];
-    ts_store16(p, a);
-    if (dtype == TS_DTYPE_F32) {
-        ts_v16 b;
-        TS_UNROLL
-        for (int i = 0; i < 4; ++i) b.w[i] = w[4 + i];
-        ts_store16(split ? q : p + 16, b);
-    }
+    ts_v8 lo, hi;
+    lo.w[0] = v.w[0];
+    lo.w[1] = v.w[1];
+    hi.w[0] = v.w[2];
+    hi.w[1] = v.w[3];
+    ts_store8(p, lo);
+    ts_store8(q, hi);
 }
 
 /* A loaded value x into *d: op 0 sets it, 1 adds it, 2 multiplies by it. */
@@ -156,30 +138,39 @@ TS_DEVICE void ts_wv_take(float *d, float x, int op) { *d = op == 0 ? x : op == 
  * (ts_wv_take). */
 TS_DEVICE void ts_wv_load_chunk(float *d, const unsigned char *p, const unsigned char *q, int dtype, int op,
                                 int split) {
-    unsigned w[TS_WV_CHUNK] = {0}; /* (a 16-bit chunk fills the first 4) */
-    ts_wv_load_words(w, p, q, dtype, split);
     if (dtype == TS_DTYPE_F32) {
-        TS_UNROLL
-        for (int i = 0; i < TS_WV_CHUNK; ++i) ts_wv_take(&d[i], ts_bits_f32(w[i]), op);
-    } else {
+        const ts_v16 a = ts_load16(p), b = ts_load16(split ? q : p + 16);
         TS_UNROLL
         for (int i = 0; i < 4; ++i) {
-            ts_wv_take(&d[2 * i], ts_wv_from16(w[i] & 0xffffu, dtype), op);
-            ts_wv_take(&d[2 * i + 1], ts_wv_from16(w[i] >> 16, dtype), op);
+            ts_wv_take(&d[i], ts_bits_f32(a.w[i]), op);
+            ts_wv_take(&d[4 + i], ts_bits_f32(b.w[i]), op);
+        }
+    } else {
+        const ts_v16 a = ts_wv_load16_halves(p, q, split);
+        TS_UNROLL
+        for (int i = 0; i < 4; ++i) {
+            ts_wv_take(&d[2 * i], ts_wv_from16(a.w[i] & 0xffffu, dtype), op);
+            ts_wv_take(&d[2 * i + 1], ts_wv_from16(a.w[i] >> 16, dtype), op);
         }
     }
 }
 
 TS_DEVICE void ts_wv_store_chunk(unsigned char *p, unsigned char *q, const float *s, int dtype, int split) {
-    unsigned w[TS_WV_CHUNK];
     if (dtype == TS_DTYPE_F32) {
+        ts_v16 a, b;
         TS_UNROLL
-        for (int i = 0; i < TS_WV_CHUNK; ++i) w[i] = ts_f32_bits(s[i]);
+        for (int i = 0; i < 4; ++i) {
+            a.w[i] = ts_f32_bits(s[i]);
+            b.w[i] = ts_f32_bits(s[4 + i]);
+        }
+        ts_store16(p, a);
+        ts_store16(split ? q : p + 16, b);
     } else {
+        ts_v16 a;
         TS_UNROLL
-        for (int i = 0; i < 4; ++i) w[i] = ts_wv_pack2(s[2 * i], s[2 * i + 1], dtype);
+        for (int i = 0; i < 4; ++i) a.w[i] = ts_wv_pack2(s[2 * i], s[2 * i + 1], dtype);
+        ts_wv_store16_halves(p, q, a, split);
     }
-    ts_wv_store_words(p, q, w, dtype, split);
 }
 
 /* ---- packed elements (a chunk of the dtype's bits, ops/warp_vector_packed.h) ---------------- */
@@ -219,10 +210,28 @@ TS_DEVICE unsigned ts_wvp_add_word(unsigned a, unsigned b, int dtype) {
  * (add 1). */
 TS_DEVICE void ts_wvp_load_chunk(unsigned *d, const unsigned char *p, const unsigned char *q, int dtype, int add,
                                  int split) {
-    unsigned w[TS_WV_CHUNK] = {0}; /* (a 16-bit chunk fills the first 4) */
-    ts_wv_load_words(w, p, q, dtype, split);
+    const ts_v16 a = dtype == TS_DTYPE_F32 ? ts_load16(p) : ts_wv_load16_halves(p, q, split);
+    ts_v16 b = a;
+    if (dtype == TS_DTYPE_F32) b = ts_load16(split ? q : p + 16);
     TS_UNROLL
-    for (int i = 0; i < ts_wvp_words(dtype); ++i) d[i] = add ? ts_wvp_add_word(d[i], w[i], dtype) : w[i];
+    for (int i = 0; i < ts_wvp_words(dtype); ++i) {
+        const unsigned w = i < 4 ? a.w[i] : b.w[i - 4];
+        d[i] = add ? ts_wvp_add_word(d[i], w, dtype) : w;
+    }
+}
+
+/* One whole chunk of words (quads at p and q, 16-byte aligned), as they are. */
+TS_DEVICE void ts_wvp_store_chunk(unsigned char *p, unsigned char *q, const unsigned *s, int dtype, int split) {
+    TS_UNROLL
+    for (int h = 0; h < ts_wvp_words(dtype); h += 4) {
+        ts_v16 t;
+        TS_UNROLL
+        for (int i = 0; i < 4; ++i) t.w[i] = s[h + i];
+        if (dtype == TS_DTYPE_F32)
+            ts_store16(h == 0 ? p : split ? q : p + 16, t);
+        else
+            ts_wv_store16_halves(p, q, t, split);
+    }
 }
 
 /* ---- loads and stores ---------------------------------------------------------------------- */
@@ -237,14 +246,6 @@ TS_DEVICE int ts_wv_aligned(const void *base, long long row_stride_bytes) {
 #define TS_WV_ASSUME_ALIGNED(whole, ptr) TS_CAT(TS_WV_ASSUME_ALIGNED_, whole)(ptr)
 #define TS_WV_ASSUME_ALIGNED_0(ptr) (ptr)
 #define TS_WV_ASSUME_ALIGNED_1(ptr) __builtin_assume_aligned((ptr), 16)
-
-/* The second quad of the chunk at strip position `start`, whose first quad is at p, in a strip at b
- * of `bytes`-byte elements: 4 elements past p in the contiguous layout. */
-TS_DEVICE const unsigned char *ts_wv_second_quad(const unsigned char *p, const void *b, int start, int rows,
-                                                 int row_size, long long row_stride, int bytes, int split) {
-    if (!split) return p + TS_WV_QUAD * bytes;
-    return (const unsigned char *)b + ts_wv_offset(start + TS_WV_QUAD * TS_WARP_LANES, rows, row_size, row_stride) * bytes;
-}
 
 /* The loads and stores of both storage forms: v holds fp32 values (packed 0; op 0 sets, 1 adds,
  * 2 multiplies, ts_wv_take) or the dtype's bits (packed 1; op 0 sets, 1 adds and rounds). packed,
@@ -287,30 +288,29 @@ TS_DEVICE void ts_wv_load_element(void *v, int packed, int at, int j, const unsi
 
 /* v op= the loaded strip (the dtype's bits, packed, zero past n: ts_wv_load_impl) for the elements
  * before n; op 0 (an fp32 v only: a widening load) sets every element, zero past n. */
-TS_DEVICE void ts_wv_combine(void *v, const unsigned *loaded, int packed, int chunks, int dtype, long long n, int op,
-                             int split) {
+TS_DEVICE void ts_wv_combine(void *v, const unsigned *loaded, int packed, int chunks, int dtype, long long n, int op) {
     const int words = ts_wvp_words(dtype), lane = ts_lane_id();
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = ts_wv_chunk_start(k, lane, split);
+        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
         const unsigned *l = loaded + k * words;
         if (!packed) {
             float *d = (float *)v + k * TS_WV_CHUNK;
             TS_UNROLL
             for (int j = 0; j < TS_WV_CHUNK; ++j)
-                if (op == 0 || ts_wv_pos(e, j, split) < n) ts_wv_take(&d[j], ts_wvp_elem(l, j, dtype), op);
+                if (op == 0 || e + j < n) ts_wv_take(&d[j], ts_wvp_elem(l, j, dtype), op);
             continue;
         }
         if (e >= n) continue;
         unsigned *d = (unsigned *)v + k * words;
-        if (ts_wv_chunk_end(e, split) <= n) {
+        if (e + TS_WV_CHUNK <= n) {
             TS_UNROLL
             for (int i = 0; i < words; ++i) d[i] = ts_wvp_add_word(d[i], l[i], dtype);
             continue;
         }
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j)
-            if (ts_wv_pos(e, j, split) < n)
+            if (e + j < n)
                 ts_wvp_set_bits(d, j, ts_wvp_round_bits(ts_wvp_elem(d, j, dtype) + ts_wvp_elem(l, j, dtype), dtype),
                                 dtype);
     }
@@ -319,7 +319,7 @@ TS_DEVICE void ts_wv_combine(void *v, const unsigned *loaded, int packed, int ch
 /* The strip's chunks into v as op says, each where it is loaded: whole strips (every chunk in
  * flight at once, nothing in between), unaligned ones and strips of fewer than 8 elements. */
 TS_DEVICE void ts_wv_load_chunks(void *v, int packed, int chunks, const void *base, int dtype, long long n, int rows,
-                                 int row_size, long long row_stride, int op, int split) {
+                                 int row_size, long long row_stride, int op) {
     const int bytes = TS_DTYPE_BYTES(dtype), lane = ts_lane_id();
     const int per_chunk = packed ? ts_wvp_words(dtype) : TS_WV_CHUNK; /* 32-bit values of v */
     const unsigned char *b = (const unsigned char *)base;
@@ -329,30 +329,92 @@ TS_DEVICE void ts_wv_load_chunks(void *v, int packed, int chunks, const void *ba
         /* The whole strip: straight-line loads, every chunk in flight before the first use. */
         TS_UNROLL
         for (int k = 0; k < chunks; ++k) {
-            const int e = ts_wv_chunk_start(k, lane, split);
+            const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
             const unsigned char *p = b + ts_wv_offset(e, rows, row_size, row_stride) * bytes;
-            ts_wv_load_whole_chunk(v, packed, k * per_chunk, p,
-                                   ts_wv_second_quad(p, b, e, rows, row_size, row_stride, bytes, split), dtype, op, split);
+            ts_wv_load_whole_chunk(v, packed, k * per_chunk, p, p, dtype, op, 0);
         }
         return;
     }
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = ts_wv_chunk_start(k, lane, split);
+        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
         const unsigned char *p = b + (e < n ? ts_wv_offset(e, rows, row_size, row_stride) * bytes : 0);
-        const unsigned char *q = ts_wv_second_quad(p, b, e, rows, row_size, row_stride, bytes, split);
-        if (aligned && ts_wv_chunk_end(e, split) <= n) {
-            ts_wv_load_whole_chunk(v, packed, k * per_chunk, p, q, dtype, op, split);
+        if (aligned && e + TS_WV_CHUNK <= n) {
+            ts_wv_load_whole_chunk(v, packed, k * per_chunk, p, p, dtype, op, 0);
+            continue;
+        }
+        TS_UNROLL
+        for (int j = 0; j < TS_WV_CHUNK; ++j) ts_wv_load_element(v, packed, k * per_chunk, j, p, p, dtype, op, e + j < n, 0);
+    }
+}
+
+/* The loads and stores of a strip in the split layout (tiles/warp_vector.h), which the kernels
+ * take for whole strips only (kernels/common/rowwise.h): a chunk at a time, its quads at p and q,
+ * whole chunks with two accesses and any other element by element; a whole, aligned strip is one
+ * run of unconditional accesses. The contiguous layout's paths below are as they were before this
+ * layout existed (a shared form of the two measured 10% slower on partial fp32 strips). */
+TS_DEVICE void ts_wv_split_load(void *v, int packed, int chunks, const void *base, int dtype, long long n, int rows,
+                                int row_size, long long row_stride, int op) {
+    const int bytes = TS_DTYPE_BYTES(dtype), lane = ts_lane_id();
+    const int per_chunk = packed ? ts_wvp_words(dtype) : TS_WV_CHUNK;
+    const unsigned char *b = (const unsigned char *)base;
+    const int aligned = ts_wv_aligned(b, rows ? row_stride * bytes : 0);
+    const int whole = n >= (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES; /* no test a chunk */
+    TS_UNROLL
+    for (int k = 0; k < chunks; ++k) {
+        const int e = ts_wv_chunk_start(k, lane, 1);
+        const unsigned char *p = b + ts_wv_offset(e, rows, row_size, row_stride) * bytes;
+        const unsigned char *q = b + ts_wv_offset(ts_wv_pos(e, TS_WV_QUAD, 1), rows, row_size, row_stride) * bytes;
+        if (aligned && (whole || ts_wv_chunk_end(e, 1) <= n)) {
+            ts_wv_load_whole_chunk(v, packed, k * per_chunk, p, q, dtype, op, 1);
             continue;
         }
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j)
-            ts_wv_load_element(v, packed, k * per_chunk, j, p, q, dtype, op, ts_wv_pos(e, j, split) < n, split);
+            ts_wv_load_element(v, packed, k * per_chunk, j, p, q, dtype, op, ts_wv_pos(e, j, 1) < n, 1);
+    }
+}
+
+TS_DEVICE void ts_wv_split_store(void *base, const void *v, int packed, int chunks, int dtype, long long n, int rows,
+                                 int row_size, long long row_stride) {
+    const int bytes = TS_DTYPE_BYTES(dtype), lane = ts_lane_id();
+    const int per_chunk = packed ? ts_wvp_words(dtype) : TS_WV_CHUNK;
+    unsigned char *b = (unsigned char *)base;
+    const int aligned = ts_wv_aligned(b, rows ? row_stride * bytes : 0);
+    const int whole = n >= (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES; /* no test a chunk */
+    TS_UNROLL
+    for (int k = 0; k < chunks; ++k) {
+        const int e = ts_wv_chunk_start(k, lane, 1);
+        if (!whole && e >= n) continue;
+        unsigned char *p = b + ts_wv_offset(e, rows, row_size, row_stride) * bytes;
+        unsigned char *q = b + ts_wv_offset(ts_wv_pos(e, TS_WV_QUAD, 1), rows, row_size, row_stride) * bytes;
+        const float *sf = (const float *)v + k * per_chunk;
+        const unsigned *sw = (const unsigned *)v + k * per_chunk;
+        if (aligned && (whole || ts_wv_chunk_end(e, 1) <= n)) {
+            if (packed)
+                ts_wvp_store_chunk(p, q, sw, dtype, 1);
+            else
+                ts_wv_store_chunk(p, q, sf, dtype, 1);
+            continue;
+        }
+        TS_UNROLL
+        for (int j = 0; j < TS_WV_CHUNK; ++j) {
+            if (ts_wv_pos(e, j, 1) >= n) continue;
+            unsigned char *dst = ts_wv_quad(p, q, j, 1);
+            if (packed)
+                ts_raw_set(dst, bytes, ts_wv_quad_index(j, 1), ts_wvp_bits(sw, j, dtype));
+            else
+                ts_wv_set(dst, dtype, ts_wv_quad_index(j, 1), sf[j]);
+        }
     }
 }
 
 TS_DEVICE void ts_wv_load_impl(void *v, int packed, int chunks, const void *base, int dtype, long long n, int rows,
                                int row_size, long long row_stride, int op, int split) {
+    if (split) {
+        ts_wv_split_load(v, packed, chunks, base, dtype, n, rows, row_size, row_stride, op);
+        return;
+    }
     const int bytes = TS_DTYPE_BYTES(dtype), words = ts_wvp_words(dtype), lane = ts_lane_id();
     const unsigned char *b = (const unsigned char *)base;
     const int aligned = ts_wv_aligned(b, rows ? row_stride * bytes : 0);
@@ -360,42 +422,42 @@ TS_DEVICE void ts_wv_load_impl(void *v, int packed, int chunks, const void *base
     const int used_at_load = op != 0 || (!packed && dtype != TS_DTYPE_F32);
     if (!used_at_load || !aligned || n < TS_WV_CHUNK || n >= (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES ||
         chunks * words > TS_WV_LANE_WORDS_MAX) {
-        ts_wv_load_chunks(v, packed, chunks, base, dtype, n, rows, row_size, row_stride, op, split);
+        ts_wv_load_chunks(v, packed, chunks, base, dtype, n, rows, row_size, row_stride, op);
         return;
     }
     /* A partial, aligned strip. Chunks loaded under branches, each used where it is loaded (combined,
      * or widened from 16 bits), wait one round trip a chunk: RMSNorm + residual and softmax of
      * 768-column bf16 rows ran at 0.81x and 0.63x torch.compile on the H200 that way. So every chunk
-     * is loaded unconditionally, one that is not valid from the strip's first quad (valid, as n >= 8)
+     * is loaded unconditionally, one that is not valid from the strip's first chunk (valid, as n >= 8)
      * and then zeroed, a partly valid one completed element by element, and the bits are used after. */
     unsigned loaded[TS_WV_LANE_WORDS_MAX];
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = ts_wv_chunk_start(k, lane, split);
-        const int valid = ts_wv_chunk_end(e, split) <= n;
+        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
+        const int valid = e + TS_WV_CHUNK <= n;
         unsigned *l = loaded + k * words;
-        /* (A chunk that is not valid reads the strip's first quad twice.) */
         const unsigned char *p = b + (valid ? ts_wv_offset(e, rows, row_size, row_stride) * bytes : 0);
-        ts_wvp_load_chunk(l, p, valid || !split ? ts_wv_second_quad(p, b, e, rows, row_size, row_stride, bytes, split) : b,
-                          dtype, 0, split);
+        ts_wvp_load_chunk(l, p, p, dtype, 0, 0);
         TS_UNROLL
         for (int i = 0; i < words; ++i) l[i] = valid ? l[i] : 0u;
     }
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = ts_wv_chunk_start(k, lane, split);
-        if (e >= n || ts_wv_chunk_end(e, split) <= n) continue;
+        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
+        if (e >= n || e + TS_WV_CHUNK <= n) continue;
         const unsigned char *p = b + ts_wv_offset(e, rows, row_size, row_stride) * bytes;
-        const unsigned char *q = ts_wv_second_quad(p, b, e, rows, row_size, row_stride, bytes, split);
         TS_UNROLL
-        for (int j = 0; j < TS_WV_CHUNK; ++j)
-            ts_wv_load_element(loaded, 1, k * words, j, p, q, dtype, 0, ts_wv_pos(e, j, split) < n, split);
+        for (int j = 0; j < TS_WV_CHUNK; ++j) ts_wv_load_element(loaded, 1, k * words, j, p, p, dtype, 0, e + j < n, 0);
     }
-    ts_wv_combine(v, loaded, packed, chunks, dtype, n, op, split);
+    ts_wv_combine(v, loaded, packed, chunks, dtype, n, op);
 }
 
 TS_DEVICE void ts_wv_store_impl(void *base, const void *v, int packed, int chunks, int dtype, long long n, int rows,
                                 int row_size, long long row_stride, int split) {
+    if (split) {
+        ts_wv_split_store(base, v, packed, chunks, dtype, n, rows, row_size, row_stride);
+        return;
+    }
     const int bytes = TS_DTYPE_BYTES(dtype), lane = ts_lane_id();
     const int per_chunk = packed ? ts_wvp_words(dtype) : TS_WV_CHUNK;
     unsigned char *b = (unsigned char *)base;
@@ -405,28 +467,25 @@ TS_DEVICE void ts_wv_store_impl(void *base, const void *v, int packed, int chunk
     const int whole = n >= (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES;
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = ts_wv_chunk_start(k, lane, split);
+        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
         if (!whole && e >= n) continue;
         unsigned char *p = b + ts_wv_offset(e, rows, row_size, row_stride) * bytes;
-        unsigned char *q = (unsigned char *)ts_wv_second_quad(p, b, e, rows, row_size, row_stride, bytes, split);
         const float *sf = (const float *)v + k * per_chunk;
         const unsigned *sw = (const unsigned *)v + k * per_chunk;
-        if (aligned && (whole || ts_wv_chunk_end(e, split) <= n)) {
+        if (aligned && (whole || e + TS_WV_CHUNK <= n)) {
             if (packed)
-                ts_wv_store_words(p, q, sw, dtype, split);
+                ts_wvp_store_chunk(p, p, sw, dtype, 0);
             else
-                ts_wv_store_chunk(p, q, sf, dtype, split);
+                ts_wv_store_chunk(p, p, sf, dtype, 0);
             continue;
         }
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j) {
-            if (ts_wv_pos(e, j, split) >= n) continue;
-            unsigned char *dst = ts_wv_quad(p, q, j, split);
-            const int i = ts_wv_quad_index(j, split);
+            if (e + j >= n) continue;
             if (packed)
-                ts_raw_set(dst, bytes, i, ts_wvp_bits(sw, j, dtype));
+                ts_raw_set(p, bytes, j, ts_wvp_bits(sw, j, dtype));
             else
-                ts_wv_set(dst, dtype, i, sf[j]);
+                ts_wv_set(p, dtype, j, sf[j]);
         }
     }
 }
@@ -500,12 +559,18 @@ TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, const
     const int lane = ts_lane_id();
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = ts_wv_chunk_start(k, lane, split), at = (int)ts_wv_offset(e, rows, row_size, 0);
-        const int at_hi = split ? (int)ts_wv_offset(e + TS_WV_QUAD * TS_WARP_LANES, rows, row_size, 0) : at + TS_WV_QUAD;
         const long long from = starts ? starts[k] : start;
+        if (split) {
+            const int e = ts_wv_chunk_start(k, lane, 1);
+            TS_UNROLL
+            for (int j = 0; j < TS_WV_CHUNK; ++j)
+                if (ts_wv_offset(ts_wv_pos(e, j, 1), rows, row_size, 0) >= from) d[k * TS_WV_CHUNK + j] = x;
+            continue;
+        }
+        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK, at = (int)ts_wv_offset(e, rows, row_size, 0);
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j)
-            if ((split && j >= TS_WV_QUAD ? at_hi + j - TS_WV_QUAD : at + j) >= from) d[k * TS_WV_CHUNK + j] = x;
+            if (at + j >= from) d[k * TS_WV_CHUNK + j] = x;
     }
 }
 

@@ -72,8 +72,9 @@
 /* ---- reductions ---------------------------------------------------------------------------- */
 
 /* op 0: the sum of the strip; op 1: the sum of (x - centre)^2 over elements before n. */
-TS_DEVICE float ts_wvp_reduce_impl(const unsigned *v, int chunks, int dtype, float centre, long long n, int op,
-                                   int split) {
+/* ts_wvp_reduce_impl of a strip in the split layout (ops/warp_vector.h: ts_wv_split_load): the same
+ * partials and order, only the elements' positions differ. */
+TS_DEVICE float ts_wvp_split_sum_sq(const unsigned *v, int chunks, int dtype, float centre, long long n, int op) {
     const int words = ts_wvp_words(dtype), lane = ts_lane_id();
     const int whole = n >= (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES;
     float part[TS_WV_CHUNK];
@@ -81,14 +82,35 @@ TS_DEVICE float ts_wvp_reduce_impl(const unsigned *v, int chunks, int dtype, flo
     for (int j = 0; j < TS_WV_CHUNK; ++j) part[j] = 0.0f;
     TS_UNROLL
     for (int k = 0; k < chunks; ++k) {
-        const int e = ts_wv_chunk_start(k, lane, split);
+        const int e = ts_wv_chunk_start(k, lane, 1);
+        TS_UNROLL
+        for (int j = 0; j < TS_WV_CHUNK; ++j) {
+            const float x = ts_wvp_elem(v + k * words, j, dtype);
+            const float c = op == 0 ? x : whole || ts_wv_pos(e, j, 1) < n ? x - centre : 0.0f;
+            part[j] = op == 0 ? part[j] + c : fmaf(c, c, part[j]);
+        }
+    }
+    return ts_wv_reduce_parts(part, 0);
+}
+
+TS_DEVICE float ts_wvp_reduce_impl(const unsigned *v, int chunks, int dtype, float centre, long long n, int op,
+                                   int split) {
+    if (split) return ts_wvp_split_sum_sq(v, chunks, dtype, centre, n, op);
+    const int words = ts_wvp_words(dtype), lane = ts_lane_id();
+    const int whole = n >= (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES;
+    float part[TS_WV_CHUNK];
+    TS_UNROLL
+    for (int j = 0; j < TS_WV_CHUNK; ++j) part[j] = 0.0f;
+    TS_UNROLL
+    for (int k = 0; k < chunks; ++k) {
+        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j) {
             const float x = ts_wvp_elem(v + k * words, j, dtype);
             if (op == 0) {
                 part[j] += x;
             } else {
-                const float c = whole || ts_wv_pos(e, j, split) < n ? x - centre : 0.0f;
+                const float c = whole || e + j < n ? x - centre : 0.0f;
                 part[j] = fmaf(c, c, part[j]);
             }
         }

@@ -223,7 +223,7 @@ TS_DEVICE void ts_wvp_rope_apply_rows_impl(unsigned *d, const unsigned *x, const
 #define ts_wv_packed_rope_apply(d, x, pat, d_shift, interleaved)                                   \
     do {                                                                                           \
         TS_WV_SAME(d, x);                                                                          \
-        TS_ROPE_CONTIGUOUS(d);                                                                          \
+        TS_ROPE_CONTIGUOUS(d);                                                                     \
         ts_wvp_rope_apply_impl(TS_WV_PACKED_DATA(d), TS_WV_PACKED_CDATA(x), (pat), TS_WV_PACKED_CHUNKS(d),         \
                                TS_WV_PACKED_DTYPE(d), (d_shift), (interleaved));                    \
     } while (0)
@@ -236,7 +236,7 @@ TS_DEVICE void ts_wvp_rope_apply_rows_impl(unsigned *d, const unsigned *x, const
 #define ts_wv_packed_rope_apply_rows(d, x, pat, d_shift, interleaved)                              \
     do {                                                                                           \
         TS_WV_SAME(d, x);                                                                          \
-        TS_ROPE_CONTIGUOUS(d);                                                                          \
+        TS_ROPE_CONTIGUOUS(d);                                                                     \
         TS_STATIC_ASSERT(sizeof((pat)->c) / sizeof((pat)->c[0]) == TS_WV_PACKED_CHUNKS(d), "pattern of another strip length"); \
         ts_wvp_rope_apply_rows_impl(TS_WV_PACKED_DATA(d), TS_WV_PACKED_CDATA(x), (const float(*)[TS_WV_CHUNK])(pat)->c, \
                                     (const float(*)[TS_WV_CHUNK])(pat)->s, TS_WV_PACKED_CHUNKS(d),                 \
@@ -246,7 +246,7 @@ TS_DEVICE void ts_wvp_rope_apply_rows_impl(unsigned *d, const unsigned *x, const
 #define ts_wv_rope_apply(d, x, pat, d_shift, interleaved)                                          \
     do {                                                                                           \
         TS_WV_SAME(d, x);                                                                          \
-        TS_ROPE_CONTIGUOUS(d);                                                                          \
+        TS_ROPE_CONTIGUOUS(d);                                                                     \
         ts_wv_rope_apply_impl(TS_WV_DATA(d), TS_WV_CDATA(x), (pat), TS_WV_CHUNKS(d), (d_shift),    \
                               (interleaved));                                                      \
     } while (0)

@@ -91,16 +91,15 @@ TS_DEVICE long long ts_wv_offset(int e, int rows, int row_size, long long row_st
 }
 
 /* The strip position of the lane's chunk k (its first element), of element j of the chunk that
- * starts at `start`, and one past the chunk's last element, in the layout `split`
- * (tiles/warp_vector.h). Macros, so that the contiguous layout's arithmetic stays the expressions
- * it always was (as inline functions the partial strips' code came out reordered). */
+ * starts at `start`, and one past the chunk's last element, in the layout `split`, at this backend's
+ * warp width (tiles/warp_vector_layout.h). */
 #define ts_wv_chunk_start(k, lane, split) TS_WV_CHUNK_START(k, lane, split, TS_WARP_LANES)
 #define ts_wv_pos(start, j, split) TS_WV_POS(start, j, split, TS_WARP_LANES)
 #define ts_wv_chunk_end(start, split) TS_WV_CHUNK_END(start, split, TS_WARP_LANES)
 
-/* A chunk in memory is its two quads, at p and q: q = p + 4 elements in the contiguous layout.
- * Element j is element ts_wv_quad_index(j) of ts_wv_quad(p, q, j): in the contiguous layout, element j
- * of p. */
+/* A chunk in memory is its two quads, at p and q. In the contiguous layout the second quad follows
+ * the first and q is not read (callers pass p); element j is element ts_wv_quad_index(j) of
+ * ts_wv_quad(p, q, j), in the contiguous layout element j of p. */
 #define ts_wv_quad(p, q, j, split) ((split) && (j) >= TS_WV_QUAD ? (q) : (p))
 #define ts_wv_quad_index(j, split) ((split) && (j) >= TS_WV_QUAD ? (j)-TS_WV_QUAD : (j))
 
@@ -344,15 +343,18 @@ TS_DEVICE void ts_wv_load_chunks(void *v, int packed, int chunks, const void *ba
             continue;
         }
         TS_UNROLL
-        for (int j = 0; j < TS_WV_CHUNK; ++j) ts_wv_load_element(v, packed, k * per_chunk, j, p, p, dtype, op, e + j < n, 0);
+        for (int j = 0; j < TS_WV_CHUNK; ++j)
+            ts_wv_load_element(v, packed, k * per_chunk, j, p, p, dtype, op, e + j < n, 0);
     }
 }
 
 /* The loads and stores of a strip in the split layout (tiles/warp_vector.h), which the kernels
  * take for whole strips only (kernels/common/rowwise.h): a chunk at a time, its quads at p and q,
  * whole chunks with two accesses and any other element by element; a whole, aligned strip is one
- * run of unconditional accesses. The contiguous layout's paths below are as they were before this
- * layout existed (a shared form of the two measured 10% slower on partial fp32 strips). */
+ * run of unconditional accesses. The contiguous layout keeps its own paths below, as they were
+ * before the split layout: written as one with these, its partial strips compiled differently and
+ * the fp32 norms of 256 columns ran 10% slower on the H200
+ * (bench/results/nvidia-h200-2026-12-03-f32-split-layout.txt, part C). */
 TS_DEVICE void ts_wv_split_load(void *v, int packed, int chunks, const void *base, int dtype, long long n, int rows,
                                 int row_size, long long row_stride, int op) {
     const int bytes = TS_DTYPE_BYTES(dtype), lane = ts_lane_id();

@@ -71,9 +71,9 @@
 
 /* ---- reductions ---------------------------------------------------------------------------- */
 
-/* op 0: the sum of the strip; op 1: the sum of (x - centre)^2 over elements before n. */
-/* ts_wvp_reduce_impl of a strip in the split layout (ops/warp_vector.h: ts_wv_split_load): the same
- * partials and order, only the elements' positions differ. */
+/* ts_wvp_reduce_impl of a strip in the split layout: the same partials in the same order, only the
+ * elements' positions (which elements are before n) differ. A function of its own for the reason
+ * of ops/warp_vector.h's ts_wv_split_load: the contiguous layout's code stays as it was. */
 TS_DEVICE float ts_wvp_split_sum_sq(const unsigned *v, int chunks, int dtype, float centre, long long n, int op) {
     const int words = ts_wvp_words(dtype), lane = ts_lane_id();
     const int whole = n >= (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES;
@@ -93,6 +93,7 @@ TS_DEVICE float ts_wvp_split_sum_sq(const unsigned *v, int chunks, int dtype, fl
     return ts_wv_reduce_parts(part, 0);
 }
 
+/* op 0: the sum of the strip; op 1: the sum of (x - centre)^2 over elements before n. */
 TS_DEVICE float ts_wvp_reduce_impl(const unsigned *v, int chunks, int dtype, float centre, long long n, int op,
                                    int split) {
     if (split) return ts_wvp_split_sum_sq(v, chunks, dtype, centre, n, op);
@@ -183,8 +184,8 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
             if (use_held_bias) y[j] += ts_wvp_elem(held_bias + k * words, j, dtype);
         }
         /* A single strip's offsets spelled as e (int): ts_wv_offset's long long alone changed the
-         * element paths' code of the general instances. The second quad: 4 elements on in the
-         * contiguous layout, 4 * lanes in the split one. */
+         * element paths' code of the general instances. The second quad (q, at_hi): 4 elements on in
+         * the contiguous layout, 4 * lanes in the split one. */
         const int e_hi = split ? e + TS_WV_QUAD * TS_WARP_LANES : e + TS_WV_QUAD;
         unsigned char *p = b + (rows ? ts_wv_offset(e, rows, row_size, row_stride) : e) * out_bytes;
         unsigned char *q = split ? b + (rows ? ts_wv_offset(e_hi, rows, row_size, row_stride) : e_hi) * out_bytes

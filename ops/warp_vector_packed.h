@@ -184,15 +184,14 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
             if (use_held_bias) y[j] += ts_wvp_elem(held_bias + k * words, j, dtype);
         }
         /* A single strip's offsets spelled as e (int): ts_wv_offset's long long alone changed the
-         * element paths' code of the general instances. The second quad (q, at_hi): 4 elements on in
-         * the contiguous layout, 4 * lanes in the split one. */
-        const int e_hi = split ? e + TS_WV_QUAD * TS_WARP_LANES : e + TS_WV_QUAD;
+         * element paths' code of the general instances. The second quad (q, at_hi) is read in the
+         * split layout only, 4 * lanes elements on; the contiguous layout passes the first's. */
+        const int e_hi = e + TS_WV_QUAD * TS_WARP_LANES;
         unsigned char *p = b + (rows ? ts_wv_offset(e, rows, row_size, row_stride) : e) * out_bytes;
-        unsigned char *q = split ? b + (rows ? ts_wv_offset(e_hi, rows, row_size, row_stride) : e_hi) * out_bytes
-                                 : p + TS_WV_QUAD * out_bytes;
+        unsigned char *q = split ? b + (rows ? ts_wv_offset(e_hi, rows, row_size, row_stride) : e_hi) * out_bytes : p;
         /* In the weight and the bias: within a row. */
         const int at = rows ? (int)ts_wv_offset(e, rows, row_size, 0) : e;
-        const int at_hi = rows ? (int)ts_wv_offset(e_hi, rows, row_size, 0) : e_hi;
+        const int at_hi = !split ? at : rows ? (int)ts_wv_offset(e_hi, rows, row_size, 0) : e_hi;
         if (aligned && ts_wv_chunk_end(e, split) <= n) {
             if (wt)
                 ts_wv_load_chunk(y, wt + (long long)at * param_bytes, wt + (long long)at_hi * param_bytes, param_dtype,

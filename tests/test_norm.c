@@ -233,15 +233,16 @@ Test(norm, rmsnorm_rows_instance) {
 }
 
 /* Rows shorter than a slice, several to a warp: the rows instances (norm.c, norm_rows_variant.h) for
- * 16-bit rows of 256, 512 and 768 columns (HIP: 512), row counts that leave the last strip short,
- * every option, padded rows with the residual's own stride, in place; and beside them rows that
- * must not take them (8 and 64 columns, misaligned rows, another output dtype). */
+ * 16-bit rows of 256, 512 and 768 columns (HIP: 512) and fp32 rows of 256 (CUDA and host, in the
+ * split layout), row counts that leave the last strip short, every option, padded rows with the
+ * residual's own stride, in place; and beside them rows that must not take them (8 and 64 columns,
+ * fp32 rows of 512 and 768, misaligned rows, another output dtype). */
 Test(norm, rows_several_a_warp) {
     TS_TEST_REQUIRE_DEVICE();
     const long long rows[4] = {1, 3, 6, ts_test_on_gpu() ? 4097 : 9};
     const int cols[5] = {256, 512, 768, 8, 64};
-    for (int i = 0; i < 2; ++i) {
-        const ts_dtype dt = i ? FP : BF;
+    for (int i = 0; i < 3; ++i) {
+        const ts_dtype dt = i == 2 ? F32 : i ? FP : BF;
         for (int c = 0; c < 5; ++c)
             for (int r = 0; r < 4; ++r) {
                 const int rms = (r + c + i) & 1;
@@ -252,7 +253,8 @@ Test(norm, rows_several_a_warp) {
         check_norm((norm_case){rows[3], 512, 8, dt, dt, dt, 0, 1, 1, 1, 1, 1, 0.0, 0}); /* in place */
         check_norm((norm_case){rows[3], 768, 0, dt, dt, dt, 1, 1, 1, 1, 0, 1, 0.0, 0});
         check_norm((norm_case){rows[3], 256, 4, dt, dt, dt, 1, 1, 1, 1, 0, 0, 0.0, 0}); /* rows 8 bytes off */
-        check_norm((norm_case){rows[3], 512, 0, dt, F32, dt, 0, 1, 1, 1, 1, 0, 0.0, 0}); /* fp32 output */
+        check_norm((norm_case){rows[3], 512, 0, dt, i == 2 ? BF : F32, dt, 0, 1, 1, 1, 1, 0, 0.0, 0}); /* another output */
+        check_norm((norm_case){rows[3], 256, 0, dt, i == 2 ? BF : F32, dt, 1, 1, 1, 1, 0, 0, 0.0, 0});
         check_norm((norm_case){rows[3], 512, 0, dt, dt, dt, 1, 1, 1, 1, 0, 0, 40.0, 0}); /* a large mean */
     }
 }

@@ -5,8 +5,8 @@
  * the whole instance once more for one-slice rows with a residual in one-warp blocks (16-bit
  * dtypes: the whole-row instance, below; and RMSNorm's such rows with a weight and no bias once more,
  * with those options fixed: the RMSNorm rows' instance), and a general one for longer rows and mixed dtypes
- * (kernels/common/rowwise.h, rowwise_instances.h); and 16-bit rows of 256, 512 and 768 columns
- * several to a warp (norm_rows_variant.h, kernels/common/rowwise_rows.h). */
+ * (kernels/common/rowwise.h, rowwise_instances.h); and 16-bit rows of 256, 512 and 768 columns and
+ * fp32 rows of 256 several to a warp (norm_rows_variant.h, kernels/common/rowwise_rows.h). */
 #include "kernels/common/rowwise.h"
 #include "kernels/common/rowwise_rows.h"
 #include "kernels/norm/norm_common.h"
@@ -83,11 +83,12 @@
 #define TS_NORM_USE_RMS_ROW 1
 #endif
 
-/* 1 (default): 16-bit rows of 256, 512 or 768 columns (whole chunks of every lane,
- * kernels/common/rowwise_plan.h: ts_rowwise_row_chunks), 16-byte aligned, with the output and the
- * parameters in the input's dtype, run several to a warp on instances of their own,
- * ts_norm_*_rows256 / 512 / 768 (norm_rows_variant.h), in one-warp blocks built for
- * TS_NORM_ROWS_BLOCKS blocks an SM; 0: they take the short instance, a row a warp, for A/B runs. */
+/* 1 (default): 16-bit rows of 256, 512 or 768 columns and fp32 rows of 256 (whole chunks of every
+ * lane with fewer bytes than a 16-bit slice, kernels/common/rowwise_plan.h: ts_rowwise_row_chunks),
+ * 16-byte aligned, with the output and the parameters in the input's dtype, run several to a warp
+ * on instances of their own, ts_norm_*_rows256 / 512 / 768 (norm_rows_variant.h), in one-warp blocks
+ * built for TS_NORM_ROWS_BLOCKS blocks an SM; 0: they take the short instance, a row a warp, for A/B
+ * runs. */
 #ifndef TS_NORM_USE_ROWS
 #define TS_NORM_USE_ROWS 1
 #endif
@@ -98,6 +99,10 @@
  * at 20 they spilled 140-228 bytes). */
 #ifndef TS_NORM_ROWS768_BLOCKS
 #define TS_NORM_ROWS768_BLOCKS 16
+#endif
+/* fp32 rows of 256, four a strip: the same 32 words a lane as a 16-bit strip of 512-column rows. */
+#ifndef TS_NORM_F32_ROWS_BLOCKS
+#define TS_NORM_F32_ROWS_BLOCKS TS_NORM_ROWS_BLOCKS
 #endif
 
 #define TS_NORM_RMS_ROW 0
@@ -141,7 +146,7 @@
 #undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_NORM_RMS_ROW
 
-/* The rows instances (TS_NORM_USE_ROWS), 16-bit dtypes (kernels/common/rowwise_rows_instances.h). */
+/* The rows instances (TS_NORM_USE_ROWS, kernels/common/rowwise_rows_instances.h). */
 #define TS_ROWWISE_ROWS_VARIANT "kernels/norm/norm_rows_variant.h"
 #define TS_ROWWISE_ROWS_16BIT 1
 #define TS_ROWWISE_ROWS_BLOCKS TS_NORM_ROWS_BLOCKS
@@ -156,20 +161,32 @@
 #include "kernels/common/rowwise_rows_instances.h"
 #undef TS_ROWWISE_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
-#undef TS_ROWWISE_ROWS768_BLOCKS
 #undef TS_ROWWISE_ROWS_BLOCKS
 #undef TS_ROWWISE_ROWS_16BIT
+/* fp32: rows of 256 only (an fp32 row of 512 has a 16-bit slice's bytes already), in the split layout
+ * (norm_rows_variant.h). */
+#define TS_ROWWISE_ROWS_16BIT 0
+#define TS_ROWWISE_ROWS_BLOCKS TS_NORM_F32_ROWS_BLOCKS
+#define TS_ROWWISE_DTYPE TS_DTYPE_F32
+#define TS_ROWWISE_ROWS_PREFIX ts_norm_f32_rows
+#include "kernels/common/rowwise_rows_instances.h"
+#undef TS_ROWWISE_ROWS_PREFIX
+#undef TS_ROWWISE_DTYPE
+#undef TS_ROWWISE_ROWS_BLOCKS
+#undef TS_ROWWISE_ROWS_16BIT
+#undef TS_ROWWISE_ROWS768_BLOCKS
 #undef TS_ROWWISE_ROWS_VARIANT
 
-/* The rows instance's launcher for a 16-bit dtype and a row length, or NULL. */
+/* The rows instance's launcher for a dtype and a row length (ts_rowwise_row_chunks took it), or NULL. */
 static ts_status (*ts_norm_rows_launcher(ts_dtype dtype, int cols))(const ts_norm_params *, ts_stream) {
-    const int bf16 = dtype == TS_DTYPE_BF16;
+    const int bf16 = dtype == TS_DTYPE_BF16, fp16 = dtype == TS_DTYPE_FP16;
 #if 256 % (TS_WV_CHUNK * TS_WARP_LANES) == 0
-    if (cols == 256) return bf16 ? ts_norm_bf16_rows256_launch : ts_norm_fp16_rows256_launch;
+    if (cols == 256) return bf16 ? ts_norm_bf16_rows256_launch : fp16 ? ts_norm_fp16_rows256_launch
+                                                                       : ts_norm_f32_rows256_launch;
 #endif
-    if (cols == 512) return bf16 ? ts_norm_bf16_rows512_launch : ts_norm_fp16_rows512_launch;
+    if (cols == 512 && (bf16 || fp16)) return bf16 ? ts_norm_bf16_rows512_launch : ts_norm_fp16_rows512_launch;
 #if 768 % (TS_WV_CHUNK * TS_WARP_LANES) == 0
-    if (cols == 768) return bf16 ? ts_norm_bf16_rows768_launch : ts_norm_fp16_rows768_launch;
+    if (cols == 768 && (bf16 || fp16)) return bf16 ? ts_norm_bf16_rows768_launch : ts_norm_fp16_rows768_launch;
 #endif
     return NULL;
 }
@@ -226,10 +243,9 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
                         ts_rowwise_aligned16(d.weight, d.param_dtype, 0) &&
                         ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
     plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) && aligned;
-    /* Short 16-bit rows, several a warp (norm_rows_variant.h). */
+    /* Rows shorter than a slice's bytes, several a warp (norm_rows_variant.h). */
     const int row_chunks = ts_rowwise_row_chunks(d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_WARP_LANES);
-    if (TS_NORM_USE_ROWS && ts_rowwise_rows_fit(d.rows, d.cols, row_chunks) && uniform && aligned &&
-        d.dtype != TS_DTYPE_F32) {
+    if (TS_NORM_USE_ROWS && ts_rowwise_rows_fit(d.rows, d.cols, row_chunks) && uniform && aligned) {
         ts_status (*rows_launcher)(const ts_norm_params *, ts_stream) = ts_norm_rows_launcher(d.dtype, d.cols);
         if (rows_launcher) return rows_launcher(&p, stream);
     }

@@ -1,4 +1,4 @@
-/* One LayerNorm / RMSNorm kernel for 16-bit rows shorter than a slice, several to a warp
+/* One LayerNorm / RMSNorm kernel for rows shorter than a slice, several to a warp
  * (kernels/common/rowwise_rows.h), for the input dtype TS_ROWWISE_DTYPE and rows of
  * TS_ROWWISE_ROWS_COLS columns, instantiated by norm.c through kernels/common/rowwise_rows_instances.h
  * (ts_norm_*_rows256, _rows512, _rows768). The statistics are reduced per row
@@ -16,6 +16,9 @@
 #define TS_NORM_ROWS_PER_STRIP TS_ROWWISE_ROWS_PER_STRIP(TS_ROWWISE_ROWS_COLS)
 #define TS_NORM_ROWS_E (TS_NORM_ROWS_PER_STRIP * TS_ROWWISE_ROWS_COLS)
 #define TS_NORM_ROWS_STRIP TS_CAT(TS_ROWWISE_ROWS_NAME, _strip)
+/* fp32 strips in the split layout (every 16-byte access of the warp contiguous), 16-bit ones
+ * contiguous: kernels/common/rowwise.h. */
+#define TS_NORM_ROWS_LAYOUT TS_ROWWISE_LAYOUT_FOR(TS_ROWWISE_DTYPE, 1)
 
 /* The strip of rows from `first` (step 1), or the row `first` repeated over the strip (step 0). */
 TS_DEVICE void TS_NORM_ROWS_STRIP(const ts_norm_params *p, long long first, int step) {
@@ -23,9 +26,9 @@ TS_DEVICE void TS_NORM_ROWS_STRIP(const ts_norm_params *p, long long first, int 
     const long long n = TS_NORM_ROWS_E; /* every strip is whole */
     const long long x_stride = TS_ROWWISE_ALIGNED_STRIDE(p->x_stride, bytes),
                     out_stride = TS_ROWWISE_ALIGNED_STRIDE(p->out_stride, bytes);
-    TS_WV_PACKED(TS_NORM_ROWS_E, TS_ROWWISE_DTYPE) h;
-    TS_WV_PACKED(TS_NORM_ROWS_E, TS_ROWWISE_DTYPE) held_w;
-    TS_WV_PACKED(TS_NORM_ROWS_E, TS_ROWWISE_DTYPE) held_b;
+    TS_WV_PACKED_LAYOUT(TS_NORM_ROWS_E, TS_ROWWISE_DTYPE, TS_NORM_ROWS_LAYOUT) h;
+    TS_WV_PACKED_LAYOUT(TS_NORM_ROWS_E, TS_ROWWISE_DTYPE, TS_NORM_ROWS_LAYOUT) held_w;
+    TS_WV_PACKED_LAYOUT(TS_NORM_ROWS_E, TS_ROWWISE_DTYPE, TS_NORM_ROWS_LAYOUT) held_b;
     ts_wv_packed_load_wide_rows(&h, TS_WV_ASSUME_ALIGNED(1, (const unsigned char *)p->x + first * x_stride * bytes),
                                 row_chunks, x_stride * step, n);
     if (p->residual) {
@@ -64,5 +67,6 @@ TS_ROWWISE_ROWS_KERNEL(TS_ROWWISE_ROWS_NAME, TS_NORM_ROWS_STRIP, ts_norm_params,
                        TS_NORM_ROWS_PER_STRIP)
 
 #undef TS_NORM_ROWS_STRIP
+#undef TS_NORM_ROWS_LAYOUT
 #undef TS_NORM_ROWS_E
 #undef TS_NORM_ROWS_PER_STRIP

@@ -231,7 +231,7 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
                                  TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, NULL, NULL, NULL,                 \
                                  TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(weight_v), (use_weight),              \
                                  TS_WV_PACKED_CDATA(bias_v), (use_bias), (n), 0, 0, 0,                             \
-                                 TS_WV_COMMON_LAYOUT(src, weight_v) + 0 * TS_WV_COMMON_LAYOUT(src, bias_v))
+                                 TS_WV_COMMON_LAYOUT3(src, weight_v, bias_v))
 /* A strip of wide rows (ts_wv_packed_load_wide_rows) normalized row by row: shifts and scales hold
  * one value per chunk of the lane (ts_wv_packed_row_sums), weight_v and bias_v the strip of the
  * rows' shared weight and bias (loaded with a row stride of 0), as in
@@ -242,6 +242,6 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
                                  TS_WV_PACKED_DTYPE(src), 0.0f, 1.0f, (shifts), (scales), NULL, NULL,               \
                                  TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(weight_v), (use_weight),              \
                                  TS_WV_PACKED_CDATA(bias_v), (use_bias), (n), TS_WV_ROWS_WIDE, (row_chunks),       \
-                                 (row_stride), TS_WV_COMMON_LAYOUT(src, weight_v) + 0 * TS_WV_COMMON_LAYOUT(src, bias_v))
+                                 (row_stride), TS_WV_COMMON_LAYOUT3(src, weight_v, bias_v))
 
 #endif

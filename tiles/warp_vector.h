@@ -69,10 +69,11 @@ typedef TS_WV_PACKED(1024, TS_DTYPE_FP16) ts_wv_fp16_1024;
 #define TS_WV_LEN(x) (TS_WV_CHUNKS(x) * TS_WV_CHUNK * TS_WARP_LANES)
 #define TS_WV_DATA(x) (&(x)->v[0][0])
 #define TS_WV_CDATA(x) ((const float *)&(x)->v[0][0])
-/* The vector's layout: TS_WV_CONTIGUOUS or TS_WV_SPLIT; and a's layout where b has the same, else
- * a compile-time error (an array of negative size), for ops that take two vectors. */
+/* The vector's layout: TS_WV_CONTIGUOUS or TS_WV_SPLIT; and a's layout where b (and c) have the
+ * same, else a compile-time error (an array of negative size), for ops that take several vectors. */
 #define TS_WV_LAYOUT_OF(x) ((int)sizeof((x)->layout_tag) - 1)
 #define TS_WV_COMMON_LAYOUT(a, b)                                                                  \
     (TS_WV_LAYOUT_OF(a) + 0 * (int)sizeof(char[TS_WV_LAYOUT_OF(a) == TS_WV_LAYOUT_OF(b) ? 1 : -1]))
+#define TS_WV_COMMON_LAYOUT3(a, b, c) (TS_WV_COMMON_LAYOUT(a, b) + 0 * TS_WV_COMMON_LAYOUT(a, c))
 
 #endif

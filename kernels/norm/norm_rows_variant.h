@@ -9,7 +9,8 @@
  * or RMSNorm, the residual, its output, the weight and the bias are run-time choices. Measured on
  * the H200 against a row a warp (the short instance), RMSNorm + residual bf16 in the PyTorch
  * driver: 131072 x 512 2.81 -> 4.22 TB/s, 262144 x 256 1.48 -> 4.22, 65536 x 768 3.86 -> 4.22
- * (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt).
+ * (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt); fp32 262144 x 256 2.89 -> 4.21
+ * (...-2026-12-03-norm-f32-rows256.txt).
  *   reads: TS_ROWWISE_ROWS_NAME (the kernel; its launcher is TS_ROWWISE_ROWS_NAME##_launch),
  *          TS_ROWWISE_DTYPE, TS_ROWWISE_ROWS_COLS (the columns), TS_ROWWISE_ROWS_MIN_BLOCKS (blocks
  *          per SM) */

@@ -98,18 +98,19 @@ Test(softmax, whole_aligned_rows) {
         }
 }
 
-/* Rows shorter than a slice, several to a warp: the rows instances (softmax.c,
- * softmax_rows_variant.h) for rows of 256, 512 and 768 columns (fp32: 256; HIP: 16-bit 512), and
- * fp32 rows of 512 and 768 beside them that do not take them, row counts that leave the last strip short, padded rows, scale, the causal mask with its rows and offsets (whole
- * rows masked), -inf entries, in place; and beside them rows that must not take them (64 columns,
- * misaligned rows, another output dtype). */
+/* Rows shorter than a slice, several to a warp, and rows of a slice and a half, one a warp: the
+ * rows instances (softmax.c, softmax_rows_variant.h) for 16-bit rows of 256, 512, 768 and 1536
+ * columns (HIP: 512 and 1536) and fp32 rows of 256, with fp32 rows of 512, 768 and 1536 beside them
+ * that do not take them; row counts that leave the last strip short, padded rows, scale, the causal
+ * mask with its rows and offsets (whole rows masked), -inf entries, in place; and beside them rows
+ * that must not take them (64 columns, misaligned rows, another output dtype). */
 Test(softmax, rows_several_a_warp) {
     TS_TEST_REQUIRE_DEVICE();
     const ts_dtype dts[3] = {BF, FP, F32};
     const long long rows[4] = {1, 3, 6, ts_test_on_gpu() ? 4097 : 9};
-    const int cols[4] = {256, 512, 768, 64};
+    const int cols[5] = {256, 512, 768, 1536, 64};
     for (int i = 0; i < 3; ++i)
-        for (int c = 0; c < 4; ++c)
+        for (int c = 0; c < 5; ++c)
             for (int r = 0; r < 4; ++r) {
                 const long long n = rows[r];
                 const int pad = dts[i] == F32 ? 4 : 8;
@@ -121,6 +122,7 @@ Test(softmax, rows_several_a_warp) {
             }
     check_softmax((sm_case){rows[3], 256, 2, BF, BF, 1.0f, 0, 1, 0, 1.0, 0, 0}); /* rows 4 bytes off */
     check_softmax((sm_case){rows[3], 512, 0, BF, F32, 1.0f, 0, 1, 0, 1.0, 0, 0}); /* fp32 output */
+    check_softmax((sm_case){rows[3], 1536, 0, FP, F32, 1.0f, 0, 1, 0, 1.0, 0, 0});
 }
 
 Test(softmax, scale_dtypes_and_unaligned_strides) {

@@ -100,6 +100,10 @@
 #ifndef TS_NORM_ROWS768_BLOCKS
 #define TS_NORM_ROWS768_BLOCKS 16
 #endif
+/* Rows of 1536, one a strip, hold six chunks a lane of the row, the weight and the bias. */
+#ifndef TS_NORM_ROWS1536_BLOCKS
+#define TS_NORM_ROWS1536_BLOCKS 12
+#endif
 /* fp32 rows of 256, four a strip: the same 32 words a lane as a 16-bit strip of 512-column rows (96
  * registers, no spills). Measured on the H200 against a row a warp, LayerNorm / RMSNorm + residual in the
  * PyTorch driver: 65536 and 262144 rows 2.67-2.89 -> 4.12-4.21 TB/s
@@ -154,6 +158,7 @@
 #define TS_ROWWISE_ROWS_16BIT 1
 #define TS_ROWWISE_ROWS_BLOCKS TS_NORM_ROWS_BLOCKS
 #define TS_ROWWISE_ROWS768_BLOCKS TS_NORM_ROWS768_BLOCKS
+#define TS_ROWWISE_ROWS1536_BLOCKS TS_NORM_ROWS1536_BLOCKS
 #define TS_ROWWISE_DTYPE TS_DTYPE_BF16
 #define TS_ROWWISE_ROWS_PREFIX ts_norm_bf16_rows
 #include "kernels/common/rowwise_rows_instances.h"
@@ -178,6 +183,7 @@
 #undef TS_ROWWISE_ROWS_BLOCKS
 #undef TS_ROWWISE_ROWS_16BIT
 #undef TS_ROWWISE_ROWS768_BLOCKS
+#undef TS_ROWWISE_ROWS1536_BLOCKS
 #undef TS_ROWWISE_ROWS_VARIANT
 
 /* The rows instance's launcher for a dtype and a row length (ts_rowwise_row_chunks took it), or NULL. */
@@ -188,9 +194,13 @@ static ts_status (*ts_norm_rows_launcher(ts_dtype dtype, int cols))(const ts_nor
                                                                        : ts_norm_f32_rows256_launch;
 #endif
     if (cols == 512 && (bf16 || fp16)) return bf16 ? ts_norm_bf16_rows512_launch : ts_norm_fp16_rows512_launch;
+#if TS_ROWWISE_ROWS_F32_512
+    if (cols == 512) return ts_norm_f32_rows512_launch;
+#endif
 #if 768 % (TS_WV_CHUNK * TS_WARP_LANES) == 0
     if (cols == 768 && (bf16 || fp16)) return bf16 ? ts_norm_bf16_rows768_launch : ts_norm_fp16_rows768_launch;
 #endif
+    if (cols == 1536 && (bf16 || fp16)) return bf16 ? ts_norm_bf16_rows1536_launch : ts_norm_fp16_rows1536_launch;
     return NULL;
 }
 

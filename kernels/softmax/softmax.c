@@ -59,6 +59,9 @@ typedef struct ts_softmax_params {
 #ifndef TS_SOFTMAX_ROWS768_BLOCKS
 #define TS_SOFTMAX_ROWS768_BLOCKS 24
 #endif
+#ifndef TS_SOFTMAX_ROWS1536_BLOCKS
+#define TS_SOFTMAX_ROWS1536_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
+#endif
 
 /* The rows instances (kernels/common/rowwise_rows_instances.h), for rows a warp alone would leave
  * with less than a 16-bit slice's bytes, as the norms'. fp32 rows of 512 fill a lane's loads already: on the H200 a
@@ -67,6 +70,7 @@ typedef struct ts_softmax_params {
 #define TS_ROWWISE_ROWS_VARIANT "kernels/softmax/softmax_rows_variant.h"
 #define TS_ROWWISE_ROWS_BLOCKS TS_SOFTMAX_ROWS_BLOCKS
 #define TS_ROWWISE_ROWS768_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
+#define TS_ROWWISE_ROWS1536_BLOCKS TS_SOFTMAX_ROWS1536_BLOCKS
 #define TS_ROWWISE_ROWS_16BIT 1
 #define TS_ROWWISE_DTYPE TS_DTYPE_BF16
 #define TS_ROWWISE_ROWS_PREFIX ts_softmax_bf16_rows
@@ -87,6 +91,7 @@ typedef struct ts_softmax_params {
 #undef TS_ROWWISE_DTYPE
 #undef TS_ROWWISE_ROWS_16BIT
 #undef TS_ROWWISE_ROWS768_BLOCKS
+#undef TS_ROWWISE_ROWS1536_BLOCKS
 #undef TS_ROWWISE_ROWS_BLOCKS
 #undef TS_ROWWISE_ROWS_VARIANT
 
@@ -98,9 +103,14 @@ static ts_status (*ts_softmax_rows_launcher(ts_dtype dtype, int cols))(const ts_
                                                                           : ts_softmax_f32_rows256_launch;
 #endif
     if (cols == 512 && (bf16 || fp16)) return bf16 ? ts_softmax_bf16_rows512_launch : ts_softmax_fp16_rows512_launch;
+#if TS_ROWWISE_ROWS_F32_512
+    if (cols == 512) return ts_softmax_f32_rows512_launch;
+#endif
 #if 768 % (TS_WV_CHUNK * TS_WARP_LANES) == 0
     if (cols == 768 && (bf16 || fp16)) return bf16 ? ts_softmax_bf16_rows768_launch : ts_softmax_fp16_rows768_launch;
 #endif
+    if (cols == 1536 && (bf16 || fp16))
+        return bf16 ? ts_softmax_bf16_rows1536_launch : ts_softmax_fp16_rows1536_launch;
     return NULL;
 }
 

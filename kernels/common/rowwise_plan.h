@@ -41,10 +41,13 @@ static inline int ts_rowwise_plan_whole(long long rows, int cols, const ts_rowwi
     return plan->one_pass && cols % TS_ROWWISE_E == 0 && rows % (plan->warps / plan->warps_per_row) == 0;
 }
 
-/* 1: fp32 rows of 512 columns take the rows instances too (two a strip); 0 (default): a row a warp,
- * for A/B runs. */
+/* 1 (default): fp32 rows of 512 columns take the rows instances too, two a strip, in the split
+ * layout; 0: a row a warp, for A/B runs. Measured on the H200 in the PyTorch driver, 131072 x 512
+ * (bench/results/nvidia-h200-2026-12-03-rows-1536-f32-512.txt): LayerNorm / RMSNorm + residual 4.10 /
+ * 4.18 -> 4.25 / 4.25 TB/s, softmax 3.93 -> 4.28 (in the contiguous layout, before the split one, a
+ * rows instance had measured 3% slower for softmax). */
 #ifndef TS_ROWWISE_ROWS_F32_512
-#define TS_ROWWISE_ROWS_F32_512 0
+#define TS_ROWWISE_ROWS_F32_512 1
 #endif
 
 /* Rows the rows instances take (a strip of wide rows, ops/warp_vector.h; the norms' and softmax's

@@ -1,14 +1,14 @@
 /* The rows instances of a row-wise family for one dtype (kernels/common/rowwise_rows.h): rows of
  * 256, 512, 768 and 1536 columns, each where it is whole chunks of every lane (rowwise_plan.h:
- * ts_rowwise_row_chunks; 512 and 1536 alone on HIP's 64-lane warps) and, for 512, 768 and 1536, only
- * for a 16-bit dtype (an fp32 row of 512 already has a 16-bit slice's bytes; its instance is built
- * with TS_ROWWISE_ROWS_F32_512 only). Each is the family's rows variant included once, named
- * TS_ROWWISE_ROWS_PREFIX##COLS. Included after defining:
+ * ts_rowwise_row_chunks; 512 and 1536 alone on HIP's 64-lane warps) and, for 768 and 1536, only for a
+ * 16-bit dtype; fp32 rows of 512 (a 16-bit slice's bytes) where TS_ROWWISE_ROWS_F32_512. Each is the
+ * family's rows variant included once, named TS_ROWWISE_ROWS_PREFIX##COLS. Included after defining:
  *   TS_ROWWISE_ROWS_VARIANT       the family's rows variant header, as a quoted path
  *   TS_ROWWISE_ROWS_PREFIX        the kernels' name before the columns
  *   TS_ROWWISE_DTYPE              the input dtype (TS_DTYPE_...)
  *   TS_ROWWISE_ROWS_16BIT         1 for a 16-bit dtype
  *   TS_ROWWISE_ROWS_BLOCKS        blocks per SM of rows of 256 and 512 columns
+ *   TS_ROWWISE_ROWS_F32_512_BLOCKS  with an fp32 dtype, of rows of 512 (TS_ROWWISE_ROWS_F32_512)
  *   TS_ROWWISE_ROWS768_BLOCKS     blocks per SM of rows of 768 (six chunks a lane of each vector)
  *                                 and TS_ROWWISE_ROWS1536_BLOCKS of rows of 1536 (the same chunks,
  *                                 one row: a strip of weight and bias each with no repeats)
@@ -51,7 +51,7 @@
 #elif TS_ROWWISE_ROWS_F32_512
 #define TS_ROWWISE_ROWS_COLS 512
 #define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 512)
-#define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS_BLOCKS
+#define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS_F32_512_BLOCKS
 #include TS_ROWWISE_ROWS_VARIANT
 #undef TS_ROWWISE_ROWS_COLS
 #undef TS_ROWWISE_ROWS_NAME

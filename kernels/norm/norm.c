@@ -83,12 +83,14 @@
 #define TS_NORM_USE_RMS_ROW 1
 #endif
 
-/* 1 (default): 16-bit rows of 256, 512 or 768 columns and fp32 rows of 256 (whole chunks of every
- * lane with fewer bytes than a 16-bit slice, kernels/common/rowwise_plan.h: ts_rowwise_row_chunks),
- * 16-byte aligned, with the output and the parameters in the input's dtype, run several to a warp
- * on instances of their own, ts_norm_*_rows256 / 512 / 768 (norm_rows_variant.h), in one-warp blocks
- * built for TS_NORM_ROWS_BLOCKS blocks an SM; 0: they take the short instance, a row a warp, for A/B
- * runs. */
+/* 1 (default): 16-bit rows of 256, 512 or 768 columns and fp32 rows of 256 and 512 (whole chunks of
+ * every lane with fewer bytes than a 16-bit slice, kernels/common/rowwise_plan.h:
+ * ts_rowwise_row_chunks), 16-byte aligned, with the output and the parameters in the input's dtype,
+ * run several to a warp on instances of their own, ts_norm_*_rows256 / 512 / 768
+ * (norm_rows_variant.h), in one-warp blocks built for TS_NORM_ROWS_BLOCKS blocks an SM, and 16-bit
+ * rows of 1536 one a warp (ts_norm_*_rows1536: on the H200, LayerNorm / RMSNorm + residual bf16
+ * 40960 x 1536 3.59 / 3.79 -> 4.22 / 4.23 TB/s, bench/results/nvidia-h200-2026-12-03-rows-1536-f32-512.txt);
+ * 0: they take the short instance, for A/B runs. */
 #ifndef TS_NORM_USE_ROWS
 #define TS_NORM_USE_ROWS 1
 #endif
@@ -100,7 +102,8 @@
 #ifndef TS_NORM_ROWS768_BLOCKS
 #define TS_NORM_ROWS768_BLOCKS 16
 #endif
-/* Rows of 1536, one a strip, hold six chunks a lane of the row, the weight and the bias. */
+/* Rows of 1536, one a strip, hold six chunks a lane of the row, the weight and the bias: 12 blocks an
+ * SM (167 registers; at 16, 128 registers, they spilled 48-56 bytes). */
 #ifndef TS_NORM_ROWS1536_BLOCKS
 #define TS_NORM_ROWS1536_BLOCKS 12
 #endif
@@ -110,6 +113,11 @@
  * (bench/results/nvidia-h200-2026-12-03-norm-f32-rows256.txt). */
 #ifndef TS_NORM_F32_ROWS_BLOCKS
 #define TS_NORM_F32_ROWS_BLOCKS TS_NORM_ROWS_BLOCKS
+#endif
+/* fp32 rows of 512, two a strip (kernels/common/rowwise_plan.h: TS_ROWWISE_ROWS_F32_512): 12 blocks an
+ * SM, 16 spilled 120 bytes. */
+#ifndef TS_NORM_F32_ROWS512_BLOCKS
+#define TS_NORM_F32_ROWS512_BLOCKS 12
 #endif
 
 #define TS_NORM_RMS_ROW 0
@@ -171,16 +179,17 @@
 #undef TS_ROWWISE_DTYPE
 #undef TS_ROWWISE_ROWS_BLOCKS
 #undef TS_ROWWISE_ROWS_16BIT
-/* fp32: rows of 256 only (an fp32 row of 512 has a 16-bit slice's bytes already), in the split layout
- * (norm_rows_variant.h). */
+/* fp32: rows of 256 and 512, in the split layout (norm_rows_variant.h). */
 #define TS_ROWWISE_ROWS_16BIT 0
 #define TS_ROWWISE_ROWS_BLOCKS TS_NORM_F32_ROWS_BLOCKS
+#define TS_ROWWISE_ROWS_F32_512_BLOCKS TS_NORM_F32_ROWS512_BLOCKS
 #define TS_ROWWISE_DTYPE TS_DTYPE_F32
 #define TS_ROWWISE_ROWS_PREFIX ts_norm_f32_rows
 #include "kernels/common/rowwise_rows_instances.h"
 #undef TS_ROWWISE_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
 #undef TS_ROWWISE_ROWS_BLOCKS
+#undef TS_ROWWISE_ROWS_F32_512_BLOCKS
 #undef TS_ROWWISE_ROWS_16BIT
 #undef TS_ROWWISE_ROWS768_BLOCKS
 #undef TS_ROWWISE_ROWS1536_BLOCKS

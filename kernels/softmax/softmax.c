@@ -41,13 +41,14 @@ typedef struct ts_softmax_params {
 #undef TS_ROWWISE_INSTANCE_WHOLE
 
 /* 1 (default): rows of 256, 512 or 768 columns (whole chunks of every lane with fewer bytes than a
- * 16-bit slice, kernels/common/rowwise_plan.h: ts_rowwise_row_chunks; fp32: 256), 16-byte aligned,
- * with the output in the input's dtype, run several to a warp on instances of their own,
+ * 16-bit slice, kernels/common/rowwise_plan.h: ts_rowwise_row_chunks; fp32: 256 and 512), 16-byte
+ * aligned, with the output in the input's dtype, run several to a warp on instances of their own,
  * ts_softmax_*_rows256 / 512 / 768 (softmax_rows_variant.h), in one-warp blocks built for
- * TS_SOFTMAX_ROWS_BLOCKS blocks an SM; 0: they take the short instance, a row a warp, for A/B runs.
- * Measured on the H200 in the PyTorch driver (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt):
- * bf16 131072 x 512 2.07 -> 4.23 TB/s (0.53x -> 1.08x torch.compile), 262144 x 256 1.10 -> 4.21
- * (0.27x -> 1.04x), 65536 x 768 2.90 -> 4.15 (0.73x -> 1.04x). */
+ * TS_SOFTMAX_ROWS_BLOCKS blocks an SM, and 16-bit rows of 1536 one a warp (ts_softmax_*_rows1536);
+ * 0: they take the short instance, for A/B runs. Measured on the H200 in the PyTorch driver
+ * (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt): bf16 131072 x 512 2.07 -> 4.23 TB/s
+ * (0.53x -> 1.08x torch.compile), 262144 x 256 1.10 -> 4.21 (0.27x -> 1.04x), 65536 x 768 2.90 ->
+ * 4.15 (0.73x -> 1.04x); bf16 40960 x 1536 2.92 -> 4.36 (...-2026-12-03-rows-1536-f32-512.txt). */
 #ifndef TS_SOFTMAX_USE_ROWS
 #define TS_SOFTMAX_USE_ROWS 1
 #endif
@@ -63,10 +64,11 @@ typedef struct ts_softmax_params {
 #define TS_SOFTMAX_ROWS1536_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
 #endif
 
-/* The rows instances (kernels/common/rowwise_rows_instances.h), for rows a warp alone would leave
- * with less than a 16-bit slice's bytes, as the norms'. fp32 rows of 512 fill a lane's loads already: on the H200 a
- * rows instance measured 3.81 against 3.93 TB/s for them, and 2.08 -> 3.93 for fp32 rows of 256
- * (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt). */
+/* The rows instances (kernels/common/rowwise_rows_instances.h), as the norms'. fp32 rows of 256
+ * measured 2.08 -> 3.93 TB/s on the H200 (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt; 4.25
+ * in the split layout, ...-2026-12-03-f32-split-layout.txt); fp32 rows of 512, which a rows instance
+ * in the contiguous layout had left 3% slower, 3.93 -> 4.28 in the split layout
+ * (...-2026-12-03-rows-1536-f32-512.txt). */
 #define TS_ROWWISE_ROWS_VARIANT "kernels/softmax/softmax_rows_variant.h"
 #define TS_ROWWISE_ROWS_BLOCKS TS_SOFTMAX_ROWS_BLOCKS
 #define TS_ROWWISE_ROWS768_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
@@ -84,11 +86,13 @@ typedef struct ts_softmax_params {
 #undef TS_ROWWISE_DTYPE
 #undef TS_ROWWISE_ROWS_16BIT
 #define TS_ROWWISE_ROWS_16BIT 0
+#define TS_ROWWISE_ROWS_F32_512_BLOCKS TS_SOFTMAX_ROWS_BLOCKS
 #define TS_ROWWISE_DTYPE TS_DTYPE_F32
 #define TS_ROWWISE_ROWS_PREFIX ts_softmax_f32_rows
 #include "kernels/common/rowwise_rows_instances.h"
 #undef TS_ROWWISE_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
+#undef TS_ROWWISE_ROWS_F32_512_BLOCKS
 #undef TS_ROWWISE_ROWS_16BIT
 #undef TS_ROWWISE_ROWS768_BLOCKS
 #undef TS_ROWWISE_ROWS1536_BLOCKS

@@ -6,7 +6,8 @@
  * dtypes: the whole-row instance, below; and RMSNorm's such rows with a weight and no bias once more,
  * with those options fixed: the RMSNorm rows' instance), and a general one for longer rows and mixed dtypes
  * (kernels/common/rowwise.h, rowwise_instances.h); and 16-bit rows of 256, 512 and 768 columns and
- * fp32 rows of 256 several to a warp (norm_rows_variant.h, kernels/common/rowwise_rows.h). */
+ * fp32 rows of 256 and 512 several to a warp, 16-bit rows of 1536 one a warp (norm_rows_variant.h,
+ * kernels/common/rowwise_rows.h). */
 #include "kernels/common/rowwise.h"
 #include "kernels/common/rowwise_rows.h"
 #include "kernels/norm/norm_common.h"
@@ -265,7 +266,8 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
                         ts_rowwise_aligned16(d.weight, d.param_dtype, 0) &&
                         ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
     plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) && aligned;
-    /* Rows shorter than a slice's bytes, several a warp (norm_rows_variant.h). */
+    /* Rows shorter than a slice's bytes, several a warp, and 16-bit rows of 1536, one a warp
+     * (norm_rows_variant.h). */
     const int row_chunks = ts_rowwise_row_chunks(d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_WARP_LANES);
     if (TS_NORM_USE_ROWS && ts_rowwise_rows_fit(d.rows, d.cols, row_chunks) && uniform && aligned) {
         ts_status (*rows_launcher)(const ts_norm_params *, ts_stream) = ts_norm_rows_launcher(d.dtype, d.cols);

@@ -1,20 +1,29 @@
-/* The rows instances of a row-wise family for one dtype (kernels/common/rowwise_rows.h): rows of
- * 256, 512, 768 and 1536 columns, each where it is whole chunks of every lane (rowwise_plan.h:
- * ts_rowwise_row_chunks; 512 and 1536 alone on HIP's 64-lane warps) and, for 768 and 1536, only for a
- * 16-bit dtype; fp32 rows of 512 (a 16-bit slice's bytes) where TS_ROWWISE_ROWS_F32_512. Each is the
- * family's rows variant included once, named TS_ROWWISE_ROWS_PREFIX##COLS. Included after defining:
+/* The rows instances of a row-wise family for one dtype (kernels/common/rowwise_rows.h), and the
+ * lookup of their launchers by row length: 16-bit rows of 256, 512, 768 and 1536 columns and fp32
+ * rows of 256 and 512 (the latter where TS_ROWWISE_ROWS_F32_512), each where it is whole chunks of
+ * every lane (rowwise_plan.h: ts_rowwise_row_chunks; 512 and 1536 alone on HIP's 64-lane warps).
+ * Each is the family's rows variant included once, named TS_ROWWISE_ROWS_PREFIX##COLS; the lookup is
+ * TS_ROWWISE_ROWS_PREFIX##_launcher(cols), NULL for a length with no instance, so that a family's
+ * launcher takes exactly the instances built here. Included after defining:
  *   TS_ROWWISE_ROWS_VARIANT       the family's rows variant header, as a quoted path
  *   TS_ROWWISE_ROWS_PREFIX        the kernels' name before the columns
+ *   TS_ROWWISE_ROWS_PARAMS        the family's params type (the launchers' argument)
  *   TS_ROWWISE_DTYPE              the input dtype (TS_DTYPE_...)
  *   TS_ROWWISE_ROWS_16BIT         1 for a 16-bit dtype
- *   TS_ROWWISE_ROWS_BLOCKS        blocks per SM of rows of 256 and 512 columns
+ *   TS_ROWWISE_ROWS_BLOCKS        blocks per SM of rows of 256 columns, and of 512 of a 16-bit dtype
  *   TS_ROWWISE_ROWS_F32_512_BLOCKS  with an fp32 dtype, of rows of 512 (TS_ROWWISE_ROWS_F32_512)
  *   TS_ROWWISE_ROWS768_BLOCKS     blocks per SM of rows of 768 (six chunks a lane of each vector)
  *                                 and TS_ROWWISE_ROWS1536_BLOCKS of rows of 1536 (the same chunks,
  *                                 one row: a strip of weight and bias each with no repeats)
  * A rows variant reads TS_ROWWISE_ROWS_NAME, TS_ROWWISE_ROWS_COLS and TS_ROWWISE_ROWS_MIN_BLOCKS,
  * which this header leaves undefined after. */
-#if 256 % (TS_WV_CHUNK * TS_WARP_LANES) == 0
+#define TS_ROWWISE_ROWS_WHOLE_CHUNKS(cols) ((cols) % (TS_WV_CHUNK * TS_WARP_LANES) == 0)
+#define TS_ROWWISE_ROWS_HAS_256 TS_ROWWISE_ROWS_WHOLE_CHUNKS(256)
+#define TS_ROWWISE_ROWS_HAS_512 (TS_ROWWISE_ROWS_16BIT || TS_ROWWISE_ROWS_F32_512)
+#define TS_ROWWISE_ROWS_HAS_768 (TS_ROWWISE_ROWS_16BIT && TS_ROWWISE_ROWS_WHOLE_CHUNKS(768))
+#define TS_ROWWISE_ROWS_HAS_1536 TS_ROWWISE_ROWS_16BIT
+
+#if TS_ROWWISE_ROWS_HAS_256
 #define TS_ROWWISE_ROWS_COLS 256
 #define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 256)
 #define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS_BLOCKS
@@ -23,15 +32,20 @@
 #undef TS_ROWWISE_ROWS_NAME
 #undef TS_ROWWISE_ROWS_MIN_BLOCKS
 #endif
-#if TS_ROWWISE_ROWS_16BIT
+#if TS_ROWWISE_ROWS_HAS_512
 #define TS_ROWWISE_ROWS_COLS 512
 #define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 512)
+#if TS_ROWWISE_ROWS_16BIT
 #define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS_BLOCKS
+#else
+#define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS_F32_512_BLOCKS
+#endif
 #include TS_ROWWISE_ROWS_VARIANT
 #undef TS_ROWWISE_ROWS_COLS
 #undef TS_ROWWISE_ROWS_NAME
 #undef TS_ROWWISE_ROWS_MIN_BLOCKS
-#if 768 % (TS_WV_CHUNK * TS_WARP_LANES) == 0
+#endif
+#if TS_ROWWISE_ROWS_HAS_768
 #define TS_ROWWISE_ROWS_COLS 768
 #define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 768)
 #define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS768_BLOCKS
@@ -40,6 +54,7 @@
 #undef TS_ROWWISE_ROWS_NAME
 #undef TS_ROWWISE_ROWS_MIN_BLOCKS
 #endif
+#if TS_ROWWISE_ROWS_HAS_1536
 /* One row of 1536 a strip: the six chunks a lane of two rows of 768 (three on HIP). */
 #define TS_ROWWISE_ROWS_COLS 1536
 #define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 1536)
@@ -48,12 +63,28 @@
 #undef TS_ROWWISE_ROWS_COLS
 #undef TS_ROWWISE_ROWS_NAME
 #undef TS_ROWWISE_ROWS_MIN_BLOCKS
-#elif TS_ROWWISE_ROWS_F32_512
-#define TS_ROWWISE_ROWS_COLS 512
-#define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 512)
-#define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS_F32_512_BLOCKS
-#include TS_ROWWISE_ROWS_VARIANT
-#undef TS_ROWWISE_ROWS_COLS
-#undef TS_ROWWISE_ROWS_NAME
-#undef TS_ROWWISE_ROWS_MIN_BLOCKS
 #endif
+
+/* The launcher of the instance for rows of `cols` columns, or NULL. */
+static ts_status (*TS_CAT(TS_ROWWISE_ROWS_PREFIX, _launcher)(int cols))(const TS_ROWWISE_ROWS_PARAMS *, ts_stream) {
+    (void)cols; /* a dtype with no instance on this backend */
+#if TS_ROWWISE_ROWS_HAS_256
+    if (cols == 256) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 256), _launch);
+#endif
+#if TS_ROWWISE_ROWS_HAS_512
+    if (cols == 512) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 512), _launch);
+#endif
+#if TS_ROWWISE_ROWS_HAS_768
+    if (cols == 768) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 768), _launch);
+#endif
+#if TS_ROWWISE_ROWS_HAS_1536
+    if (cols == 1536) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 1536), _launch);
+#endif
+    return NULL;
+}
+
+#undef TS_ROWWISE_ROWS_HAS_256
+#undef TS_ROWWISE_ROWS_HAS_512
+#undef TS_ROWWISE_ROWS_HAS_768
+#undef TS_ROWWISE_ROWS_HAS_1536
+#undef TS_ROWWISE_ROWS_WHOLE_CHUNKS

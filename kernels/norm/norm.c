@@ -164,6 +164,7 @@
 
 /* The rows instances (TS_NORM_USE_ROWS, kernels/common/rowwise_rows_instances.h). */
 #define TS_ROWWISE_ROWS_VARIANT "kernels/norm/norm_rows_variant.h"
+#define TS_ROWWISE_ROWS_PARAMS ts_norm_params
 #define TS_ROWWISE_ROWS_16BIT 1
 #define TS_ROWWISE_ROWS_BLOCKS TS_NORM_ROWS_BLOCKS
 #define TS_ROWWISE_ROWS768_BLOCKS TS_NORM_ROWS768_BLOCKS
@@ -194,24 +195,14 @@
 #undef TS_ROWWISE_ROWS_16BIT
 #undef TS_ROWWISE_ROWS768_BLOCKS
 #undef TS_ROWWISE_ROWS1536_BLOCKS
+#undef TS_ROWWISE_ROWS_PARAMS
 #undef TS_ROWWISE_ROWS_VARIANT
 
 /* The rows instance's launcher for a dtype and a row length (ts_rowwise_row_chunks took it), or NULL. */
 static ts_status (*ts_norm_rows_launcher(ts_dtype dtype, int cols))(const ts_norm_params *, ts_stream) {
-    const int bf16 = dtype == TS_DTYPE_BF16, fp16 = dtype == TS_DTYPE_FP16;
-#if 256 % (TS_WV_CHUNK * TS_WARP_LANES) == 0
-    if (cols == 256) return bf16 ? ts_norm_bf16_rows256_launch : fp16 ? ts_norm_fp16_rows256_launch
-                                                                       : ts_norm_f32_rows256_launch;
-#endif
-    if (cols == 512 && (bf16 || fp16)) return bf16 ? ts_norm_bf16_rows512_launch : ts_norm_fp16_rows512_launch;
-#if TS_ROWWISE_ROWS_F32_512
-    if (cols == 512) return ts_norm_f32_rows512_launch;
-#endif
-#if 768 % (TS_WV_CHUNK * TS_WARP_LANES) == 0
-    if (cols == 768 && (bf16 || fp16)) return bf16 ? ts_norm_bf16_rows768_launch : ts_norm_fp16_rows768_launch;
-#endif
-    if (cols == 1536 && (bf16 || fp16)) return bf16 ? ts_norm_bf16_rows1536_launch : ts_norm_fp16_rows1536_launch;
-    return NULL;
+    return dtype == TS_DTYPE_BF16   ? ts_norm_bf16_rows_launcher(cols)
+           : dtype == TS_DTYPE_FP16 ? ts_norm_fp16_rows_launcher(cols)
+                                    : ts_norm_f32_rows_launcher(cols);
 }
 
 static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream) {

@@ -70,6 +70,7 @@ typedef struct ts_softmax_params {
  * in the contiguous layout had left 3% slower, 3.93 -> 4.28 in the split layout
  * (...-2026-12-03-rows-1536-f32-512.txt). */
 #define TS_ROWWISE_ROWS_VARIANT "kernels/softmax/softmax_rows_variant.h"
+#define TS_ROWWISE_ROWS_PARAMS ts_softmax_params
 #define TS_ROWWISE_ROWS_BLOCKS TS_SOFTMAX_ROWS_BLOCKS
 #define TS_ROWWISE_ROWS768_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
 #define TS_ROWWISE_ROWS1536_BLOCKS TS_SOFTMAX_ROWS1536_BLOCKS
@@ -97,25 +98,14 @@ typedef struct ts_softmax_params {
 #undef TS_ROWWISE_ROWS768_BLOCKS
 #undef TS_ROWWISE_ROWS1536_BLOCKS
 #undef TS_ROWWISE_ROWS_BLOCKS
+#undef TS_ROWWISE_ROWS_PARAMS
 #undef TS_ROWWISE_ROWS_VARIANT
 
 /* The rows instance's launcher for a dtype and a row length (ts_rowwise_row_chunks took it), or NULL. */
 static ts_status (*ts_softmax_rows_launcher(ts_dtype dtype, int cols))(const ts_softmax_params *, ts_stream) {
-    const int bf16 = dtype == TS_DTYPE_BF16, fp16 = dtype == TS_DTYPE_FP16;
-#if 256 % (TS_WV_CHUNK * TS_WARP_LANES) == 0
-    if (cols == 256) return bf16 ? ts_softmax_bf16_rows256_launch : fp16 ? ts_softmax_fp16_rows256_launch
-                                                                          : ts_softmax_f32_rows256_launch;
-#endif
-    if (cols == 512 && (bf16 || fp16)) return bf16 ? ts_softmax_bf16_rows512_launch : ts_softmax_fp16_rows512_launch;
-#if TS_ROWWISE_ROWS_F32_512
-    if (cols == 512) return ts_softmax_f32_rows512_launch;
-#endif
-#if 768 % (TS_WV_CHUNK * TS_WARP_LANES) == 0
-    if (cols == 768 && (bf16 || fp16)) return bf16 ? ts_softmax_bf16_rows768_launch : ts_softmax_fp16_rows768_launch;
-#endif
-    if (cols == 1536 && (bf16 || fp16))
-        return bf16 ? ts_softmax_bf16_rows1536_launch : ts_softmax_fp16_rows1536_launch;
-    return NULL;
+    return dtype == TS_DTYPE_BF16   ? ts_softmax_bf16_rows_launcher(cols)
+           : dtype == TS_DTYPE_FP16 ? ts_softmax_fp16_rows_launcher(cols)
+                                    : ts_softmax_f32_rows_launcher(cols);
 }
 
 TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) {

@@ -76,14 +76,27 @@ TS_DEVICE void ts_wv_set(unsigned char *p, int dtype, long long i, float x) {
 /* The forms of a strip (the `rows` and `row_size` of the loads and stores below): 0, one contiguous
  * run of elements; TS_WV_ROWS_POW2, rows of 2^row_size elements; TS_WV_ROWS_WIDE, wide rows of
  * row_size chunks of every lane (row_size * TS_WV_CHUNK * TS_WARP_LANES elements), so that each
- * chunk of a lane lies in one row, row k / row_size for the lane's chunk k, the same in every lane. */
+ * chunk of a lane lies in one row, row k / row_size for the lane's chunk k, the same in every lane;
+ * TS_WV_ROWS_QUADS (split layout only), rows of row_size quad rows (row_size * TS_WV_QUAD *
+ * TS_WARP_LANES elements: 384 columns are 3 on CUDA), a quad row being the 4 * lanes elements of one
+ * 16-byte or 8-byte access of the warp, so that each quad of a lane lies in one row: quad g = 2k + h
+ * (the lane's chunk k, its half h) in row g / row_size. */
 #define TS_WV_ROWS_POW2 1
 #define TS_WV_ROWS_WIDE 2
+#define TS_WV_ROWS_QUADS 3
 
 /* Element offset of strip element e: contiguous, or in its row (row_stride elements apart). */
 TS_DEVICE long long ts_wv_offset(int e, int rows, int row_size, long long row_stride) {
     if (!rows) return e;
     if (rows == TS_WV_ROWS_POW2) return (long long)(e >> row_size) * row_stride + (e & ((1 << row_size) - 1));
+    if (rows == TS_WV_ROWS_QUADS) {
+        /* e is the first element of one of this lane's quads, 4 * lane into its quad row g: with the
+         * lane's part taken off, g is a constant where the chunk loop is unrolled (so that the loads
+         * of a weight repeated over the strip's rows are seen to be the same). */
+        const int lane4 = TS_WV_QUAD * ts_lane_id();
+        const unsigned g = (unsigned)(e - lane4) / (TS_WV_QUAD * TS_WARP_LANES), size = (unsigned)row_size;
+        return (long long)(g / size) * row_stride + (long long)((g % size) * (TS_WV_QUAD * TS_WARP_LANES) + lane4);
+    }
     /* A lane's chunk k = e / (TS_WV_CHUNK * TS_WARP_LANES), a constant where the chunk loop is unrolled. */
     const unsigned u = (unsigned)e, k = u / (TS_WV_CHUNK * TS_WARP_LANES), size = (unsigned)row_size;
     return (long long)(k / size) * row_stride + (long long)((k % size) * (TS_WV_CHUNK * TS_WARP_LANES) +

@@ -68,6 +68,23 @@
     TS_WV_PACKED_STORE(ptr, src, n, TS_WV_ROWS_POW2, row_shift, row_stride)
 #define ts_wv_packed_store_wide_rows(ptr, src, row_chunks, row_stride, n)                          \
     TS_WV_PACKED_STORE(ptr, src, n, TS_WV_ROWS_WIDE, row_chunks, row_stride)
+/* A strip of quad rows (TS_WV_ROWS_QUADS) takes the split layout. */
+#define TS_WV_PACKED_QUAD_ROWS(v) TS_STATIC_ASSERT(TS_WV_LAYOUT_OF(v) == TS_WV_SPLIT, "quad rows need the split layout")
+#define ts_wv_packed_load_quad_rows(dst, ptr, row_quads, row_stride, n)                            \
+    do {                                                                                           \
+        TS_WV_PACKED_QUAD_ROWS(dst);                                                               \
+        TS_WV_PACKED_LOAD(dst, ptr, n, TS_WV_ROWS_QUADS, row_quads, row_stride, 0);                \
+    } while (0)
+#define ts_wv_packed_load_add_round_quad_rows(dst, ptr, row_quads, row_stride, n)                  \
+    do {                                                                                           \
+        TS_WV_PACKED_QUAD_ROWS(dst);                                                               \
+        TS_WV_PACKED_LOAD(dst, ptr, n, TS_WV_ROWS_QUADS, row_quads, row_stride, 1);                \
+    } while (0)
+#define ts_wv_packed_store_quad_rows(ptr, src, row_quads, row_stride, n)                           \
+    do {                                                                                           \
+        TS_WV_PACKED_QUAD_ROWS(src);                                                               \
+        TS_WV_PACKED_STORE(ptr, src, n, TS_WV_ROWS_QUADS, row_quads, row_stride);                  \
+    } while (0)
 
 /* ---- reductions ---------------------------------------------------------------------------- */
 
@@ -147,6 +164,45 @@ TS_DEVICE void ts_wvp_row_reduce_impl(float *out, const unsigned *v, int chunks,
     ts_wv_rows_combine(out, chunks, row_chunks, 0);
 }
 
+/* Of a strip of quad rows of row_quads quad rows each (TS_WV_ROWS_QUADS): out[g] (one float a quad
+ * of the lane, g = 2k + h for the half h of the lane's chunk k) = the sum of the row of quad g (op
+ * 0), or of (x - centres[g])^2 over it (op 1). Each lane adds its quads of a row in quad order, and
+ * a butterfly of xor shuffles (the same two values added in every lane at every step) the lanes',
+ * so the same bits in every lane and every quad of the row. A last row the strip holds only part of
+ * gives its part's. */
+TS_DEVICE void ts_wvp_quad_row_reduce_impl(float *out, const unsigned *v, int chunks, int dtype, const float *centres,
+                                           int row_quads, int op) {
+    const int words = ts_wvp_words(dtype);
+    TS_UNROLL
+    for (int g = 0; g < 2 * chunks; ++g) {
+        float s = 0.0f;
+        TS_UNROLL
+        for (int i = 0; i < TS_WV_QUAD; ++i) {
+            const float x = ts_wvp_elem(v + (g / 2) * words, (g % 2) * TS_WV_QUAD + i, dtype);
+            const float c = op ? x - centres[g] : x;
+            s = op ? fmaf(c, c, s) : s + c;
+        }
+        out[g] = s;
+    }
+    TS_UNROLL
+    for (int first = 0; first < 2 * chunks; first += row_quads) {
+        float s = out[first];
+        TS_UNROLL
+        for (int g = first + 1; g < first + row_quads && g < 2 * chunks; ++g) s += out[g];
+        TS_UNROLL
+        for (int m = 1; m < TS_WARP_LANES; m <<= 1) s += ts_shfl_xor_f32(s, m);
+        TS_UNROLL
+        for (int g = first; g < first + row_quads && g < 2 * chunks; ++g) out[g] = s;
+    }
+}
+
+#define ts_wv_packed_quad_row_sums(out, src, row_quads)                                            \
+    ts_wvp_quad_row_reduce_impl((out), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), \
+                                NULL, (row_quads), 0)
+#define ts_wv_packed_quad_row_sums_sq(out, src, centres, row_quads)                                \
+    ts_wvp_quad_row_reduce_impl((out), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), \
+                                (centres), (row_quads), 1)
+
 #define ts_wv_packed_row_sums(out, src, row_chunks)                                                \
     ts_wvp_row_reduce_impl((out), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), NULL, \
                            (row_chunks), 0)
@@ -156,8 +212,8 @@ TS_DEVICE void ts_wvp_row_reduce_impl(float *out, const unsigned *v, int chunks,
 
 /* ---- the normalized store ------------------------------------------------------------------ */
 
-/* shifts / scales: one per chunk (a strip of rows, ts_wv_packed_row_sums), or NULL: shift / scale
- * for every element. rows, row_size, row_stride: the strip's layout (ts_wv_offset); the weight and
+/* shifts / scales: one per chunk (a strip of wide rows, ts_wv_packed_row_sums) or per quad (quad
+ * rows, ts_wv_packed_quad_row_sums), or NULL: shift / scale for every element. rows, row_size, row_stride: the strip's layout (ts_wv_offset); the weight and
  * the bias are one row's, the same for every row of the strip. */
 TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const unsigned *v, int chunks, int dtype,
                                             float shift, float scale, const float *shifts, const float *scales,
@@ -175,10 +231,12 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
     for (int k = 0; k < chunks; ++k) {
         const int e = ts_wv_chunk_start(k, lane, split);
         if (e >= n) continue;
-        const float s = shifts ? shifts[k] : shift, c = scales ? scales[k] : scale;
         float y[TS_WV_CHUNK];
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j) {
+            /* One shift and scale a chunk, or a quad in quad rows. */
+            const int at_s = rows == TS_WV_ROWS_QUADS ? 2 * k + j / TS_WV_QUAD : k;
+            const float s = shifts ? shifts[at_s] : shift, c = scales ? scales[at_s] : scale;
             y[j] = (ts_wvp_elem(v + k * words, j, dtype) - s) * c;
             if (use_held_weight) y[j] *= ts_wvp_elem(held_weight + k * words, j, dtype);
             if (use_held_bias) y[j] += ts_wvp_elem(held_bias + k * words, j, dtype);
@@ -243,5 +301,18 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
                                  TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(weight_v), (use_weight),              \
                                  TS_WV_PACKED_CDATA(bias_v), (use_bias), (n), TS_WV_ROWS_WIDE, (row_chunks),       \
                                  (row_stride), TS_WV_COMMON_LAYOUT3(src, weight_v, bias_v))
+
+/* The same for a strip of quad rows (ts_wv_packed_load_quad_rows): shifts and scales one value per
+ * quad of the lane (ts_wv_packed_quad_row_sums). */
+#define ts_wv_packed_store_quad_rows_normalized_held_params(ptr, src, shifts, scales, weight_v, use_weight, bias_v,   \
+                                                            use_bias, row_quads, row_stride, n)                       \
+    do {                                                                                                              \
+        TS_WV_PACKED_QUAD_ROWS(src);                                                                                  \
+        ts_wvp_store_normalized_impl((ptr), TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), \
+                                     TS_WV_PACKED_DTYPE(src), 0.0f, 1.0f, (shifts), (scales), NULL, NULL,               \
+                                     TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(weight_v), (use_weight),              \
+                                     TS_WV_PACKED_CDATA(bias_v), (use_bias), (n), TS_WV_ROWS_QUADS, (row_quads),       \
+                                     (row_stride), TS_WV_COMMON_LAYOUT3(src, weight_v, bias_v));                       \
+    } while (0)
 
 #endif

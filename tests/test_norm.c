@@ -234,17 +234,17 @@ Test(norm, rmsnorm_rows_instance) {
 
 /* Rows shorter than a slice, several to a warp, and rows of a slice and a half, one a warp: the rows
  * instances (norm.c, norm_rows_variant.h) for 16-bit rows of 256, 512, 768 and 1536 columns (HIP: 512
- * and 1536) and fp32 rows of 256 (CUDA and host, in the split layout); row counts that leave the
- * last strip short, every option, padded rows with the residual's own stride, in place; and beside
- * them rows that must not take them (8 and 64 columns, fp32 rows of 512, 768 and 1536, misaligned
- * rows, another output dtype). */
+ * and 1536), fp32 rows of 256 and 512 (in the split layout), and with TS_NORM_USE_QUAD_ROWS 16-bit
+ * rows of 384, 640 and 896 (quad rows on CUDA); row counts that leave the last strip short, every
+ * option, padded rows with the residual's own stride, in place; and beside them rows that must not
+ * take them (8 and 64 columns, fp32 rows of 768 and 1536, misaligned rows, another output dtype). */
 Test(norm, rows_several_a_warp) {
     TS_TEST_REQUIRE_DEVICE();
     const long long rows[4] = {1, 3, 6, ts_test_on_gpu() ? 4097 : 9};
-    const int cols[6] = {256, 512, 768, 1536, 8, 64};
+    const int cols[9] = {256, 512, 768, 1536, 384, 640, 896, 8, 64};
     for (int i = 0; i < 3; ++i) {
         const ts_dtype dt = i == 2 ? F32 : i ? FP : BF;
-        for (int c = 0; c < 6; ++c)
+        for (int c = 0; c < 9; ++c)
             for (int r = 0; r < 4; ++r) {
                 const int rms = (r + c + i) & 1;
                 check_norm((norm_case){rows[r], cols[c], 0, dt, dt, dt, rms, 1, 1, 1, !rms, 0, 0.0, 0});

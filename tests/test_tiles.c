@@ -495,6 +495,83 @@ Test(tiles, warp_vector_wide_rows) {
     }
 }
 
+/* Strips of quad rows of 1, 3, 5 and 7 quad rows (an odd count puts a chunk's two quads in two
+ * rows; 5 and 7 leave the strip's last row partly outside it), rows apart by a padded stride, in the
+ * split layout: the per-row sums and squares, the normalized store with a weight and bias of one row
+ * loaded with a row stride of 0, and the plain store, against the CPU (the means and squares in
+ * double, the stores to bf16 rounding, the copy exact, and nothing written between the rows). */
+Test(tiles, warp_vector_quad_rows) {
+    TS_TEST_REQUIRE_DEVICE();
+    const int quad = 4 * ts_test_wv_lanes(), quads = TS_TEST_WV_QUAD_ROWS_E / quad;
+    const int rqs[4] = {1, 3, 5, 7};
+    for (int i = 0; i < 4; ++i) {
+        const int rq = rqs[i], len = rq * quad, whole = quads / rq, touched = (quads + rq - 1) / rq;
+        const long long stride = len + 8;
+        const size_t n = (size_t)(touched * stride);
+        uint64_t seed = ts_test_fresh_seed(), st = seed;
+        unsigned short *x = malloc(n * 2), *w = malloc((size_t)len * 2), *b = malloc((size_t)len * 2);
+        unsigned short *out = malloc(n * 2), *copy = malloc(n * 2);
+        float *means = malloc((size_t)whole * sizeof(float)), *sqs = malloc((size_t)whole * sizeof(float));
+        cr_assert(x && w && b && out && copy && means && sqs);
+        for (size_t e = 0; e < n; ++e) ts_test_put(x, TS_DTYPE_BF16, e, 0.5 + ts_test_normal(&st));
+        for (int c = 0; c < len; ++c) {
+            ts_test_put(w, TS_DTYPE_BF16, (size_t)c, ts_test_normal(&st));
+            ts_test_put(b, TS_DTYPE_BF16, (size_t)c, ts_test_normal(&st));
+        }
+        void *dx = ts_test_device_copy(x, n * 2), *dw = ts_test_device_copy(w, (size_t)len * 2);
+        void *db = ts_test_device_copy(b, (size_t)len * 2), *dout = ts_test_device_copy(NULL, n * 2);
+        void *dcopy = ts_test_device_copy(NULL, n * 2); /* out and copy poisoned: 0xffff where not written */
+        void *dmeans = ts_test_device_copy(NULL, (size_t)whole * sizeof(float));
+        void *dsqs = ts_test_device_copy(NULL, (size_t)whole * sizeof(float));
+        cr_assert(dx && dw && db && dout && dcopy && dmeans && dsqs);
+        cr_assert_eq(ts_test_wv_quad_rows(dout, dcopy, (float *)dmeans, (float *)dsqs, dx, dw, db, stride, rq), TS_SUCCESS);
+        cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(out, dout, n * 2), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(copy, dcopy, n * 2), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(means, dmeans, (size_t)whole * sizeof(float)), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(sqs, dsqs, (size_t)whole * sizeof(float)), TS_SUCCESS);
+        for (int r = 0; r < touched; ++r)
+            for (long long c = 0; c < stride; ++c) {
+                const size_t e = (size_t)(r * stride + c);
+                const int in_strip = c < len && (long long)r * len + c < TS_TEST_WV_QUAD_ROWS_E;
+                cr_assert_eq(copy[e], in_strip ? x[e] : 0xffff, "quad rows of %d: copy (%d, %lld) = %#x (seed %llu)", rq,
+                             r, c, copy[e], (unsigned long long)seed);
+                if (!in_strip)
+                    cr_assert_eq(out[e], 0xffff, "quad rows of %d: out (%d, %lld) written outside the strip", rq, r, c);
+            }
+        for (int r = 0; r < whole; ++r) {
+            double sum = 0.0, abs_sum = 0.0, dev = 0.0;
+            for (int c = 0; c < len; ++c) {
+                const double v = ts_test_get(x, TS_DTYPE_BF16, (size_t)(r * stride + c));
+                sum += v;
+                abs_sum += fabs(v);
+            }
+            for (int c = 0; c < len; ++c) {
+                const double v = ts_test_get(x, TS_DTYPE_BF16, (size_t)(r * stride + c)) - means[r];
+                dev += v * v;
+            }
+            cr_assert_leq(fabs(means[r] - sum / len), 1e-6 * abs_sum / len + 1e-7,
+                          "quad rows of %d: row %d mean %g, not %g (seed %llu)", rq, r, means[r], sum / len,
+                          (unsigned long long)seed);
+            cr_assert_leq(fabs(sqs[r] - dev), 1e-5 * dev, "quad rows of %d: row %d squares %g, not %g (seed %llu)", rq,
+                          r, sqs[r], dev, (unsigned long long)seed);
+            const double scale = 1.0 / (1.0 + (double)sqs[r] / len);
+            for (int c = 0; c < len; ++c) {
+                const size_t e = (size_t)(r * stride + c);
+                const double v = ts_test_get(x, TS_DTYPE_BF16, e), wc = ts_test_get(w, TS_DTYPE_BF16, (size_t)c);
+                const double want = (v - means[r]) * scale * wc + ts_test_get(b, TS_DTYPE_BF16, (size_t)c);
+                const double got = ts_test_get(out, TS_DTYPE_BF16, e);
+                cr_assert_leq(fabs(got - want), 8e-3 * fabs(want) + 1e-4 * (fabs(wc) + 1.0),
+                              "quad rows of %d: out (%d, %d) = %g, not %g (seed %llu)", rq, r, c, got, want,
+                              (unsigned long long)seed);
+            }
+        }
+        void *bufs[] = {dx, dw, db, dout, dcopy, dmeans, dsqs};
+        for (int k = 0; k < 7; ++k) cr_assert_eq(ts_free(bufs[k]), TS_SUCCESS);
+        free(x), free(w), free(b), free(out), free(copy), free(means), free(sqs);
+    }
+}
+
 /* ---- CPU checks of the conversions the ops rely on ------------------------------------------- */
 
 Test(tiles, bf16_rounding_is_nearest_even) {

@@ -65,4 +65,13 @@ static inline int ts_rowwise_row_chunks(int cols, int dtype_bytes, int lanes) {
     return cols / (8 * lanes);
 }
 
+/* 16-bit rows the rows instances may take as quad rows instead (the split layout's accesses as the
+ * unit of a row, ops/warp_vector.h: TS_WV_ROWS_QUADS): fewer bytes than a slice, whole quad rows of
+ * `lanes` (a multiple of 4 elements a lane) but not whole chunks: 384, 640 and 896 columns on CUDA,
+ * 256 and 768 on HIP. Returns the quad rows of such a row, else 0. */
+static inline int ts_rowwise_row_quads(int cols, int dtype_bytes, int lanes) {
+    if (dtype_bytes != 2 || cols % (4 * lanes) != 0 || cols % (8 * lanes) == 0 || cols >= TS_ROWWISE_E) return 0;
+    return cols / (4 * lanes);
+}
+
 #endif

@@ -12,8 +12,12 @@
 
 #include "kernels/common/rowwise.h"
 
-/* Rows a strip holds: at least a slice's elements. */
-#define TS_ROWWISE_ROWS_PER_STRIP(cols) ((TS_ROWWISE_E + (cols)-1) / (cols))
+/* Rows a strip holds: at least a slice's elements, and whole chunks of every lane (rows of quad rows,
+ * rowwise_plan.h: ts_rowwise_row_quads, an odd number of them a row, take an even number of rows). */
+#define TS_ROWWISE_ROWS_MIN_PER_STRIP(cols) ((TS_ROWWISE_E + (cols)-1) / (cols))
+#define TS_ROWWISE_ROWS_PER_STRIP(cols)                                                            \
+    (TS_ROWWISE_ROWS_MIN_PER_STRIP(cols) +                                                         \
+     (TS_ROWWISE_ROWS_MIN_PER_STRIP(cols) * (cols) % (TS_WV_CHUNK * TS_WARP_LANES) != 0))
 
 /* Defines kernel `name`, built for `blocks` blocks an SM, over a params_type with a `rows` count,
  * that calls strip(p, first, step) for the strip of rows from `first` (step 1), and its launcher

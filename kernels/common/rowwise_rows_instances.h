@@ -1,7 +1,8 @@
 /* The rows instances of a row-wise family for one dtype (kernels/common/rowwise_rows.h), and the
  * lookup of their launchers by row length: 16-bit rows of 256, 512, 768 and 1536 columns and fp32
  * rows of 256 and 512 (the latter where TS_ROWWISE_ROWS_F32_512), each where it is whole chunks of
- * every lane (rowwise_plan.h: ts_rowwise_row_chunks; 512 and 1536 alone on HIP's 64-lane warps).
+ * every lane (rowwise_plan.h: ts_rowwise_row_chunks; 512 and 1536 alone on HIP's 64-lane warps), and
+ * where the family takes them (TS_ROWWISE_ROWS_QUAD_ROWS) 16-bit rows of whole quad rows.
  * Each is the family's rows variant included once, named TS_ROWWISE_ROWS_PREFIX##COLS; the lookup is
  * TS_ROWWISE_ROWS_PREFIX##_launcher(cols), NULL for a length with no instance, so that a family's
  * launcher takes exactly the instances built here. Included after defining:
@@ -10,6 +11,10 @@
  *   TS_ROWWISE_ROWS_PARAMS        the family's params type (the launchers' argument)
  *   TS_ROWWISE_DTYPE              the input dtype (TS_DTYPE_...)
  *   TS_ROWWISE_ROWS_16BIT         1 for a 16-bit dtype
+ *   TS_ROWWISE_ROWS_QUAD_ROWS     1 where the family's variant takes 16-bit rows of quad rows
+ *                                 (rowwise_plan.h: ts_rowwise_row_quads; 384, 640, 896 on CUDA, 256
+ *                                 and 768 on HIP), and then TS_ROWWISE_ROWS_QUAD_BLOCKS, blocks per SM
+ *                                 of rows of 384, 640 and 896
  *   TS_ROWWISE_ROWS_BLOCKS        blocks per SM of rows of 256 columns, and of 512 of a 16-bit dtype
  *   TS_ROWWISE_ROWS_F32_512_BLOCKS  with an fp32 dtype, of rows of 512 (TS_ROWWISE_ROWS_F32_512)
  *   TS_ROWWISE_ROWS768_BLOCKS     blocks per SM of rows of 768 (six chunks a lane of each vector)
@@ -18,15 +23,30 @@
  * A rows variant reads TS_ROWWISE_ROWS_NAME, TS_ROWWISE_ROWS_COLS and TS_ROWWISE_ROWS_MIN_BLOCKS,
  * which this header leaves undefined after. */
 #define TS_ROWWISE_ROWS_WHOLE_CHUNKS(cols) ((cols) % (TS_WV_CHUNK * TS_WARP_LANES) == 0)
-#define TS_ROWWISE_ROWS_HAS_256 TS_ROWWISE_ROWS_WHOLE_CHUNKS(256)
+/* 16-bit rows of whole quad rows, where the family's variant takes them (TS_ROWWISE_ROWS_QUAD_ROWS). */
+#define TS_ROWWISE_ROWS_QUADS(cols)                                                                \
+    (TS_ROWWISE_ROWS_QUAD_ROWS && TS_ROWWISE_ROWS_16BIT && (cols) % (TS_WV_QUAD * TS_WARP_LANES) == 0)
+#define TS_ROWWISE_ROWS_HAS_256 (TS_ROWWISE_ROWS_WHOLE_CHUNKS(256) || TS_ROWWISE_ROWS_QUADS(256))
+#define TS_ROWWISE_ROWS_HAS_384 TS_ROWWISE_ROWS_QUADS(384)
 #define TS_ROWWISE_ROWS_HAS_512 (TS_ROWWISE_ROWS_16BIT || TS_ROWWISE_ROWS_F32_512)
-#define TS_ROWWISE_ROWS_HAS_768 (TS_ROWWISE_ROWS_16BIT && TS_ROWWISE_ROWS_WHOLE_CHUNKS(768))
+#define TS_ROWWISE_ROWS_HAS_640 TS_ROWWISE_ROWS_QUADS(640)
+#define TS_ROWWISE_ROWS_HAS_768 (TS_ROWWISE_ROWS_16BIT && (TS_ROWWISE_ROWS_WHOLE_CHUNKS(768) || TS_ROWWISE_ROWS_QUADS(768)))
+#define TS_ROWWISE_ROWS_HAS_896 TS_ROWWISE_ROWS_QUADS(896)
 #define TS_ROWWISE_ROWS_HAS_1536 TS_ROWWISE_ROWS_16BIT
 
 #if TS_ROWWISE_ROWS_HAS_256
 #define TS_ROWWISE_ROWS_COLS 256
 #define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 256)
 #define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS_BLOCKS
+#include TS_ROWWISE_ROWS_VARIANT
+#undef TS_ROWWISE_ROWS_COLS
+#undef TS_ROWWISE_ROWS_NAME
+#undef TS_ROWWISE_ROWS_MIN_BLOCKS
+#endif
+#if TS_ROWWISE_ROWS_HAS_384
+#define TS_ROWWISE_ROWS_COLS 384
+#define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 384)
+#define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS_QUAD_BLOCKS
 #include TS_ROWWISE_ROWS_VARIANT
 #undef TS_ROWWISE_ROWS_COLS
 #undef TS_ROWWISE_ROWS_NAME
@@ -45,10 +65,28 @@
 #undef TS_ROWWISE_ROWS_NAME
 #undef TS_ROWWISE_ROWS_MIN_BLOCKS
 #endif
+#if TS_ROWWISE_ROWS_HAS_640
+#define TS_ROWWISE_ROWS_COLS 640
+#define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 640)
+#define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS_QUAD_BLOCKS
+#include TS_ROWWISE_ROWS_VARIANT
+#undef TS_ROWWISE_ROWS_COLS
+#undef TS_ROWWISE_ROWS_NAME
+#undef TS_ROWWISE_ROWS_MIN_BLOCKS
+#endif
 #if TS_ROWWISE_ROWS_HAS_768
 #define TS_ROWWISE_ROWS_COLS 768
 #define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 768)
 #define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS768_BLOCKS
+#include TS_ROWWISE_ROWS_VARIANT
+#undef TS_ROWWISE_ROWS_COLS
+#undef TS_ROWWISE_ROWS_NAME
+#undef TS_ROWWISE_ROWS_MIN_BLOCKS
+#endif
+#if TS_ROWWISE_ROWS_HAS_896
+#define TS_ROWWISE_ROWS_COLS 896
+#define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 896)
+#define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS_QUAD_BLOCKS
 #include TS_ROWWISE_ROWS_VARIANT
 #undef TS_ROWWISE_ROWS_COLS
 #undef TS_ROWWISE_ROWS_NAME
@@ -71,11 +109,20 @@ static ts_status (*TS_CAT(TS_ROWWISE_ROWS_PREFIX, _launcher)(int cols))(const TS
 #if TS_ROWWISE_ROWS_HAS_256
     if (cols == 256) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 256), _launch);
 #endif
+#if TS_ROWWISE_ROWS_HAS_384
+    if (cols == 384) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 384), _launch);
+#endif
 #if TS_ROWWISE_ROWS_HAS_512
     if (cols == 512) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 512), _launch);
 #endif
+#if TS_ROWWISE_ROWS_HAS_640
+    if (cols == 640) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 640), _launch);
+#endif
 #if TS_ROWWISE_ROWS_HAS_768
     if (cols == 768) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 768), _launch);
+#endif
+#if TS_ROWWISE_ROWS_HAS_896
+    if (cols == 896) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 896), _launch);
 #endif
 #if TS_ROWWISE_ROWS_HAS_1536
     if (cols == 1536) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 1536), _launch);
@@ -84,7 +131,11 @@ static ts_status (*TS_CAT(TS_ROWWISE_ROWS_PREFIX, _launcher)(int cols))(const TS
 }
 
 #undef TS_ROWWISE_ROWS_HAS_256
+#undef TS_ROWWISE_ROWS_HAS_384
 #undef TS_ROWWISE_ROWS_HAS_512
+#undef TS_ROWWISE_ROWS_HAS_640
 #undef TS_ROWWISE_ROWS_HAS_768
+#undef TS_ROWWISE_ROWS_HAS_896
 #undef TS_ROWWISE_ROWS_HAS_1536
+#undef TS_ROWWISE_ROWS_QUADS
 #undef TS_ROWWISE_ROWS_WHOLE_CHUNKS

@@ -115,6 +115,18 @@
 #ifndef TS_NORM_F32_ROWS_BLOCKS
 #define TS_NORM_F32_ROWS_BLOCKS TS_NORM_ROWS_BLOCKS
 #endif
+/* 1: 16-bit rows of whole quad rows that are not whole chunks of every lane (kernels/common/rowwise_plan.h:
+ * ts_rowwise_row_quads: 384, 640 and 896 columns on CUDA, 256 and 768 on HIP) run several to a warp on
+ * the rows instances, as quad rows in the split layout (ops/warp_vector.h: TS_WV_ROWS_QUADS), at
+ * TS_NORM_ROWS_QUAD_BLOCKS blocks an SM; 0 (default): a row a warp, on the short instance. Off until
+ * measured on the H200: a row a warp ran them at 0.45-0.96x torch.compile
+ * (bench/results/nvidia-h200-2026-12-03-width-sweep.txt). */
+#ifndef TS_NORM_USE_QUAD_ROWS
+#define TS_NORM_USE_QUAD_ROWS 0
+#endif
+#ifndef TS_NORM_ROWS_QUAD_BLOCKS
+#define TS_NORM_ROWS_QUAD_BLOCKS 16
+#endif
 /* fp32 rows of 512, two a strip (kernels/common/rowwise_plan.h: TS_ROWWISE_ROWS_F32_512): 12 blocks an
  * SM, 16 spilled 120 bytes. */
 #ifndef TS_NORM_F32_ROWS512_BLOCKS
@@ -165,6 +177,8 @@
 /* The rows instances (TS_NORM_USE_ROWS, kernels/common/rowwise_rows_instances.h). */
 #define TS_ROWWISE_ROWS_VARIANT "kernels/norm/norm_rows_variant.h"
 #define TS_ROWWISE_ROWS_PARAMS ts_norm_params
+#define TS_ROWWISE_ROWS_QUAD_ROWS TS_NORM_USE_QUAD_ROWS
+#define TS_ROWWISE_ROWS_QUAD_BLOCKS TS_NORM_ROWS_QUAD_BLOCKS
 #define TS_ROWWISE_ROWS_16BIT 1
 #define TS_ROWWISE_ROWS_BLOCKS TS_NORM_ROWS_BLOCKS
 #define TS_ROWWISE_ROWS768_BLOCKS TS_NORM_ROWS768_BLOCKS
@@ -196,6 +210,8 @@
 #undef TS_ROWWISE_ROWS768_BLOCKS
 #undef TS_ROWWISE_ROWS1536_BLOCKS
 #undef TS_ROWWISE_ROWS_PARAMS
+#undef TS_ROWWISE_ROWS_QUAD_ROWS
+#undef TS_ROWWISE_ROWS_QUAD_BLOCKS
 #undef TS_ROWWISE_ROWS_VARIANT
 
 /* The rows instance's launcher for a dtype and a row length (ts_rowwise_row_chunks took it), or NULL. */
@@ -257,9 +273,10 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
                         ts_rowwise_aligned16(d.weight, d.param_dtype, 0) &&
                         ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
     plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) && aligned;
-    /* Rows shorter than a slice's bytes, several a warp, and 16-bit rows of 1536, one a warp
-     * (norm_rows_variant.h). */
-    const int row_chunks = ts_rowwise_row_chunks(d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_WARP_LANES);
+    /* Rows shorter than a slice's bytes, several a warp (whole chunks of every lane, or with
+     * TS_NORM_USE_QUAD_ROWS whole quad rows), and 16-bit rows of 1536, one a warp (norm_rows_variant.h). */
+    const int row_chunks = ts_rowwise_row_chunks(d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_WARP_LANES) +
+                           TS_NORM_USE_QUAD_ROWS * ts_rowwise_row_quads(d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_WARP_LANES);
     if (TS_NORM_USE_ROWS && ts_rowwise_rows_fit(d.rows, d.cols, row_chunks) && uniform && aligned) {
         ts_status (*rows_launcher)(const ts_norm_params *, ts_stream) = ts_norm_rows_launcher(d.dtype, d.cols);
         if (rows_launcher) return rows_launcher(&p, stream);

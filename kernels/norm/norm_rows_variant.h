@@ -17,50 +17,68 @@
 #define TS_NORM_ROWS_PER_STRIP TS_ROWWISE_ROWS_PER_STRIP(TS_ROWWISE_ROWS_COLS)
 #define TS_NORM_ROWS_E (TS_NORM_ROWS_PER_STRIP * TS_ROWWISE_ROWS_COLS)
 #define TS_NORM_ROWS_STRIP TS_CAT(TS_ROWWISE_ROWS_NAME, _strip)
-/* fp32 strips in the split layout (every 16-byte access of the warp contiguous), 16-bit ones
- * contiguous: kernels/common/rowwise.h. */
+/* Rows of whole chunks of every lane are a strip of wide rows (per chunk of a lane: its row's mean
+ * and scale), in the split layout for fp32 (every 16-byte access of the warp contiguous) and the
+ * contiguous one for 16 bits (kernels/common/rowwise.h); other rows (rowwise_plan.h:
+ * ts_rowwise_row_quads) a strip of quad rows in the split layout (per quad of a lane). */
+#define TS_NORM_ROWS_QUADS (TS_ROWWISE_ROWS_COLS % (TS_WV_CHUNK * TS_WARP_LANES) != 0)
+#if TS_NORM_ROWS_QUADS
+#define TS_NORM_ROWS_LAYOUT TS_WV_SPLIT
+#define TS_NORM_ROWS_MODE TS_WV_ROWS_QUADS
+#define TS_NORM_ROWS_SIZE (TS_ROWWISE_ROWS_COLS / (TS_WV_QUAD * TS_WARP_LANES))
+#define TS_NORM_ROWS_PARTS(v) (2 * TS_WV_PACKED_CHUNKS(v))
+#define TS_NORM_ROWS_SUMS ts_wv_packed_quad_row_sums
+#define TS_NORM_ROWS_SUMS_SQ ts_wv_packed_quad_row_sums_sq
+#define TS_NORM_ROWS_STORE_NORMALIZED ts_wv_packed_store_quad_rows_normalized_held_params
+#else
 #define TS_NORM_ROWS_LAYOUT TS_ROWWISE_LAYOUT_FOR(TS_ROWWISE_DTYPE, 1)
+#define TS_NORM_ROWS_MODE TS_WV_ROWS_WIDE
+#define TS_NORM_ROWS_SIZE (TS_ROWWISE_ROWS_COLS / (TS_WV_CHUNK * TS_WARP_LANES))
+#define TS_NORM_ROWS_PARTS(v) TS_WV_PACKED_CHUNKS(v)
+#define TS_NORM_ROWS_SUMS ts_wv_packed_row_sums
+#define TS_NORM_ROWS_SUMS_SQ ts_wv_packed_row_sums_sq
+#define TS_NORM_ROWS_STORE_NORMALIZED ts_wv_packed_store_wide_rows_normalized_held_params
+#endif
 
 /* The strip of rows from `first` (step 1), or the row `first` repeated over the strip (step 0). */
 TS_DEVICE void TS_NORM_ROWS_STRIP(const ts_norm_params *p, long long first, int step) {
-    const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE), row_chunks = TS_ROWWISE_ROWS_COLS / (TS_WV_CHUNK * TS_WARP_LANES);
+    const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE), size = TS_NORM_ROWS_SIZE;
     const long long n = TS_NORM_ROWS_E; /* every strip is whole */
     const long long x_stride = TS_ROWWISE_ALIGNED_STRIDE(p->x_stride, bytes),
                     out_stride = TS_ROWWISE_ALIGNED_STRIDE(p->out_stride, bytes);
     TS_WV_PACKED_LAYOUT(TS_NORM_ROWS_E, TS_ROWWISE_DTYPE, TS_NORM_ROWS_LAYOUT) h;
     TS_WV_PACKED_LAYOUT(TS_NORM_ROWS_E, TS_ROWWISE_DTYPE, TS_NORM_ROWS_LAYOUT) held_w;
     TS_WV_PACKED_LAYOUT(TS_NORM_ROWS_E, TS_ROWWISE_DTYPE, TS_NORM_ROWS_LAYOUT) held_b;
-    ts_wv_packed_load_wide_rows(&h, TS_WV_ASSUME_ALIGNED(1, (const unsigned char *)p->x + first * x_stride * bytes),
-                                row_chunks, x_stride * step, n);
+    TS_WV_PACKED_LOAD(&h, TS_WV_ASSUME_ALIGNED(1, (const unsigned char *)p->x + first * x_stride * bytes), n,
+                      TS_NORM_ROWS_MODE, size, x_stride * step, 0);
     if (p->residual) {
         const long long stride = TS_ROWWISE_ALIGNED_STRIDE(p->residual_stride, bytes);
-        ts_wv_packed_load_add_round_wide_rows(
-            &h, TS_WV_ASSUME_ALIGNED(1, (const unsigned char *)p->residual + first * stride * bytes), row_chunks,
-            stride * step, n);
+        TS_WV_PACKED_LOAD(&h, TS_WV_ASSUME_ALIGNED(1, (const unsigned char *)p->residual + first * stride * bytes), n,
+                          TS_NORM_ROWS_MODE, size, stride * step, 1);
     }
-    /* One value per chunk of the lane: its row's mean and 1 / (standard deviation). */
-    float mean[TS_WV_PACKED_CHUNKS(&h)], scale[TS_WV_PACKED_CHUNKS(&h)];
+    /* One value per chunk (or quad) of the lane: its row's mean and 1 / (standard deviation). */
+    float mean[TS_NORM_ROWS_PARTS(&h)], scale[TS_NORM_ROWS_PARTS(&h)];
     if (p->rms) {
         TS_UNROLL
-        for (int k = 0; k < TS_WV_PACKED_CHUNKS(&h); ++k) mean[k] = 0.0f;
+        for (int k = 0; k < TS_NORM_ROWS_PARTS(&h); ++k) mean[k] = 0.0f;
     } else {
-        ts_wv_packed_row_sums(mean, &h, row_chunks);
+        TS_NORM_ROWS_SUMS(mean, &h, size);
         TS_UNROLL
-        for (int k = 0; k < TS_WV_PACKED_CHUNKS(&h); ++k) mean[k] *= p->inv_cols;
+        for (int k = 0; k < TS_NORM_ROWS_PARTS(&h); ++k) mean[k] *= p->inv_cols;
     }
-    ts_wv_packed_row_sums_sq(scale, &h, mean, row_chunks);
+    TS_NORM_ROWS_SUMS_SQ(scale, &h, mean, size);
     TS_UNROLL
-    for (int k = 0; k < TS_WV_PACKED_CHUNKS(&h); ++k) scale[k] = ts_norm_rsqrt(scale[k] * p->inv_cols + p->eps);
+    for (int k = 0; k < TS_NORM_ROWS_PARTS(&h); ++k) scale[k] = ts_norm_rsqrt(scale[k] * p->inv_cols + p->eps);
     /* Every row reads the same weight and bias: a strip of rows with a row stride of 0. */
-    if (p->weight) ts_wv_packed_load_wide_rows(&held_w, TS_WV_ASSUME_ALIGNED(1, p->weight), row_chunks, 0, n);
-    if (p->bias) ts_wv_packed_load_wide_rows(&held_b, TS_WV_ASSUME_ALIGNED(1, p->bias), row_chunks, 0, n);
-    ts_wv_packed_store_wide_rows_normalized_held_params(
-        TS_WV_ASSUME_ALIGNED(1, (unsigned char *)p->out + first * out_stride * bytes), &h, mean, scale, &held_w,
-        p->weight != NULL, &held_b, p->bias != NULL, row_chunks, out_stride * step, n);
+    if (p->weight) TS_WV_PACKED_LOAD(&held_w, TS_WV_ASSUME_ALIGNED(1, p->weight), n, TS_NORM_ROWS_MODE, size, 0, 0);
+    if (p->bias) TS_WV_PACKED_LOAD(&held_b, TS_WV_ASSUME_ALIGNED(1, p->bias), n, TS_NORM_ROWS_MODE, size, 0, 0);
+    TS_NORM_ROWS_STORE_NORMALIZED(TS_WV_ASSUME_ALIGNED(1, (unsigned char *)p->out + first * out_stride * bytes), &h,
+                                  mean, scale, &held_w, p->weight != NULL, &held_b, p->bias != NULL, size,
+                                  out_stride * step, n);
     if (p->residual_out) {
         const long long stride = TS_ROWWISE_ALIGNED_STRIDE(p->residual_out_stride, bytes);
-        ts_wv_packed_store_wide_rows(TS_WV_ASSUME_ALIGNED(1, (unsigned char *)p->residual_out + first * stride * bytes),
-                                     &h, row_chunks, stride * step, n);
+        TS_WV_PACKED_STORE(TS_WV_ASSUME_ALIGNED(1, (unsigned char *)p->residual_out + first * stride * bytes), &h, n,
+                           TS_NORM_ROWS_MODE, size, stride * step);
     }
 }
 
@@ -68,6 +86,13 @@ TS_ROWWISE_ROWS_KERNEL(TS_ROWWISE_ROWS_NAME, TS_NORM_ROWS_STRIP, ts_norm_params,
                        TS_NORM_ROWS_PER_STRIP)
 
 #undef TS_NORM_ROWS_STRIP
+#undef TS_NORM_ROWS_QUADS
 #undef TS_NORM_ROWS_LAYOUT
+#undef TS_NORM_ROWS_MODE
+#undef TS_NORM_ROWS_SIZE
+#undef TS_NORM_ROWS_PARTS
+#undef TS_NORM_ROWS_SUMS
+#undef TS_NORM_ROWS_SUMS_SQ
+#undef TS_NORM_ROWS_STORE_NORMALIZED
 #undef TS_NORM_ROWS_E
 #undef TS_NORM_ROWS_PER_STRIP

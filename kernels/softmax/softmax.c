@@ -71,6 +71,7 @@ typedef struct ts_softmax_params {
  * (...-2026-12-03-rows-1536-f32-512.txt). */
 #define TS_ROWWISE_ROWS_VARIANT "kernels/softmax/softmax_rows_variant.h"
 #define TS_ROWWISE_ROWS_PARAMS ts_softmax_params
+#define TS_ROWWISE_ROWS_QUAD_ROWS 0 /* softmax_rows_variant.h takes wide rows only */
 #define TS_ROWWISE_ROWS_BLOCKS TS_SOFTMAX_ROWS_BLOCKS
 #define TS_ROWWISE_ROWS768_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
 #define TS_ROWWISE_ROWS1536_BLOCKS TS_SOFTMAX_ROWS1536_BLOCKS
@@ -99,6 +100,7 @@ typedef struct ts_softmax_params {
 #undef TS_ROWWISE_ROWS1536_BLOCKS
 #undef TS_ROWWISE_ROWS_BLOCKS
 #undef TS_ROWWISE_ROWS_PARAMS
+#undef TS_ROWWISE_ROWS_QUAD_ROWS
 #undef TS_ROWWISE_ROWS_VARIANT
 
 /* The rows instance's launcher for a dtype and a row length (ts_rowwise_row_chunks took it), or NULL. */

@@ -374,6 +374,56 @@ TS_KERNEL(ts_test_wv_wide_rows_kernel, 1, ts_test_wv_rows_params, p) {
 
 TS_EXTERN_C int ts_test_wv_lanes(void) { return TS_WARP_LANES; }
 
+/* ---- strips of quad rows ----------------------------------------------------------------------- */
+
+typedef struct ts_test_wv_quad_rows_params {
+    const void *x, *w, *b;
+    void *out, *copy;
+    float *means, *sqs;
+    long long stride;
+    int row_quads;
+} ts_test_wv_quad_rows_params;
+
+TS_KERNEL(ts_test_wv_quad_rows_kernel, 1, ts_test_wv_quad_rows_params, p) {
+    TS_WV_PACKED_LAYOUT(TS_TEST_WV_QUAD_ROWS_E, TS_DTYPE_BF16, TS_WV_SPLIT) h;
+    TS_WV_PACKED_LAYOUT(TS_TEST_WV_QUAD_ROWS_E, TS_DTYPE_BF16, TS_WV_SPLIT) w;
+    TS_WV_PACKED_LAYOUT(TS_TEST_WV_QUAD_ROWS_E, TS_DTYPE_BF16, TS_WV_SPLIT) b;
+    const int rq = p->row_quads, quads = 2 * TS_WV_PACKED_CHUNKS(&h);
+    const float inv_len = 1.0f / (float)(rq * TS_WV_QUAD * TS_WARP_LANES);
+    float mean[2 * TS_WV_PACKED_CHUNKS(&h)], sq[2 * TS_WV_PACKED_CHUNKS(&h)];
+    ts_wv_packed_load_quad_rows(&h, p->x, rq, p->stride, TS_TEST_WV_QUAD_ROWS_E);
+    ts_wv_packed_quad_row_sums(mean, &h, rq);
+    for (int g = 0; g < quads; ++g) mean[g] *= inv_len;
+    ts_wv_packed_quad_row_sums_sq(sq, &h, mean, rq);
+    float scale[2 * TS_WV_PACKED_CHUNKS(&h)];
+    for (int g = 0; g < quads; ++g) scale[g] = 1.0f / (1.0f + sq[g] * inv_len);
+    ts_wv_packed_load_quad_rows(&w, p->w, rq, 0, TS_TEST_WV_QUAD_ROWS_E);
+    ts_wv_packed_load_quad_rows(&b, p->b, rq, 0, TS_TEST_WV_QUAD_ROWS_E);
+    ts_wv_packed_store_quad_rows_normalized_held_params(p->out, &h, mean, scale, &w, 1, &b, 1, rq, p->stride,
+                                                        TS_TEST_WV_QUAD_ROWS_E);
+    ts_wv_packed_store_quad_rows(p->copy, &h, rq, p->stride, TS_TEST_WV_QUAD_ROWS_E);
+    if (ts_lane_id() == 0)
+        for (int g = 0; g + rq <= quads; g += rq) {
+            p->means[g / rq] = mean[g];
+            p->sqs[g / rq] = sq[g];
+        }
+}
+
+TS_EXTERN_C ts_status ts_test_wv_quad_rows(void *out, void *copy, float *means, float *sqs, const void *x,
+                                           const void *w, const void *b, long long stride, int row_quads) {
+    ts_test_wv_quad_rows_params params;
+    params.x = x;
+    params.w = w;
+    params.b = b;
+    params.out = out;
+    params.copy = copy;
+    params.means = means;
+    params.sqs = sqs;
+    params.stride = stride;
+    params.row_quads = row_quads;
+    return TS_LAUNCH(ts_test_wv_quad_rows_kernel, ts_grid_1d(1), 1, 0, NULL, params);
+}
+
 TS_EXTERN_C ts_status ts_test_wv_wide_rows(float *out, float *sums, float *sq, const void *x, long long stride,
                                            int row_chunks) {
     ts_test_wv_rows_params params;

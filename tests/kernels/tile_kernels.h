@@ -86,6 +86,18 @@ const ts_test_wv_case *ts_test_wv_case_at(int k);
 int ts_test_wv_lanes(void);
 ts_status ts_test_wv_wide_rows(float *out, float *sums, float *sq, const void *x, long long stride, int row_chunks);
 
+/* A strip of TS_TEST_WV_QUAD_ROWS_E bf16 elements in the split layout, in quad rows
+ * (ops/warp_vector.h: TS_WV_ROWS_QUADS) of row_quads quad rows (row_quads * 4 * ts_test_wv_lanes()
+ * elements), row i at x + i * stride, one warp; the last row may be partly in the strip. Per row:
+ * mean = its sum / its length (ts_wv_packed_quad_row_sums), sq = the sum of (x - mean)^2
+ * (ts_wv_packed_quad_row_sums_sq), scale = 1 / (1 + sq / length); out (bf16, the same layout) =
+ * (x - mean) * scale * w + b with w and b one row, loaded as quad rows of stride 0
+ * (ts_wv_packed_store_quad_rows_normalized_held_params), copy = x as loaded
+ * (ts_wv_packed_store_quad_rows); means[i] and sqs[i] of every row wholly in the strip. */
+#define TS_TEST_WV_QUAD_ROWS_E 3072
+ts_status ts_test_wv_quad_rows(void *out, void *copy, float *means, float *sqs, const void *x, const void *w,
+                               const void *b, long long stride, int row_quads);
+
 #ifdef __cplusplus
 }
 #endif

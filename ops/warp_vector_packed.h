@@ -17,6 +17,11 @@
  *   ts_wv_packed_row_sums(out, v, row_chunks), ts_wv_packed_row_sums_sq(out, v, centres, row_chunks)
  *       of a strip of wide rows: per chunk of the lane, the sum of its row, and the sum of (x -
  *       centres[chunk])^2 over its row, the same in every lane
+ *   ts_wv_packed_load_quad_rows(v, ptr, row_quads, row_stride, n), _load_add_round_quad_rows,
+ *   ts_wv_packed_store_quad_rows, ts_wv_packed_quad_row_sums(out, v, row_quads), _sq(out, v, centres,
+ *   row_quads), ts_wv_packed_store_quad_rows_normalized_held_params(...)
+ *       the same for a strip of quad rows (ops/warp_vector.h: TS_WV_ROWS_QUADS; split layout), one
+ *       value a quad of the lane instead of a chunk
  *   ts_wv_packed_sum(v), ts_wv_packed_sum_sq(v, centre, n)
  *       the sum of the strip, and the sum of (x - centre)^2 over its elements before n, reduced
  *       across the warp in the order of ts_wv_sum / ts_wv_sum_sq, the same in every lane

@@ -123,7 +123,7 @@ run_backend() {
                    "rope-general|-DTS_ROPE_USE_WHOLE=0|test_rotary" \
                    "norm-weight-after-row|-DTS_NORM_WEIGHT_AFTER_ROW=1|test_norm" \
                    "norm-params-unheld|-DTS_NORM_HOLD_PARAMS=0|test_norm" \
-                   "norm-quad-rows|-DTS_NORM_USE_QUAD_ROWS=1|test_norm" \
+                   "norm-quad-rows-apart|-DTS_NORM_USE_QUAD_ROWS=0|test_norm" \
                    "rows-f32-512-apart|-DTS_ROWWISE_ROWS_F32_512=0|test_norm test_softmax" \
                    "attention-pingpong|-DTS_ATTN_PINGPONG=1|test_attention" \
                    "attention-d128-three|-DTS_ATTN_CONSUMERS_D128=3 -DTS_ATTN_OVERLAP_D128=0|test_attention" \

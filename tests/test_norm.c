@@ -234,8 +234,8 @@ Test(norm, rmsnorm_rows_instance) {
 
 /* Rows shorter than a slice, several to a warp, and rows of a slice and a half, one a warp: the rows
  * instances (norm.c, norm_rows_variant.h) for 16-bit rows of 256, 512, 768 and 1536 columns (HIP: 512
- * and 1536), fp32 rows of 256 and 512 (in the split layout), and with TS_NORM_USE_QUAD_ROWS 16-bit
- * rows of 384, 640 and 896 (quad rows on CUDA); row counts that leave the last strip short, every
+ * and 1536), fp32 rows of 256 and 512 (in the split layout), and 16-bit rows of 384, 640 and 896
+ * (quad rows on CUDA, TS_NORM_USE_QUAD_ROWS); row counts that leave the last strip short, every
  * option, padded rows with the residual's own stride, in place; and beside them rows that must not
  * take them (8 and 64 columns, fp32 rows of 768 and 1536, misaligned rows, another output dtype). */
 Test(norm, rows_several_a_warp) {
@@ -274,6 +274,16 @@ Test(norm_plan, rows_a_warp_conditions) {
     cr_assert_eq(ts_rowwise_row_chunks(1536, 4, 32), 0, "fp32: three slices' bytes");
     cr_assert_eq(ts_rowwise_row_chunks(1280, 2, 32), 0);
     cr_assert_eq(ts_rowwise_row_chunks(2048, 2, 32), 0, "whole slices");
+    cr_assert_eq(ts_rowwise_row_chunks(384, 2, 32), 0, "not whole chunks of every lane");
+    cr_assert_eq(ts_rowwise_row_quads(384, 2, 32), 3, "whole quad rows");
+    cr_assert_eq(ts_rowwise_row_quads(640, 2, 32), 5);
+    cr_assert_eq(ts_rowwise_row_quads(896, 2, 32), 7);
+    cr_assert_eq(ts_rowwise_row_quads(256, 2, 32), 0, "whole chunks: wide rows");
+    cr_assert_eq(ts_rowwise_row_quads(256, 2, 64), 1);
+    cr_assert_eq(ts_rowwise_row_quads(768, 2, 64), 3);
+    cr_assert_eq(ts_rowwise_row_quads(384, 2, 64), 0, "not whole quad rows of 64 lanes");
+    cr_assert_eq(ts_rowwise_row_quads(384, 4, 32), 0, "16-bit only");
+    cr_assert_eq(ts_rowwise_row_quads(1152, 2, 32), 0, "a slice or more");
     cr_assert_eq(ts_rowwise_row_chunks(512, 2, 64), 1);
     cr_assert_eq(ts_rowwise_row_chunks(256, 2, 64), 0, "a chunk of a lane would straddle two rows");
     cr_assert_eq(ts_rowwise_row_chunks(768, 2, 64), 0, "a chunk of a lane would straddle two rows");

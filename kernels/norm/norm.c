@@ -115,14 +115,16 @@
 #ifndef TS_NORM_F32_ROWS_BLOCKS
 #define TS_NORM_F32_ROWS_BLOCKS TS_NORM_ROWS_BLOCKS
 #endif
-/* 1: 16-bit rows of whole quad rows that are not whole chunks of every lane (kernels/common/rowwise_plan.h:
- * ts_rowwise_row_quads: 384, 640 and 896 columns on CUDA, 256 and 768 on HIP) run several to a warp on
- * the rows instances, as quad rows in the split layout (ops/warp_vector.h: TS_WV_ROWS_QUADS), at
- * TS_NORM_ROWS_QUAD_BLOCKS blocks an SM; 0 (default): a row a warp, on the short instance. Off until
- * measured on the H200: a row a warp ran them at 0.45-0.96x torch.compile
- * (bench/results/nvidia-h200-2026-12-03-width-sweep.txt). */
+/* 1 (default): 16-bit rows of whole quad rows that are not whole chunks of every lane
+ * (kernels/common/rowwise_plan.h: ts_rowwise_row_quads: 384, 640 and 896 columns on CUDA, 256 and 768
+ * on HIP) run several to a warp on the rows instances, as quad rows in the split layout
+ * (ops/warp_vector.h: TS_WV_ROWS_QUADS), at TS_NORM_ROWS_QUAD_BLOCKS blocks an SM (96-128 registers,
+ * no spills); 0: a row a warp, on the short instance, for A/B runs. Measured on the H200 in the
+ * PyTorch driver, LayerNorm / RMSNorm + residual bf16 (bench/results/nvidia-h200-2026-12-03-quad-rows.txt):
+ * 163840 x 384 1.92 / 2.03 -> 4.22 / 4.21 TB/s, 98304 x 640 3.05 / 3.21 -> 4.23 / 4.24, 73728 x 896
+ * 3.92 / 4.07 -> 4.22 / 4.23 (0.45-0.96x -> 0.994-0.999x torch.compile). */
 #ifndef TS_NORM_USE_QUAD_ROWS
-#define TS_NORM_USE_QUAD_ROWS 0
+#define TS_NORM_USE_QUAD_ROWS 1
 #endif
 #ifndef TS_NORM_ROWS_QUAD_BLOCKS
 #define TS_NORM_ROWS_QUAD_BLOCKS 16

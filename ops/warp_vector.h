@@ -80,7 +80,9 @@ TS_DEVICE void ts_wv_set(unsigned char *p, int dtype, long long i, float x) {
  * TS_WV_ROWS_QUADS (split layout only), rows of row_size quad rows (row_size * TS_WV_QUAD *
  * TS_WARP_LANES elements: 384 columns are 3 on CUDA), a quad row being the 4 * lanes elements of one
  * 16-byte or 8-byte access of the warp, so that each quad of a lane lies in one row: quad g = 2k + h
- * (the lane's chunk k, its half h) in row g / row_size. */
+ * (the lane's chunk k, its half h) in row g / row_size. ts_wv_offset takes the first elements of the
+ * lane's quads there (the loads and stores ask for no others; ts_wv_fill_rows_from would, and does
+ * not take quad rows). */
 #define TS_WV_ROWS_POW2 1
 #define TS_WV_ROWS_WIDE 2
 #define TS_WV_ROWS_QUADS 3

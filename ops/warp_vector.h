@@ -22,6 +22,10 @@
  *   chunk k reduced, the same in every lane), ts_wv_sub_row_scalars(d, a, s) and
  *   ts_wv_mul_row_scalars(d, a, s) (each element with its row's s), ts_wv_fill_rows_from(v,
  *   row_chunks, starts, x) (each row's elements at and past column starts[k] become x)
+ *   of a strip of quad rows (TS_WV_ROWS_QUADS, split layout), the same with one value a quad of
+ *   the lane (g = 2k + h): ts_wv_load_quad_rows, ts_wv_store_quad_rows, ts_wv_quad_row_sums,
+ *   ts_wv_quad_row_max, ts_wv_sub_quad_row_scalars, ts_wv_mul_quad_row_scalars,
+ *   ts_wv_fill_quad_rows_from
  *   ts_group_sum(x, slots, index, count, &parity) and ts_group_max: block-scope combination of one
  *       value from each of `count` warps through shared memory (every warp of the block calls)
  * Accesses are 16-byte vectors when the base address (and the row stride in bytes) is 16-byte
@@ -527,6 +531,25 @@ TS_DEVICE void ts_wv_store_impl(void *base, const void *v, int packed, int chunk
 #define ts_wv_store_wide_rows(ptr, src, dtype, row_chunks, row_stride, n)                          \
     ts_wv_store_impl((ptr), TS_WV_CDATA(src), 0, TS_WV_CHUNKS(src), (dtype), (n), TS_WV_ROWS_WIDE, (row_chunks), \
                      (row_stride), TS_WV_LAYOUT_OF(src))
+/* Any form of strip (rows: 0 or TS_WV_ROWS_*, as ts_wv_offset), for code that picks it at compile time. */
+#define TS_WV_LOAD(dst, ptr, dtype, n, rows, row_size, row_stride, op)                             \
+    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), (rows), (row_size), (row_stride), \
+                    (op), TS_WV_LAYOUT_OF(dst))
+#define TS_WV_STORE(ptr, src, dtype, n, rows, row_size, row_stride)                                \
+    ts_wv_store_impl((ptr), TS_WV_CDATA(src), 0, TS_WV_CHUNKS(src), (dtype), (n), (rows), (row_size), (row_stride), \
+                     TS_WV_LAYOUT_OF(src))
+/* A strip of quad rows (TS_WV_ROWS_QUADS) takes the split layout. */
+#define TS_WV_QUAD_ROWS(v) TS_STATIC_ASSERT(TS_WV_LAYOUT_OF(v) == TS_WV_SPLIT, "quad rows need the split layout")
+#define ts_wv_load_quad_rows(dst, ptr, dtype, row_quads, row_stride, n)                            \
+    do {                                                                                           \
+        TS_WV_QUAD_ROWS(dst);                                                                      \
+        TS_WV_LOAD(dst, ptr, dtype, n, TS_WV_ROWS_QUADS, row_quads, row_stride, 0);                \
+    } while (0)
+#define ts_wv_store_quad_rows(ptr, src, dtype, row_quads, row_stride, n)                           \
+    do {                                                                                           \
+        TS_WV_QUAD_ROWS(src);                                                                      \
+        TS_WV_STORE(ptr, src, dtype, n, TS_WV_ROWS_QUADS, row_quads, row_stride);                  \
+    } while (0)
 
 /* ---- maps ---------------------------------------------------------------------------------- */
 
@@ -609,12 +632,14 @@ TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, const
         const float ts_wv_s_ = (s);                                                                \
         ts_wv_binary_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), &ts_wv_s_, 0, TS_WV_ELEMS(dst), op);   \
     } while (0)
-/* s: one value a chunk of the lane, each its row's (a strip of rows: ts_wv_row_sums). */
-#define TS_WV_ROW_SCALARS(dst, a, s, op)                                                           \
+/* s: one value a chunk of the lane, each its row's (a strip of rows: ts_wv_row_sums), or with
+ * per = TS_WV_QUAD one a quad (quad rows: ts_wv_quad_row_sums). */
+#define TS_WV_ROW_SCALARS_PER(dst, a, s, per, op)                                                  \
     do {                                                                                           \
         TS_WV_SAME(dst, a);                                                                        \
-        ts_wv_binary_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), (s), TS_WV_CHUNK, TS_WV_ELEMS(dst), op); \
+        ts_wv_binary_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), (s), (per), TS_WV_ELEMS(dst), op);     \
     } while (0)
+#define TS_WV_ROW_SCALARS(dst, a, s, op) TS_WV_ROW_SCALARS_PER(dst, a, s, TS_WV_CHUNK, op)
 #define ts_wv_add(dst, a, b) TS_WV_BINARY(dst, a, b, 0)
 #define ts_wv_sub(dst, a, b) TS_WV_BINARY(dst, a, b, 1)
 #define ts_wv_mul(dst, a, b) TS_WV_BINARY(dst, a, b, 2)
@@ -623,6 +648,8 @@ TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, const
 #define ts_wv_mul_scalar(dst, a, s) TS_WV_SCALAR(dst, a, s, 2)
 #define ts_wv_sub_row_scalars(dst, a, s) TS_WV_ROW_SCALARS(dst, a, s, 1)
 #define ts_wv_mul_row_scalars(dst, a, s) TS_WV_ROW_SCALARS(dst, a, s, 2)
+#define ts_wv_sub_quad_row_scalars(dst, a, s) TS_WV_ROW_SCALARS_PER(dst, a, s, TS_WV_QUAD, 1)
+#define ts_wv_mul_quad_row_scalars(dst, a, s) TS_WV_ROW_SCALARS_PER(dst, a, s, TS_WV_QUAD, 2)
 #define ts_wv_exp2(dst, a)                                                                         \
     do {                                                                                           \
         TS_WV_SAME(dst, a);                                                                        \
@@ -638,6 +665,24 @@ TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, const
 #define ts_wv_fill_rows_from(dst, row_chunks, starts, x)                                           \
     ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), 0, (starts), TS_WV_ROWS_WIDE, (row_chunks), (x),      \
                          TS_WV_LAYOUT_OF(dst))
+
+/* Of a strip of quad rows (split layout): each row's elements at and past column starts[g] become x,
+ * starts holding one column a quad of the lane (g = 2k + h: its row's). */
+TS_DEVICE void ts_wv_fill_quad_rows_from_impl(float *d, int chunks, const long long *starts, int row_quads, float x) {
+    const int lane4 = TS_WV_QUAD * ts_lane_id();
+    TS_UNROLL
+    for (int g = 0; g < 2 * chunks; ++g) {
+        const int col = (g % row_quads) * (TS_WV_QUAD * TS_WARP_LANES) + lane4;
+        TS_UNROLL
+        for (int i = 0; i < TS_WV_QUAD; ++i)
+            if (col + i >= starts[g]) d[g * TS_WV_QUAD + i] = x;
+    }
+}
+#define ts_wv_fill_quad_rows_from(dst, row_quads, starts, x)                                       \
+    do {                                                                                           \
+        TS_WV_QUAD_ROWS(dst);                                                                      \
+        ts_wv_fill_quad_rows_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), (starts), (row_quads), (x)); \
+    } while (0)
 
 /* ---- reductions ---------------------------------------------------------------------------- */
 
@@ -707,6 +752,38 @@ TS_DEVICE void ts_wv_row_reduce_impl(float *out, const float *a, int chunks, int
     }
     ts_wv_rows_combine(out, chunks, row_chunks, op);
 }
+
+/* Of a strip of quad rows of row_quads quad rows each (split layout): out[g] (one float a quad of
+ * the lane, g = 2k + h) = the sum (op 0) or the maximum (op 2) of quad g's row, the same bits in every
+ * lane and every quad of the row: the lane's quads of the row combined in quad order, then a
+ * butterfly of xor shuffles. A last row the strip holds only part of gives its part's. */
+TS_DEVICE void ts_wv_quad_row_reduce_impl(float *out, const float *a, int chunks, int row_quads, int op) {
+    TS_UNROLL
+    for (int g = 0; g < 2 * chunks; ++g) {
+        float s = a[g * TS_WV_QUAD];
+        TS_UNROLL
+        for (int i = 1; i < TS_WV_QUAD; ++i) s = op == 2 ? fmaxf(s, a[g * TS_WV_QUAD + i]) : s + a[g * TS_WV_QUAD + i];
+        out[g] = s;
+    }
+    TS_UNROLL
+    for (int first = 0; first < 2 * chunks; first += row_quads) {
+        float s = out[first];
+        TS_UNROLL
+        for (int g = first + 1; g < first + row_quads && g < 2 * chunks; ++g) s = op == 2 ? fmaxf(s, out[g]) : s + out[g];
+        TS_UNROLL
+        for (int m = 1; m < TS_WARP_LANES; m <<= 1) {
+            const float o = ts_shfl_xor_f32(s, m);
+            s = op == 2 ? fmaxf(s, o) : s + o;
+        }
+        TS_UNROLL
+        for (int g = first; g < first + row_quads && g < 2 * chunks; ++g) out[g] = s;
+    }
+}
+
+#define ts_wv_quad_row_sums(out, a, row_quads)                                                     \
+    ts_wv_quad_row_reduce_impl((out), TS_WV_CDATA(a), TS_WV_CHUNKS(a), (row_quads), 0)
+#define ts_wv_quad_row_max(out, a, row_quads)                                                      \
+    ts_wv_quad_row_reduce_impl((out), TS_WV_CDATA(a), TS_WV_CHUNKS(a), (row_quads), 2)
 
 #define ts_wv_row_sums(out, a, row_chunks)                                                         \
     ts_wv_row_reduce_impl((out), TS_WV_CDATA(a), TS_WV_CHUNKS(a), (row_chunks), 0)

@@ -73,21 +73,19 @@
     TS_WV_PACKED_STORE(ptr, src, n, TS_WV_ROWS_POW2, row_shift, row_stride)
 #define ts_wv_packed_store_wide_rows(ptr, src, row_chunks, row_stride, n)                          \
     TS_WV_PACKED_STORE(ptr, src, n, TS_WV_ROWS_WIDE, row_chunks, row_stride)
-/* A strip of quad rows (TS_WV_ROWS_QUADS) takes the split layout. */
-#define TS_WV_PACKED_QUAD_ROWS(v) TS_STATIC_ASSERT(TS_WV_LAYOUT_OF(v) == TS_WV_SPLIT, "quad rows need the split layout")
 #define ts_wv_packed_load_quad_rows(dst, ptr, row_quads, row_stride, n)                            \
     do {                                                                                           \
-        TS_WV_PACKED_QUAD_ROWS(dst);                                                               \
+        TS_WV_QUAD_ROWS(dst);                                                               \
         TS_WV_PACKED_LOAD(dst, ptr, n, TS_WV_ROWS_QUADS, row_quads, row_stride, 0);                \
     } while (0)
 #define ts_wv_packed_load_add_round_quad_rows(dst, ptr, row_quads, row_stride, n)                  \
     do {                                                                                           \
-        TS_WV_PACKED_QUAD_ROWS(dst);                                                               \
+        TS_WV_QUAD_ROWS(dst);                                                               \
         TS_WV_PACKED_LOAD(dst, ptr, n, TS_WV_ROWS_QUADS, row_quads, row_stride, 1);                \
     } while (0)
 #define ts_wv_packed_store_quad_rows(ptr, src, row_quads, row_stride, n)                           \
     do {                                                                                           \
-        TS_WV_PACKED_QUAD_ROWS(src);                                                               \
+        TS_WV_QUAD_ROWS(src);                                                               \
         TS_WV_PACKED_STORE(ptr, src, n, TS_WV_ROWS_QUADS, row_quads, row_stride);                  \
     } while (0)
 
@@ -312,7 +310,7 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
 #define ts_wv_packed_store_quad_rows_normalized_held_params(ptr, src, shifts, scales, weight_v, use_weight, bias_v,   \
                                                             use_bias, row_quads, row_stride, n)                       \
     do {                                                                                                              \
-        TS_WV_PACKED_QUAD_ROWS(src);                                                                                  \
+        TS_WV_QUAD_ROWS(src);                                                                                  \
         ts_wvp_store_normalized_impl((ptr), TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), \
                                      TS_WV_PACKED_DTYPE(src), 0.0f, 1.0f, (shifts), (scales), NULL, NULL,               \
                                      TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(weight_v), (use_weight),              \

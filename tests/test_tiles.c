@@ -499,7 +499,8 @@ Test(tiles, warp_vector_wide_rows) {
  * rows; 5 and 7 leave the strip's last row partly outside it), rows apart by a padded stride, in the
  * split layout: the per-row sums and squares, the normalized store with a weight and bias of one row
  * loaded with a row stride of 0, and the plain store, against the CPU (the means and squares in
- * double, the stores to bf16 rounding, the copy exact, and nothing written between the rows). */
+ * double, the stores to bf16 rounding, the copy exact, and nothing written between the rows); and
+ * the fp32 vector's per-row maximum, sums, per-row scalars and per-row fill of the same strip. */
 Test(tiles, warp_vector_quad_rows) {
     TS_TEST_REQUIRE_DEVICE();
     const int quad = 4 * ts_test_wv_lanes(), quads = TS_TEST_WV_QUAD_ROWS_E / quad;
@@ -566,9 +567,42 @@ Test(tiles, warp_vector_quad_rows) {
                               (unsigned long long)seed);
             }
         }
-        void *bufs[] = {dx, dw, db, dout, dcopy, dmeans, dsqs};
-        for (int k = 0; k < 7; ++k) cr_assert_eq(ts_free(bufs[k]), TS_SUCCESS);
-        free(x), free(w), free(b), free(out), free(copy), free(means), free(sqs);
+        /* The fp32 ops of the same strip. */
+        float *fout = malloc(n * sizeof(float)), *fsums = malloc((size_t)whole * sizeof(float));
+        void *dfout = ts_test_device_copy(NULL, n * sizeof(float)), *dfsums = ts_test_device_copy(NULL, (size_t)whole * sizeof(float));
+        cr_assert(fout && fsums && dfout && dfsums);
+        cr_assert_eq(ts_test_wv_quad_rows_f32((float *)dfout, (float *)dfsums, dx, stride, rq), TS_SUCCESS);
+        cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(fout, dfout, n * sizeof(float)), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(fsums, dfsums, (size_t)whole * sizeof(float)), TS_SUCCESS);
+        for (int r = 0; r < touched; ++r)
+            for (long long c = 0; c < stride; ++c) {
+                const int in_strip = c < len && (long long)r * len + c < TS_TEST_WV_QUAD_ROWS_E;
+                if (!in_strip)
+                    cr_assert(isnan(fout[r * stride + c]), "quad rows of %d: fp32 out (%d, %lld) written outside the strip",
+                              rq, r, c);
+            }
+        for (int r = 0; r < whole; ++r) {
+            double mx = -INFINITY, sum = 0.0, abs_sum = 0.0;
+            for (int c = 0; c < len; ++c) {
+                const double v = ts_test_get(x, TS_DTYPE_BF16, (size_t)(r * stride + c));
+                mx = v > mx ? v : mx;
+                sum += v;
+                abs_sum += fabs(v);
+            }
+            cr_assert_leq(fabs(fsums[r] - sum), 1e-5 * abs_sum + 1e-6, "quad rows of %d: row %d sum %g, not %g (seed %llu)",
+                          rq, r, fsums[r], sum, (unsigned long long)seed);
+            for (int c = 0; c < len; ++c) {
+                const double v = ts_test_get(x, TS_DTYPE_BF16, (size_t)(r * stride + c));
+                const double want = c >= r ? -1.0 : (v - mx) * fsums[r], got = fout[r * stride + c];
+                cr_assert_leq(fabs(got - want), 1e-5 * (fabs(want) + abs_sum),
+                              "quad rows of %d: fp32 (%d, %d) = %g, not %g (seed %llu)", rq, r, c, got, want,
+                              (unsigned long long)seed);
+            }
+        }
+        void *bufs[] = {dx, dw, db, dout, dcopy, dmeans, dsqs, dfout, dfsums};
+        for (int k = 0; k < 9; ++k) cr_assert_eq(ts_free(bufs[k]), TS_SUCCESS);
+        free(x), free(w), free(b), free(out), free(copy), free(means), free(sqs), free(fout), free(fsums);
     }
 }
 

@@ -63,6 +63,18 @@ typedef struct ts_softmax_params {
 #ifndef TS_SOFTMAX_ROWS1536_BLOCKS
 #define TS_SOFTMAX_ROWS1536_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
 #endif
+/* 1: 16-bit rows of whole quad rows that are not whole chunks of every lane (kernels/common/rowwise_plan.h:
+ * ts_rowwise_row_quads: 384, 640 and 896 columns on CUDA, 256 and 768 on HIP) run several to a warp on
+ * the rows instances as quad rows in the split layout, as the norms' do (norm.c, TS_NORM_USE_QUAD_ROWS),
+ * at TS_SOFTMAX_ROWS_QUAD_BLOCKS blocks an SM (20: at 24, 80 registers, rows of 896 spilled 88 bytes); 0 (default): a row a warp, on the short instance (0.52-0.89x
+ * torch.compile on the H200, bench/results/nvidia-h200-2026-12-03-width-sweep.txt). Off until measured
+ * there: checked on the host and in the quad rows' tile test only. */
+#ifndef TS_SOFTMAX_USE_QUAD_ROWS
+#define TS_SOFTMAX_USE_QUAD_ROWS 0
+#endif
+#ifndef TS_SOFTMAX_ROWS_QUAD_BLOCKS
+#define TS_SOFTMAX_ROWS_QUAD_BLOCKS 20
+#endif
 
 /* The rows instances (kernels/common/rowwise_rows_instances.h), as the norms'. fp32 rows of 256
  * measured 2.08 -> 3.93 TB/s on the H200 (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt; 4.25
@@ -71,7 +83,8 @@ typedef struct ts_softmax_params {
  * (...-2026-12-03-rows-1536-f32-512.txt). */
 #define TS_ROWWISE_ROWS_VARIANT "kernels/softmax/softmax_rows_variant.h"
 #define TS_ROWWISE_ROWS_PARAMS ts_softmax_params
-#define TS_ROWWISE_ROWS_QUAD_ROWS 0 /* softmax_rows_variant.h takes wide rows only */
+#define TS_ROWWISE_ROWS_QUAD_ROWS TS_SOFTMAX_USE_QUAD_ROWS
+#define TS_ROWWISE_ROWS_QUAD_BLOCKS TS_SOFTMAX_ROWS_QUAD_BLOCKS
 #define TS_ROWWISE_ROWS_BLOCKS TS_SOFTMAX_ROWS_BLOCKS
 #define TS_ROWWISE_ROWS768_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
 #define TS_ROWWISE_ROWS1536_BLOCKS TS_SOFTMAX_ROWS1536_BLOCKS
@@ -101,6 +114,7 @@ typedef struct ts_softmax_params {
 #undef TS_ROWWISE_ROWS_BLOCKS
 #undef TS_ROWWISE_ROWS_PARAMS
 #undef TS_ROWWISE_ROWS_QUAD_ROWS
+#undef TS_ROWWISE_ROWS_QUAD_BLOCKS
 #undef TS_ROWWISE_ROWS_VARIANT
 
 /* The rows instance's launcher for a dtype and a row length (ts_rowwise_row_chunks took it), or NULL. */
@@ -146,7 +160,8 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
     /* Short rows, several a warp (softmax_rows_variant.h). */
     const int aligned =
         ts_rowwise_aligned16(d.x, d.dtype, d.x_stride) && ts_rowwise_aligned16(d.out, d.out_dtype, d.out_stride);
-    const int row_chunks = ts_rowwise_row_chunks(d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_WARP_LANES);
+    const int row_chunks = ts_rowwise_row_chunks(d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_WARP_LANES) +
+                           TS_SOFTMAX_USE_QUAD_ROWS * ts_rowwise_row_quads(d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_WARP_LANES);
     if (TS_SOFTMAX_USE_ROWS && ts_rowwise_rows_fit(d.rows, d.cols, row_chunks) && d.out_dtype == d.dtype && aligned) {
         ts_status (*rows_launcher)(const ts_softmax_params *, ts_stream) = ts_softmax_rows_launcher(d.dtype, d.cols);
         if (rows_launcher) return rows_launcher(&p, stream);

@@ -12,44 +12,79 @@
 #define TS_SOFTMAX_ROWS_E (TS_SOFTMAX_ROWS_PER_STRIP * TS_ROWWISE_ROWS_COLS)
 #define TS_SOFTMAX_ROWS_STRIP TS_CAT(TS_ROWWISE_ROWS_NAME, _strip)
 
+/* Rows of whole chunks of every lane are a strip of wide rows (one maximum and sum a chunk of a
+ * lane), in the split layout for fp32 rows whole (kernels/common/rowwise.h); other rows
+ * (rowwise_plan.h: ts_rowwise_row_quads) a strip of quad rows in the split layout (one a quad). */
+#define TS_SOFTMAX_ROWS_QUADS (TS_ROWWISE_ROWS_COLS % (TS_WV_CHUNK * TS_WARP_LANES) != 0)
+#if TS_SOFTMAX_ROWS_QUADS
+#define TS_SOFTMAX_ROWS_LAYOUT TS_WV_SPLIT
+#define TS_SOFTMAX_ROWS_MODE TS_WV_ROWS_QUADS
+#define TS_SOFTMAX_ROWS_SIZE (TS_ROWWISE_ROWS_COLS / (TS_WV_QUAD * TS_WARP_LANES))
+#define TS_SOFTMAX_ROWS_PARTS(v) (2 * TS_WV_CHUNKS(v))
+#define TS_SOFTMAX_ROWS_MAX ts_wv_quad_row_max
+#define TS_SOFTMAX_ROWS_SUMS ts_wv_quad_row_sums
+#define TS_SOFTMAX_ROWS_SUB ts_wv_sub_quad_row_scalars
+#define TS_SOFTMAX_ROWS_MUL ts_wv_mul_quad_row_scalars
+#define TS_SOFTMAX_ROWS_FILL ts_wv_fill_quad_rows_from
+#else
+#define TS_SOFTMAX_ROWS_LAYOUT TS_ROWWISE_LAYOUT_FOR(TS_ROWWISE_DTYPE, 1)
+#define TS_SOFTMAX_ROWS_MODE TS_WV_ROWS_WIDE
+#define TS_SOFTMAX_ROWS_SIZE (TS_ROWWISE_ROWS_COLS / (TS_WV_CHUNK * TS_WARP_LANES))
+#define TS_SOFTMAX_ROWS_PARTS(v) TS_WV_CHUNKS(v)
+#define TS_SOFTMAX_ROWS_MAX ts_wv_row_max
+#define TS_SOFTMAX_ROWS_SUMS ts_wv_row_sums
+#define TS_SOFTMAX_ROWS_SUB ts_wv_sub_row_scalars
+#define TS_SOFTMAX_ROWS_MUL ts_wv_mul_row_scalars
+#define TS_SOFTMAX_ROWS_FILL ts_wv_fill_rows_from
+#endif
+
 /* The strip of rows from `first` (step 1), or the row `first` repeated over the strip (step 0). */
 TS_DEVICE void TS_SOFTMAX_ROWS_STRIP(const ts_softmax_params *p, long long first, int step) {
-    const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE),
-              row_chunks = TS_ROWWISE_ROWS_COLS / (TS_WV_CHUNK * TS_WARP_LANES);
+    const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE), size = TS_SOFTMAX_ROWS_SIZE;
     const long long x_stride = TS_ROWWISE_ALIGNED_STRIDE(p->x_stride, bytes),
                     out_stride = TS_ROWWISE_ALIGNED_STRIDE(p->out_stride, bytes);
-    TS_WV_F32_LAYOUT(TS_SOFTMAX_ROWS_E, TS_ROWWISE_LAYOUT_FOR(TS_ROWWISE_DTYPE, 1)) h;
-    ts_wv_load_wide_rows(&h, TS_WV_ASSUME_ALIGNED(1, (const unsigned char *)p->x + first * x_stride * bytes),
-                         TS_ROWWISE_DTYPE, row_chunks, x_stride * step, TS_SOFTMAX_ROWS_E);
-    /* One value per chunk of the lane: its row's. */
-    float m[TS_WV_CHUNKS(&h)], sum[TS_WV_CHUNKS(&h)];
+    TS_WV_F32_LAYOUT(TS_SOFTMAX_ROWS_E, TS_SOFTMAX_ROWS_LAYOUT) h;
+    TS_WV_LOAD(&h, TS_WV_ASSUME_ALIGNED(1, (const unsigned char *)p->x + first * x_stride * bytes), TS_ROWWISE_DTYPE,
+               TS_SOFTMAX_ROWS_E, TS_SOFTMAX_ROWS_MODE, size, x_stride * step, 0);
+    /* One value per chunk (or quad) of the lane: its row's. */
+    float m[TS_SOFTMAX_ROWS_PARTS(&h)], sum[TS_SOFTMAX_ROWS_PARTS(&h)];
     if (p->causal) {
-        long long from[TS_WV_CHUNKS(&h)]; /* the first masked column of the chunk's row */
+        long long from[TS_SOFTMAX_ROWS_PARTS(&h)]; /* the first masked column of the part's row */
         TS_UNROLL
-        for (int k = 0; k < TS_WV_CHUNKS(&h); ++k) {
-            const long long row = first + step * (k / row_chunks);
+        for (int k = 0; k < TS_SOFTMAX_ROWS_PARTS(&h); ++k) {
+            const long long row = first + step * (k / size);
             from[k] = row % p->causal_rows + p->causal_offset + 1;
         }
-        ts_wv_fill_rows_from(&h, row_chunks, from, -INFINITY);
+        TS_SOFTMAX_ROWS_FILL(&h, size, from, -INFINITY);
     }
-    ts_wv_row_max(m, &h, row_chunks);
+    TS_SOFTMAX_ROWS_MAX(m, &h, size);
     TS_UNROLL
-    for (int k = 0; k < TS_WV_CHUNKS(&h); ++k)
+    for (int k = 0; k < TS_SOFTMAX_ROWS_PARTS(&h); ++k)
         if (m[k] == -INFINITY) m[k] = 0.0f; /* a wholly masked row: every weight is exp2(-inf) = 0 */
-    ts_wv_sub_row_scalars(&h, &h, m);
+    TS_SOFTMAX_ROWS_SUB(&h, &h, m);
     ts_wv_mul_scalar(&h, &h, p->scale_log2);
     ts_wv_exp2(&h, &h);
-    ts_wv_row_sums(sum, &h, row_chunks);
+    TS_SOFTMAX_ROWS_SUMS(sum, &h, size);
     TS_UNROLL
-    for (int k = 0; k < TS_WV_CHUNKS(&h); ++k) sum[k] = sum[k] > 0.0f ? 1.0f / sum[k] : 0.0f;
-    ts_wv_mul_row_scalars(&h, &h, sum);
-    ts_wv_store_wide_rows(TS_WV_ASSUME_ALIGNED(1, (unsigned char *)p->out + first * out_stride * bytes), &h,
-                          TS_ROWWISE_DTYPE, row_chunks, out_stride * step, TS_SOFTMAX_ROWS_E);
+    for (int k = 0; k < TS_SOFTMAX_ROWS_PARTS(&h); ++k) sum[k] = sum[k] > 0.0f ? 1.0f / sum[k] : 0.0f;
+    TS_SOFTMAX_ROWS_MUL(&h, &h, sum);
+    TS_WV_STORE(TS_WV_ASSUME_ALIGNED(1, (unsigned char *)p->out + first * out_stride * bytes), &h, TS_ROWWISE_DTYPE,
+                TS_SOFTMAX_ROWS_E, TS_SOFTMAX_ROWS_MODE, size, out_stride * step);
 }
 
 TS_ROWWISE_ROWS_KERNEL(TS_ROWWISE_ROWS_NAME, TS_SOFTMAX_ROWS_STRIP, ts_softmax_params, TS_ROWWISE_ROWS_MIN_BLOCKS,
                        TS_SOFTMAX_ROWS_PER_STRIP)
 
 #undef TS_SOFTMAX_ROWS_STRIP
+#undef TS_SOFTMAX_ROWS_QUADS
+#undef TS_SOFTMAX_ROWS_LAYOUT
+#undef TS_SOFTMAX_ROWS_MODE
+#undef TS_SOFTMAX_ROWS_SIZE
+#undef TS_SOFTMAX_ROWS_PARTS
+#undef TS_SOFTMAX_ROWS_MAX
+#undef TS_SOFTMAX_ROWS_SUMS
+#undef TS_SOFTMAX_ROWS_SUB
+#undef TS_SOFTMAX_ROWS_MUL
+#undef TS_SOFTMAX_ROWS_FILL
 #undef TS_SOFTMAX_ROWS_E
 #undef TS_SOFTMAX_ROWS_PER_STRIP

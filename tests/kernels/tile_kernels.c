@@ -409,6 +409,40 @@ TS_KERNEL(ts_test_wv_quad_rows_kernel, 1, ts_test_wv_quad_rows_params, p) {
         }
 }
 
+typedef struct ts_test_wv_quad_rows_f32_params {
+    const void *x;
+    float *out, *sums;
+    long long stride;
+    int row_quads;
+} ts_test_wv_quad_rows_f32_params;
+
+TS_KERNEL(ts_test_wv_quad_rows_f32_kernel, 1, ts_test_wv_quad_rows_f32_params, p) {
+    TS_WV_F32_LAYOUT(TS_TEST_WV_QUAD_ROWS_E, TS_WV_SPLIT) v;
+    const int rq = p->row_quads, quads = 2 * TS_WV_CHUNKS(&v);
+    float m[2 * TS_WV_CHUNKS(&v)], s[2 * TS_WV_CHUNKS(&v)];
+    long long from[2 * TS_WV_CHUNKS(&v)];
+    ts_wv_load_quad_rows(&v, p->x, TS_DTYPE_BF16, rq, p->stride, TS_TEST_WV_QUAD_ROWS_E);
+    ts_wv_quad_row_max(m, &v, rq);
+    ts_wv_quad_row_sums(s, &v, rq);
+    ts_wv_sub_quad_row_scalars(&v, &v, m);
+    ts_wv_mul_quad_row_scalars(&v, &v, s);
+    for (int g = 0; g < quads; ++g) from[g] = g / rq;
+    ts_wv_fill_quad_rows_from(&v, rq, from, -1.0f);
+    ts_wv_store_quad_rows(p->out, &v, TS_DTYPE_F32, rq, p->stride, TS_TEST_WV_QUAD_ROWS_E);
+    if (ts_lane_id() == 0)
+        for (int g = 0; g + rq <= quads; g += rq) p->sums[g / rq] = s[g];
+}
+
+TS_EXTERN_C ts_status ts_test_wv_quad_rows_f32(float *out, float *sums, const void *x, long long stride, int row_quads) {
+    ts_test_wv_quad_rows_f32_params params;
+    params.x = x;
+    params.out = out;
+    params.sums = sums;
+    params.stride = stride;
+    params.row_quads = row_quads;
+    return TS_LAUNCH(ts_test_wv_quad_rows_f32_kernel, ts_grid_1d(1), 1, 0, NULL, params);
+}
+
 TS_EXTERN_C ts_status ts_test_wv_quad_rows(void *out, void *copy, float *means, float *sqs, const void *x,
                                            const void *w, const void *b, long long stride, int row_quads) {
     ts_test_wv_quad_rows_params params;

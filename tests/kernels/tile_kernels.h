@@ -97,6 +97,12 @@ ts_status ts_test_wv_wide_rows(float *out, float *sums, float *sq, const void *x
 #define TS_TEST_WV_QUAD_ROWS_E 3072
 ts_status ts_test_wv_quad_rows(void *out, void *copy, float *means, float *sqs, const void *x, const void *w,
                                const void *b, long long stride, int row_quads);
+/* The fp32 ops of the same strip (TS_WV_F32_LAYOUT(..., TS_WV_SPLIT) loaded from bf16): out (fp32, the
+ * same layout) = (x - the row's maximum) * the row's sum (ts_wv_quad_row_max, ts_wv_quad_row_sums,
+ * ts_wv_sub_quad_row_scalars, ts_wv_mul_quad_row_scalars), then row i's columns at and past i set to
+ * -1 (ts_wv_fill_quad_rows_from), stored with ts_wv_store_quad_rows; sums[i] of every row wholly in
+ * the strip. */
+ts_status ts_test_wv_quad_rows_f32(float *out, float *sums, const void *x, long long stride, int row_quads);
 
 #ifdef __cplusplus
 }

@@ -381,14 +381,15 @@ typedef struct ts_test_wv_quad_rows_params {
     void *out, *copy;
     float *means, *sqs;
     long long stride;
-    int row_quads;
 } ts_test_wv_quad_rows_params;
 
-TS_KERNEL(ts_test_wv_quad_rows_kernel, 1, ts_test_wv_quad_rows_params, p) {
+/* The kernels below are built for each row length the test takes (rq a compile-time constant, as
+ * in the library's kernels: a loop over a row's quads unrolls only then, which HIP requires). */
+TS_DEVICE void ts_test_wv_quad_rows_strip(const ts_test_wv_quad_rows_params *p, int rq) {
     TS_WV_PACKED_LAYOUT(TS_TEST_WV_QUAD_ROWS_E, TS_DTYPE_BF16, TS_WV_SPLIT) h;
     TS_WV_PACKED_LAYOUT(TS_TEST_WV_QUAD_ROWS_E, TS_DTYPE_BF16, TS_WV_SPLIT) w;
     TS_WV_PACKED_LAYOUT(TS_TEST_WV_QUAD_ROWS_E, TS_DTYPE_BF16, TS_WV_SPLIT) b;
-    const int rq = p->row_quads, quads = 2 * TS_WV_PACKED_CHUNKS(&h);
+    const int quads = 2 * TS_WV_PACKED_CHUNKS(&h);
     const float inv_len = 1.0f / (float)(rq * TS_WV_QUAD * TS_WARP_LANES);
     float mean[2 * TS_WV_PACKED_CHUNKS(&h)], sq[2 * TS_WV_PACKED_CHUNKS(&h)];
     ts_wv_packed_load_quad_rows(&h, p->x, rq, p->stride, TS_TEST_WV_QUAD_ROWS_E);
@@ -413,12 +414,11 @@ typedef struct ts_test_wv_quad_rows_f32_params {
     const void *x;
     float *out, *sums;
     long long stride;
-    int row_quads;
 } ts_test_wv_quad_rows_f32_params;
 
-TS_KERNEL(ts_test_wv_quad_rows_f32_kernel, 1, ts_test_wv_quad_rows_f32_params, p) {
+TS_DEVICE void ts_test_wv_quad_rows_f32_strip(const ts_test_wv_quad_rows_f32_params *p, int rq) {
     TS_WV_F32_LAYOUT(TS_TEST_WV_QUAD_ROWS_E, TS_WV_SPLIT) v;
-    const int rq = p->row_quads, quads = 2 * TS_WV_CHUNKS(&v);
+    const int quads = 2 * TS_WV_CHUNKS(&v);
     float m[2 * TS_WV_CHUNKS(&v)], s[2 * TS_WV_CHUNKS(&v)];
     long long from[2 * TS_WV_CHUNKS(&v)];
     ts_wv_load_quad_rows(&v, p->x, TS_DTYPE_BF16, rq, p->stride, TS_TEST_WV_QUAD_ROWS_E);
@@ -433,14 +433,32 @@ TS_KERNEL(ts_test_wv_quad_rows_f32_kernel, 1, ts_test_wv_quad_rows_f32_params, p
         for (int g = 0; g + rq <= quads; g += rq) p->sums[g / rq] = s[g];
 }
 
+#define TS_TEST_WV_QUAD_ROWS_KERNELS(rq)                                                           \
+    TS_KERNEL(TS_CAT(ts_test_wv_quad_rows_kernel_, rq), 1, ts_test_wv_quad_rows_params, p) {       \
+        ts_test_wv_quad_rows_strip(p, rq);                                                         \
+    }                                                                                              \
+    TS_KERNEL(TS_CAT(ts_test_wv_quad_rows_f32_kernel_, rq), 1, ts_test_wv_quad_rows_f32_params, p) { \
+        ts_test_wv_quad_rows_f32_strip(p, rq);                                                     \
+    }
+TS_TEST_WV_QUAD_ROWS_KERNELS(1)
+TS_TEST_WV_QUAD_ROWS_KERNELS(3)
+TS_TEST_WV_QUAD_ROWS_KERNELS(5)
+TS_TEST_WV_QUAD_ROWS_KERNELS(7)
+
+#define TS_TEST_WV_QUAD_ROWS_LAUNCH(kernel, row_quads, params)                                     \
+    ((row_quads) == 1   ? TS_LAUNCH(TS_CAT(kernel, 1), ts_grid_1d(1), 1, 0, NULL, params)          \
+     : (row_quads) == 3 ? TS_LAUNCH(TS_CAT(kernel, 3), ts_grid_1d(1), 1, 0, NULL, params)          \
+     : (row_quads) == 5 ? TS_LAUNCH(TS_CAT(kernel, 5), ts_grid_1d(1), 1, 0, NULL, params)          \
+     : (row_quads) == 7 ? TS_LAUNCH(TS_CAT(kernel, 7), ts_grid_1d(1), 1, 0, NULL, params)          \
+                        : TS_ERROR_INVALID_VALUE)
+
 TS_EXTERN_C ts_status ts_test_wv_quad_rows_f32(float *out, float *sums, const void *x, long long stride, int row_quads) {
     ts_test_wv_quad_rows_f32_params params;
     params.x = x;
     params.out = out;
     params.sums = sums;
     params.stride = stride;
-    params.row_quads = row_quads;
-    return TS_LAUNCH(ts_test_wv_quad_rows_f32_kernel, ts_grid_1d(1), 1, 0, NULL, params);
+    return TS_TEST_WV_QUAD_ROWS_LAUNCH(ts_test_wv_quad_rows_f32_kernel_, row_quads, params);
 }
 
 TS_EXTERN_C ts_status ts_test_wv_quad_rows(void *out, void *copy, float *means, float *sqs, const void *x,
@@ -454,8 +472,7 @@ TS_EXTERN_C ts_status ts_test_wv_quad_rows(void *out, void *copy, float *means, 
     params.means = means;
     params.sqs = sqs;
     params.stride = stride;
-    params.row_quads = row_quads;
-    return TS_LAUNCH(ts_test_wv_quad_rows_kernel, ts_grid_1d(1), 1, 0, NULL, params);
+    return TS_TEST_WV_QUAD_ROWS_LAUNCH(ts_test_wv_quad_rows_kernel_, row_quads, params);
 }
 
 TS_EXTERN_C ts_status ts_test_wv_wide_rows(float *out, float *sums, float *sq, const void *x, long long stride,

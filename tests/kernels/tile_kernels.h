@@ -93,7 +93,8 @@ ts_status ts_test_wv_wide_rows(float *out, float *sums, float *sq, const void *x
  * (ts_wv_packed_quad_row_sums_sq), scale = 1 / (1 + sq / length); out (bf16, the same layout) =
  * (x - mean) * scale * w + b with w and b one row, loaded as quad rows of stride 0
  * (ts_wv_packed_store_quad_rows_normalized_held_params), copy = x as loaded
- * (ts_wv_packed_store_quad_rows); means[i] and sqs[i] of every row wholly in the strip. */
+ * (ts_wv_packed_store_quad_rows); means[i] and sqs[i] of every row wholly in the strip. row_quads:
+ * 1, 3, 5 or 7 (the kernels are built for each), else TS_ERROR_INVALID_VALUE. */
 #define TS_TEST_WV_QUAD_ROWS_E 3072
 ts_status ts_test_wv_quad_rows(void *out, void *copy, float *means, float *sqs, const void *x, const void *w,
                                const void *b, long long stride, int row_quads);

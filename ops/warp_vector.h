@@ -25,7 +25,8 @@
  *   of a strip of quad rows (TS_WV_ROWS_QUADS, split layout), the same with one value a quad of
  *   the lane (g = 2k + h): ts_wv_load_quad_rows, ts_wv_store_quad_rows, ts_wv_quad_row_sums,
  *   ts_wv_quad_row_max, ts_wv_sub_quad_row_scalars, ts_wv_mul_quad_row_scalars,
- *   ts_wv_fill_quad_rows_from
+ *   ts_wv_fill_quad_rows_from (row_quads a compile-time constant: the reductions' loops over a row's
+ *   quads must unroll, which HIP's build checks)
  *   ts_group_sum(x, slots, index, count, &parity) and ts_group_max: block-scope combination of one
  *       value from each of `count` warps through shared memory (every warp of the block calls)
  * Accesses are 16-byte vectors when the base address (and the row stride in bytes) is 16-byte

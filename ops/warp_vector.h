@@ -754,18 +754,11 @@ TS_DEVICE void ts_wv_row_reduce_impl(float *out, const float *a, int chunks, int
     ts_wv_rows_combine(out, chunks, row_chunks, op);
 }
 
-/* Of a strip of quad rows of row_quads quad rows each (split layout): out[g] (one float a quad of
- * the lane, g = 2k + h) = the sum (op 0) or the maximum (op 2) of quad g's row, the same bits in every
- * lane and every quad of the row: the lane's quads of the row combined in quad order, then a
- * butterfly of xor shuffles. A last row the strip holds only part of gives its part's. */
-TS_DEVICE void ts_wv_quad_row_reduce_impl(float *out, const float *a, int chunks, int row_quads, int op) {
-    TS_UNROLL
-    for (int g = 0; g < 2 * chunks; ++g) {
-        float s = a[g * TS_WV_QUAD];
-        TS_UNROLL
-        for (int i = 1; i < TS_WV_QUAD; ++i) s = op == 2 ? fmaxf(s, a[g * TS_WV_QUAD + i]) : s + a[g * TS_WV_QUAD + i];
-        out[g] = s;
-    }
+/* out[g]: one lane value a quad of a strip of quad rows of row_quads quad rows each (2 * chunks
+ * quads), made the combination (op 0 add, 2 max) of quad g's row: the lane's quads of the row in quad
+ * order, then a butterfly of xor shuffles, so the same bits in every lane and every quad of the row.
+ * A last row the strip holds only part of gives its part's. */
+TS_DEVICE void ts_wv_quad_rows_combine(float *out, int chunks, int row_quads, int op) {
     TS_UNROLL
     for (int first = 0; first < 2 * chunks; first += row_quads) {
         float s = out[first];
@@ -779,6 +772,19 @@ TS_DEVICE void ts_wv_quad_row_reduce_impl(float *out, const float *a, int chunks
         TS_UNROLL
         for (int g = first; g < first + row_quads && g < 2 * chunks; ++g) out[g] = s;
     }
+}
+
+/* Of a strip of quad rows (split layout): out[g] (one float a quad of the lane, g = 2k + h) = the sum
+ * (op 0) or the maximum (op 2) of quad g's row (ts_wv_quad_rows_combine). */
+TS_DEVICE void ts_wv_quad_row_reduce_impl(float *out, const float *a, int chunks, int row_quads, int op) {
+    TS_UNROLL
+    for (int g = 0; g < 2 * chunks; ++g) {
+        float s = a[g * TS_WV_QUAD];
+        TS_UNROLL
+        for (int i = 1; i < TS_WV_QUAD; ++i) s = op == 2 ? fmaxf(s, a[g * TS_WV_QUAD + i]) : s + a[g * TS_WV_QUAD + i];
+        out[g] = s;
+    }
+    ts_wv_quad_rows_combine(out, chunks, row_quads, op);
 }
 
 #define ts_wv_quad_row_sums(out, a, row_quads)                                                     \

@@ -169,10 +169,8 @@ TS_DEVICE void ts_wvp_row_reduce_impl(float *out, const unsigned *v, int chunks,
 
 /* Of a strip of quad rows of row_quads quad rows each (TS_WV_ROWS_QUADS): out[g] (one float a quad
  * of the lane, g = 2k + h for the half h of the lane's chunk k) = the sum of the row of quad g (op
- * 0), or of (x - centres[g])^2 over it (op 1). Each lane adds its quads of a row in quad order, and
- * a butterfly of xor shuffles (the same two values added in every lane at every step) the lanes',
- * so the same bits in every lane and every quad of the row. A last row the strip holds only part of
- * gives its part's. */
+ * 0), or of (x - centres[g])^2 over it (op 1), combined over the row as ops/warp_vector.h's
+ * ts_wv_quad_rows_combine does. */
 TS_DEVICE void ts_wvp_quad_row_reduce_impl(float *out, const unsigned *v, int chunks, int dtype, const float *centres,
                                            int row_quads, int op) {
     const int words = ts_wvp_words(dtype);
@@ -187,16 +185,7 @@ TS_DEVICE void ts_wvp_quad_row_reduce_impl(float *out, const unsigned *v, int ch
         }
         out[g] = s;
     }
-    TS_UNROLL
-    for (int first = 0; first < 2 * chunks; first += row_quads) {
-        float s = out[first];
-        TS_UNROLL
-        for (int g = first + 1; g < first + row_quads && g < 2 * chunks; ++g) s += out[g];
-        TS_UNROLL
-        for (int m = 1; m < TS_WARP_LANES; m <<= 1) s += ts_shfl_xor_f32(s, m);
-        TS_UNROLL
-        for (int g = first; g < first + row_quads && g < 2 * chunks; ++g) out[g] = s;
-    }
+    ts_wv_quad_rows_combine(out, chunks, row_quads, 0);
 }
 
 #define ts_wv_packed_quad_row_sums(out, src, row_quads)                                            \

@@ -19,6 +19,19 @@
     (TS_ROWWISE_ROWS_MIN_PER_STRIP(cols) +                                                         \
      (TS_ROWWISE_ROWS_MIN_PER_STRIP(cols) * (cols) % (TS_WV_CHUNK * TS_WARP_LANES) != 0))
 
+/* The form of a rows instance's strip of rows of `cols` columns (ops/warp_vector.h): wide rows where
+ * the rows are whole chunks of every lane, else quad rows (ts_rowwise_row_quads); its row size in
+ * those units; its layout (quad rows: split; wide rows: kernels/common/rowwise.h's choice for whole
+ * strips); and the per-row values a lane holds, one a chunk or one a quad, of a strip of `chunks`
+ * chunks a lane. Compile-time constants, which each family's rows variant reads. */
+#define TS_ROWWISE_ROWS_ARE_QUADS(cols) ((cols) % (TS_WV_CHUNK * TS_WARP_LANES) != 0)
+#define TS_ROWWISE_ROWS_MODE(cols) (TS_ROWWISE_ROWS_ARE_QUADS(cols) ? TS_WV_ROWS_QUADS : TS_WV_ROWS_WIDE)
+#define TS_ROWWISE_ROWS_SIZE(cols)                                                                 \
+    ((cols) / ((TS_ROWWISE_ROWS_ARE_QUADS(cols) ? TS_WV_QUAD : TS_WV_CHUNK) * TS_WARP_LANES))
+#define TS_ROWWISE_ROWS_LAYOUT(dtype, cols)                                                        \
+    (TS_ROWWISE_ROWS_ARE_QUADS(cols) ? TS_WV_SPLIT : TS_ROWWISE_LAYOUT_FOR(dtype, 1))
+#define TS_ROWWISE_ROWS_PARTS(chunks, cols) ((1 + TS_ROWWISE_ROWS_ARE_QUADS(cols)) * (chunks))
+
 /* Defines kernel `name`, built for `blocks` blocks an SM, over a params_type with a `rows` count,
  * that calls strip(p, first, step) for the strip of rows from `first` (step 1), and its launcher
  * name##_launch(params, stream). The last block's strip may lack rows: it takes its rows one at a
@@ -39,10 +52,14 @@
         return TS_LAUNCH(name, ts_grid_1d((unsigned)((p.rows + per_strip - 1) / per_strip)), 1, 0, stream, p); \
     }
 
-/* Whether `rows` rows of `cols` take a rows instance: row_chunks (ts_rowwise_row_chunks), and a grid
- * that fits. */
-static inline int ts_rowwise_rows_fit(long long rows, int cols, int row_chunks) {
-    return row_chunks && (rows - 1) / TS_ROWWISE_ROWS_PER_STRIP(cols) < INT_MAX;
+/* Whether `rows` rows of `cols` columns of a dtype of `dtype_bytes` take a rows instance: rows of whole
+ * chunks of every lane (ts_rowwise_row_chunks) or, where the family takes them (quad_rows), of whole
+ * quad rows (ts_rowwise_row_quads), and a grid that fits. The family's launcher lookup
+ * (rowwise_rows_instances.h) then has the instance, or not. */
+static inline int ts_rowwise_rows_fit(long long rows, int cols, int dtype_bytes, int quad_rows) {
+    const int form = ts_rowwise_row_chunks(cols, dtype_bytes, TS_WARP_LANES) != 0 ||
+                     (quad_rows && ts_rowwise_row_quads(cols, dtype_bytes, TS_WARP_LANES) != 0);
+    return form && (rows - 1) / TS_ROWWISE_ROWS_PER_STRIP(cols) < INT_MAX;
 }
 
 #endif

@@ -216,7 +216,7 @@
 #undef TS_ROWWISE_ROWS_QUAD_BLOCKS
 #undef TS_ROWWISE_ROWS_VARIANT
 
-/* The rows instance's launcher for a dtype and a row length (ts_rowwise_row_chunks took it), or NULL. */
+/* The rows instance's launcher for a dtype and a row length (ts_rowwise_rows_fit took it), or NULL. */
 static ts_status (*ts_norm_rows_launcher(ts_dtype dtype, int cols))(const ts_norm_params *, ts_stream) {
     return dtype == TS_DTYPE_BF16   ? ts_norm_bf16_rows_launcher(cols)
            : dtype == TS_DTYPE_FP16 ? ts_norm_fp16_rows_launcher(cols)
@@ -277,9 +277,8 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
     plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) && aligned;
     /* Rows shorter than a slice's bytes, several a warp (whole chunks of every lane, or with
      * TS_NORM_USE_QUAD_ROWS whole quad rows), and 16-bit rows of 1536, one a warp (norm_rows_variant.h). */
-    const int row_chunks = ts_rowwise_row_chunks(d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_WARP_LANES) +
-                           TS_NORM_USE_QUAD_ROWS * ts_rowwise_row_quads(d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_WARP_LANES);
-    if (TS_NORM_USE_ROWS && ts_rowwise_rows_fit(d.rows, d.cols, row_chunks) && uniform && aligned) {
+    if (TS_NORM_USE_ROWS && ts_rowwise_rows_fit(d.rows, d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_NORM_USE_QUAD_ROWS) &&
+        uniform && aligned) {
         ts_status (*rows_launcher)(const ts_norm_params *, ts_stream) = ts_norm_rows_launcher(d.dtype, d.cols);
         if (rows_launcher) return rows_launcher(&p, stream);
     }

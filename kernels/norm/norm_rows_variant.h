@@ -17,24 +17,17 @@
 #define TS_NORM_ROWS_PER_STRIP TS_ROWWISE_ROWS_PER_STRIP(TS_ROWWISE_ROWS_COLS)
 #define TS_NORM_ROWS_E (TS_NORM_ROWS_PER_STRIP * TS_ROWWISE_ROWS_COLS)
 #define TS_NORM_ROWS_STRIP TS_CAT(TS_ROWWISE_ROWS_NAME, _strip)
-/* Rows of whole chunks of every lane are a strip of wide rows (per chunk of a lane: its row's mean
- * and scale), in the split layout for fp32 (every 16-byte access of the warp contiguous) and the
- * contiguous one for 16 bits (kernels/common/rowwise.h); other rows (rowwise_plan.h:
- * ts_rowwise_row_quads) a strip of quad rows in the split layout (per quad of a lane). */
-#define TS_NORM_ROWS_QUADS (TS_ROWWISE_ROWS_COLS % (TS_WV_CHUNK * TS_WARP_LANES) != 0)
-#if TS_NORM_ROWS_QUADS
-#define TS_NORM_ROWS_LAYOUT TS_WV_SPLIT
-#define TS_NORM_ROWS_MODE TS_WV_ROWS_QUADS
-#define TS_NORM_ROWS_SIZE (TS_ROWWISE_ROWS_COLS / (TS_WV_QUAD * TS_WARP_LANES))
-#define TS_NORM_ROWS_PARTS(v) (2 * TS_WV_PACKED_CHUNKS(v))
+/* The strip's form (kernels/common/rowwise_rows.h): wide rows, a mean and scale a chunk of a lane, or
+ * quad rows, one a quad. */
+#define TS_NORM_ROWS_LAYOUT TS_ROWWISE_ROWS_LAYOUT(TS_ROWWISE_DTYPE, TS_ROWWISE_ROWS_COLS)
+#define TS_NORM_ROWS_MODE TS_ROWWISE_ROWS_MODE(TS_ROWWISE_ROWS_COLS)
+#define TS_NORM_ROWS_SIZE TS_ROWWISE_ROWS_SIZE(TS_ROWWISE_ROWS_COLS)
+#define TS_NORM_ROWS_PARTS(v) TS_ROWWISE_ROWS_PARTS(TS_WV_PACKED_CHUNKS(v), TS_ROWWISE_ROWS_COLS)
+#if TS_ROWWISE_ROWS_ARE_QUADS(TS_ROWWISE_ROWS_COLS)
 #define TS_NORM_ROWS_SUMS ts_wv_packed_quad_row_sums
 #define TS_NORM_ROWS_SUMS_SQ ts_wv_packed_quad_row_sums_sq
 #define TS_NORM_ROWS_STORE_NORMALIZED ts_wv_packed_store_quad_rows_normalized_held_params
 #else
-#define TS_NORM_ROWS_LAYOUT TS_ROWWISE_LAYOUT_FOR(TS_ROWWISE_DTYPE, 1)
-#define TS_NORM_ROWS_MODE TS_WV_ROWS_WIDE
-#define TS_NORM_ROWS_SIZE (TS_ROWWISE_ROWS_COLS / (TS_WV_CHUNK * TS_WARP_LANES))
-#define TS_NORM_ROWS_PARTS(v) TS_WV_PACKED_CHUNKS(v)
 #define TS_NORM_ROWS_SUMS ts_wv_packed_row_sums
 #define TS_NORM_ROWS_SUMS_SQ ts_wv_packed_row_sums_sq
 #define TS_NORM_ROWS_STORE_NORMALIZED ts_wv_packed_store_wide_rows_normalized_held_params
@@ -86,7 +79,6 @@ TS_ROWWISE_ROWS_KERNEL(TS_ROWWISE_ROWS_NAME, TS_NORM_ROWS_STRIP, ts_norm_params,
                        TS_NORM_ROWS_PER_STRIP)
 
 #undef TS_NORM_ROWS_STRIP
-#undef TS_NORM_ROWS_QUADS
 #undef TS_NORM_ROWS_LAYOUT
 #undef TS_NORM_ROWS_MODE
 #undef TS_NORM_ROWS_SIZE

@@ -117,7 +117,7 @@ typedef struct ts_softmax_params {
 #undef TS_ROWWISE_ROWS_QUAD_BLOCKS
 #undef TS_ROWWISE_ROWS_VARIANT
 
-/* The rows instance's launcher for a dtype and a row length (ts_rowwise_row_chunks took it), or NULL. */
+/* The rows instance's launcher for a dtype and a row length (ts_rowwise_rows_fit took it), or NULL. */
 static ts_status (*ts_softmax_rows_launcher(ts_dtype dtype, int cols))(const ts_softmax_params *, ts_stream) {
     return dtype == TS_DTYPE_BF16   ? ts_softmax_bf16_rows_launcher(cols)
            : dtype == TS_DTYPE_FP16 ? ts_softmax_fp16_rows_launcher(cols)
@@ -160,9 +160,9 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
     /* Short rows, several a warp (softmax_rows_variant.h). */
     const int aligned =
         ts_rowwise_aligned16(d.x, d.dtype, d.x_stride) && ts_rowwise_aligned16(d.out, d.out_dtype, d.out_stride);
-    const int row_chunks = ts_rowwise_row_chunks(d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_WARP_LANES) +
-                           TS_SOFTMAX_USE_QUAD_ROWS * ts_rowwise_row_quads(d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_WARP_LANES);
-    if (TS_SOFTMAX_USE_ROWS && ts_rowwise_rows_fit(d.rows, d.cols, row_chunks) && d.out_dtype == d.dtype && aligned) {
+    if (TS_SOFTMAX_USE_ROWS &&
+        ts_rowwise_rows_fit(d.rows, d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_SOFTMAX_USE_QUAD_ROWS) &&
+        d.out_dtype == d.dtype && aligned) {
         ts_status (*rows_launcher)(const ts_softmax_params *, ts_stream) = ts_softmax_rows_launcher(d.dtype, d.cols);
         if (rows_launcher) return rows_launcher(&p, stream);
     }

@@ -12,25 +12,19 @@
 #define TS_SOFTMAX_ROWS_E (TS_SOFTMAX_ROWS_PER_STRIP * TS_ROWWISE_ROWS_COLS)
 #define TS_SOFTMAX_ROWS_STRIP TS_CAT(TS_ROWWISE_ROWS_NAME, _strip)
 
-/* Rows of whole chunks of every lane are a strip of wide rows (one maximum and sum a chunk of a
- * lane), in the split layout for fp32 rows whole (kernels/common/rowwise.h); other rows
- * (rowwise_plan.h: ts_rowwise_row_quads) a strip of quad rows in the split layout (one a quad). */
-#define TS_SOFTMAX_ROWS_QUADS (TS_ROWWISE_ROWS_COLS % (TS_WV_CHUNK * TS_WARP_LANES) != 0)
-#if TS_SOFTMAX_ROWS_QUADS
-#define TS_SOFTMAX_ROWS_LAYOUT TS_WV_SPLIT
-#define TS_SOFTMAX_ROWS_MODE TS_WV_ROWS_QUADS
-#define TS_SOFTMAX_ROWS_SIZE (TS_ROWWISE_ROWS_COLS / (TS_WV_QUAD * TS_WARP_LANES))
-#define TS_SOFTMAX_ROWS_PARTS(v) (2 * TS_WV_CHUNKS(v))
+/* The strip's form (kernels/common/rowwise_rows.h): wide rows, a maximum and sum a chunk of a lane,
+ * or quad rows, one a quad. */
+#define TS_SOFTMAX_ROWS_LAYOUT TS_ROWWISE_ROWS_LAYOUT(TS_ROWWISE_DTYPE, TS_ROWWISE_ROWS_COLS)
+#define TS_SOFTMAX_ROWS_MODE TS_ROWWISE_ROWS_MODE(TS_ROWWISE_ROWS_COLS)
+#define TS_SOFTMAX_ROWS_SIZE TS_ROWWISE_ROWS_SIZE(TS_ROWWISE_ROWS_COLS)
+#define TS_SOFTMAX_ROWS_PARTS(v) TS_ROWWISE_ROWS_PARTS(TS_WV_CHUNKS(v), TS_ROWWISE_ROWS_COLS)
+#if TS_ROWWISE_ROWS_ARE_QUADS(TS_ROWWISE_ROWS_COLS)
 #define TS_SOFTMAX_ROWS_MAX ts_wv_quad_row_max
 #define TS_SOFTMAX_ROWS_SUMS ts_wv_quad_row_sums
 #define TS_SOFTMAX_ROWS_SUB ts_wv_sub_quad_row_scalars
 #define TS_SOFTMAX_ROWS_MUL ts_wv_mul_quad_row_scalars
 #define TS_SOFTMAX_ROWS_FILL ts_wv_fill_quad_rows_from
 #else
-#define TS_SOFTMAX_ROWS_LAYOUT TS_ROWWISE_LAYOUT_FOR(TS_ROWWISE_DTYPE, 1)
-#define TS_SOFTMAX_ROWS_MODE TS_WV_ROWS_WIDE
-#define TS_SOFTMAX_ROWS_SIZE (TS_ROWWISE_ROWS_COLS / (TS_WV_CHUNK * TS_WARP_LANES))
-#define TS_SOFTMAX_ROWS_PARTS(v) TS_WV_CHUNKS(v)
 #define TS_SOFTMAX_ROWS_MAX ts_wv_row_max
 #define TS_SOFTMAX_ROWS_SUMS ts_wv_row_sums
 #define TS_SOFTMAX_ROWS_SUB ts_wv_sub_row_scalars
@@ -76,7 +70,6 @@ TS_ROWWISE_ROWS_KERNEL(TS_ROWWISE_ROWS_NAME, TS_SOFTMAX_ROWS_STRIP, ts_softmax_p
                        TS_SOFTMAX_ROWS_PER_STRIP)
 
 #undef TS_SOFTMAX_ROWS_STRIP
-#undef TS_SOFTMAX_ROWS_QUADS
 #undef TS_SOFTMAX_ROWS_LAYOUT
 #undef TS_SOFTMAX_ROWS_MODE
 #undef TS_SOFTMAX_ROWS_SIZE

@@ -125,7 +125,7 @@ run_backend() {
                    "norm-params-unheld|-DTS_NORM_HOLD_PARAMS=0|test_norm" \
                    "norm-quad-rows-apart|-DTS_NORM_USE_QUAD_ROWS=0|test_norm" \
                    "rows-f32-512-apart|-DTS_ROWWISE_ROWS_F32_512=0|test_norm test_softmax" \
-                   "softmax-quad-rows|-DTS_SOFTMAX_USE_QUAD_ROWS=1|test_softmax" \
+                   "softmax-quad-rows-apart|-DTS_SOFTMAX_USE_QUAD_ROWS=0|test_softmax" \
                    "attention-pingpong|-DTS_ATTN_PINGPONG=1|test_attention" \
                    "attention-d128-three|-DTS_ATTN_CONSUMERS_D128=3 -DTS_ATTN_OVERLAP_D128=0|test_attention" \
                    "attention-lag|-DTS_ATTN_SHIFT_V=0|test_attention" \

@@ -101,8 +101,8 @@ Test(softmax, whole_aligned_rows) {
 /* Rows shorter than a slice, several to a warp, and rows of a slice and a half, one a warp: the
  * rows instances (softmax.c, softmax_rows_variant.h) for 16-bit rows of 256, 512, 768 and 1536
  * columns (HIP: 512 and 1536) and fp32 rows of 256 and 512, with fp32 rows of 768 and 1536 beside
- * them that do not take them, and rows of 384, 640 and 896 (with TS_SOFTMAX_USE_QUAD_ROWS, 16-bit
- * ones as quad rows on CUDA); row counts that leave the last strip short, padded rows, scale, the causal
+ * them that do not take them, and rows of 384, 640 and 896 (16-bit ones as quad rows on CUDA,
+ * TS_SOFTMAX_USE_QUAD_ROWS); row counts that leave the last strip short, padded rows, scale, the causal
  * mask with its rows and offsets (whole rows masked), -inf entries, in place; and beside them rows
  * that must not take them (64 columns, misaligned rows, another output dtype). */
 Test(softmax, rows_several_a_warp) {

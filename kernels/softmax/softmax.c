@@ -63,14 +63,15 @@ typedef struct ts_softmax_params {
 #ifndef TS_SOFTMAX_ROWS1536_BLOCKS
 #define TS_SOFTMAX_ROWS1536_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
 #endif
-/* 1: 16-bit rows of whole quad rows that are not whole chunks of every lane (kernels/common/rowwise_plan.h:
- * ts_rowwise_row_quads: 384, 640 and 896 columns on CUDA, 256 and 768 on HIP) run several to a warp on
- * the rows instances as quad rows in the split layout, as the norms' do (norm.c, TS_NORM_USE_QUAD_ROWS),
- * at TS_SOFTMAX_ROWS_QUAD_BLOCKS blocks an SM (20: at 24, 80 registers, rows of 896 spilled 88 bytes); 0 (default): a row a warp, on the short instance (0.52-0.89x
- * torch.compile on the H200, bench/results/nvidia-h200-2026-12-03-width-sweep.txt). Off until measured
- * there: checked on the host and in the quad rows' tile test only. */
+/* 1 (default): 16-bit rows of whole quad rows that are not whole chunks of every lane
+ * (kernels/common/rowwise_plan.h: ts_rowwise_row_quads: 384, 640 and 896 columns on CUDA, 256 and 768
+ * on HIP) run several to a warp on the rows instances as quad rows in the split layout, as the norms'
+ * do (norm.c, TS_NORM_USE_QUAD_ROWS), at TS_SOFTMAX_ROWS_QUAD_BLOCKS blocks an SM (20: at 24, 80
+ * registers, rows of 896 spilled 88 bytes). On the H200, bf16 163840x384 / 98304x640 / 73728x896:
+ * 1.59 / 2.49 / 3.23 -> 4.19 / 4.19 / 4.12 TB/s, 0.52-0.89x -> 1.13-1.37x torch.compile
+ * (bench/results/nvidia-h200-2026-12-03-softmax-quad-rows.txt). 0: a row a warp, on the short instance. */
 #ifndef TS_SOFTMAX_USE_QUAD_ROWS
-#define TS_SOFTMAX_USE_QUAD_ROWS 0
+#define TS_SOFTMAX_USE_QUAD_ROWS 1
 #endif
 #ifndef TS_SOFTMAX_ROWS_QUAD_BLOCKS
 #define TS_SOFTMAX_ROWS_QUAD_BLOCKS 20

@@ -232,19 +232,19 @@ Test(norm, rmsnorm_rows_instance) {
     }
 }
 
-/* Rows shorter than a slice, several to a warp, and rows of a slice and a half, one a warp: the rows
- * instances (norm.c, norm_rows_variant.h) for 16-bit rows of 256, 512, 768 and 1536 columns (HIP: 512
- * and 1536), fp32 rows of 256 and 512 (in the split layout), and 16-bit rows of 384, 640 and 896
+/* Rows shorter than a slice, several to a warp, and rows of one to two slices, one a warp: the rows
+ * instances (norm.c, norm_rows_variant.h) for 16-bit rows of 256, 512, 768, 1280, 1536 and 1792
+ * columns (HIP: 512 and 1536), fp32 rows of 256 and 512 (in the split layout), and 16-bit rows of 384, 640 and 896
  * (quad rows on CUDA, TS_NORM_USE_QUAD_ROWS); row counts that leave the last strip short, every
  * option, padded rows with the residual's own stride, in place; and beside them rows that must not
  * take them (8 and 64 columns, fp32 rows of 768 and 1536, misaligned rows, another output dtype). */
 Test(norm, rows_several_a_warp) {
     TS_TEST_REQUIRE_DEVICE();
     const long long rows[4] = {1, 3, 6, ts_test_on_gpu() ? 4097 : 9};
-    const int cols[9] = {256, 512, 768, 1536, 384, 640, 896, 8, 64};
+    const int cols[11] = {256, 512, 768, 1536, 1280, 1792, 384, 640, 896, 8, 64};
     for (int i = 0; i < 3; ++i) {
         const ts_dtype dt = i == 2 ? F32 : i ? FP : BF;
-        for (int c = 0; c < 9; ++c)
+        for (int c = 0; c < 11; ++c)
             for (int r = 0; r < 4; ++r) {
                 const int rms = (r + c + i) & 1;
                 check_norm((norm_case){rows[r], cols[c], 0, dt, dt, dt, rms, 1, 1, 1, !rms, 0, 0.0, 0});
@@ -272,7 +272,10 @@ Test(norm_plan, rows_a_warp_conditions) {
     cr_assert_eq(ts_rowwise_row_chunks(1536, 2, 32), 6, "a slice and a half, one a strip");
     cr_assert_eq(ts_rowwise_row_chunks(1536, 2, 64), 3);
     cr_assert_eq(ts_rowwise_row_chunks(1536, 4, 32), 0, "fp32: three slices' bytes");
-    cr_assert_eq(ts_rowwise_row_chunks(1280, 2, 32), 0);
+    cr_assert_eq(ts_rowwise_row_chunks(1280, 2, 32), 5, "between one and two slices, one a strip");
+    cr_assert_eq(ts_rowwise_row_chunks(1792, 2, 32), 7);
+    cr_assert_eq(ts_rowwise_row_chunks(1280, 2, 64), 0, "not whole chunks of 64 lanes");
+    cr_assert_eq(ts_rowwise_row_chunks(1280, 4, 32), 0, "fp32: more than two slices' bytes");
     cr_assert_eq(ts_rowwise_row_chunks(2048, 2, 32), 0, "whole slices");
     cr_assert_eq(ts_rowwise_row_chunks(384, 2, 32), 0, "not whole chunks of every lane");
     cr_assert_eq(ts_rowwise_row_quads(384, 2, 32), 3, "whole quad rows");

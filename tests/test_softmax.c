@@ -98,9 +98,9 @@ Test(softmax, whole_aligned_rows) {
         }
 }
 
-/* Rows shorter than a slice, several to a warp, and rows of a slice and a half, one a warp: the
- * rows instances (softmax.c, softmax_rows_variant.h) for 16-bit rows of 256, 512, 768 and 1536
- * columns (HIP: 512 and 1536) and fp32 rows of 256 and 512, with fp32 rows of 768 and 1536 beside
+/* Rows shorter than a slice, several to a warp, and rows of one to two slices, one a warp: the
+ * rows instances (softmax.c, softmax_rows_variant.h) for 16-bit rows of 256, 512, 768, 1280, 1536
+ * and 1792 columns (HIP: 512 and 1536) and fp32 rows of 256 and 512, with fp32 rows of 768 and 1536 beside
  * them that do not take them, and rows of 384, 640 and 896 (16-bit ones as quad rows on CUDA,
  * TS_SOFTMAX_USE_QUAD_ROWS); row counts that leave the last strip short, padded rows, scale, the causal
  * mask with its rows and offsets (whole rows masked), -inf entries, in place; and beside them rows
@@ -109,9 +109,9 @@ Test(softmax, rows_several_a_warp) {
     TS_TEST_REQUIRE_DEVICE();
     const ts_dtype dts[3] = {BF, FP, F32};
     const long long rows[4] = {1, 3, 6, ts_test_on_gpu() ? 4097 : 9};
-    const int cols[8] = {256, 512, 768, 1536, 384, 640, 896, 64};
+    const int cols[10] = {256, 512, 768, 1536, 1280, 1792, 384, 640, 896, 64};
     for (int i = 0; i < 3; ++i)
-        for (int c = 0; c < 8; ++c)
+        for (int c = 0; c < 10; ++c)
             for (int r = 0; r < 4; ++r) {
                 const long long n = rows[r];
                 const int pad = dts[i] == F32 ? 4 : 8;

@@ -54,13 +54,13 @@ static inline int ts_rowwise_plan_whole(long long rows, int cols, const ts_rowwi
  * rows instances, kernels/common/rowwise_rows.h): rows of whole chunks of every lane (a multiple of
  * 8 elements a lane of `lanes`), so that each chunk of a lane lies in one row, and either with fewer
  * bytes than a 16-bit slice, which such a row alone in a warp would leave short of a slice's loads
- * (several a strip), or with a slice and a half's bytes (3 KB: 16-bit rows of 1536), which a plan of
- * a slice a warp spreads over two warps, the second half empty (one a strip). Returns the chunks a
- * lane holds of such a row, else 0. */
+ * (several a strip), or 16-bit with between one and two slices' bytes (16-bit rows of 1280, 1536 and
+ * 1792 on CUDA, 1536 on HIP), which a plan of a slice a warp spreads over two warps, the second one
+ * partly empty (one a strip). Returns the chunks a lane holds of such a row, else 0. */
 static inline int ts_rowwise_row_chunks(int cols, int dtype_bytes, int lanes) {
     const long long bytes = (long long)cols * dtype_bytes, slice = 2LL * TS_ROWWISE_E;
     const int f32_512 = TS_ROWWISE_ROWS_F32_512 && dtype_bytes == 4 && bytes == slice;
-    if (cols % (8 * lanes) != 0 || !(bytes < slice || f32_512 || (dtype_bytes == 2 && 2 * bytes == 3 * slice)))
+    if (cols % (8 * lanes) != 0 || !(bytes < slice || f32_512 || (dtype_bytes == 2 && bytes > slice && bytes < 2 * slice)))
         return 0;
     return cols / (8 * lanes);
 }

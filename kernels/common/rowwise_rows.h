@@ -1,11 +1,11 @@
 /* The kernel and launcher of a row-wise family's rows instances: rows shorter than a slice, several
- * to a warp, and rows of a slice and a half, one a warp (kernels/norm/norm_rows_variant.h,
+ * to a warp, and rows of one to two slices, one a warp (kernels/norm/norm_rows_variant.h,
  * kernels/softmax/softmax_rows_variant.h). A row of 512 columns alone in a warp fills half of each
  * lane's loads, so the warp has half a one-slice row's bytes in flight, and blocks an SM cannot make
  * up for it; here a warp's strip holds TS_ROWWISE_ROWS_PER_STRIP(cols) rows laid end to end as wide
  * rows (ops/warp_vector.h: TS_WV_ROWS_WIDE), each whole chunks of every lane, so that every chunk of a
- * lane lies in one row (rowwise_plan.h: ts_rowwise_row_chunks): 16-bit rows of 256, 512, 768 and 1536
- * columns and fp32 rows of 256 and 512 on CUDA, 16-bit 512 and 1536 and fp32 512 on HIP. One-warp
+ * lane lies in one row (rowwise_plan.h: ts_rowwise_row_chunks): 16-bit rows of 256, 512, 768, 1280,
+ * 1536 and 1792 columns and fp32 rows of 256 and 512 on CUDA, 16-bit 512 and 1536 and fp32 512 on HIP. One-warp
  * blocks, a strip each. */
 #ifndef TESSERA_KERNELS_COMMON_ROWWISE_ROWS_H
 #define TESSERA_KERNELS_COMMON_ROWWISE_ROWS_H

@@ -1,6 +1,6 @@
 /* The rows instances of a row-wise family for one dtype (kernels/common/rowwise_rows.h), and the
- * lookup of their launchers by row length: 16-bit rows of 256, 512, 768 and 1536 columns and fp32
- * rows of 256 and 512 (the latter where TS_ROWWISE_ROWS_F32_512), each where it is whole chunks of
+ * lookup of their launchers by row length: 16-bit rows of 256, 512, 768, 1280, 1536 and 1792 columns
+ * and fp32 rows of 256 and 512 (the latter where TS_ROWWISE_ROWS_F32_512), each where it is whole chunks of
  * every lane (rowwise_plan.h: ts_rowwise_row_chunks; 512 and 1536 alone on HIP's 64-lane warps), and
  * where the family takes them (TS_ROWWISE_ROWS_QUAD_ROWS) 16-bit rows of whole quad rows.
  * Each is the family's rows variant included once, named TS_ROWWISE_ROWS_PREFIX##COLS; the lookup is
@@ -19,7 +19,9 @@
  *   TS_ROWWISE_ROWS_F32_512_BLOCKS  with an fp32 dtype, of rows of 512 (TS_ROWWISE_ROWS_F32_512)
  *   TS_ROWWISE_ROWS768_BLOCKS     blocks per SM of rows of 768 (six chunks a lane of each vector)
  *                                 and TS_ROWWISE_ROWS1536_BLOCKS of rows of 1536 (the same chunks,
- *                                 one row: a strip of weight and bias each with no repeats)
+ *                                 one row: a strip of weight and bias each with no repeats);
+ *                                 TS_ROWWISE_ROWS1280_BLOCKS / 1792_BLOCKS of rows of 1280 / 1792
+ *                                 (five / seven chunks a lane, one row; whole chunks on CUDA only)
  * A rows variant reads TS_ROWWISE_ROWS_NAME, TS_ROWWISE_ROWS_COLS and TS_ROWWISE_ROWS_MIN_BLOCKS,
  * which this header leaves undefined after. */
 #define TS_ROWWISE_ROWS_WHOLE_CHUNKS(cols) ((cols) % (TS_WV_CHUNK * TS_WARP_LANES) == 0)
@@ -32,7 +34,9 @@
 #define TS_ROWWISE_ROWS_HAS_640 TS_ROWWISE_ROWS_QUADS(640)
 #define TS_ROWWISE_ROWS_HAS_768 (TS_ROWWISE_ROWS_16BIT && (TS_ROWWISE_ROWS_WHOLE_CHUNKS(768) || TS_ROWWISE_ROWS_QUADS(768)))
 #define TS_ROWWISE_ROWS_HAS_896 TS_ROWWISE_ROWS_QUADS(896)
+#define TS_ROWWISE_ROWS_HAS_1280 (TS_ROWWISE_ROWS_16BIT && TS_ROWWISE_ROWS_WHOLE_CHUNKS(1280))
 #define TS_ROWWISE_ROWS_HAS_1536 TS_ROWWISE_ROWS_16BIT
+#define TS_ROWWISE_ROWS_HAS_1792 (TS_ROWWISE_ROWS_16BIT && TS_ROWWISE_ROWS_WHOLE_CHUNKS(1792))
 
 #if TS_ROWWISE_ROWS_HAS_256
 #define TS_ROWWISE_ROWS_COLS 256
@@ -92,11 +96,31 @@
 #undef TS_ROWWISE_ROWS_NAME
 #undef TS_ROWWISE_ROWS_MIN_BLOCKS
 #endif
+#if TS_ROWWISE_ROWS_HAS_1280
+/* One row of 1280 a strip: five chunks a lane (CUDA). */
+#define TS_ROWWISE_ROWS_COLS 1280
+#define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 1280)
+#define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS1280_BLOCKS
+#include TS_ROWWISE_ROWS_VARIANT
+#undef TS_ROWWISE_ROWS_COLS
+#undef TS_ROWWISE_ROWS_NAME
+#undef TS_ROWWISE_ROWS_MIN_BLOCKS
+#endif
 #if TS_ROWWISE_ROWS_HAS_1536
 /* One row of 1536 a strip: the six chunks a lane of two rows of 768 (three on HIP). */
 #define TS_ROWWISE_ROWS_COLS 1536
 #define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 1536)
 #define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS1536_BLOCKS
+#include TS_ROWWISE_ROWS_VARIANT
+#undef TS_ROWWISE_ROWS_COLS
+#undef TS_ROWWISE_ROWS_NAME
+#undef TS_ROWWISE_ROWS_MIN_BLOCKS
+#endif
+#if TS_ROWWISE_ROWS_HAS_1792
+/* One row of 1792 a strip: seven chunks a lane (CUDA). */
+#define TS_ROWWISE_ROWS_COLS 1792
+#define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 1792)
+#define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS1792_BLOCKS
 #include TS_ROWWISE_ROWS_VARIANT
 #undef TS_ROWWISE_ROWS_COLS
 #undef TS_ROWWISE_ROWS_NAME
@@ -124,8 +148,14 @@ static ts_status (*TS_CAT(TS_ROWWISE_ROWS_PREFIX, _launcher)(int cols))(const TS
 #if TS_ROWWISE_ROWS_HAS_896
     if (cols == 896) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 896), _launch);
 #endif
+#if TS_ROWWISE_ROWS_HAS_1280
+    if (cols == 1280) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 1280), _launch);
+#endif
 #if TS_ROWWISE_ROWS_HAS_1536
     if (cols == 1536) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 1536), _launch);
+#endif
+#if TS_ROWWISE_ROWS_HAS_1792
+    if (cols == 1792) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 1792), _launch);
 #endif
     return NULL;
 }
@@ -136,6 +166,8 @@ static ts_status (*TS_CAT(TS_ROWWISE_ROWS_PREFIX, _launcher)(int cols))(const TS
 #undef TS_ROWWISE_ROWS_HAS_640
 #undef TS_ROWWISE_ROWS_HAS_768
 #undef TS_ROWWISE_ROWS_HAS_896
+#undef TS_ROWWISE_ROWS_HAS_1280
 #undef TS_ROWWISE_ROWS_HAS_1536
+#undef TS_ROWWISE_ROWS_HAS_1792
 #undef TS_ROWWISE_ROWS_QUADS
 #undef TS_ROWWISE_ROWS_WHOLE_CHUNKS

@@ -6,7 +6,7 @@
  * dtypes: the whole-row instance, below; and RMSNorm's such rows with a weight and no bias once more,
  * with those options fixed: the RMSNorm rows' instance), and a general one for longer rows and mixed dtypes
  * (kernels/common/rowwise.h, rowwise_instances.h); and 16-bit rows of 256, 512 and 768 columns and
- * fp32 rows of 256 and 512 several to a warp, 16-bit rows of 1536 one a warp (norm_rows_variant.h,
+ * fp32 rows of 256 and 512 several to a warp, 16-bit rows of 1280, 1536 and 1792 one a warp (norm_rows_variant.h,
  * kernels/common/rowwise_rows.h). */
 #include "kernels/common/rowwise.h"
 #include "kernels/common/rowwise_rows.h"
@@ -89,8 +89,9 @@
  * ts_rowwise_row_chunks), 16-byte aligned, with the output and the parameters in the input's dtype,
  * run several to a warp on instances of their own, ts_norm_*_rows256 / 512 / 768
  * (norm_rows_variant.h), in one-warp blocks built for TS_NORM_ROWS_BLOCKS blocks an SM, and 16-bit
- * rows of 1536 one a warp (ts_norm_*_rows1536: on the H200, LayerNorm / RMSNorm + residual bf16
- * 40960 x 1536 3.59 / 3.79 -> 4.22 / 4.23 TB/s, bench/results/nvidia-h200-2026-12-03-rows-1536-f32-512.txt);
+ * rows of 1280, 1536 and 1792 one a warp (ts_norm_*_rows1536: on the H200, LayerNorm / RMSNorm +
+ * residual bf16 40960 x 1536 3.59 / 3.79 -> 4.22 / 4.23 TB/s, bench/results/nvidia-h200-2026-12-03-rows-1536-f32-512.txt;
+ * 51200 x 1280 3.09 / 3.29 -> 4.19 / 4.21, 36864 x 1792 3.99 / 4.09 -> 4.19 / 4.17, ...-rows-1280-1792.txt);
  * 0: they take the short instance, for A/B runs. */
 #ifndef TS_NORM_USE_ROWS
 #define TS_NORM_USE_ROWS 1
@@ -107,6 +108,14 @@
  * SM (167 registers; at 16, 128 registers, they spilled 48-56 bytes). */
 #ifndef TS_NORM_ROWS1536_BLOCKS
 #define TS_NORM_ROWS1536_BLOCKS 12
+#endif
+/* Rows of 1280 and 1792, one a strip (CUDA), hold five and seven chunks a lane: 16 blocks an SM
+ * (127 registers; at 20 they spilled 212 bytes) and 12 (168; at 16, 404 bytes). */
+#ifndef TS_NORM_ROWS1280_BLOCKS
+#define TS_NORM_ROWS1280_BLOCKS 16
+#endif
+#ifndef TS_NORM_ROWS1792_BLOCKS
+#define TS_NORM_ROWS1792_BLOCKS 12
 #endif
 /* fp32 rows of 256, four a strip: the same 32 words a lane as a 16-bit strip of 512-column rows (96
  * registers, no spills). Measured on the H200 against a row a warp, LayerNorm / RMSNorm + residual in the
@@ -184,7 +193,9 @@
 #define TS_ROWWISE_ROWS_16BIT 1
 #define TS_ROWWISE_ROWS_BLOCKS TS_NORM_ROWS_BLOCKS
 #define TS_ROWWISE_ROWS768_BLOCKS TS_NORM_ROWS768_BLOCKS
+#define TS_ROWWISE_ROWS1280_BLOCKS TS_NORM_ROWS1280_BLOCKS
 #define TS_ROWWISE_ROWS1536_BLOCKS TS_NORM_ROWS1536_BLOCKS
+#define TS_ROWWISE_ROWS1792_BLOCKS TS_NORM_ROWS1792_BLOCKS
 #define TS_ROWWISE_DTYPE TS_DTYPE_BF16
 #define TS_ROWWISE_ROWS_PREFIX ts_norm_bf16_rows
 #include "kernels/common/rowwise_rows_instances.h"
@@ -210,7 +221,9 @@
 #undef TS_ROWWISE_ROWS_F32_512_BLOCKS
 #undef TS_ROWWISE_ROWS_16BIT
 #undef TS_ROWWISE_ROWS768_BLOCKS
+#undef TS_ROWWISE_ROWS1280_BLOCKS
 #undef TS_ROWWISE_ROWS1536_BLOCKS
+#undef TS_ROWWISE_ROWS1792_BLOCKS
 #undef TS_ROWWISE_ROWS_PARAMS
 #undef TS_ROWWISE_ROWS_QUAD_ROWS
 #undef TS_ROWWISE_ROWS_QUAD_BLOCKS
@@ -276,7 +289,8 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
                         ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
     plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) && aligned;
     /* Rows shorter than a slice's bytes, several a warp (whole chunks of every lane, or with
-     * TS_NORM_USE_QUAD_ROWS whole quad rows), and 16-bit rows of 1536, one a warp (norm_rows_variant.h). */
+     * TS_NORM_USE_QUAD_ROWS whole quad rows), and 16-bit rows of one to two slices, one a warp
+     * (norm_rows_variant.h). */
     if (TS_NORM_USE_ROWS && ts_rowwise_rows_fit(d.rows, d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_NORM_USE_QUAD_ROWS) &&
         uniform && aligned) {
         ts_status (*rows_launcher)(const ts_norm_params *, ts_stream) = ts_norm_rows_launcher(d.dtype, d.cols);

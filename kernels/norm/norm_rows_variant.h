@@ -1,7 +1,7 @@
-/* One LayerNorm / RMSNorm kernel for rows shorter than a slice, several to a warp, or of a slice and
- * a half, one a warp (kernels/common/rowwise_rows.h), for the input dtype TS_ROWWISE_DTYPE and rows of
+/* One LayerNorm / RMSNorm kernel for rows shorter than a slice, several to a warp, or of one to two
+ * slices, one a warp (kernels/common/rowwise_rows.h), for the input dtype TS_ROWWISE_DTYPE and rows of
  * TS_ROWWISE_ROWS_COLS columns, instantiated by norm.c through kernels/common/rowwise_rows_instances.h
- * (ts_norm_*_rows256, _rows512, _rows768, _rows1536). The statistics are reduced per row
+ * (ts_norm_*_rows256, _rows512, ..., _rows1792). The statistics are reduced per row
  * (ts_wv_packed_row_sums), then the weight and the bias, the same for every row, are loaded into
  * registers, and the outputs stored last: the order of the one-slice rows' instance (norm.c,
  * TS_NORM_WHOLE_ROW_BLOCKS). The launcher has checked that every matrix and

@@ -2,7 +2,8 @@
  * argument checks, the launch plan (kernels/common/rowwise.h) and three kernels per input dtype
  * (rows of up to 8192 columns at high occupancy, the same for whole, aligned slices, and longer
  * ones), instantiated from softmax_variant.h through kernels/common/rowwise_instances.h; and rows of
- * 256, 512 and 768 columns several to a warp (softmax_rows_variant.h, kernels/common/rowwise_rows.h). */
+ * 256 to 896 columns several to a warp and of 1280 to 1792 one a warp (softmax_rows_variant.h,
+ * kernels/common/rowwise_rows.h). */
 #include <math.h>
 #include <string.h>
 
@@ -44,11 +45,13 @@ typedef struct ts_softmax_params {
  * 16-bit slice, kernels/common/rowwise_plan.h: ts_rowwise_row_chunks; fp32: 256 and 512), 16-byte
  * aligned, with the output in the input's dtype, run several to a warp on instances of their own,
  * ts_softmax_*_rows256 / 512 / 768 (softmax_rows_variant.h), in one-warp blocks built for
- * TS_SOFTMAX_ROWS_BLOCKS blocks an SM, and 16-bit rows of 1536 one a warp (ts_softmax_*_rows1536);
+ * TS_SOFTMAX_ROWS_BLOCKS blocks an SM, and 16-bit rows of 1280, 1536 and 1792 one a warp
+ * (ts_softmax_*_rows1536, ...);
  * 0: they take the short instance, for A/B runs. Measured on the H200 in the PyTorch driver
  * (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt): bf16 131072 x 512 2.07 -> 4.23 TB/s
  * (0.53x -> 1.08x torch.compile), 262144 x 256 1.10 -> 4.21 (0.27x -> 1.04x), 65536 x 768 2.90 ->
- * 4.15 (0.73x -> 1.04x); bf16 40960 x 1536 2.92 -> 4.36 (...-2026-12-03-rows-1536-f32-512.txt). */
+ * 4.15 (0.73x -> 1.04x); bf16 40960 x 1536 2.92 -> 4.36 (...-2026-12-03-rows-1536-f32-512.txt);
+ * 51200 x 1280 2.51 -> 4.32, 36864 x 1792 3.25 -> 4.31 (...-2026-12-03-rows-1280-1792.txt). */
 #ifndef TS_SOFTMAX_USE_ROWS
 #define TS_SOFTMAX_USE_ROWS 1
 #endif
@@ -60,8 +63,15 @@ typedef struct ts_softmax_params {
 #ifndef TS_SOFTMAX_ROWS768_BLOCKS
 #define TS_SOFTMAX_ROWS768_BLOCKS 24
 #endif
+/* Rows of 1280, 1536 and 1792, one a strip (1280 and 1792 CUDA only): 64, 70 and 82 registers. */
+#ifndef TS_SOFTMAX_ROWS1280_BLOCKS
+#define TS_SOFTMAX_ROWS1280_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
+#endif
 #ifndef TS_SOFTMAX_ROWS1536_BLOCKS
 #define TS_SOFTMAX_ROWS1536_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
+#endif
+#ifndef TS_SOFTMAX_ROWS1792_BLOCKS
+#define TS_SOFTMAX_ROWS1792_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
 #endif
 /* 1 (default): 16-bit rows of whole quad rows that are not whole chunks of every lane
  * (kernels/common/rowwise_plan.h: ts_rowwise_row_quads: 384, 640 and 896 columns on CUDA, 256 and 768
@@ -88,7 +98,9 @@ typedef struct ts_softmax_params {
 #define TS_ROWWISE_ROWS_QUAD_BLOCKS TS_SOFTMAX_ROWS_QUAD_BLOCKS
 #define TS_ROWWISE_ROWS_BLOCKS TS_SOFTMAX_ROWS_BLOCKS
 #define TS_ROWWISE_ROWS768_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
+#define TS_ROWWISE_ROWS1280_BLOCKS TS_SOFTMAX_ROWS1280_BLOCKS
 #define TS_ROWWISE_ROWS1536_BLOCKS TS_SOFTMAX_ROWS1536_BLOCKS
+#define TS_ROWWISE_ROWS1792_BLOCKS TS_SOFTMAX_ROWS1792_BLOCKS
 #define TS_ROWWISE_ROWS_16BIT 1
 #define TS_ROWWISE_DTYPE TS_DTYPE_BF16
 #define TS_ROWWISE_ROWS_PREFIX ts_softmax_bf16_rows
@@ -111,7 +123,9 @@ typedef struct ts_softmax_params {
 #undef TS_ROWWISE_ROWS_F32_512_BLOCKS
 #undef TS_ROWWISE_ROWS_16BIT
 #undef TS_ROWWISE_ROWS768_BLOCKS
+#undef TS_ROWWISE_ROWS1280_BLOCKS
 #undef TS_ROWWISE_ROWS1536_BLOCKS
+#undef TS_ROWWISE_ROWS1792_BLOCKS
 #undef TS_ROWWISE_ROWS_BLOCKS
 #undef TS_ROWWISE_ROWS_PARAMS
 #undef TS_ROWWISE_ROWS_QUAD_ROWS

@@ -1,7 +1,7 @@
-/* One row-softmax kernel for rows shorter than a slice, several to a warp, or of a slice and a half,
+/* One row-softmax kernel for rows shorter than a slice, several to a warp, or of one to two slices,
  * one a warp (kernels/common/rowwise_rows.h), for the input dtype TS_ROWWISE_DTYPE (also the output's)
  * and rows of TS_ROWWISE_ROWS_COLS columns, instantiated by softmax.c through
- * kernels/common/rowwise_rows_instances.h (ts_softmax_*_rows256, _rows512, _rows768, _rows1536). As
+ * kernels/common/rowwise_rows_instances.h (ts_softmax_*_rows256, _rows512, ..., _rows1792). As
  * softmax_variant.h, with each row's maximum and sum reduced apart (ts_wv_row_max,
  * ts_wv_row_sums) and the causal mask applied row by row. The launcher has checked that x and out
  * and their rows are 16-byte aligned; the scale and the mask are run-time choices.

@@ -63,7 +63,7 @@ typedef struct ts_softmax_params {
 #ifndef TS_SOFTMAX_ROWS768_BLOCKS
 #define TS_SOFTMAX_ROWS768_BLOCKS 24
 #endif
-/* Rows of 1280, 1536 and 1792, one a strip (1280 and 1792 CUDA only): 64, 70 and 82 registers. */
+/* Rows of 1280, 1536 and 1792, one a strip (1280 and 1792 CUDA only): 64, 70 and 77 registers. */
 #ifndef TS_SOFTMAX_ROWS1280_BLOCKS
 #define TS_SOFTMAX_ROWS1280_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
 #endif

@@ -91,10 +91,18 @@ TS_DEVICE void ts_wv_set(unsigned char *p, int dtype, long long i, float x) {
 #define TS_WV_ROWS_POW2 1
 #define TS_WV_ROWS_WIDE 2
 #define TS_WV_ROWS_QUADS 3
+/* TS_WV_ROWS_WHOLE_CHUNKS: one contiguous run, as 0, whose n is whole chunks (a multiple of
+ * TS_WV_CHUNK) in the contiguous layout, so that each chunk of a lane is wholly inside it or wholly
+ * past it: its loads and stores and sums of squares take paths of their own with no element-by-element
+ * code (ts_wv_chunks_load, ...). The plain forms (ts_wv_load, ts_wv_packed_load, ts_wv_packed_sum_sq,
+ * ...) take TS_WV_PLAIN_ROWS, 0 unless code whose every n is whole chunks redefines it for its span
+ * (kernels/common/rowwise_long_row.h). */
+#define TS_WV_ROWS_WHOLE_CHUNKS 4
+#define TS_WV_PLAIN_ROWS 0
 
 /* Element offset of strip element e: contiguous, or in its row (row_stride elements apart). */
 TS_DEVICE long long ts_wv_offset(int e, int rows, int row_size, long long row_stride) {
-    if (!rows) return e;
+    if (!rows || rows == TS_WV_ROWS_WHOLE_CHUNKS) return e;
     if (rows == TS_WV_ROWS_POW2) return (long long)(e >> row_size) * row_stride + (e & ((1 << row_size) - 1));
     if (rows == TS_WV_ROWS_QUADS) {
         /* e is the first element of one of this lane's quads, 4 * lane into its quad row g: with the
@@ -431,8 +439,55 @@ TS_DEVICE void ts_wv_split_store(void *base, const void *v, int packed, int chun
     }
 }
 
+/* The loads and stores of a strip of TS_WV_ROWS_WHOLE_CHUNKS (contiguous layout): a chunk past n
+ * is loaded from the strip's first chunk (inside it, as n > 0) and zeroed, so that every load is
+ * unconditional and in flight at once, and is not stored. */
+TS_DEVICE void ts_wv_chunks_load(void *v, int packed, int chunks, const void *base, int dtype, long long n, int op) {
+    const int bytes = TS_DTYPE_BYTES(dtype), words = ts_wvp_words(dtype), lane = ts_lane_id();
+    const unsigned char *b = (const unsigned char *)base;
+    TS_UNROLL
+    for (int k = 0; k < chunks; ++k) {
+        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK, inside = e < n;
+        const unsigned char *p = b + (inside ? e : 0) * bytes;
+        unsigned l[TS_WV_CHUNK];
+        ts_wvp_load_chunk(l, p, p, dtype, 0, 0);
+        TS_UNROLL
+        for (int i = 0; i < words; ++i) l[i] = inside ? l[i] : 0u;
+        if (!packed) {
+            float *d = (float *)v + k * TS_WV_CHUNK;
+            TS_UNROLL
+            for (int j = 0; j < TS_WV_CHUNK; ++j)
+                if (op == 0 || inside) ts_wv_take(&d[j], ts_wvp_elem(l, j, dtype), op);
+            continue;
+        }
+        unsigned *d = (unsigned *)v + k * words;
+        TS_UNROLL
+        for (int i = 0; i < words; ++i) d[i] = op == 0 ? l[i] : inside ? ts_wvp_add_word(d[i], l[i], dtype) : d[i];
+    }
+}
+
+TS_DEVICE void ts_wv_chunks_store(void *base, const void *v, int packed, int chunks, int dtype, long long n) {
+    const int bytes = TS_DTYPE_BYTES(dtype), lane = ts_lane_id();
+    const int per_chunk = packed ? ts_wvp_words(dtype) : TS_WV_CHUNK;
+    unsigned char *b = (unsigned char *)base;
+    TS_UNROLL
+    for (int k = 0; k < chunks; ++k) {
+        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
+        if (e >= n) continue;
+        unsigned char *p = b + (long long)e * bytes;
+        if (packed)
+            ts_wvp_store_chunk(p, p, (const unsigned *)v + k * per_chunk, dtype, 0);
+        else
+            ts_wv_store_chunk(p, p, (const float *)v + k * per_chunk, dtype, 0);
+    }
+}
+
 TS_DEVICE void ts_wv_load_impl(void *v, int packed, int chunks, const void *base, int dtype, long long n, int rows,
                                int row_size, long long row_stride, int op, int split) {
+    if (rows == TS_WV_ROWS_WHOLE_CHUNKS) {
+        ts_wv_chunks_load(v, packed, chunks, base, dtype, n, op);
+        return;
+    }
     if (split) {
         ts_wv_split_load(v, packed, chunks, base, dtype, n, rows, row_size, row_stride, op);
         return;
@@ -476,6 +531,10 @@ TS_DEVICE void ts_wv_load_impl(void *v, int packed, int chunks, const void *base
 
 TS_DEVICE void ts_wv_store_impl(void *base, const void *v, int packed, int chunks, int dtype, long long n, int rows,
                                 int row_size, long long row_stride, int split) {
+    if (rows == TS_WV_ROWS_WHOLE_CHUNKS) {
+        ts_wv_chunks_store(base, v, packed, chunks, dtype, n);
+        return;
+    }
     if (split) {
         ts_wv_split_store(base, v, packed, chunks, dtype, n, rows, row_size, row_stride);
         return;
@@ -513,11 +572,14 @@ TS_DEVICE void ts_wv_store_impl(void *base, const void *v, int packed, int chunk
 }
 
 #define ts_wv_load(dst, ptr, dtype, n)                                                             \
-    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 0, TS_WV_LAYOUT_OF(dst))
+    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), TS_WV_PLAIN_ROWS, 0, 0, 0, \
+                    TS_WV_LAYOUT_OF(dst))
 #define ts_wv_load_add(dst, ptr, dtype, n)                                                         \
-    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 1, TS_WV_LAYOUT_OF(dst))
+    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), TS_WV_PLAIN_ROWS, 0, 0, 1, \
+                    TS_WV_LAYOUT_OF(dst))
 #define ts_wv_load_mul(dst, ptr, dtype, n)                                                         \
-    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), 0, 0, 0, 2, TS_WV_LAYOUT_OF(dst))
+    ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), TS_WV_PLAIN_ROWS, 0, 0, 2, \
+                    TS_WV_LAYOUT_OF(dst))
 #define ts_wv_load_rows(dst, ptr, dtype, row_shift, row_stride, n)                                 \
     ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), TS_WV_ROWS_POW2, (row_shift), \
                     (row_stride), 0, TS_WV_LAYOUT_OF(dst))
@@ -525,7 +587,8 @@ TS_DEVICE void ts_wv_store_impl(void *base, const void *v, int packed, int chunk
     ts_wv_load_impl(TS_WV_DATA(dst), 0, TS_WV_CHUNKS(dst), (ptr), (dtype), (n), TS_WV_ROWS_WIDE, (row_chunks), \
                     (row_stride), 0, TS_WV_LAYOUT_OF(dst))
 #define ts_wv_store(ptr, src, dtype, n)                                                            \
-    ts_wv_store_impl((ptr), TS_WV_CDATA(src), 0, TS_WV_CHUNKS(src), (dtype), (n), 0, 0, 0, TS_WV_LAYOUT_OF(src))
+    ts_wv_store_impl((ptr), TS_WV_CDATA(src), 0, TS_WV_CHUNKS(src), (dtype), (n), TS_WV_PLAIN_ROWS, 0, 0, \
+                     TS_WV_LAYOUT_OF(src))
 #define ts_wv_store_rows(ptr, src, dtype, row_shift, row_stride, n)                                \
     ts_wv_store_impl((ptr), TS_WV_CDATA(src), 0, TS_WV_CHUNKS(src), (dtype), (n), TS_WV_ROWS_POW2, (row_shift), \
                      (row_stride), TS_WV_LAYOUT_OF(src))

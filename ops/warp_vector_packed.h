@@ -60,15 +60,15 @@
 #define TS_WV_PACKED_STORE(ptr, src, n, rows, row_size, row_stride)                                \
     ts_wv_store_impl((ptr), TS_WV_PACKED_CDATA(src), 1, TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (n),  \
                      (rows), (row_size), (row_stride), TS_WV_LAYOUT_OF(src))
-#define ts_wv_packed_load(dst, ptr, n) TS_WV_PACKED_LOAD(dst, ptr, n, 0, 0, 0, 0)
-#define ts_wv_packed_load_add_round(dst, ptr, n) TS_WV_PACKED_LOAD(dst, ptr, n, 0, 0, 0, 1)
+#define ts_wv_packed_load(dst, ptr, n) TS_WV_PACKED_LOAD(dst, ptr, n, TS_WV_PLAIN_ROWS, 0, 0, 0)
+#define ts_wv_packed_load_add_round(dst, ptr, n) TS_WV_PACKED_LOAD(dst, ptr, n, TS_WV_PLAIN_ROWS, 0, 0, 1)
 #define ts_wv_packed_load_rows(dst, ptr, row_shift, row_stride, n)                                 \
     TS_WV_PACKED_LOAD(dst, ptr, n, TS_WV_ROWS_POW2, row_shift, row_stride, 0)
 #define ts_wv_packed_load_wide_rows(dst, ptr, row_chunks, row_stride, n)                           \
     TS_WV_PACKED_LOAD(dst, ptr, n, TS_WV_ROWS_WIDE, row_chunks, row_stride, 0)
 #define ts_wv_packed_load_add_round_wide_rows(dst, ptr, row_chunks, row_stride, n)                 \
     TS_WV_PACKED_LOAD(dst, ptr, n, TS_WV_ROWS_WIDE, row_chunks, row_stride, 1)
-#define ts_wv_packed_store(ptr, src, n) TS_WV_PACKED_STORE(ptr, src, n, 0, 0, 0)
+#define ts_wv_packed_store(ptr, src, n) TS_WV_PACKED_STORE(ptr, src, n, TS_WV_PLAIN_ROWS, 0, 0)
 #define ts_wv_packed_store_rows(ptr, src, row_shift, row_stride, n)                                \
     TS_WV_PACKED_STORE(ptr, src, n, TS_WV_ROWS_POW2, row_shift, row_stride)
 #define ts_wv_packed_store_wide_rows(ptr, src, row_chunks, row_stride, n)                          \
@@ -113,9 +113,29 @@ TS_DEVICE float ts_wvp_split_sum_sq(const unsigned *v, int chunks, int dtype, fl
     return ts_wv_reduce_parts(part, 0);
 }
 
+/* ts_wvp_reduce_impl's sum of squares of a strip of TS_WV_ROWS_WHOLE_CHUNKS: a chunk wholly before
+ * n or wholly past it. */
+TS_DEVICE float ts_wvp_chunks_sum_sq(const unsigned *v, int chunks, int dtype, float centre, long long n) {
+    const int words = ts_wvp_words(dtype), lane = ts_lane_id();
+    float part[TS_WV_CHUNK];
+    TS_UNROLL
+    for (int j = 0; j < TS_WV_CHUNK; ++j) part[j] = 0.0f;
+    TS_UNROLL
+    for (int k = 0; k < chunks; ++k) {
+        const int inside = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK < n;
+        TS_UNROLL
+        for (int j = 0; j < TS_WV_CHUNK; ++j) {
+            const float c = inside ? ts_wvp_elem(v + k * words, j, dtype) - centre : 0.0f;
+            part[j] = fmaf(c, c, part[j]);
+        }
+    }
+    return ts_wv_reduce_parts(part, 0);
+}
+
 /* op 0: the sum of the strip; op 1: the sum of (x - centre)^2 over elements before n. */
 TS_DEVICE float ts_wvp_reduce_impl(const unsigned *v, int chunks, int dtype, float centre, long long n, int op,
-                                   int split) {
+                                   int rows, int split) {
+    if (op == 1 && rows == TS_WV_ROWS_WHOLE_CHUNKS) return ts_wvp_chunks_sum_sq(v, chunks, dtype, centre, n);
     if (split) return ts_wvp_split_sum_sq(v, chunks, dtype, centre, n, op);
     const int words = ts_wvp_words(dtype), lane = ts_lane_id();
     const int whole = n >= (long long)chunks * TS_WV_CHUNK * TS_WARP_LANES;
@@ -141,10 +161,10 @@ TS_DEVICE float ts_wvp_reduce_impl(const unsigned *v, int chunks, int dtype, flo
 
 #define ts_wv_packed_sum(src)                                                                      \
     ts_wvp_reduce_impl(TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), 0.0f, 0, 0,     \
-                       TS_WV_LAYOUT_OF(src))
+                       TS_WV_PLAIN_ROWS, TS_WV_LAYOUT_OF(src))
 #define ts_wv_packed_sum_sq(src, centre, n)                                                        \
     ts_wvp_reduce_impl(TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), TS_WV_PACKED_DTYPE(src), (centre), (n), 1, \
-                       TS_WV_LAYOUT_OF(src))
+                       TS_WV_PLAIN_ROWS, TS_WV_LAYOUT_OF(src))
 
 /* Of a strip of wide rows of row_chunks chunks a lane (TS_WV_ROWS_WIDE): out[k] (one float a chunk of the lane) =
  * the sum of the row of the lane's chunk k (op 0), or of (x - centre[k])^2 over it (op 1), the
@@ -207,12 +227,46 @@ TS_DEVICE void ts_wvp_quad_row_reduce_impl(float *out, const unsigned *v, int ch
 /* shifts / scales: one per chunk (a strip of wide rows, ts_wv_packed_row_sums) or per quad (quad
  * rows, ts_wv_packed_quad_row_sums), or NULL: shift / scale for every element. rows, row_size, row_stride: the strip's layout (ts_wv_offset); the weight and
  * the bias are one row's, the same for every row of the strip. */
+/* ts_wvp_store_normalized_impl of a strip of TS_WV_ROWS_WHOLE_CHUNKS (a shift and scale for every
+ * element; the strip, the weight and the bias 16-byte aligned): a chunk wholly before n or wholly
+ * past it. */
+TS_DEVICE void ts_wvp_chunks_store_normalized(unsigned char *b, int out_dtype, const unsigned *v, int chunks,
+                                              int dtype, float shift, float scale, const unsigned char *wt,
+                                              const unsigned char *bs, int param_dtype, const unsigned *held_weight,
+                                              int use_held_weight, const unsigned *held_bias, int use_held_bias,
+                                              long long n) {
+    const int words = ts_wvp_words(dtype), lane = ts_lane_id();
+    const int out_bytes = TS_DTYPE_BYTES(out_dtype), param_bytes = TS_DTYPE_BYTES(param_dtype);
+    TS_UNROLL
+    for (int k = 0; k < chunks; ++k) {
+        const int e = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK;
+        if (e >= n) continue;
+        float y[TS_WV_CHUNK];
+        TS_UNROLL
+        for (int j = 0; j < TS_WV_CHUNK; ++j) {
+            y[j] = (ts_wvp_elem(v + k * words, j, dtype) - shift) * scale;
+            if (use_held_weight) y[j] *= ts_wvp_elem(held_weight + k * words, j, dtype);
+            if (use_held_bias) y[j] += ts_wvp_elem(held_bias + k * words, j, dtype);
+        }
+        if (wt) ts_wv_load_chunk(y, wt + (long long)e * param_bytes, wt + (long long)e * param_bytes, param_dtype, 2, 0);
+        if (bs) ts_wv_load_chunk(y, bs + (long long)e * param_bytes, bs + (long long)e * param_bytes, param_dtype, 1, 0);
+        unsigned char *p = b + (long long)e * out_bytes;
+        ts_wv_store_chunk(p, p, y, out_dtype, 0);
+    }
+}
+
 TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const unsigned *v, int chunks, int dtype,
                                             float shift, float scale, const float *shifts, const float *scales,
                                             const void *weight, const void *bias, int param_dtype,
                                             const unsigned *held_weight, int use_held_weight, const unsigned *held_bias,
                                             int use_held_bias, long long n, int rows, int row_size,
                                             long long row_stride, int split) {
+    if (rows == TS_WV_ROWS_WHOLE_CHUNKS) {
+        ts_wvp_chunks_store_normalized((unsigned char *)base, out_dtype, v, chunks, dtype, shift, scale,
+                                       (const unsigned char *)weight, (const unsigned char *)bias, param_dtype,
+                                       held_weight, use_held_weight, held_bias, use_held_bias, n);
+        return;
+    }
     const int words = ts_wvp_words(dtype), lane = ts_lane_id();
     const int out_bytes = TS_DTYPE_BYTES(out_dtype), param_bytes = TS_DTYPE_BYTES(param_dtype);
     unsigned char *b = (unsigned char *)base;
@@ -267,7 +321,7 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
 #define ts_wv_packed_store_normalized(ptr, out_dtype, src, shift, scale, weight, bias, param_dtype, n)  \
     ts_wvp_store_normalized_impl((ptr), (out_dtype), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src),   \
                                  TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, NULL, (weight), (bias),           \
-                                 (param_dtype), TS_WV_PACKED_CDATA(src), 0, TS_WV_PACKED_CDATA(src), 0, (n), 0, 0, 0,   \
+                                 (param_dtype), TS_WV_PACKED_CDATA(src), 0, TS_WV_PACKED_CDATA(src), 0, (n), TS_WV_PLAIN_ROWS, 0, 0,   \
                                  TS_WV_LAYOUT_OF(src))
 /* The held vector's words are always passed (a pointer chosen at run time between a vector and
  * NULL would keep the vector out of registers); the flag says whether it is used. */
@@ -275,12 +329,12 @@ TS_DEVICE void ts_wvp_store_normalized_impl(void *base, int out_dtype, const uns
     ts_wvp_store_normalized_impl((ptr), TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), \
                                  TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, NULL, NULL, (bias),               \
                                  TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(weight_v), (use_weight),              \
-                                 TS_WV_PACKED_CDATA(src), 0, (n), 0, 0, 0, TS_WV_COMMON_LAYOUT(src, weight_v))
+                                 TS_WV_PACKED_CDATA(src), 0, (n), TS_WV_PLAIN_ROWS, 0, 0, TS_WV_COMMON_LAYOUT(src, weight_v))
 #define ts_wv_packed_store_normalized_held_params(ptr, src, shift, scale, weight_v, use_weight, bias_v, use_bias, n)   \
     ts_wvp_store_normalized_impl((ptr), TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(src), TS_WV_PACKED_CHUNKS(src), \
                                  TS_WV_PACKED_DTYPE(src), (shift), (scale), NULL, NULL, NULL, NULL,                 \
                                  TS_WV_PACKED_DTYPE(src), TS_WV_PACKED_CDATA(weight_v), (use_weight),              \
-                                 TS_WV_PACKED_CDATA(bias_v), (use_bias), (n), 0, 0, 0,                             \
+                                 TS_WV_PACKED_CDATA(bias_v), (use_bias), (n), TS_WV_PLAIN_ROWS, 0, 0,                             \
                                  TS_WV_COMMON_LAYOUT3(src, weight_v, bias_v))
 /* A strip of wide rows (ts_wv_packed_load_wide_rows) normalized row by row: shifts and scales hold
  * one value per chunk of the lane (ts_wv_packed_row_sums), weight_v and bias_v the strip of the

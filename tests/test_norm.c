@@ -260,6 +260,35 @@ Test(norm, rows_several_a_warp) {
     }
 }
 
+/* 16-bit rows longer than a slice and at most two slices less a chunk of every lane: a row a warp
+ * on the long-row instances where TS_NORM_USE_LONG_ROW (norm.c, kernels/common/rowwise_long_row.h;
+ * the host CI variant long-rows), whose last chunks lie past the row in some lanes (1032: the fifth
+ * in all but one lane; 1784: the seventh in one), else over two warps; with every option, a large
+ * mean (the padding must not enter the variance), padded rows and the residual's own stride, in
+ * place; the widths the rows instances take (1280, 1792), 2040 (the long-row instance on the host,
+ * two warps on CUDA), and beside them rows that must not take
+ * it (fp32, odd widths, another output dtype, mixed parameters). */
+Test(norm, long_rows) {
+    TS_TEST_REQUIRE_DEVICE();
+    const long long rows[3] = {1, 5, ts_test_on_gpu() ? 4099 : 7};
+    const int cols[7] = {1032, 1152, 1600, 1784, 1280, 1792, 2040};
+    for (int i = 0; i < 2; ++i) {
+        const ts_dtype dt = i ? FP : BF;
+        for (int c = 0; c < 7; ++c)
+            for (int r = 0; r < 3; ++r) {
+                const int rms = (r + c + i) & 1;
+                check_norm((norm_case){rows[r], cols[c], 0, dt, dt, dt, rms, 1, 1, 1, !rms, 0, 0.0, 0});
+                check_norm((norm_case){rows[r], cols[c], 8, dt, dt, dt, !rms, 1, r & 1, !rms, 1, 0, 50.0, 16});
+                check_norm((norm_case){rows[r], cols[c], 0, dt, dt, dt, rms, 0, 0, r & 1, 0, r == 2, 0.0, 0});
+            }
+        check_norm((norm_case){rows[2], 1600, 0, dt, i ? BF : F32, dt, 0, 1, 1, 1, 1, 0, 0.0, 0}); /* another output */
+        check_norm((norm_case){rows[2], 1600, 0, dt, dt, F32, 1, 1, 1, 1, 0, 0, 0.0, 0});         /* fp32 weight */
+        check_norm((norm_case){rows[2], 1601, 0, dt, dt, dt, 0, 1, 1, 1, 1, 0, 0.0, 0});          /* odd rows */
+        check_norm((norm_case){rows[2], 1600, 4, dt, dt, dt, 1, 1, 1, 1, 0, 0, 0.0, 0});          /* rows 8 bytes off */
+    }
+    check_norm((norm_case){rows[2], 1600, 0, F32, F32, F32, 0, 1, 1, 1, 1, 0, 0.0, 0});
+}
+
 /* Which rows a warp's strip holds several of (kernels/common/rowwise_plan.h). */
 Test(norm_plan, rows_a_warp_conditions) {
     cr_assert_eq(ts_rowwise_row_chunks(256, 2, 32), 1);
@@ -292,6 +321,10 @@ Test(norm_plan, rows_a_warp_conditions) {
     cr_assert_eq(ts_rowwise_row_chunks(768, 2, 64), 0, "a chunk of a lane would straddle two rows");
     cr_assert_eq(ts_rowwise_row_chunks(128, 2, 32), 0);
     cr_assert_eq(ts_rowwise_row_chunks(640, 2, 32), 0, "not whole chunks of every lane");
+    cr_assert(ts_rowwise_long_row(1032, 2, 32) && ts_rowwise_long_row(1792, 2, 32), "one to two slices, a row a warp");
+    cr_assert(!ts_rowwise_long_row(1024, 2, 32) && !ts_rowwise_long_row(1800, 2, 32), "a slice; over 7 chunks a lane");
+    cr_assert(ts_rowwise_long_row(1536, 2, 64) && !ts_rowwise_long_row(1600, 2, 64), "HIP: 3 chunks a lane");
+    cr_assert(!ts_rowwise_long_row(1600, 4, 32), "16-bit only");
     cr_assert_eq(ts_rowwise_row_chunks(8, 2, 1), 1);
     cr_assert_eq(ts_rowwise_row_chunks(1020, 2, 1), 0, "not whole chunks");
 }

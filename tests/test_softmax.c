@@ -126,6 +126,32 @@ Test(softmax, rows_several_a_warp) {
     check_softmax((sm_case){rows[3], 1536, 0, FP, F32, 1.0f, 0, 1, 0, 1.0, 0, 0});
 }
 
+/* 16-bit rows longer than a slice and at most two slices less a chunk of every lane: a row a warp
+ * on the long-row instances where TS_SOFTMAX_USE_LONG_ROW (softmax.c, kernels/common/rowwise_long_row.h;
+ * the host CI variant long-rows), their last chunks past the row in some lanes, else over two warps;
+ * with scale, the causal mask (whole rows masked), -inf entries, padded
+ * rows, in place; the widths the rows instances take, 2040 (the long-row instance on the host only),
+ * and rows that must not take it (fp32, odd widths, another output dtype). */
+Test(softmax, long_rows) {
+    TS_TEST_REQUIRE_DEVICE();
+    const long long rows[3] = {1, 5, ts_test_on_gpu() ? 4099 : 7};
+    const int cols[7] = {1032, 1152, 1600, 1784, 1280, 1792, 2040};
+    for (int i = 0; i < 2; ++i) {
+        const ts_dtype dt = i ? FP : BF;
+        for (int c = 0; c < 7; ++c)
+            for (int r = 0; r < 3; ++r) {
+                const long long n = rows[r];
+                check_softmax((sm_case){n, cols[c], r & 1 ? 8 : 0, dt, dt, 0.7f, 0, 1, 0, 2.0, r == 2, 0});
+                check_softmax((sm_case){n, cols[c], 0, dt, dt, 1.0f, 1, 3, r & 1 ? -1 : cols[c] - 3, 1.0, 0, 0});
+                check_softmax((sm_case){n, cols[c], 8, dt, dt, 1.0f, 1, n, 1100, 1.0, 0, r == 1});
+            }
+        check_softmax((sm_case){rows[2], 1600, 0, dt, F32, 1.0f, 0, 1, 0, 1.0, 0, 0}); /* fp32 output */
+        check_softmax((sm_case){rows[2], 1601, 0, dt, dt, 1.0f, 0, 1, 0, 1.0, 0, 0});  /* odd rows */
+        check_softmax((sm_case){rows[2], 1600, 4, dt, dt, 1.0f, 0, 1, 0, 1.0, 0, 0});  /* rows 8 bytes off */
+    }
+    check_softmax((sm_case){rows[2], 1600, 0, F32, F32, 1.0f, 0, 1, 0, 1.0, 0, 0});
+}
+
 Test(softmax, scale_dtypes_and_unaligned_strides) {
     TS_TEST_REQUIRE_DEVICE();
     const long long rows = ts_test_on_gpu() ? 1000 : 9;

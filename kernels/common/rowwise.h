@@ -150,6 +150,25 @@ static inline ts_status ts_rowwise_make_plan(long long rows, int cols, int unifo
     return ts_rowwise_plan_blocks(rows, cols, TS_ROWWISE_BLOCK_WARPS, plan, &row_groups);
 }
 
+/* The elements of a long-row instance's row (rowwise_long_row.h, rowwise_plan.h: ts_rowwise_long_row),
+ * and of a warp's slice in an instance's variant: TS_ROWWISE_E but in a long-row instance. */
+#define TS_ROWWISE_LONG_ROW_E (2 * TS_ROWWISE_E - TS_WV_CHUNK * TS_WARP_LANES)
+#define TS_ROWWISE_SLICE_E (TS_ROWWISE_LONG_ROW ? TS_ROWWISE_LONG_ROW_E : TS_ROWWISE_E)
+
+/* Whether `rows` rows of `cols` columns take a long-row instance (and its plan, a row a one-warp
+ * block, into *plan): rowwise_plan.h's ts_rowwise_long_row, and a grid that fits. The family adds
+ * that its dtypes are uniform and its matrices ts_rowwise_aligned16. */
+static inline int ts_rowwise_long_row_plan(long long rows, int cols, int dtype_bytes, ts_rowwise_plan *plan) {
+    if (!ts_rowwise_long_row(cols, dtype_bytes, TS_WARP_LANES) || rows > INT_MAX) return 0;
+    plan->warps_per_row = 1;
+    plan->warps = 1;
+    plan->one_pass = 1;
+    plan->whole = 0;
+    plan->grid = (unsigned)rows;
+    plan->shared_bytes = 0;
+    return 1;
+}
+
 /* In a variant: ptr, promised 16-byte aligned in the whole instance (TS_ROWWISE_WHOLE, whose launch
  * plan guarantees it; ops/warp_vector.h). */
 #define TS_ROWWISE_ASSUME_ALIGNED(ptr) TS_WV_ASSUME_ALIGNED(TS_ROWWISE_WHOLE, ptr)

@@ -19,8 +19,9 @@
  * size limit), TS_ROWWISE_MIN_BLOCKS (TS_KERNEL_RESIDENT), TS_ROWWISE_SHORT (1 in the short and
  * whole instances, which a family may specialize further) and TS_ROWWISE_WHOLE (1 in the whole
  * instance: every row group's rows exist, each warp's slice is whole, and TS_ROWWISE_ASSUME_ALIGNED
- * promises 16-byte alignment), TS_ROWWISE_ONE_WARP_ROW (1 in the one-slice whole instance), and
- * defines nothing it leaves behind. */
+ * promises 16-byte alignment), TS_ROWWISE_ONE_WARP_ROW (1 in the one-slice whole instance),
+ * TS_ROWWISE_LONG_ROW (1 in a long-row instance, rowwise_long_row.h: a warp's slice is
+ * TS_ROWWISE_SLICE_E), and defines nothing it leaves behind. */
 #define TS_ROWWISE_NAME TS_ROWWISE_INSTANCE_NAME
 #define TS_ROWWISE_DTYPE TS_ROWWISE_INSTANCE_DTYPE
 #define TS_ROWWISE_BLOCK_WARPS_MAX TS_ROWWISE_MAX_WARPS
@@ -28,6 +29,7 @@
 #define TS_ROWWISE_SHORT 0
 #define TS_ROWWISE_WHOLE 0
 #define TS_ROWWISE_ONE_WARP_ROW 0
+#define TS_ROWWISE_LONG_ROW 0
 #include TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_NAME
 #undef TS_ROWWISE_BLOCK_WARPS_MAX
@@ -59,6 +61,7 @@
 #undef TS_ROWWISE_BLOCK_WARPS_MAX
 
 #undef TS_ROWWISE_ONE_WARP_ROW
+#undef TS_ROWWISE_LONG_ROW
 #undef TS_ROWWISE_SHORT
 
 #if defined(TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS) && TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS > 0

@@ -143,6 +143,20 @@
 #ifndef TS_NORM_F32_ROWS512_BLOCKS
 #define TS_NORM_F32_ROWS512_BLOCKS 12
 #endif
+/* 1: 16-bit rows longer than a slice and at most two slices less a chunk of every lane, whole chunks
+ * (kernels/common/rowwise_plan.h: ts_rowwise_long_row; 1032 to 1792 columns on CUDA) that the rows
+ * instances do not take, with uniform dtypes and 16-byte aligned matrices, run a row a one-warp block
+ * (ts_norm_*_long_row, kernels/common/rowwise_long_row.h) at TS_NORM_LONG_ROW_BLOCKS blocks an SM
+ * (bf16 167 registers, fp16 106, no spills); 0 (default): over two warps, on the short instance.
+ * Off until this form is measured on the H200: an earlier one, with the same loads and stores and
+ * more code, took RMSNorm + residual bf16 57344x1152 / 40960x1600 from 0.75x / 0.93x to 1.00x / 1.03x
+ * torch.compile (bench/results/nvidia-h200-2026-12-03-long-rows.txt, B). */
+#ifndef TS_NORM_USE_LONG_ROW
+#define TS_NORM_USE_LONG_ROW 0
+#endif
+#ifndef TS_NORM_LONG_ROW_BLOCKS
+#define TS_NORM_LONG_ROW_BLOCKS 12
+#endif
 
 #define TS_NORM_RMS_ROW 0
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"
@@ -165,6 +179,20 @@
 #undef TS_ROWWISE_INSTANCE_WHOLE_BLOCKS
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 #undef TS_ROWWISE_INSTANCE_WHOLE
+
+/* The long-row instances (TS_NORM_USE_LONG_ROW), 16-bit dtypes (kernels/common/rowwise_long_row.h). */
+#define TS_ROWWISE_LONG_ROW_BLOCKS TS_NORM_LONG_ROW_BLOCKS
+#define TS_ROWWISE_LONG_ROW_NAME ts_norm_bf16_long_row
+#define TS_ROWWISE_DTYPE TS_DTYPE_BF16
+#include "kernels/common/rowwise_long_row.h"
+#undef TS_ROWWISE_LONG_ROW_NAME
+#undef TS_ROWWISE_DTYPE
+#define TS_ROWWISE_LONG_ROW_NAME ts_norm_fp16_long_row
+#define TS_ROWWISE_DTYPE TS_DTYPE_FP16
+#include "kernels/common/rowwise_long_row.h"
+#undef TS_ROWWISE_LONG_ROW_NAME
+#undef TS_ROWWISE_DTYPE
+#undef TS_ROWWISE_LONG_ROW_BLOCKS
 
 /* The RMSNorm rows' instances (TS_NORM_USE_RMS_ROW), 16-bit dtypes: one-slice rows' instances
  * (kernels/common/rowwise_one_warp_row.h) with TS_NORM_RMS_ROW. */
@@ -295,6 +323,13 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
         uniform && aligned) {
         ts_status (*rows_launcher)(const ts_norm_params *, ts_stream) = ts_norm_rows_launcher(d.dtype, d.cols);
         if (rows_launcher) return rows_launcher(&p, stream);
+    }
+    ts_rowwise_plan long_row;
+    if (TS_NORM_USE_LONG_ROW && uniform && aligned &&
+        ts_rowwise_long_row_plan(d.rows, d.cols, ts_rowwise_dtype_bytes(d.dtype), &long_row)) {
+        p.warps_per_row = long_row.warps_per_row;
+        return (d.dtype == TS_DTYPE_BF16 ? ts_norm_bf16_long_row_launch : ts_norm_fp16_long_row_launch)(&p, &long_row,
+                                                                                                      stream);
     }
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][5] = {

@@ -3,7 +3,7 @@
  * LayerNorm or RMSNorm, the residual, weight, bias and the output dtype are run-time choices,
  * uniform across the grid.
  *
- * Each warp holds one TS_ROWWISE_E-element slice of a row in registers, loaded with 16-byte
+ * Each warp holds one TS_ROWWISE_SLICE_E-element slice of a row in registers, loaded with 16-byte
  * accesses, and never reads it twice: the residual sum, both passes of the statistics and the
  * normalization all work on the registers. The slice stays packed in the input dtype (16
  * registers a lane for a 16-bit row on CUDA, tiles/warp_vector.h): the residual sum is rounded to
@@ -33,19 +33,20 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     const int out_bytes = TS_DTYPE_BYTES(out_dtype), param_bytes = TS_DTYPE_BYTES(param_dtype);
     float *slots = (float *)ts_shared_base() + 2 * nw * group;
     int parity = 0;
-    /* The whole instance: every slice whole and aligned, every row present (TS_ROWWISE_WHOLE). */
-    const long long col0 = (long long)w * TS_ROWWISE_E, left = TS_ROWWISE_WHOLE ? TS_ROWWISE_E : p->cols - col0;
+    /* The whole instance: every slice whole and aligned, every row present (TS_ROWWISE_WHOLE); a
+     * long-row instance: every row present and aligned, its slice the row. */
+    const long long col0 = (long long)w * TS_ROWWISE_SLICE_E, left = TS_ROWWISE_WHOLE && !TS_ROWWISE_LONG_ROW ? TS_ROWWISE_SLICE_E : p->cols - col0;
     /* The RMSNorm rows' instance knows its options (norm.c checks them before it launches it). */
     const int rms = p->rms || TS_NORM_RMS_ROW, residual = p->residual != NULL || TS_NORM_RMS_ROW;
     const void *weight = TS_NORM_RMS_ROW || p->weight ? (const unsigned char *)p->weight + col0 * param_bytes : NULL;
     const void *bias = !TS_NORM_RMS_ROW && p->bias ? (const unsigned char *)p->bias + col0 * param_bytes : NULL;
-    TS_WV_PACKED_LAYOUT(TS_ROWWISE_E, TS_ROWWISE_DTYPE, TS_NORM_LAYOUT) h;
+    TS_WV_PACKED_LAYOUT(TS_ROWWISE_SLICE_E, TS_ROWWISE_DTYPE, TS_NORM_LAYOUT) h;
     /* The 16-bit fast instances load the weight (in the input dtype) before the row and hold it in
      * registers, so that its latency hides under the row's rather than following the reductions
      * (the bias as well spilled; fp32 rows leave no registers for it). */
     const int hold = TS_ROWWISE_SHORT && TS_NORM_HOLD_PARAMS && bytes == 2;
-    TS_WV_PACKED_LAYOUT(TS_ROWWISE_E, TS_ROWWISE_DTYPE, TS_NORM_LAYOUT) held_w;
-    TS_WV_PACKED_LAYOUT(TS_ROWWISE_E, TS_ROWWISE_DTYPE, TS_NORM_LAYOUT) held_b;
+    TS_WV_PACKED_LAYOUT(TS_ROWWISE_SLICE_E, TS_ROWWISE_DTYPE, TS_NORM_LAYOUT) held_w;
+    TS_WV_PACKED_LAYOUT(TS_ROWWISE_SLICE_E, TS_ROWWISE_DTYPE, TS_NORM_LAYOUT) held_b;
     /* The one-slice rows' instance holds both parameters, loaded after the statistics (norm.c). */
     const int stats_first = hold && TS_ROWWISE_ONE_WARP_ROW;
     if (hold && weight && !TS_NORM_WEIGHT_AFTER_ROW && !stats_first)

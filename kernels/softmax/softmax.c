@@ -37,6 +37,32 @@ typedef struct ts_softmax_params {
 #define TS_ROWWISE_INSTANCE_NAME ts_softmax_f32
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_F32
 #include "kernels/common/rowwise_instances.h"
+
+/* 1: 16-bit rows longer than a slice and at most two slices less a chunk of every lane, whole chunks
+ * (kernels/common/rowwise_plan.h: ts_rowwise_long_row; 1032 to 1792 columns on CUDA) that the rows
+ * instances do not take, with the output in the input's dtype and 16-byte aligned matrices, run a
+ * row a one-warp block (ts_softmax_*_long_row, kernels/common/rowwise_long_row.h) at
+ * TS_SOFTMAX_LONG_ROW_BLOCKS blocks an SM (80 registers); 0 (default): over two warps, on the
+ * short instance. Off until this form is measured on the H200 (an earlier one: bf16 57344x1152 /
+ * 40960x1600 2.28 / 2.96 -> 3.06 / 3.86 TB/s, bench/results/nvidia-h200-2026-12-03-long-rows.txt, B). */
+#ifndef TS_SOFTMAX_USE_LONG_ROW
+#define TS_SOFTMAX_USE_LONG_ROW 0
+#endif
+#ifndef TS_SOFTMAX_LONG_ROW_BLOCKS
+#define TS_SOFTMAX_LONG_ROW_BLOCKS 24
+#endif
+#define TS_ROWWISE_LONG_ROW_BLOCKS TS_SOFTMAX_LONG_ROW_BLOCKS
+#define TS_ROWWISE_LONG_ROW_NAME ts_softmax_bf16_long_row
+#define TS_ROWWISE_DTYPE TS_DTYPE_BF16
+#include "kernels/common/rowwise_long_row.h"
+#undef TS_ROWWISE_LONG_ROW_NAME
+#undef TS_ROWWISE_DTYPE
+#define TS_ROWWISE_LONG_ROW_NAME ts_softmax_fp16_long_row
+#define TS_ROWWISE_DTYPE TS_DTYPE_FP16
+#include "kernels/common/rowwise_long_row.h"
+#undef TS_ROWWISE_LONG_ROW_NAME
+#undef TS_ROWWISE_DTYPE
+#undef TS_ROWWISE_LONG_ROW_BLOCKS
 #undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 #undef TS_ROWWISE_INSTANCE_WHOLE
@@ -180,6 +206,13 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
         d.out_dtype == d.dtype && aligned) {
         ts_status (*rows_launcher)(const ts_softmax_params *, ts_stream) = ts_softmax_rows_launcher(d.dtype, d.cols);
         if (rows_launcher) return rows_launcher(&p, stream);
+    }
+    ts_rowwise_plan long_row;
+    if (TS_SOFTMAX_USE_LONG_ROW && d.out_dtype == d.dtype && aligned &&
+        ts_rowwise_long_row_plan(d.rows, d.cols, ts_rowwise_dtype_bytes(d.dtype), &long_row)) {
+        p.warps_per_row = long_row.warps_per_row;
+        return (d.dtype == TS_DTYPE_BF16 ? ts_softmax_bf16_long_row_launch : ts_softmax_fp16_long_row_launch)(
+            &p, &long_row, stream);
     }
     ts_rowwise_plan plan;
     if ((s = ts_rowwise_make_plan(d.rows, d.cols, d.out_dtype == d.dtype, &plan)) != TS_SUCCESS) return s;

@@ -2,7 +2,7 @@
  * times per dtype through kernels/common/rowwise_instances.h; scale, the causal mask and the
  * output dtype are run-time choices.
  *
- * As the norms (kernels/norm/norm_variant.h): a warp holds a TS_ROWWISE_E-element slice of a row in
+ * As the norms (kernels/norm/norm_variant.h): a warp holds a TS_ROWWISE_SLICE_E-element slice of a row in
  * registers, read once with 16-byte loads; masked and padding elements become -inf, the row
  * maximum and then the sum of exp2((x - max) * scale * log2 e) are reduced across the warp (and
  * across the row's warps through shared memory), and the slice is scaled and stored.
@@ -17,9 +17,10 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     const int bytes = TS_DTYPE_BYTES(TS_ROWWISE_DTYPE), out_bytes = TS_DTYPE_BYTES(out_dtype);
     float *slots = (float *)ts_shared_base() + 2 * nw * group;
     int parity = 0;
-    /* The whole instance: every slice whole and aligned, every row present (TS_ROWWISE_WHOLE). */
-    const long long col0 = (long long)w * TS_ROWWISE_E, left = TS_ROWWISE_WHOLE ? TS_ROWWISE_E : p->cols - col0;
-    TS_WV_F32_LAYOUT(TS_ROWWISE_E, TS_ROWWISE_LAYOUT_FOR(TS_ROWWISE_DTYPE, TS_ROWWISE_WHOLE)) h;
+    /* The whole instance: every slice whole and aligned, every row present (TS_ROWWISE_WHOLE); a
+     * long-row instance: every row present and aligned, its slice the row. */
+    const long long col0 = (long long)w * TS_ROWWISE_SLICE_E, left = TS_ROWWISE_WHOLE && !TS_ROWWISE_LONG_ROW ? TS_ROWWISE_SLICE_E : p->cols - col0;
+    TS_WV_F32_LAYOUT(TS_ROWWISE_SLICE_E, TS_ROWWISE_LAYOUT_FOR(TS_ROWWISE_DTYPE, TS_ROWWISE_WHOLE)) h;
     for (long long first = (long long)ts_block_x() * groups; first < p->rows;
          first += (long long)ts_grid_x() * groups) {
         const long long row = TS_ROWWISE_WHOLE || first + group < p->rows ? first + group : 0;
@@ -31,7 +32,7 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
             const long long last = row % p->causal_rows + p->causal_offset - col0; /* last unmasked */
             if (last + 1 < live) live = last + 1;
         }
-        if (live < TS_ROWWISE_E) ts_wv_fill_from(&h, live, -INFINITY);
+        if (live < TS_ROWWISE_SLICE_E) ts_wv_fill_from(&h, live, -INFINITY);
         float m = ts_wv_max(&h);
         if (nw > 1) m = ts_group_max(m, slots, w, nw, &parity);
         if (m == -INFINITY) m = 0.0f; /* a wholly masked row: every weight is exp2(-inf) = 0 */

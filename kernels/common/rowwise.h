@@ -152,7 +152,7 @@ static inline ts_status ts_rowwise_make_plan(long long rows, int cols, int unifo
 
 /* The elements of a long-row instance's row (rowwise_long_row.h, rowwise_plan.h: ts_rowwise_long_row),
  * and of a warp's slice in an instance's variant: TS_ROWWISE_E but in a long-row instance. */
-#define TS_ROWWISE_LONG_ROW_E (2 * TS_ROWWISE_E - TS_WV_CHUNK * TS_WARP_LANES)
+#define TS_ROWWISE_LONG_ROW_E TS_ROWWISE_LONG_ROW_COLS(TS_WARP_LANES)
 #define TS_ROWWISE_SLICE_E (TS_ROWWISE_LONG_ROW ? TS_ROWWISE_LONG_ROW_E : TS_ROWWISE_E)
 
 /* Whether `rows` rows of `cols` columns take a long-row instance (and its plan, a row a one-warp

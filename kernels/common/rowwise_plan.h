@@ -65,12 +65,15 @@ static inline int ts_rowwise_row_chunks(int cols, int dtype_bytes, int lanes) {
     return cols / (8 * lanes);
 }
 
+/* The longest row a long-row instance holds at `lanes` lanes: two slices less one chunk of every
+ * lane (1792 columns on CUDA, 1536 on HIP). */
+#define TS_ROWWISE_LONG_ROW_COLS(lanes) (2 * TS_ROWWISE_E - 8 * (lanes))
+
 /* 16-bit rows a family's long-row instance takes (kernels/common/rowwise_long_row.h), a row a warp:
- * longer than a slice and at most two slices less one chunk of every lane (1792 columns on CUDA,
- * 1536 on HIP), which the plan of a slice a warp would spread over two warps, the second partly
- * empty. */
+ * whole chunks, longer than a slice and at most TS_ROWWISE_LONG_ROW_COLS, which the plan of a slice
+ * a warp would spread over two warps, the second partly empty. */
 static inline int ts_rowwise_long_row(int cols, int dtype_bytes, int lanes) {
-    return dtype_bytes == 2 && cols % 8 == 0 && cols > TS_ROWWISE_E && cols <= 2 * TS_ROWWISE_E - 8 * lanes;
+    return dtype_bytes == 2 && cols % 8 == 0 && cols > TS_ROWWISE_E && cols <= TS_ROWWISE_LONG_ROW_COLS(lanes);
 }
 
 /* 16-bit rows the rows instances may take as quad rows instead (the split layout's accesses as the

@@ -38,18 +38,19 @@ typedef struct ts_softmax_params {
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_F32
 #include "kernels/common/rowwise_instances.h"
 
-/* 1: 16-bit rows longer than a slice and at most two slices less a chunk of every lane, whole chunks
- * (kernels/common/rowwise_plan.h: ts_rowwise_long_row; 1032 to 1792 columns on CUDA) that the rows
- * instances do not take, with the output in the input's dtype and 16-byte aligned matrices, run a
- * row a one-warp block (ts_softmax_*_long_row, kernels/common/rowwise_long_row.h) at
- * TS_SOFTMAX_LONG_ROW_BLOCKS blocks an SM (80 registers); 0 (default): over two warps, on the
- * short instance. Off until this form is measured on the H200 (an earlier one: bf16 57344x1152 /
- * 40960x1600 2.28 / 2.96 -> 3.06 / 3.86 TB/s, bench/results/nvidia-h200-2026-12-03-long-rows.txt, B). */
+/* 1 (default): 16-bit rows longer than a slice and at most two slices less a chunk of every lane,
+ * whole chunks (kernels/common/rowwise_plan.h: ts_rowwise_long_row; 1032 to 1792 columns on CUDA)
+ * that the rows instances do not take, with the output in the input's dtype and 16-byte aligned
+ * matrices, run a row a one-warp block (ts_softmax_*_long_row, kernels/common/rowwise_long_row.h)
+ * at TS_SOFTMAX_LONG_ROW_BLOCKS blocks an SM (72 registers; 24 blocks: 80, about 1% slower at 1600
+ * and 1664 columns); 0: over two warps, on the short instance. On the H200
+ * (bench/results/nvidia-h200-2026-12-04-long-rows-on.txt) bf16 57344x1152 2.28 -> 3.11 TB/s,
+ * 40960x1600 2.96 -> 3.92, 39424x1664 3.06 -> 4.03, fp16 40960x1600 2.96 -> 4.00. */
 #ifndef TS_SOFTMAX_USE_LONG_ROW
-#define TS_SOFTMAX_USE_LONG_ROW 0
+#define TS_SOFTMAX_USE_LONG_ROW 1
 #endif
 #ifndef TS_SOFTMAX_LONG_ROW_BLOCKS
-#define TS_SOFTMAX_LONG_ROW_BLOCKS 24
+#define TS_SOFTMAX_LONG_ROW_BLOCKS 28
 #endif
 #define TS_ROWWISE_LONG_ROW_BLOCKS TS_SOFTMAX_LONG_ROW_BLOCKS
 #define TS_ROWWISE_LONG_ROW_NAME ts_softmax_bf16_long_row

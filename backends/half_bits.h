@@ -48,7 +48,10 @@ TS_LAYOUT_FN float ts_f32_from_fp16_bits(unsigned short b) {
         return (unsigned)ts_fp16_bits_from_f32(lo) | ((unsigned)ts_fp16_bits_from_f32(hi) << 16);  \
     }                                                                                              \
     TS_DEVICE float ts_unpack_bf16(unsigned short bits) { return ts_f32_from_bf16_bits(bits); }    \
-    TS_DEVICE float ts_unpack_fp16(unsigned short bits) { return ts_f32_from_fp16_bits(bits); }
+    TS_DEVICE float ts_unpack_fp16(unsigned short bits) { return ts_f32_from_fp16_bits(bits); }    \
+    TS_DEVICE float ts_unpack_bf16_at_use(unsigned word, int high) {                               \
+        return ts_f32_from_bf16_bits((unsigned short)(high ? word >> 16 : word));                  \
+    }
 #endif
 
 #endif

@@ -214,6 +214,12 @@ TS_DEVICE float ts_wvp_elem(const unsigned *w, int j, int dtype) {
     return ts_wv_from_bits(ts_wvp_bits(w, j, dtype), dtype);
 }
 
+/* The same value, a bf16 one converted afresh where it is used (ts_unpack_bf16_at_use): for a kernel
+ * that holds the packed words anyway and reads each element in more than one pass. */
+TS_DEVICE float ts_wvp_elem_at_use(const unsigned *w, int j, int dtype) {
+    return dtype == TS_DTYPE_BF16 ? ts_unpack_bf16_at_use(w[j >> 1], j & 1) : ts_wvp_elem(w, j, dtype);
+}
+
 TS_DEVICE void ts_wvp_set_bits(unsigned *w, int j, unsigned bits, int dtype) {
     if (dtype == TS_DTYPE_F32)
         w[j] = bits;

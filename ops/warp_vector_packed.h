@@ -125,7 +125,7 @@ TS_DEVICE float ts_wvp_chunks_sum_sq(const unsigned *v, int chunks, int dtype, f
         const int inside = (k * TS_WARP_LANES + lane) * TS_WV_CHUNK < n;
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j) {
-            const float c = inside ? ts_wvp_elem(v + k * words, j, dtype) - centre : 0.0f;
+            const float c = inside ? ts_wvp_elem_at_use(v + k * words, j, dtype) - centre : 0.0f;
             part[j] = fmaf(c, c, part[j]);
         }
     }
@@ -244,7 +244,7 @@ TS_DEVICE void ts_wvp_chunks_store_normalized(unsigned char *b, int out_dtype, c
         float y[TS_WV_CHUNK];
         TS_UNROLL
         for (int j = 0; j < TS_WV_CHUNK; ++j) {
-            y[j] = (ts_wvp_elem(v + k * words, j, dtype) - shift) * scale;
+            y[j] = (ts_wvp_elem_at_use(v + k * words, j, dtype) - shift) * scale;
             if (use_held_weight) y[j] *= ts_wvp_elem(held_weight + k * words, j, dtype);
             if (use_held_bias) y[j] += ts_wvp_elem(held_bias + k * words, j, dtype);
         }

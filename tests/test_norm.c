@@ -261,13 +261,12 @@ Test(norm, rows_several_a_warp) {
 }
 
 /* 16-bit rows longer than a slice and at most two slices less a chunk of every lane: a row a warp
- * on the long-row instances (norm.c: TS_NORM_USE_LONG_ROW, bf16 up to TS_NORM_LONG_ROW_BF16_COLS;
- * kernels/common/rowwise_long_row.h), whose last chunks lie past the row in some lanes (1032: the
- * fifth in all but one lane; 1784: the seventh in one), else over two warps (longer bf16 rows; the
- * host CI variant long-rows-apart: all of them); with every option, a large
+ * on the long-row instances (norm.c: TS_NORM_USE_LONG_ROW, kernels/common/rowwise_long_row.h), whose
+ * last chunks lie past the row in some lanes (1032: the fifth in all but one lane; 1784: the seventh
+ * in one), else over two warps (the host CI variant long-rows-apart); with every option, a large
  * mean (the padding must not enter the variance), padded rows and the residual's own stride, in
- * place; the widths the rows instances take (1280, 1792), 2040 (fp16's long-row instance on the
- * host, two warps on CUDA), and beside them rows that must not take
+ * place; the widths the rows instances take (1280, 1792), 2040 (the long-row instance on the host,
+ * two warps on CUDA), and beside them rows that must not take
  * it (fp32, odd widths, another output dtype, mixed parameters). */
 Test(norm, long_rows) {
     TS_TEST_REQUIRE_DEVICE();

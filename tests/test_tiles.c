@@ -606,6 +606,40 @@ Test(tiles, warp_vector_quad_rows) {
     }
 }
 
+/* The bf16 conversion at each use (ts_wvp_elem_at_use, the norms' long-row instances) gives the
+ * bits of the plain one and of the word's halves, low half first, on random finite words. */
+Test(tiles, bf16_elements_at_use) {
+    TS_TEST_REQUIRE_DEVICE();
+    enum { COUNT = 1000 };
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    unsigned words[COUNT];
+    for (int i = 0; i < COUNT; ++i) {
+        unsigned w;
+        do w = (unsigned)(ts_test_uniform(&st) * 4294967296.0);
+        while ((w & 0x7f800000u) == 0x7f800000u || (w & 0x7f80u) == 0x7f80u);
+        words[i] = w;
+    }
+    void *dw = ts_test_device_copy(words, sizeof words);
+    void *da = ts_test_device_copy(NULL, 2 * COUNT * sizeof(float)), *dp = ts_test_device_copy(NULL, 2 * COUNT * sizeof(float));
+    cr_assert(dw && da && dp);
+    cr_assert_eq(ts_test_wvp_elem_at_use((float *)da, (float *)dp, (const unsigned *)dw, COUNT), TS_SUCCESS);
+    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    float at_use[2 * COUNT], plain[2 * COUNT];
+    cr_assert_eq(ts_test_copy_back(at_use, da, sizeof at_use), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(plain, dp, sizeof plain), TS_SUCCESS);
+    for (int i = 0; i < 2 * COUNT; ++i) {
+        const unsigned want = i & 1 ? words[i / 2] & 0xffff0000u : words[i / 2] << 16;
+        unsigned got, got_plain;
+        memcpy(&got, &at_use[i], sizeof got);
+        memcpy(&got_plain, &plain[i], sizeof got_plain);
+        cr_assert_eq(got, want, "element %d: 0x%08x, not 0x%08x (seed %llu)", i, got, want, (unsigned long long)seed);
+        cr_assert_eq(got_plain, want, "plain element %d: 0x%08x, not 0x%08x (seed %llu)", i, got_plain, want,
+                     (unsigned long long)seed);
+    }
+    void *bufs[] = {dw, da, dp};
+    for (int i = 0; i < 3; ++i) cr_assert_eq(ts_free(bufs[i]), TS_SUCCESS);
+}
+
 /* ---- CPU checks of the conversions the ops rely on ------------------------------------------- */
 
 Test(tiles, bf16_rounding_is_nearest_even) {

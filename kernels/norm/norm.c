@@ -145,22 +145,18 @@
 #endif
 /* 1 (default): 16-bit rows longer than a slice and at most two slices less a chunk of every lane,
  * whole chunks (kernels/common/rowwise_plan.h: ts_rowwise_long_row; 1032 to 1792 columns on CUDA)
- * that the rows instances do not take, with uniform dtypes and 16-byte aligned matrices, bf16 ones
- * of at most TS_NORM_LONG_ROW_BF16_COLS columns, run a row a one-warp block (ts_norm_*_long_row,
- * kernels/common/rowwise_long_row.h) at TS_NORM_LONG_ROW_BLOCKS blocks an SM (bf16 167 registers,
- * fp16 106, no spills); 0: over two warps, on the short instance, the second warp partly empty.
- * On the H200 (bench/results/nvidia-h200-2026-12-04-long-rows-on.txt) RMSNorm + residual fp16
- * 57344x1152 2.39 -> 3.51 TB/s, 40960x1600 3.19 -> 4.05, bf16 57344x1152 2.87 -> 3.36; bf16 gains
- * less as the row grows (its kernel holds the centred values in fp32 as well: 167 registers, 12
- * blocks an SM, where fp16's 106 allow 18) and loses past about 1500 columns (1472: +0.5%, 1600: -3%,
- * 1664: -4%); holding the weight and bias for the store (as the one-slice rows do) is what the
- * kernel needs: streaming them instead took bf16 to 96 registers and both dtypes lower (fp16
- * 40960x1600 4.05 -> 3.11). */
+ * that the rows instances do not take, with uniform dtypes and 16-byte aligned matrices, run a row a
+ * one-warp block (ts_norm_*_long_row, kernels/common/rowwise_long_row.h) at TS_NORM_LONG_ROW_BLOCKS
+ * blocks an SM (106 registers in either dtype, so 18 blocks fit; no spills); 0: over two warps, on
+ * the short instance, the second warp partly empty. On the H200
+ * (bench/results/nvidia-h200-2026-12-04-long-rows-on.txt) RMSNorm + residual bf16 57344x1152 2.87 ->
+ * 3.55 TB/s, 40960x1600 3.75 -> 4.02, fp16 57344x1152 2.39 -> 3.51, 40960x1600 3.19 -> 4.05. The
+ * bf16 kernel reads its row's elements through ts_wvp_elem_at_use: with plain conversions it held
+ * them in fp32 besides the packed words (167 registers, 12 blocks) and lost to two warps past about
+ * 1500 columns. Holding the weight and bias for the store (as the one-slice rows do) is what the
+ * kernel needs: streaming them instead took fp16 40960x1600 from 4.05 to 3.11 TB/s. */
 #ifndef TS_NORM_USE_LONG_ROW
 #define TS_NORM_USE_LONG_ROW 1
-#endif
-#ifndef TS_NORM_LONG_ROW_BF16_COLS
-#define TS_NORM_LONG_ROW_BF16_COLS 1472
 #endif
 #ifndef TS_NORM_LONG_ROW_BLOCKS
 #define TS_NORM_LONG_ROW_BLOCKS 12
@@ -333,9 +329,7 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
         if (rows_launcher) return rows_launcher(&p, stream);
     }
     ts_rowwise_plan long_row;
-    /* Longer bf16 rows run faster over two warps (TS_NORM_LONG_ROW_BF16_COLS, above). */
-    const int long_row_width = d.dtype != TS_DTYPE_BF16 || d.cols <= TS_NORM_LONG_ROW_BF16_COLS;
-    if (TS_NORM_USE_LONG_ROW && uniform && aligned && long_row_width &&
+    if (TS_NORM_USE_LONG_ROW && uniform && aligned &&
         ts_rowwise_long_row_plan(d.rows, d.cols, ts_rowwise_dtype_bytes(d.dtype), &long_row)) {
         p.warps_per_row = long_row.warps_per_row;
         return (d.dtype == TS_DTYPE_BF16 ? ts_norm_bf16_long_row_launch : ts_norm_fp16_long_row_launch)(&p, &long_row,

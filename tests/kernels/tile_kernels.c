@@ -292,6 +292,31 @@ TS_EXTERN_C const ts_test_wv_packed_case *ts_test_wv_packed_case_at(int k) {
     return k >= 0 && k < (int)(sizeof cases / sizeof cases[0]) ? &cases[k] : 0;
 }
 
+typedef struct ts_test_wvp_elem_params {
+    float *at_use, *plain;
+    const unsigned *words;
+    int count;
+} ts_test_wvp_elem_params;
+
+TS_KERNEL(ts_test_wvp_elem_at_use_kernel, 1, ts_test_wvp_elem_params, p) {
+    for (int i = ts_lane_id(); i < p->count; i += TS_WARP_LANES) {
+        const unsigned w = p->words[i];
+        for (int h = 0; h < 2; ++h) {
+            p->at_use[2 * i + h] = ts_wvp_elem_at_use(&w, h, TS_DTYPE_BF16);
+            p->plain[2 * i + h] = ts_wvp_elem(&w, h, TS_DTYPE_BF16);
+        }
+    }
+}
+
+TS_EXTERN_C ts_status ts_test_wvp_elem_at_use(float *at_use, float *plain, const unsigned *words, int count) {
+    ts_test_wvp_elem_params params;
+    params.at_use = at_use;
+    params.plain = plain;
+    params.words = words;
+    params.count = count;
+    return TS_LAUNCH(ts_test_wvp_elem_at_use_kernel, ts_grid_1d(1), 1, 0, NULL, params);
+}
+
 /* ---- fp32 warp vectors ------------------------------------------------------------------------ */
 
 typedef struct ts_test_wv_params {

@@ -105,6 +105,10 @@ ts_status ts_test_wv_quad_rows(void *out, void *copy, float *means, float *sqs, 
  * the strip. */
 ts_status ts_test_wv_quad_rows_f32(float *out, float *sums, const void *x, long long stride, int row_quads);
 
+/* Both bf16 halves of each of count words as fp32, one warp: at_use[2i + h] by ts_wvp_elem_at_use
+ * (ops/warp_vector.h; a conversion of its own at each use on CUDA), plain[2i + h] by ts_wvp_elem. */
+ts_status ts_test_wvp_elem_at_use(float *at_use, float *plain, const unsigned *words, int count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -146,9 +146,9 @@
 /* 1 (default): 16-bit rows longer than a slice and at most two slices less a chunk of every lane,
  * whole chunks (kernels/common/rowwise_plan.h: ts_rowwise_long_row; 1032 to 1792 columns on CUDA)
  * that the rows instances do not take, with uniform dtypes and 16-byte aligned matrices, run a row a
- * one-warp block (ts_norm_*_long_row, kernels/common/rowwise_long_row.h) at TS_NORM_LONG_ROW_BLOCKS
- * blocks an SM (106 registers in either dtype, so 18 blocks fit; no spills); 0: over two warps, on
- * the short instance, the second warp partly empty. On the H200
+ * one-warp block (ts_norm_*_long_row, kernels/common/rowwise_long_row.h), launch bounds of
+ * TS_NORM_LONG_ROW_BLOCKS blocks an SM (106 registers in either dtype, so 18 fit; no spills); 0: over
+ * two warps, on the short instance, the second warp partly empty. On the H200
  * (bench/results/nvidia-h200-2026-12-04-long-rows-on.txt) RMSNorm + residual bf16 57344x1152 2.87 ->
  * 3.55 TB/s, 40960x1600 3.75 -> 4.02, fp16 57344x1152 2.39 -> 3.51, 40960x1600 3.19 -> 4.05. The
  * bf16 kernel reads its row's elements through ts_wvp_elem_at_use: with plain conversions it held

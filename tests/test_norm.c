@@ -263,7 +263,9 @@ Test(norm, rows_several_a_warp) {
 /* 16-bit rows longer than a slice and at most two slices less a chunk of every lane: a row a warp
  * on the long-row instances (norm.c: TS_NORM_USE_LONG_ROW, kernels/common/rowwise_long_row.h), whose
  * last chunks lie past the row in some lanes (1032: the fifth in all but one lane; 1784: the seventh
- * in one), else over two warps (the host CI variant long-rows-apart); with every option, a large
+ * in one), or up to a slice and a chunk of every lane (1032, 1152 on CUDA) on the narrow ones where
+ * TS_NORM_USE_LONG_ROW_NARROW (the host CI variant long-rows-narrow), else over two warps (the host
+ * CI variant long-rows-apart); with every option, a large
  * mean (the padding must not enter the variance), padded rows and the residual's own stride, in
  * place; the widths the rows instances take (1280, 1792), 2040 (the long-row instance on the host,
  * two warps on CUDA), and beside them rows that must not take
@@ -325,6 +327,9 @@ Test(norm_plan, rows_a_warp_conditions) {
     cr_assert(!ts_rowwise_long_row(1024, 2, 32) && !ts_rowwise_long_row(1800, 2, 32), "a slice; over 7 chunks a lane");
     cr_assert(ts_rowwise_long_row(1536, 2, 64) && !ts_rowwise_long_row(1600, 2, 64), "HIP: 3 chunks a lane");
     cr_assert(!ts_rowwise_long_row(1600, 4, 32), "16-bit only");
+    cr_assert_eq(TS_ROWWISE_LONG_ROW_NARROW_COLS(32), 1280, "narrow long rows: 5 chunks a lane");
+    cr_assert_eq(TS_ROWWISE_LONG_ROW_NARROW_COLS(64), TS_ROWWISE_LONG_ROW_COLS(64), "HIP: no narrow long rows");
+    cr_assert_eq(TS_ROWWISE_LONG_ROW_NARROW_COLS(1), 1032, "the host: narrow long rows of 1032");
     cr_assert_eq(ts_rowwise_row_chunks(8, 2, 1), 1);
     cr_assert_eq(ts_rowwise_row_chunks(1020, 2, 1), 0, "not whole chunks");
 }

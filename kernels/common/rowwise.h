@@ -150,10 +150,12 @@ static inline ts_status ts_rowwise_make_plan(long long rows, int cols, int unifo
     return ts_rowwise_plan_blocks(rows, cols, TS_ROWWISE_BLOCK_WARPS, plan, &row_groups);
 }
 
-/* The elements of a long-row instance's row (rowwise_long_row.h, rowwise_plan.h: ts_rowwise_long_row),
- * and of a warp's slice in an instance's variant: TS_ROWWISE_E but in a long-row instance. */
-#define TS_ROWWISE_LONG_ROW_E TS_ROWWISE_LONG_ROW_COLS(TS_WARP_LANES)
-#define TS_ROWWISE_SLICE_E (TS_ROWWISE_LONG_ROW ? TS_ROWWISE_LONG_ROW_E : TS_ROWWISE_E)
+/* The elements of a warp's slice in an instance's variant: TS_ROWWISE_E, or in a long-row instance
+ * (rowwise_long_row.h) the longest row it holds, which TS_ROWWISE_LONG_ROW is there (0 elsewhere). */
+#define TS_ROWWISE_SLICE_E (TS_ROWWISE_LONG_ROW ? TS_ROWWISE_LONG_ROW : TS_ROWWISE_E)
+/* Whether this backend has narrow long-row instances, for rows of at most
+ * TS_ROWWISE_LONG_ROW_NARROW_COLS (rowwise_plan.h), shorter than the long-row instances' longest. */
+#define TS_ROWWISE_HAS_LONG_ROW_NARROW (TS_ROWWISE_LONG_ROW_NARROW_COLS(TS_WARP_LANES) < TS_ROWWISE_LONG_ROW_COLS(TS_WARP_LANES))
 
 /* Whether `rows` rows of `cols` columns take a long-row instance (and its plan, a row a one-warp
  * block, into *plan): rowwise_plan.h's ts_rowwise_long_row, and a grid that fits. The family adds

@@ -20,8 +20,8 @@
  * whole instances, which a family may specialize further) and TS_ROWWISE_WHOLE (1 in the whole
  * instance: every row group's rows exist, each warp's slice is whole, and TS_ROWWISE_ASSUME_ALIGNED
  * promises 16-byte alignment), TS_ROWWISE_ONE_WARP_ROW (1 in the one-slice whole instance),
- * TS_ROWWISE_LONG_ROW (1 in a long-row instance, rowwise_long_row.h: a warp's slice is
- * TS_ROWWISE_SLICE_E), and defines nothing it leaves behind. */
+ * TS_ROWWISE_LONG_ROW (in a long-row instance, rowwise_long_row.h, the longest row it holds, its
+ * warp's slice TS_ROWWISE_SLICE_E), and defines nothing it leaves behind. */
 #define TS_ROWWISE_NAME TS_ROWWISE_INSTANCE_NAME
 #define TS_ROWWISE_DTYPE TS_ROWWISE_INSTANCE_DTYPE
 #define TS_ROWWISE_BLOCK_WARPS_MAX TS_ROWWISE_MAX_WARPS

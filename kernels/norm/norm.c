@@ -161,6 +161,18 @@
 #ifndef TS_NORM_LONG_ROW_BLOCKS
 #define TS_NORM_LONG_ROW_BLOCKS 12
 #endif
+/* 1: of those rows, the ones of at most a slice and one chunk of every lane (1032 to 1272 columns on
+ * CUDA; rowwise_plan.h: TS_ROWWISE_LONG_ROW_NARROW_COLS) run on narrow long-row instances, whose
+ * slice is that long, TS_NORM_LONG_ROW_NARROW_BLOCKS blocks an SM; 0 (default): on the long-row
+ * instances, a third of each lane's registers past a row of 1152 (RMSNorm + residual bf16 57344x1152
+ * there 0.94x torch.compile, fp16 0.92x, bench/results/nvidia-h200-2026-12-04-long-rows-on.txt). Off
+ * until measured on the H200. */
+#ifndef TS_NORM_USE_LONG_ROW_NARROW
+#define TS_NORM_USE_LONG_ROW_NARROW 0
+#endif
+#ifndef TS_NORM_LONG_ROW_NARROW_BLOCKS
+#define TS_NORM_LONG_ROW_NARROW_BLOCKS 24
+#endif
 
 #define TS_NORM_RMS_ROW 0
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"
@@ -186,17 +198,18 @@
 
 /* The long-row instances (TS_NORM_USE_LONG_ROW), 16-bit dtypes (kernels/common/rowwise_long_row.h). */
 #define TS_ROWWISE_LONG_ROW_BLOCKS TS_NORM_LONG_ROW_BLOCKS
-#define TS_ROWWISE_LONG_ROW_NAME ts_norm_bf16_long_row
-#define TS_ROWWISE_DTYPE TS_DTYPE_BF16
-#include "kernels/common/rowwise_long_row.h"
-#undef TS_ROWWISE_LONG_ROW_NAME
-#undef TS_ROWWISE_DTYPE
-#define TS_ROWWISE_LONG_ROW_NAME ts_norm_fp16_long_row
-#define TS_ROWWISE_DTYPE TS_DTYPE_FP16
-#include "kernels/common/rowwise_long_row.h"
-#undef TS_ROWWISE_LONG_ROW_NAME
-#undef TS_ROWWISE_DTYPE
-#undef TS_ROWWISE_LONG_ROW_BLOCKS
+#define TS_ROWWISE_LONG_ROW_LIMIT TS_ROWWISE_LONG_ROW_COLS(TS_WARP_LANES)
+#define TS_ROWWISE_LONG_ROW_BF16_NAME ts_norm_bf16_long_row
+#define TS_ROWWISE_LONG_ROW_FP16_NAME ts_norm_fp16_long_row
+#include "kernels/common/rowwise_long_row_instances.h"
+#if TS_ROWWISE_HAS_LONG_ROW_NARROW
+/* The narrow long-row instances (TS_NORM_USE_LONG_ROW_NARROW). */
+#define TS_ROWWISE_LONG_ROW_BLOCKS TS_NORM_LONG_ROW_NARROW_BLOCKS
+#define TS_ROWWISE_LONG_ROW_LIMIT TS_ROWWISE_LONG_ROW_NARROW_COLS(TS_WARP_LANES)
+#define TS_ROWWISE_LONG_ROW_BF16_NAME ts_norm_bf16_long_row_narrow
+#define TS_ROWWISE_LONG_ROW_FP16_NAME ts_norm_fp16_long_row_narrow
+#include "kernels/common/rowwise_long_row_instances.h"
+#endif
 
 /* The RMSNorm rows' instances (TS_NORM_USE_RMS_ROW), 16-bit dtypes: one-slice rows' instances
  * (kernels/common/rowwise_one_warp_row.h) with TS_NORM_RMS_ROW. */
@@ -332,8 +345,14 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
     if (TS_NORM_USE_LONG_ROW && uniform && aligned &&
         ts_rowwise_long_row_plan(d.rows, d.cols, ts_rowwise_dtype_bytes(d.dtype), &long_row)) {
         p.warps_per_row = long_row.warps_per_row;
-        return (d.dtype == TS_DTYPE_BF16 ? ts_norm_bf16_long_row_launch : ts_norm_fp16_long_row_launch)(&p, &long_row,
-                                                                                                      stream);
+        ts_status (*long_row_launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream) =
+            d.dtype == TS_DTYPE_BF16 ? ts_norm_bf16_long_row_launch : ts_norm_fp16_long_row_launch;
+#if TS_ROWWISE_HAS_LONG_ROW_NARROW
+        if (TS_NORM_USE_LONG_ROW_NARROW && d.cols <= TS_ROWWISE_LONG_ROW_NARROW_COLS(TS_WARP_LANES))
+            long_row_launcher =
+                d.dtype == TS_DTYPE_BF16 ? ts_norm_bf16_long_row_narrow_launch : ts_norm_fp16_long_row_narrow_launch;
+#endif
+        return long_row_launcher(&p, &long_row, stream);
     }
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][5] = {

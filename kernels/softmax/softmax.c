@@ -52,18 +52,30 @@ typedef struct ts_softmax_params {
 #ifndef TS_SOFTMAX_LONG_ROW_BLOCKS
 #define TS_SOFTMAX_LONG_ROW_BLOCKS 28
 #endif
+/* 1: of those rows, the ones of at most a slice and one chunk of every lane (1032 to 1272 columns on
+ * CUDA; rowwise_plan.h: TS_ROWWISE_LONG_ROW_NARROW_COLS) run on narrow long-row instances, whose
+ * slice is that long, TS_SOFTMAX_LONG_ROW_NARROW_BLOCKS blocks an SM; 0 (default): on the long-row
+ * instances (bf16 57344x1152 there 3.11 TB/s, bench/results/nvidia-h200-2026-12-04-long-rows-on.txt).
+ * Off until measured on the H200. */
+#ifndef TS_SOFTMAX_USE_LONG_ROW_NARROW
+#define TS_SOFTMAX_USE_LONG_ROW_NARROW 0
+#endif
+#ifndef TS_SOFTMAX_LONG_ROW_NARROW_BLOCKS
+#define TS_SOFTMAX_LONG_ROW_NARROW_BLOCKS 32
+#endif
 #define TS_ROWWISE_LONG_ROW_BLOCKS TS_SOFTMAX_LONG_ROW_BLOCKS
-#define TS_ROWWISE_LONG_ROW_NAME ts_softmax_bf16_long_row
-#define TS_ROWWISE_DTYPE TS_DTYPE_BF16
-#include "kernels/common/rowwise_long_row.h"
-#undef TS_ROWWISE_LONG_ROW_NAME
-#undef TS_ROWWISE_DTYPE
-#define TS_ROWWISE_LONG_ROW_NAME ts_softmax_fp16_long_row
-#define TS_ROWWISE_DTYPE TS_DTYPE_FP16
-#include "kernels/common/rowwise_long_row.h"
-#undef TS_ROWWISE_LONG_ROW_NAME
-#undef TS_ROWWISE_DTYPE
-#undef TS_ROWWISE_LONG_ROW_BLOCKS
+#define TS_ROWWISE_LONG_ROW_LIMIT TS_ROWWISE_LONG_ROW_COLS(TS_WARP_LANES)
+#define TS_ROWWISE_LONG_ROW_BF16_NAME ts_softmax_bf16_long_row
+#define TS_ROWWISE_LONG_ROW_FP16_NAME ts_softmax_fp16_long_row
+#include "kernels/common/rowwise_long_row_instances.h"
+#if TS_ROWWISE_HAS_LONG_ROW_NARROW
+/* The narrow long-row instances (TS_SOFTMAX_USE_LONG_ROW_NARROW). */
+#define TS_ROWWISE_LONG_ROW_BLOCKS TS_SOFTMAX_LONG_ROW_NARROW_BLOCKS
+#define TS_ROWWISE_LONG_ROW_LIMIT TS_ROWWISE_LONG_ROW_NARROW_COLS(TS_WARP_LANES)
+#define TS_ROWWISE_LONG_ROW_BF16_NAME ts_softmax_bf16_long_row_narrow
+#define TS_ROWWISE_LONG_ROW_FP16_NAME ts_softmax_fp16_long_row_narrow
+#include "kernels/common/rowwise_long_row_instances.h"
+#endif
 #undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 #undef TS_ROWWISE_INSTANCE_WHOLE
@@ -212,8 +224,14 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
     if (TS_SOFTMAX_USE_LONG_ROW && d.out_dtype == d.dtype && aligned &&
         ts_rowwise_long_row_plan(d.rows, d.cols, ts_rowwise_dtype_bytes(d.dtype), &long_row)) {
         p.warps_per_row = long_row.warps_per_row;
-        return (d.dtype == TS_DTYPE_BF16 ? ts_softmax_bf16_long_row_launch : ts_softmax_fp16_long_row_launch)(
-            &p, &long_row, stream);
+        ts_status (*long_row_launcher)(const ts_softmax_params *, const ts_rowwise_plan *, ts_stream) =
+            d.dtype == TS_DTYPE_BF16 ? ts_softmax_bf16_long_row_launch : ts_softmax_fp16_long_row_launch;
+#if TS_ROWWISE_HAS_LONG_ROW_NARROW
+        if (TS_SOFTMAX_USE_LONG_ROW_NARROW && d.cols <= TS_ROWWISE_LONG_ROW_NARROW_COLS(TS_WARP_LANES))
+            long_row_launcher = d.dtype == TS_DTYPE_BF16 ? ts_softmax_bf16_long_row_narrow_launch
+                                                         : ts_softmax_fp16_long_row_narrow_launch;
+#endif
+        return long_row_launcher(&p, &long_row, stream);
     }
     ts_rowwise_plan plan;
     if ((s = ts_rowwise_make_plan(d.rows, d.cols, d.out_dtype == d.dtype, &plan)) != TS_SUCCESS) return s;

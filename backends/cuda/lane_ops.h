@@ -31,10 +31,10 @@ TS_DEVICE unsigned ts_pack_fp16x2(float lo, float hi) {
 }
 TS_DEVICE float ts_unpack_bf16(unsigned short bits) { return __uint_as_float((unsigned)bits << 16); }
 /* The bf16 in the low (high = 0) or high half of a word as fp32, written out as an instruction at
- * each call. The front end leaves each such conversion where it is written, where it merges plain
- * shifts of one word across a kernel's passes into one fp32 value live from the first use to the
- * last: the norms' long-row kernel held its row so in fp32 besides the packed words (167 registers;
- * with this 106, and RMSNorm + residual bf16 40960x1600 3.75 -> 4.02 TB/s on the H200). */
+ * each call, as fp16's conversion is. With plain shifts the compiler made one fp32 value of a word's
+ * element for all of a kernel's passes, live from the first use to the last: the norms' long-row
+ * kernel held its row so in fp32 besides the packed words (167 registers; with this 106, as fp16's,
+ * and RMSNorm + residual bf16 40960x1600 3.75 -> 4.02 TB/s on the H200). */
 TS_DEVICE float ts_unpack_bf16_at_use(unsigned word, int high) {
     unsigned r;
     if (high)

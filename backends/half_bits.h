@@ -50,7 +50,7 @@ TS_LAYOUT_FN float ts_f32_from_fp16_bits(unsigned short b) {
     TS_DEVICE float ts_unpack_bf16(unsigned short bits) { return ts_f32_from_bf16_bits(bits); }    \
     TS_DEVICE float ts_unpack_fp16(unsigned short bits) { return ts_f32_from_fp16_bits(bits); }    \
     TS_DEVICE float ts_unpack_bf16_at_use(unsigned word, int high) {                               \
-        return ts_f32_from_bf16_bits((unsigned short)(high ? word >> 16 : word));                  \
+        return ts_unpack_bf16((unsigned short)(high ? word >> 16 : word));                         \
     }
 #endif
 

@@ -348,7 +348,7 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
         ts_status (*long_row_launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream) =
             d.dtype == TS_DTYPE_BF16 ? ts_norm_bf16_long_row_launch : ts_norm_fp16_long_row_launch;
 #if TS_ROWWISE_HAS_LONG_ROW_NARROW
-        if (TS_NORM_USE_LONG_ROW_NARROW && d.cols <= TS_ROWWISE_LONG_ROW_NARROW_COLS(TS_WARP_LANES))
+        if (TS_NORM_USE_LONG_ROW_NARROW && ts_rowwise_long_row_narrow(d.cols))
             long_row_launcher =
                 d.dtype == TS_DTYPE_BF16 ? ts_norm_bf16_long_row_narrow_launch : ts_norm_fp16_long_row_narrow_launch;
 #endif

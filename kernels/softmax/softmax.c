@@ -227,7 +227,7 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
         ts_status (*long_row_launcher)(const ts_softmax_params *, const ts_rowwise_plan *, ts_stream) =
             d.dtype == TS_DTYPE_BF16 ? ts_softmax_bf16_long_row_launch : ts_softmax_fp16_long_row_launch;
 #if TS_ROWWISE_HAS_LONG_ROW_NARROW
-        if (TS_SOFTMAX_USE_LONG_ROW_NARROW && d.cols <= TS_ROWWISE_LONG_ROW_NARROW_COLS(TS_WARP_LANES))
+        if (TS_SOFTMAX_USE_LONG_ROW_NARROW && ts_rowwise_long_row_narrow(d.cols))
             long_row_launcher = d.dtype == TS_DTYPE_BF16 ? ts_softmax_bf16_long_row_narrow_launch
                                                          : ts_softmax_fp16_long_row_narrow_launch;
 #endif

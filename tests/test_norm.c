@@ -263,9 +263,9 @@ Test(norm, rows_several_a_warp) {
 /* 16-bit rows longer than a slice and at most two slices less a chunk of every lane: a row a warp
  * on the long-row instances (norm.c: TS_NORM_USE_LONG_ROW, kernels/common/rowwise_long_row.h), whose
  * last chunks lie past the row in some lanes (1032: the fifth in all but one lane; 1784: the seventh
- * in one), or up to a slice and a chunk of every lane (1032, 1152 on CUDA) on the narrow ones where
- * TS_NORM_USE_LONG_ROW_NARROW (the host CI variant long-rows-narrow), else over two warps (the host
- * CI variant long-rows-apart); with every option, a large
+ * in one), the rows of up to a slice and a chunk of every lane (1032, 1152 on CUDA) on the narrow
+ * ones (TS_NORM_USE_LONG_ROW_NARROW; off in the host CI variant long-rows-narrow-apart), or over two
+ * warps (the host CI variant long-rows-apart); with every option, a large
  * mean (the padding must not enter the variance), padded rows and the residual's own stride, in
  * place; the widths the rows instances take (1280, 1792), 2040 (the long-row instance on the host,
  * two warps on CUDA), and beside them rows that must not take

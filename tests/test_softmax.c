@@ -128,9 +128,9 @@ Test(softmax, rows_several_a_warp) {
 
 /* 16-bit rows longer than a slice and at most two slices less a chunk of every lane: a row a warp
  * on the long-row instances (softmax.c: TS_SOFTMAX_USE_LONG_ROW, kernels/common/rowwise_long_row.h),
- * their last chunks past the row in some lanes, or up to a slice and a chunk of every lane (1032, 1152
- * on CUDA) on the narrow ones where TS_SOFTMAX_USE_LONG_ROW_NARROW (the host CI variant
- * long-rows-narrow), else over two warps (the host CI variant long-rows-apart);
+ * their last chunks past the row in some lanes, the rows of up to a slice and a chunk of every lane
+ * (1032, 1152 on CUDA) on the narrow ones (TS_SOFTMAX_USE_LONG_ROW_NARROW; off in the host CI
+ * variant long-rows-narrow-apart), or over two warps (the host CI variant long-rows-apart);
  * with scale, the causal mask (whole rows masked), -inf entries, padded
  * rows, in place; the widths the rows instances take, 2040 (the long-row instance on the host only),
  * and rows that must not take it (fp32, odd widths, another output dtype). */

@@ -161,14 +161,15 @@
 #ifndef TS_NORM_LONG_ROW_BLOCKS
 #define TS_NORM_LONG_ROW_BLOCKS 12
 #endif
-/* 1: of those rows, the ones of at most a slice and one chunk of every lane (1032 to 1272 columns on
- * CUDA; rowwise_plan.h: TS_ROWWISE_LONG_ROW_NARROW_COLS) run on narrow long-row instances, whose
- * slice is that long, TS_NORM_LONG_ROW_NARROW_BLOCKS blocks an SM; 0 (default): on the long-row
- * instances, a third of each lane's registers past a row of 1152 (RMSNorm + residual bf16 57344x1152
- * there 0.94x torch.compile, fp16 0.92x, bench/results/nvidia-h200-2026-12-04-long-rows-on.txt). Off
- * until measured on the H200. */
+/* 1 (default): of those rows, the ones of at most a slice and one chunk of every lane (1032 to 1272
+ * columns on CUDA; rowwise_plan.h: TS_ROWWISE_LONG_ROW_NARROW_COLS) run on narrow long-row
+ * instances, whose slice is that long, TS_NORM_LONG_ROW_NARROW_BLOCKS blocks an SM (80 registers,
+ * no spills); 0: on the long-row instances, where a third of each lane's registers lie past a row
+ * of 1152. On the H200 (bench/results/nvidia-h200-2026-12-04-long-rows-narrow.txt) RMSNorm +
+ * residual bf16 57344x1152 3.56 -> 4.20 TB/s (0.93x -> 1.10x torch.compile), 55296x1216 3.60 ->
+ * 4.20, fp16 57344x1152 3.53 -> 4.19; LayerNorm + residual bf16 57344x1152 3.39 -> 4.12. */
 #ifndef TS_NORM_USE_LONG_ROW_NARROW
-#define TS_NORM_USE_LONG_ROW_NARROW 0
+#define TS_NORM_USE_LONG_ROW_NARROW 1
 #endif
 #ifndef TS_NORM_LONG_ROW_NARROW_BLOCKS
 #define TS_NORM_LONG_ROW_NARROW_BLOCKS 24

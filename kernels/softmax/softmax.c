@@ -52,13 +52,14 @@ typedef struct ts_softmax_params {
 #ifndef TS_SOFTMAX_LONG_ROW_BLOCKS
 #define TS_SOFTMAX_LONG_ROW_BLOCKS 28
 #endif
-/* 1: of those rows, the ones of at most a slice and one chunk of every lane (1032 to 1272 columns on
- * CUDA; rowwise_plan.h: TS_ROWWISE_LONG_ROW_NARROW_COLS) run on narrow long-row instances, whose
- * slice is that long, TS_SOFTMAX_LONG_ROW_NARROW_BLOCKS blocks an SM; 0 (default): on the long-row
- * instances (bf16 57344x1152 there 3.11 TB/s, bench/results/nvidia-h200-2026-12-04-long-rows-on.txt).
- * Off until measured on the H200. */
+/* 1 (default): of those rows, the ones of at most a slice and one chunk of every lane (1032 to 1272
+ * columns on CUDA; rowwise_plan.h: TS_ROWWISE_LONG_ROW_NARROW_COLS) run on narrow long-row
+ * instances, whose slice is that long, TS_SOFTMAX_LONG_ROW_NARROW_BLOCKS blocks an SM (56
+ * registers, no spills); 0: on the long-row instances. On the H200
+ * (bench/results/nvidia-h200-2026-12-04-long-rows-narrow.txt) bf16 57344x1152 3.10 -> 3.92 TB/s,
+ * 55296x1216 3.24 -> 4.05, fp16 57344x1152 3.17 -> 4.00. */
 #ifndef TS_SOFTMAX_USE_LONG_ROW_NARROW
-#define TS_SOFTMAX_USE_LONG_ROW_NARROW 0
+#define TS_SOFTMAX_USE_LONG_ROW_NARROW 1
 #endif
 #ifndef TS_SOFTMAX_LONG_ROW_NARROW_BLOCKS
 #define TS_SOFTMAX_LONG_ROW_NARROW_BLOCKS 32

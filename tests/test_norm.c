@@ -263,9 +263,10 @@ Test(norm, rows_several_a_warp) {
 /* 16-bit rows longer than a slice and at most two slices less a chunk of every lane: a row a warp
  * on the long-row instances (norm.c: TS_NORM_USE_LONG_ROW, kernels/common/rowwise_long_row.h), whose
  * last chunks lie past the row in some lanes (1032: the fifth in all but one lane; 1784: the seventh
- * in one), the rows of up to a slice and a chunk of every lane (1032, 1152 on CUDA) on the narrow
- * ones (TS_NORM_USE_LONG_ROW_NARROW; off in the host CI variant long-rows-narrow-apart), or over two
- * warps (the host CI variant long-rows-apart); with every option, a large
+ * in one), the rows of up to a slice and one / two chunks of every lane on the narrow / middle ones
+ * (TS_NORM_USE_LONG_ROW_NARROW, _MID: 1032 and 1152 / 1408 and 1528 on CUDA, 1032 / 1040 on the
+ * host; off in the host CI variant long-rows-narrow-mid-apart), or over two warps (the host CI
+ * variant long-rows-apart); with every option, a large
  * mean (the padding must not enter the variance), padded rows and the residual's own stride, in
  * place; the widths the rows instances take (1280, 1792), 2040 (the long-row instance on the host,
  * two warps on CUDA), and beside them rows that must not take
@@ -273,10 +274,10 @@ Test(norm, rows_several_a_warp) {
 Test(norm, long_rows) {
     TS_TEST_REQUIRE_DEVICE();
     const long long rows[3] = {1, 5, ts_test_on_gpu() ? 4099 : 7};
-    const int cols[7] = {1032, 1152, 1600, 1784, 1280, 1792, 2040};
+    const int cols[10] = {1032, 1040, 1152, 1408, 1528, 1600, 1784, 1280, 1792, 2040};
     for (int i = 0; i < 2; ++i) {
         const ts_dtype dt = i ? FP : BF;
-        for (int c = 0; c < 7; ++c)
+        for (int c = 0; c < 10; ++c)
             for (int r = 0; r < 3; ++r) {
                 const int rms = (r + c + i) & 1;
                 check_norm((norm_case){rows[r], cols[c], 0, dt, dt, dt, rms, 1, 1, 1, !rms, 0, 0.0, 0});
@@ -330,6 +331,9 @@ Test(norm_plan, rows_a_warp_conditions) {
     cr_assert_eq(TS_ROWWISE_LONG_ROW_NARROW_COLS(32), 1280, "narrow long rows: 5 chunks a lane");
     cr_assert_eq(TS_ROWWISE_LONG_ROW_NARROW_COLS(64), TS_ROWWISE_LONG_ROW_COLS(64), "HIP: no narrow long rows");
     cr_assert_eq(TS_ROWWISE_LONG_ROW_NARROW_COLS(1), 1032, "the host: narrow long rows of 1032");
+    cr_assert_eq(TS_ROWWISE_LONG_ROW_MID_COLS(32), 1536, "middle long rows: 6 chunks a lane");
+    cr_assert_gt(TS_ROWWISE_LONG_ROW_MID_COLS(64), TS_ROWWISE_LONG_ROW_COLS(64), "HIP: no middle long rows");
+    cr_assert_eq(TS_ROWWISE_LONG_ROW_MID_COLS(1), 1040, "the host: middle long rows of 1040");
     cr_assert_eq(ts_rowwise_row_chunks(8, 2, 1), 1);
     cr_assert_eq(ts_rowwise_row_chunks(1020, 2, 1), 0, "not whole chunks");
 }

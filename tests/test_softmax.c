@@ -128,19 +128,20 @@ Test(softmax, rows_several_a_warp) {
 
 /* 16-bit rows longer than a slice and at most two slices less a chunk of every lane: a row a warp
  * on the long-row instances (softmax.c: TS_SOFTMAX_USE_LONG_ROW, kernels/common/rowwise_long_row.h),
- * their last chunks past the row in some lanes, the rows of up to a slice and a chunk of every lane
- * (1032, 1152 on CUDA) on the narrow ones (TS_SOFTMAX_USE_LONG_ROW_NARROW; off in the host CI
- * variant long-rows-narrow-apart), or over two warps (the host CI variant long-rows-apart);
+ * their last chunks past the row in some lanes, the rows of up to a slice and one / two chunks of
+ * every lane on the narrow / middle ones (TS_SOFTMAX_USE_LONG_ROW_NARROW, _MID: 1032 and 1152 / 1408
+ * and 1528 on CUDA, 1032 / 1040 on the host; off in the host CI variant long-rows-narrow-mid-apart),
+ * or over two warps (the host CI variant long-rows-apart);
  * with scale, the causal mask (whole rows masked), -inf entries, padded
  * rows, in place; the widths the rows instances take, 2040 (the long-row instance on the host only),
  * and rows that must not take it (fp32, odd widths, another output dtype). */
 Test(softmax, long_rows) {
     TS_TEST_REQUIRE_DEVICE();
     const long long rows[3] = {1, 5, ts_test_on_gpu() ? 4099 : 7};
-    const int cols[7] = {1032, 1152, 1600, 1784, 1280, 1792, 2040};
+    const int cols[10] = {1032, 1040, 1152, 1408, 1528, 1600, 1784, 1280, 1792, 2040};
     for (int i = 0; i < 2; ++i) {
         const ts_dtype dt = i ? FP : BF;
-        for (int c = 0; c < 7; ++c)
+        for (int c = 0; c < 10; ++c)
             for (int r = 0; r < 3; ++r) {
                 const long long n = rows[r];
                 check_softmax((sm_case){n, cols[c], r & 1 ? 8 : 0, dt, dt, 0.7f, 0, 1, 0, 2.0, r == 2, 0});

@@ -153,11 +153,13 @@ static inline ts_status ts_rowwise_make_plan(long long rows, int cols, int unifo
 /* The elements of a warp's slice in an instance's variant: TS_ROWWISE_E, or in a long-row instance
  * (rowwise_long_row.h) the longest row it holds, which TS_ROWWISE_LONG_ROW is there (0 elsewhere). */
 #define TS_ROWWISE_SLICE_E (TS_ROWWISE_LONG_ROW ? TS_ROWWISE_LONG_ROW : TS_ROWWISE_E)
-/* Whether this backend has narrow long-row instances, for rows of at most
- * TS_ROWWISE_LONG_ROW_NARROW_COLS (rowwise_plan.h), shorter than the long-row instances' longest
- * (a family instantiates and routes to them only where it does). */
+/* Whether this backend has narrow and middle long-row instances, for rows of at most
+ * TS_ROWWISE_LONG_ROW_NARROW_COLS and TS_ROWWISE_LONG_ROW_MID_COLS (rowwise_plan.h), shorter than
+ * the long-row instances' longest (a family instantiates and routes to them only where it does). */
 #define TS_ROWWISE_HAS_LONG_ROW_NARROW                                                             \
     (TS_ROWWISE_LONG_ROW_NARROW_COLS(TS_WARP_LANES) < TS_ROWWISE_LONG_ROW_COLS(TS_WARP_LANES))
+#define TS_ROWWISE_HAS_LONG_ROW_MID                                                                \
+    (TS_ROWWISE_LONG_ROW_MID_COLS(TS_WARP_LANES) < TS_ROWWISE_LONG_ROW_COLS(TS_WARP_LANES))
 
 /* Whether `rows` rows of `cols` columns take a long-row instance (and its plan, a row a one-warp
  * block, into *plan): rowwise_plan.h's ts_rowwise_long_row, and a grid that fits. The family adds
@@ -173,9 +175,14 @@ static inline int ts_rowwise_long_row_plan(long long rows, int cols, int dtype_b
     return 1;
 }
 
-/* Whether a row that takes a long-row instance fits a narrow one (TS_ROWWISE_HAS_LONG_ROW_NARROW). */
+/* Whether a row that takes a long-row instance fits a narrow one (TS_ROWWISE_HAS_LONG_ROW_NARROW),
+ * or a middle one (TS_ROWWISE_HAS_LONG_ROW_MID). A family takes the shortest instance that holds
+ * the row: fewer of its registers lie past the row, and more blocks fit an SM. */
 static inline int ts_rowwise_long_row_narrow(int cols) {
     return TS_ROWWISE_HAS_LONG_ROW_NARROW && cols <= TS_ROWWISE_LONG_ROW_NARROW_COLS(TS_WARP_LANES);
+}
+static inline int ts_rowwise_long_row_mid(int cols) {
+    return TS_ROWWISE_HAS_LONG_ROW_MID && cols <= TS_ROWWISE_LONG_ROW_MID_COLS(TS_WARP_LANES);
 }
 
 /* In a variant: ptr, promised 16-byte aligned in the whole instance (TS_ROWWISE_WHOLE, whose launch

@@ -13,7 +13,8 @@
  *   TS_ROWWISE_LONG_ROW_BLOCKS        blocks per SM
  *   TS_ROWWISE_LONG_ROW_LIMIT         the longest row it holds, its slice (rowwise_plan.h:
  *                                     TS_ROWWISE_LONG_ROW_COLS, or TS_ROWWISE_LONG_ROW_NARROW_COLS
- *                                     for a narrow instance, at TS_WARP_LANES)
+ *                                     / _MID_COLS for a narrow / middle instance, at
+ *                                     TS_WARP_LANES)
  * and leaves none of the TS_ROWWISE_* settings it defines behind. */
 #define TS_ROWWISE_NAME TS_ROWWISE_LONG_ROW_NAME
 #define TS_ROWWISE_BLOCK_WARPS_MAX 1

@@ -71,6 +71,9 @@ static inline int ts_rowwise_row_chunks(int cols, int dtype_bytes, int lanes) {
 /* The longest row a narrow long-row instance holds: a slice and one chunk of every lane (1280
  * columns on CUDA, 1032 on the host; on HIP it is TS_ROWWISE_LONG_ROW_COLS, and there are none). */
 #define TS_ROWWISE_LONG_ROW_NARROW_COLS(lanes) (TS_ROWWISE_E + 8 * (lanes))
+/* The longest row a middle long-row instance holds: a slice and two chunks of every lane (1536
+ * columns on CUDA, 1040 on the host; on HIP more than TS_ROWWISE_LONG_ROW_COLS, and there are none). */
+#define TS_ROWWISE_LONG_ROW_MID_COLS(lanes) (TS_ROWWISE_E + 16 * (lanes))
 
 /* 16-bit rows a family's long-row instance takes (kernels/common/rowwise_long_row.h), a row a warp:
  * whole chunks, longer than a slice and at most TS_ROWWISE_LONG_ROW_COLS, which the plan of a slice

@@ -174,6 +174,19 @@
 #ifndef TS_NORM_LONG_ROW_NARROW_BLOCKS
 #define TS_NORM_LONG_ROW_NARROW_BLOCKS 24
 #endif
+/* 1 (default): of the longer ones, those of at most a slice and two chunks of every lane (1288 to
+ * 1528 columns on CUDA; rowwise_plan.h: TS_ROWWISE_LONG_ROW_MID_COLS) run on middle long-row
+ * instances, whose slice is that long, TS_NORM_LONG_ROW_MID_BLOCKS blocks an SM (92-94 registers, no
+ * spills; at 24, 8-28 bytes spilled); 0: on the long-row instances. On the H200
+ * (bench/results/nvidia-h200-2026-12-04-long-rows-mid.txt) RMSNorm + residual bf16 49920x1344 3.74 -> 4.13 TB/s
+ * (0.95x -> 1.05x torch.compile), 47616x1408 3.85 -> 4.17, 43904x1528 3.96 -> 4.16, fp16 47616x1408
+ * 3.88 -> 4.18 (0.98x -> 1.06x); LayerNorm + residual bf16 47616x1408 3.59 -> 4.03. */
+#ifndef TS_NORM_USE_LONG_ROW_MID
+#define TS_NORM_USE_LONG_ROW_MID 1
+#endif
+#ifndef TS_NORM_LONG_ROW_MID_BLOCKS
+#define TS_NORM_LONG_ROW_MID_BLOCKS 20
+#endif
 
 #define TS_NORM_RMS_ROW 0
 #define TS_ROWWISE_INSTANCE_VARIANT "kernels/norm/norm_variant.h"
@@ -209,6 +222,14 @@
 #define TS_ROWWISE_LONG_ROW_LIMIT TS_ROWWISE_LONG_ROW_NARROW_COLS(TS_WARP_LANES)
 #define TS_ROWWISE_LONG_ROW_BF16_NAME ts_norm_bf16_long_row_narrow
 #define TS_ROWWISE_LONG_ROW_FP16_NAME ts_norm_fp16_long_row_narrow
+#include "kernels/common/rowwise_long_row_instances.h"
+#endif
+#if TS_ROWWISE_HAS_LONG_ROW_MID
+/* The middle long-row instances (TS_NORM_USE_LONG_ROW_MID). */
+#define TS_ROWWISE_LONG_ROW_BLOCKS TS_NORM_LONG_ROW_MID_BLOCKS
+#define TS_ROWWISE_LONG_ROW_LIMIT TS_ROWWISE_LONG_ROW_MID_COLS(TS_WARP_LANES)
+#define TS_ROWWISE_LONG_ROW_BF16_NAME ts_norm_bf16_long_row_mid
+#define TS_ROWWISE_LONG_ROW_FP16_NAME ts_norm_fp16_long_row_mid
 #include "kernels/common/rowwise_long_row_instances.h"
 #endif
 
@@ -348,6 +369,12 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
         p.warps_per_row = long_row.warps_per_row;
         ts_status (*long_row_launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream) =
             d.dtype == TS_DTYPE_BF16 ? ts_norm_bf16_long_row_launch : ts_norm_fp16_long_row_launch;
+        /* The shortest instance that holds the row: the middle one, then the narrow one. */
+#if TS_ROWWISE_HAS_LONG_ROW_MID
+        if (TS_NORM_USE_LONG_ROW_MID && ts_rowwise_long_row_mid(d.cols))
+            long_row_launcher =
+                d.dtype == TS_DTYPE_BF16 ? ts_norm_bf16_long_row_mid_launch : ts_norm_fp16_long_row_mid_launch;
+#endif
 #if TS_ROWWISE_HAS_LONG_ROW_NARROW
         if (TS_NORM_USE_LONG_ROW_NARROW && ts_rowwise_long_row_narrow(d.cols))
             long_row_launcher =

@@ -64,6 +64,18 @@ typedef struct ts_softmax_params {
 #ifndef TS_SOFTMAX_LONG_ROW_NARROW_BLOCKS
 #define TS_SOFTMAX_LONG_ROW_NARROW_BLOCKS 32
 #endif
+/* 1 (default): of the longer ones, those of at most a slice and two chunks of every lane (1288 to
+ * 1528 columns on CUDA; rowwise_plan.h: TS_ROWWISE_LONG_ROW_MID_COLS) run on middle long-row
+ * instances, whose slice is that long, TS_SOFTMAX_LONG_ROW_MID_BLOCKS blocks an SM (66 registers, no
+ * spills); 0: on the long-row instances. On the H200 (bench/results/nvidia-h200-2026-12-04-long-rows-mid.txt)
+ * bf16 49920x1344 3.48 -> 3.87 TB/s, 47616x1408 3.61 -> 3.99, 43904x1528 3.79 -> 4.12, fp16
+ * 47616x1408 3.67 -> 4.05. */
+#ifndef TS_SOFTMAX_USE_LONG_ROW_MID
+#define TS_SOFTMAX_USE_LONG_ROW_MID 1
+#endif
+#ifndef TS_SOFTMAX_LONG_ROW_MID_BLOCKS
+#define TS_SOFTMAX_LONG_ROW_MID_BLOCKS 28
+#endif
 #define TS_ROWWISE_LONG_ROW_BLOCKS TS_SOFTMAX_LONG_ROW_BLOCKS
 #define TS_ROWWISE_LONG_ROW_LIMIT TS_ROWWISE_LONG_ROW_COLS(TS_WARP_LANES)
 #define TS_ROWWISE_LONG_ROW_BF16_NAME ts_softmax_bf16_long_row
@@ -75,6 +87,14 @@ typedef struct ts_softmax_params {
 #define TS_ROWWISE_LONG_ROW_LIMIT TS_ROWWISE_LONG_ROW_NARROW_COLS(TS_WARP_LANES)
 #define TS_ROWWISE_LONG_ROW_BF16_NAME ts_softmax_bf16_long_row_narrow
 #define TS_ROWWISE_LONG_ROW_FP16_NAME ts_softmax_fp16_long_row_narrow
+#include "kernels/common/rowwise_long_row_instances.h"
+#endif
+#if TS_ROWWISE_HAS_LONG_ROW_MID
+/* The middle long-row instances (TS_SOFTMAX_USE_LONG_ROW_MID). */
+#define TS_ROWWISE_LONG_ROW_BLOCKS TS_SOFTMAX_LONG_ROW_MID_BLOCKS
+#define TS_ROWWISE_LONG_ROW_LIMIT TS_ROWWISE_LONG_ROW_MID_COLS(TS_WARP_LANES)
+#define TS_ROWWISE_LONG_ROW_BF16_NAME ts_softmax_bf16_long_row_mid
+#define TS_ROWWISE_LONG_ROW_FP16_NAME ts_softmax_fp16_long_row_mid
 #include "kernels/common/rowwise_long_row_instances.h"
 #endif
 #undef TS_ROWWISE_INSTANCE_VARIANT
@@ -227,6 +247,12 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
         p.warps_per_row = long_row.warps_per_row;
         ts_status (*long_row_launcher)(const ts_softmax_params *, const ts_rowwise_plan *, ts_stream) =
             d.dtype == TS_DTYPE_BF16 ? ts_softmax_bf16_long_row_launch : ts_softmax_fp16_long_row_launch;
+        /* The shortest instance that holds the row: the middle one, then the narrow one. */
+#if TS_ROWWISE_HAS_LONG_ROW_MID
+        if (TS_SOFTMAX_USE_LONG_ROW_MID && ts_rowwise_long_row_mid(d.cols))
+            long_row_launcher = d.dtype == TS_DTYPE_BF16 ? ts_softmax_bf16_long_row_mid_launch
+                                                         : ts_softmax_fp16_long_row_mid_launch;
+#endif
 #if TS_ROWWISE_HAS_LONG_ROW_NARROW
         if (TS_SOFTMAX_USE_LONG_ROW_NARROW && ts_rowwise_long_row_narrow(d.cols))
             long_row_launcher = d.dtype == TS_DTYPE_BF16 ? ts_softmax_bf16_long_row_narrow_launch

@@ -147,9 +147,9 @@
  * whole chunks (kernels/common/rowwise_plan.h: ts_rowwise_long_row; 1032 to 1792 columns on CUDA)
  * that the rows instances do not take, with uniform dtypes and 16-byte aligned matrices, run a row a
  * one-warp block (ts_norm_*_long_row, kernels/common/rowwise_long_row.h), launch bounds of
- * TS_NORM_LONG_ROW_BLOCKS blocks an SM (106 registers in either dtype, so 18 fit; no spills); 0: over
+ * TS_NORM_LONG_ROW_BLOCKS blocks an SM (96 registers in either dtype, so 21 fit; no spills); 0: over
  * two warps, on the short instance, the second warp partly empty. On the H200
- * (bench/results/nvidia-h200-2026-12-04-long-rows-on.txt) RMSNorm + residual bf16 57344x1152 2.87 ->
+ * (bench/results/nvidia-h200-2026-12-04-long-rows-on.txt, at 12 blocks) RMSNorm + residual bf16 57344x1152 2.87 ->
  * 3.55 TB/s, 40960x1600 3.75 -> 4.02, fp16 57344x1152 2.39 -> 3.51, 40960x1600 3.19 -> 4.05. The
  * bf16 kernel reads its row's elements through ts_wvp_elem_at_use: with plain conversions it held
  * them in fp32 besides the packed words (167 registers, 12 blocks) and lost to two warps past about
@@ -158,8 +158,12 @@
 #ifndef TS_NORM_USE_LONG_ROW
 #define TS_NORM_USE_LONG_ROW 1
 #endif
+/* At 12 blocks an SM these kernels took 106 registers (18 fit); at 20, 96 and no spills, which on the
+ * H200 (bench/results/nvidia-h200-2026-12-04-long-rows-blocks.txt) took RMSNorm + residual bf16
+ * 40960x1600 from 4.02 to 4.16 TB/s (0.999x -> 1.033x torch.compile), 39424x1664 4.10 -> 4.18, fp16
+ * 40960x1600 4.04 -> 4.18, LayerNorm + residual bf16 40960x1600 3.84 -> 4.08; at 24 they spill. */
 #ifndef TS_NORM_LONG_ROW_BLOCKS
-#define TS_NORM_LONG_ROW_BLOCKS 12
+#define TS_NORM_LONG_ROW_BLOCKS 20
 #endif
 /* 1 (default): of those rows, the ones of at most a slice and one chunk of every lane (1032 to 1272
  * columns on CUDA; rowwise_plan.h: TS_ROWWISE_LONG_ROW_NARROW_COLS) run on narrow long-row

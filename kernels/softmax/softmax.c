@@ -42,15 +42,18 @@ typedef struct ts_softmax_params {
  * whole chunks (kernels/common/rowwise_plan.h: ts_rowwise_long_row; 1032 to 1792 columns on CUDA)
  * that the rows instances do not take, with the output in the input's dtype and 16-byte aligned
  * matrices, run a row a one-warp block (ts_softmax_*_long_row, kernels/common/rowwise_long_row.h)
- * at TS_SOFTMAX_LONG_ROW_BLOCKS blocks an SM (72 registers; 24 blocks: 80, about 1% slower at 1600
- * and 1664 columns); 0: over two warps, on the short instance. On the H200
- * (bench/results/nvidia-h200-2026-12-04-long-rows-on.txt) bf16 57344x1152 2.28 -> 3.11 TB/s,
- * 40960x1600 2.96 -> 3.92, 39424x1664 3.06 -> 4.03, fp16 40960x1600 2.96 -> 4.00. */
+ * at TS_SOFTMAX_LONG_ROW_BLOCKS blocks an SM; 0: over two warps, on the short instance. On the H200
+ * (bench/results/nvidia-h200-2026-12-04-long-rows-on.txt, at 28 blocks) bf16 57344x1152 2.28 -> 3.11
+ * TB/s, 40960x1600 2.96 -> 3.92, 39424x1664 3.06 -> 4.03, fp16 40960x1600 2.96 -> 4.00. At 32
+ * blocks an SM (64 registers, no spills; the reciprocal's slow path, for sums of extreme exponent,
+ * keeps one register on the stack, 8 bytes) against 28 (72 registers): bf16 40960x1600 3.91 -> 4.05,
+ * 39424x1664 4.02 -> 4.16, 37632x1784 4.11 -> 4.19, fp16 40960x1600 4.00 -> 4.09
+ * (bench/results/nvidia-h200-2026-12-04-long-rows-blocks.txt); at 24 (80 registers) about 1% below 28. */
 #ifndef TS_SOFTMAX_USE_LONG_ROW
 #define TS_SOFTMAX_USE_LONG_ROW 1
 #endif
 #ifndef TS_SOFTMAX_LONG_ROW_BLOCKS
-#define TS_SOFTMAX_LONG_ROW_BLOCKS 28
+#define TS_SOFTMAX_LONG_ROW_BLOCKS 32
 #endif
 /* 1 (default): of those rows, the ones of at most a slice and one chunk of every lane (1032 to 1272
  * columns on CUDA; rowwise_plan.h: TS_ROWWISE_LONG_ROW_NARROW_COLS) run on narrow long-row

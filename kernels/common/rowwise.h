@@ -175,14 +175,20 @@ static inline int ts_rowwise_long_row_plan(long long rows, int cols, int dtype_b
     return 1;
 }
 
-/* Whether a row that takes a long-row instance fits a narrow one (TS_ROWWISE_HAS_LONG_ROW_NARROW),
- * or a middle one (TS_ROWWISE_HAS_LONG_ROW_MID). A family takes the shortest instance that holds
- * the row: fewer of its registers lie past the row, and more blocks fit an SM. */
-static inline int ts_rowwise_long_row_narrow(int cols) {
-    return TS_ROWWISE_HAS_LONG_ROW_NARROW && cols <= TS_ROWWISE_LONG_ROW_NARROW_COLS(TS_WARP_LANES);
-}
-static inline int ts_rowwise_long_row_mid(int cols) {
-    return TS_ROWWISE_HAS_LONG_ROW_MID && cols <= TS_ROWWISE_LONG_ROW_MID_COLS(TS_WARP_LANES);
+/* Which of a family's long-row instances a row that takes one runs on: the shortest that holds it,
+ * of those this backend has and the family uses (use_narrow, use_mid: its knobs), since fewer of its
+ * registers lie past the row and more blocks fit an SM. */
+typedef enum {
+    TS_ROWWISE_LONG_ROW_INSTANCE_FULL,   /* at most TS_ROWWISE_LONG_ROW_COLS */
+    TS_ROWWISE_LONG_ROW_INSTANCE_MID,    /* at most TS_ROWWISE_LONG_ROW_MID_COLS */
+    TS_ROWWISE_LONG_ROW_INSTANCE_NARROW, /* at most TS_ROWWISE_LONG_ROW_NARROW_COLS */
+} ts_rowwise_long_row_instance;
+static inline ts_rowwise_long_row_instance ts_rowwise_long_row_pick(int cols, int use_narrow, int use_mid) {
+    if (use_narrow && TS_ROWWISE_HAS_LONG_ROW_NARROW && cols <= TS_ROWWISE_LONG_ROW_NARROW_COLS(TS_WARP_LANES))
+        return TS_ROWWISE_LONG_ROW_INSTANCE_NARROW;
+    if (use_mid && TS_ROWWISE_HAS_LONG_ROW_MID && cols <= TS_ROWWISE_LONG_ROW_MID_COLS(TS_WARP_LANES))
+        return TS_ROWWISE_LONG_ROW_INSTANCE_MID;
+    return TS_ROWWISE_LONG_ROW_INSTANCE_FULL;
 }
 
 /* In a variant: ptr, promised 16-byte aligned in the whole instance (TS_ROWWISE_WHOLE, whose launch

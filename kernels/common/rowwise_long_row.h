@@ -3,9 +3,9 @@
  * ts_rowwise_long_row_plan). The plan of a slice a warp spreads such a row over two warps, the
  * second partly empty, with a block barrier for each reduction: RMSNorm + residual bf16 40960x1600
  * and 57344x1152 ran there at 0.93x and 0.75x torch.compile on the H200. Here one warp holds the
- * whole row in TS_ROWWISE_LONG_ROW_LIMIT elements' registers, the last chunks of some lanes past the row:
- * the one-slice rows' settings (rowwise_one_warp_row.h) with a longer slice and rows of any such
- * length. Included after defining:
+ * whole row in TS_ROWWISE_LONG_ROW_LIMIT elements' registers, the last chunks of some lanes past
+ * the row: the one-slice rows' settings (rowwise_one_warp_row.h) with a longer slice and rows of
+ * any such length. Included after defining:
  *   TS_ROWWISE_INSTANCE_VARIANT       the variant header, as a quoted path
  *   TS_ROWWISE_DTYPE                  the input dtype (a 16-bit TS_DTYPE_...)
  *   TS_ROWWISE_LONG_ROW_NAME          the kernel (its launcher: NAME_launch, over a plan of

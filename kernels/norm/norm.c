@@ -373,17 +373,22 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
         p.warps_per_row = long_row.warps_per_row;
         ts_status (*long_row_launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream) =
             d.dtype == TS_DTYPE_BF16 ? ts_norm_bf16_long_row_launch : ts_norm_fp16_long_row_launch;
-        /* The shortest instance that holds the row: the middle one, then the narrow one. */
-#if TS_ROWWISE_HAS_LONG_ROW_MID
-        if (TS_NORM_USE_LONG_ROW_MID && ts_rowwise_long_row_mid(d.cols))
-            long_row_launcher =
-                d.dtype == TS_DTYPE_BF16 ? ts_norm_bf16_long_row_mid_launch : ts_norm_fp16_long_row_mid_launch;
-#endif
+        switch (ts_rowwise_long_row_pick(d.cols, TS_NORM_USE_LONG_ROW_NARROW, TS_NORM_USE_LONG_ROW_MID)) {
 #if TS_ROWWISE_HAS_LONG_ROW_NARROW
-        if (TS_NORM_USE_LONG_ROW_NARROW && ts_rowwise_long_row_narrow(d.cols))
+        case TS_ROWWISE_LONG_ROW_INSTANCE_NARROW:
             long_row_launcher =
                 d.dtype == TS_DTYPE_BF16 ? ts_norm_bf16_long_row_narrow_launch : ts_norm_fp16_long_row_narrow_launch;
+            break;
 #endif
+#if TS_ROWWISE_HAS_LONG_ROW_MID
+        case TS_ROWWISE_LONG_ROW_INSTANCE_MID:
+            long_row_launcher =
+                d.dtype == TS_DTYPE_BF16 ? ts_norm_bf16_long_row_mid_launch : ts_norm_fp16_long_row_mid_launch;
+            break;
+#endif
+        default:
+            break;
+        }
         return long_row_launcher(&p, &long_row, stream);
     }
     typedef ts_status (*launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream);

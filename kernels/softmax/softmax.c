@@ -250,17 +250,22 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
         p.warps_per_row = long_row.warps_per_row;
         ts_status (*long_row_launcher)(const ts_softmax_params *, const ts_rowwise_plan *, ts_stream) =
             d.dtype == TS_DTYPE_BF16 ? ts_softmax_bf16_long_row_launch : ts_softmax_fp16_long_row_launch;
-        /* The shortest instance that holds the row: the middle one, then the narrow one. */
-#if TS_ROWWISE_HAS_LONG_ROW_MID
-        if (TS_SOFTMAX_USE_LONG_ROW_MID && ts_rowwise_long_row_mid(d.cols))
-            long_row_launcher = d.dtype == TS_DTYPE_BF16 ? ts_softmax_bf16_long_row_mid_launch
-                                                         : ts_softmax_fp16_long_row_mid_launch;
-#endif
+        switch (ts_rowwise_long_row_pick(d.cols, TS_SOFTMAX_USE_LONG_ROW_NARROW, TS_SOFTMAX_USE_LONG_ROW_MID)) {
 #if TS_ROWWISE_HAS_LONG_ROW_NARROW
-        if (TS_SOFTMAX_USE_LONG_ROW_NARROW && ts_rowwise_long_row_narrow(d.cols))
+        case TS_ROWWISE_LONG_ROW_INSTANCE_NARROW:
             long_row_launcher = d.dtype == TS_DTYPE_BF16 ? ts_softmax_bf16_long_row_narrow_launch
                                                          : ts_softmax_fp16_long_row_narrow_launch;
+            break;
 #endif
+#if TS_ROWWISE_HAS_LONG_ROW_MID
+        case TS_ROWWISE_LONG_ROW_INSTANCE_MID:
+            long_row_launcher = d.dtype == TS_DTYPE_BF16 ? ts_softmax_bf16_long_row_mid_launch
+                                                         : ts_softmax_fp16_long_row_mid_launch;
+            break;
+#endif
+        default:
+            break;
+        }
         return long_row_launcher(&p, &long_row, stream);
     }
     ts_rowwise_plan plan;

@@ -185,6 +185,9 @@ ts_status bench_softmax(bench_context *ctx) {
         for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal)
             for (int i = 0; i < 2 && st == TS_SUCCESS; ++i)
                 st = mb_softmax(ctx, &timer, shapes[i][0], (int)shapes[i][1], causal);
+        /* Rows of logits over a vocabulary (32000: Llama 2, 128256: Llama 3): the stream instance. */
+        static const long long vocab[2][2] = {{4096, 32000}, {2048, 128256}};
+        for (int i = 0; i < 2 && st == TS_SUCCESS; ++i) st = mb_softmax(ctx, &timer, vocab[i][0], (int)vocab[i][1], 0);
     }
     bench_timer_destroy(&timer);
     return st;

@@ -17,6 +17,9 @@
  *   ts_wv_fill_from(v, start, x) (strip elements start, start + 1, ... become x)
  *   ts_wv_sum(v), ts_wv_sum_sq(v), ts_wv_max(v): the whole warp's strip reduced to one float,
  *       the same (bit for bit) in every lane
+ *   ts_wv_lane_sum(v), ts_wv_lane_max(v): the lane's own elements only (statistics a lane keeps
+ *       over many strips), and ts_wv_warp_combine(x, op): one value of every lane combined across
+ *       the warp, the same in every lane
  *   of a strip of wide rows, with one value a chunk of the lane (its row's):
  *   ts_wv_row_sums(out, v, row_chunks), ts_wv_row_max(out, v, row_chunks) (out[k]: the row of
  *   chunk k reduced, the same in every lane), ts_wv_sub_row_scalars(d, a, s) and
@@ -756,26 +759,34 @@ TS_DEVICE void ts_wv_fill_quad_rows_from_impl(float *d, int chunks, const long l
 
 /* ---- reductions ---------------------------------------------------------------------------- */
 
-/* The eight running partials of a lane combined (op: 0 and 1 add, 2 max), then across the warp. */
-TS_DEVICE float ts_wv_reduce_parts(float *part, int op) {
+/* x of every lane combined across the warp (op: 0 and 1 add, 2 max) by a butterfly of xor
+ * shuffles, whose every step combines the same two values in every lane, so every lane ends with the
+ * same bits. */
+TS_DEVICE float ts_wv_warp_combine(float x, int op) {
+    TS_UNROLL
+    for (int m = 1; m < TS_WARP_LANES; m <<= 1) {
+        const float o = ts_shfl_xor_f32(x, m);
+        x = op == 2 ? fmaxf(x, o) : x + o;
+    }
+    return x;
+}
+
+/* The eight running partials of a lane combined (op: 0 and 1 add, 2 max): the lane's value. */
+TS_DEVICE float ts_wv_lane_parts(float *part, int op) {
     TS_UNROLL
     for (int w = TS_WV_CHUNK / 2; w > 0; w >>= 1) {
         TS_UNROLL
         for (int j = 0; j < w; ++j) part[j] = op == 2 ? fmaxf(part[j], part[j + w]) : part[j] + part[j + w];
     }
-    float s = part[0];
-    TS_UNROLL
-    for (int m = 1; m < TS_WARP_LANES; m <<= 1) {
-        const float o = ts_shfl_xor_f32(s, m);
-        s = op == 2 ? fmaxf(s, o) : s + o;
-    }
-    return s;
+    return part[0];
 }
 
-/* op: 0 sum, 1 sum of squares, 2 max. Eight running partials (one per chunk position) keep the
- * dependency chains short; then a butterfly of xor shuffles, whose every step adds the same two
- * values in every lane, so every lane ends with the same bits. */
-TS_DEVICE float ts_wv_reduce_impl(const float *a, int chunks, int op) {
+/* The eight running partials of a lane combined, then across the warp. */
+TS_DEVICE float ts_wv_reduce_parts(float *part, int op) { return ts_wv_warp_combine(ts_wv_lane_parts(part, op), op); }
+
+/* The lane's own elements reduced (op: 0 sum, 1 sum of squares, 2 max), with no exchange across the
+ * warp. Eight running partials (one per chunk position) keep the dependency chains short. */
+TS_DEVICE float ts_wv_lane_reduce_impl(const float *a, int chunks, int op) {
     float part[TS_WV_CHUNK];
     TS_UNROLL
     for (int j = 0; j < TS_WV_CHUNK; ++j) part[j] = op == 2 ? -INFINITY : 0.0f;
@@ -787,9 +798,19 @@ TS_DEVICE float ts_wv_reduce_impl(const float *a, int chunks, int op) {
             part[j] = op == 0 ? part[j] + x : op == 1 ? fmaf(x, x, part[j]) : fmaxf(part[j], x);
         }
     }
-    return ts_wv_reduce_parts(part, op);
+    return ts_wv_lane_parts(part, op);
 }
 
+/* op: 0 sum, 1 sum of squares, 2 max, over the warp: the lane's reduction, then the butterfly
+ * (ts_wv_warp_combine), so every lane ends with the same bits. */
+TS_DEVICE float ts_wv_reduce_impl(const float *a, int chunks, int op) {
+    return ts_wv_warp_combine(ts_wv_lane_reduce_impl(a, chunks, op), op);
+}
+
+/* Of the lane's elements only, for statistics a lane keeps over many strips and combines across the
+ * warp once, at the end (ts_wv_warp_combine): kernels/softmax/softmax_stream_variant.h. */
+#define ts_wv_lane_sum(a) ts_wv_lane_reduce_impl(TS_WV_CDATA(a), TS_WV_CHUNKS(a), 0)
+#define ts_wv_lane_max(a) ts_wv_lane_reduce_impl(TS_WV_CDATA(a), TS_WV_CHUNKS(a), 2)
 #define ts_wv_sum(a) ts_wv_reduce_impl(TS_WV_CDATA(a), TS_WV_CHUNKS(a), 0)
 #define ts_wv_sum_sq(a) ts_wv_reduce_impl(TS_WV_CDATA(a), TS_WV_CHUNKS(a), 1)
 #define ts_wv_max(a) ts_wv_reduce_impl(TS_WV_CDATA(a), TS_WV_CHUNKS(a), 2)

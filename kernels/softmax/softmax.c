@@ -3,7 +3,8 @@
  * (rows of up to 8192 columns at high occupancy, the same for whole, aligned slices, and longer
  * ones), instantiated from softmax_variant.h through kernels/common/rowwise_instances.h; and rows of
  * 256 to 896 columns several to a warp and of 1280 to 1792 one a warp (softmax_rows_variant.h,
- * kernels/common/rowwise_rows.h). */
+ * kernels/common/rowwise_rows.h); and rows of any length past those, streamed through a block
+ * twice (softmax_stream_variant.h). */
 #include <math.h>
 #include <string.h>
 
@@ -195,6 +196,54 @@ typedef struct ts_softmax_params {
 #undef TS_ROWWISE_ROWS_QUAD_BLOCKS
 #undef TS_ROWWISE_ROWS_VARIANT
 
+/* Rows of TS_SOFTMAX_STREAM_MIN_COLS columns and more, and every row longer than the instances above
+ * take (TS_ROWWISE_BACKEND_MAX_COLS: a row over at most 16 warps' registers, 8 on HIP), run on the
+ * stream instance (softmax_stream_variant.h): a row a block of TS_SOFTMAX_STREAM_WARPS warps, read
+ * twice, the second time mostly from the L2, over a grid of TS_SOFTMAX_STREAM_BLOCKS_PER_SM blocks an
+ * SM. So any row length is taken (the vocabulary-sized rows of a language model's logits). A lower
+ * TS_SOFTMAX_STREAM_MIN_COLS sends shorter rows there too (the host CI variant softmax-stream: every
+ * softmax test through it). */
+#ifndef TS_SOFTMAX_STREAM_MIN_COLS
+#define TS_SOFTMAX_STREAM_MIN_COLS (TS_ROWWISE_BACKEND_MAX_COLS + 1)
+#endif
+/* 32 warps (1024 threads) on CUDA and the host, 64 registers a thread (no spills); on HIP 8 waves
+ * (512 threads) and two blocks a CU: at 16 waves the kernel's 128 VGPRs a lane spilled 16-36. */
+#ifndef TS_SOFTMAX_STREAM_WARPS
+#define TS_SOFTMAX_STREAM_WARPS (TS_WARP_LANES == 64 ? TS_ROWWISE_MAX_WARPS : 32)
+#endif
+#ifndef TS_SOFTMAX_STREAM_BLOCKS_PER_SM
+#define TS_SOFTMAX_STREAM_BLOCKS_PER_SM (TS_WARP_LANES == 64 ? 2 : 1)
+#endif
+#define TS_SOFTMAX_STREAM_NAME ts_softmax_bf16_stream
+#define TS_SOFTMAX_STREAM_DTYPE TS_DTYPE_BF16
+#include "kernels/softmax/softmax_stream_variant.h"
+#undef TS_SOFTMAX_STREAM_NAME
+#undef TS_SOFTMAX_STREAM_DTYPE
+#define TS_SOFTMAX_STREAM_NAME ts_softmax_fp16_stream
+#define TS_SOFTMAX_STREAM_DTYPE TS_DTYPE_FP16
+#include "kernels/softmax/softmax_stream_variant.h"
+#undef TS_SOFTMAX_STREAM_NAME
+#undef TS_SOFTMAX_STREAM_DTYPE
+#define TS_SOFTMAX_STREAM_NAME ts_softmax_f32_stream
+#define TS_SOFTMAX_STREAM_DTYPE TS_DTYPE_F32
+#include "kernels/softmax/softmax_stream_variant.h"
+#undef TS_SOFTMAX_STREAM_NAME
+#undef TS_SOFTMAX_STREAM_DTYPE
+
+/* The stream instance's launch (above) for rows of any length. */
+static ts_status ts_softmax_stream(const ts_softmax_params *p, ts_dtype dtype, ts_stream stream) {
+    ts_rowwise_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.warps = TS_SOFTMAX_STREAM_WARPS;
+    plan.warps_per_row = TS_SOFTMAX_STREAM_WARPS;
+    plan.shared_bytes = (size_t)2 * TS_SOFTMAX_STREAM_WARPS * sizeof(float);
+    const ts_status s = ts_kernel_capped_grid(p->rows, TS_SOFTMAX_STREAM_BLOCKS_PER_SM, &plan.grid);
+    if (s != TS_SUCCESS) return s;
+    return dtype == TS_DTYPE_BF16   ? ts_softmax_bf16_stream_launch(p, &plan, stream)
+           : dtype == TS_DTYPE_FP16 ? ts_softmax_fp16_stream_launch(p, &plan, stream)
+                                    : ts_softmax_f32_stream_launch(p, &plan, stream);
+}
+
 /* The rows instance's launcher for a dtype and a row length (ts_rowwise_rows_fit took it), or NULL. */
 static ts_status (*ts_softmax_rows_launcher(ts_dtype dtype, int cols))(const ts_softmax_params *, ts_stream) {
     return dtype == TS_DTYPE_BF16   ? ts_softmax_bf16_rows_launcher(cols)
@@ -207,7 +256,6 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
     const ts_softmax_desc d = *desc;
     if (!ts_rowwise_dtype_valid(d.dtype) || !ts_rowwise_dtype_valid(d.out_dtype)) return TS_ERROR_INVALID_ENUM;
     if (d.rows <= 0 || d.cols <= 0) return TS_ERROR_INVALID_SIZE;
-    if (d.cols > TS_ROWWISE_BACKEND_MAX_COLS) return TS_ERROR_UNSUPPORTED;
     if (!(d.scale > 0.0f) || !isfinite(d.scale) || !isfinite(d.scale * 1.4426950408889634f))
         return TS_ERROR_INVALID_VALUE;
     if (d.causal != 0 && d.causal != 1) return TS_ERROR_INVALID_VALUE;
@@ -231,6 +279,8 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
     p.causal = d.causal;
     p.out_dtype = (int)d.out_dtype;
     p.scale_log2 = d.scale * 1.4426950408889634f;
+    if (d.cols >= TS_SOFTMAX_STREAM_MIN_COLS || d.cols > TS_ROWWISE_BACKEND_MAX_COLS)
+        return ts_softmax_stream(&p, d.dtype, stream);
     /* The short instance takes one pass where the output dtype is the input's (softmax_variant.h):
      * on the H200 (bench/results/nvidia-h200-2026-12-01-softmax-rope-ab.txt) bf16 16384x4096 went
      * from 3.84-3.86 to 4.02-4.03 TB/s and 65536x1024 from 4.06-4.07 to 4.11-4.14 against its

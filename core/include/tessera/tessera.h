@@ -257,7 +257,8 @@ ts_status ts_attention_forward(const ts_attention_shape *shape, ts_dtype dtype, 
  * (else TS_ERROR_MISALIGNED); full speed needs 16-byte aligned pointers and row strides that are
  * multiples of 16 bytes, other layouts take a slower element-wise path. */
 
-/* Largest row the norms and the softmax take (TS_ERROR_UNSUPPORTED above it; 8192 on HIP). */
+/* Largest row the norms take (TS_ERROR_UNSUPPORTED above it; 8192 on HIP), and the longest softmax
+ * row held in registers: the softmax takes longer rows too (any int cols), reading them twice. */
 #define TS_ROWWISE_MAX_COLS 16384
 
 /* LayerNorm and RMSNorm over the last dimension of a rows x cols matrix, with the optional
@@ -299,7 +300,7 @@ ts_status ts_rmsnorm(const ts_norm_desc *desc, ts_stream stream);
  * bottom right. A row whose every column is masked comes out all zeros. */
 typedef struct ts_softmax_desc {
     long long rows;                 /* >= 1 */
-    int cols;                       /* 1 .. TS_ROWWISE_MAX_COLS */
+    int cols;                       /* >= 1 */
     ts_dtype dtype;                 /* x */
     ts_dtype out_dtype;             /* out */
     const void *x;

@@ -206,13 +206,16 @@ typedef struct ts_softmax_params {
 #ifndef TS_SOFTMAX_STREAM_MIN_COLS
 #define TS_SOFTMAX_STREAM_MIN_COLS (TS_ROWWISE_BACKEND_MAX_COLS + 1)
 #endif
-/* 32 warps (1024 threads) on CUDA and the host, 64 registers a thread (no spills); on HIP 8 waves
- * (512 threads) and two blocks a CU: at 16 waves the kernel's 128 VGPRs a lane spilled 16-36. */
+/* Blocks of 8 warps, four an SM on CUDA (64 registers a thread, no spills) and two a CU on HIP (at
+ * 16 waves a block the kernel's 128 VGPRs a lane spilled 16-36 bytes). On the H200 (PyTorch driver,
+ * bench/results/nvidia-h200-2026-12-04-softmax-stream.txt) bf16 4096x32000 / 4096x50304 /
+ * 2048x128256: 2.80 / 2.75 / 2.69 TB/s at 8 warps x 4, 2.71 / 2.66 / 2.71 at 16 x 2, 2.30 / 2.34 /
+ * 2.69 at 32 x 1, where a block's barrier between its passes idles the whole SM. */
 #ifndef TS_SOFTMAX_STREAM_WARPS
-#define TS_SOFTMAX_STREAM_WARPS (TS_WARP_LANES == 64 ? TS_ROWWISE_MAX_WARPS : 32)
+#define TS_SOFTMAX_STREAM_WARPS 8
 #endif
 #ifndef TS_SOFTMAX_STREAM_BLOCKS_PER_SM
-#define TS_SOFTMAX_STREAM_BLOCKS_PER_SM (TS_WARP_LANES == 64 ? 2 : 1)
+#define TS_SOFTMAX_STREAM_BLOCKS_PER_SM (TS_WARP_LANES == 64 ? 2 : 4)
 #endif
 #define TS_SOFTMAX_STREAM_NAME ts_softmax_bf16_stream
 #define TS_SOFTMAX_STREAM_DTYPE TS_DTYPE_BF16

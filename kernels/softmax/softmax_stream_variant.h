@@ -4,19 +4,22 @@
  * are run-time choices, as in the general instance (softmax_variant.h).
  *
  * A block takes a row at a time and streams it through its warps twice, a TS_ROWWISE_E-element
- * strip a warp at a time, strip after strip. The first pass keeps, in each lane, the running maximum
- * m of its elements and the sum of exp2((x - m) * scale * log2 e), the sum rescaled whenever m
- * grows (the online softmax), with no exchange between lanes until the row's end; then the lanes'
- * and the warps' pairs are combined into the row's. The second pass reads the row again, scales each
- * strip and stores it. A block's rows are read twice but fetched once from memory where the L2 still
- * holds them: one row in flight a block, and few blocks an SM (on CUDA one of 32 warps, the most a
- * block may have), so the rows the second pass reads are those the first read last.
+ * strip a warp at a time. The first pass keeps, in each lane, the running maximum m of its elements
+ * and the sum of exp2((x - m) * scale * log2 e), the sum rescaled whenever m grows (the online
+ * softmax), with no exchange between lanes until the row's end; then the lanes' and the warps'
+ * pairs are combined into the row's. The second pass reads the row again, scales each strip and
+ * stores it, each warp's strips in the opposite order, the last read first: the L2 holds the rows a
+ * block reads twice where few are in flight (TS_SOFTMAX_STREAM_WARPS warps a block, a row each,
+ * TS_SOFTMAX_STREAM_BLOCKS_PER_SM blocks an SM), and the last read the surest. The strips start at
+ * the row's first 16-byte aligned element, so that a row of any length and stride is read and
+ * written in 16-byte accesses; the few elements before it (a head of up to 7) are the first warp's,
+ * an element a lane.
  *   reads: TS_SOFTMAX_STREAM_NAME (the kernel), TS_SOFTMAX_STREAM_DTYPE (the input dtype),
  *          TS_SOFTMAX_STREAM_WARPS (the block's warps), TS_SOFTMAX_STREAM_BLOCKS_PER_SM (blocks an SM). */
 TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, TS_SOFTMAX_STREAM_BLOCKS_PER_SM, ts_softmax_params, p) {
-    const int nw = ts_num_warps(), w = ts_warp_id();
+    const int nw = ts_num_warps(), w = ts_warp_id(), lane = ts_lane_id();
     const int bytes = TS_DTYPE_BYTES(TS_SOFTMAX_STREAM_DTYPE), out_bytes = TS_DTYPE_BYTES(p->out_dtype);
-    const long long step = (long long)nw * TS_ROWWISE_E, first = (long long)w * TS_ROWWISE_E;
+    const long long step = (long long)nw * TS_ROWWISE_E;
     const float k = p->scale_log2;
     float *slots = (float *)ts_shared_base();
     int parity = 0;
@@ -29,8 +32,19 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, TS_SOFTMAX_S
             const long long last = row % p->causal_rows + p->causal_offset; /* last unmasked */
             if (last + 1 < live) live = last + 1;
         }
+        /* The head: the elements before the first 16-byte boundary of the row. */
+        const int head_max = (int)((16u - ((uintptr_t)x & 15u)) & 15u) / bytes;
+        const int head = head_max < p->cols ? head_max : p->cols;
+        const long long first = head + (long long)w * TS_ROWWISE_E; /* the warp's first strip */
         /* The lane's running maximum and sum; strips wholly masked are not read. */
         float m = -INFINITY, s = 0.0f;
+        if (w == 0)
+            for (int j = lane; j < head && j < live; j += TS_WARP_LANES) {
+                const float v = ts_wv_get(x, TS_SOFTMAX_STREAM_DTYPE, j), grown = fmaxf(m, v);
+                if (grown == -INFINITY) continue;
+                s = s * exp2f((m - grown) * k) + exp2f((v - grown) * k);
+                m = grown;
+            }
         for (long long c0 = first; c0 < live; c0 += step) {
             ts_wv_load(&h, x + c0 * bytes, TS_SOFTMAX_STREAM_DTYPE, p->cols - c0);
             if (live - c0 < TS_ROWWISE_E) ts_wv_fill_from(&h, live - c0, -INFINITY);
@@ -46,7 +60,13 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, TS_SOFTMAX_S
         if (row_max == -INFINITY) row_max = 0.0f; /* a wholly masked row: every weight is 0 */
         const float sum = ts_group_sum(ts_wv_warp_combine(s * exp2f((m - row_max) * k), 0), slots, w, nw, &parity);
         const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
-        for (long long c0 = first; c0 < p->cols; c0 += step) {
+        if (w == 0)
+            for (int j = lane; j < head; j += TS_WARP_LANES) {
+                const float v = ts_wv_get(x, TS_SOFTMAX_STREAM_DTYPE, j);
+                ts_wv_set(y, p->out_dtype, j, j < live ? exp2f((v - row_max) * k) * inv : 0.0f);
+            }
+        if (first >= p->cols) continue;
+        for (long long c0 = first + (p->cols - 1 - first) / step * step; c0 >= first; c0 -= step) {
             if (c0 < live) {
                 ts_wv_load(&h, x + c0 * bytes, TS_SOFTMAX_STREAM_DTYPE, p->cols - c0);
                 if (live - c0 < TS_ROWWISE_E) ts_wv_fill_from(&h, live - c0, -INFINITY);

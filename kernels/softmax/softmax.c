@@ -18,6 +18,7 @@ typedef struct ts_softmax_params {
     void *out;
     long long rows, x_stride, out_stride, causal_rows, causal_offset;
     int cols, causal, out_dtype, warps_per_row;
+    int stage_bytes; /* the stream instances' shared-memory row (staged; 0 otherwise) */
     float scale_log2; /* scale * log2(e): exponents in base 2 */
 } ts_softmax_params;
 
@@ -198,25 +199,38 @@ typedef struct ts_softmax_params {
 
 /* Rows of TS_SOFTMAX_STREAM_MIN_COLS columns and more, and every row longer than the instances above
  * take (TS_ROWWISE_BACKEND_MAX_COLS: a row over at most 16 warps' registers, 8 on HIP), run on the
- * stream instance (softmax_stream_variant.h): a row a block of TS_SOFTMAX_STREAM_WARPS warps, read
- * twice, the second time mostly from the L2, over a grid of TS_SOFTMAX_STREAM_BLOCKS_PER_SM blocks an
- * SM. So any row length is taken (the vocabulary-sized rows of a language model's logits). A lower
- * TS_SOFTMAX_STREAM_MIN_COLS sends shorter rows there too (the host CI variant softmax-stream: every
- * softmax test through it). */
+ * stream instances (softmax_stream_variant.h): a row a block, gone over twice. So any row length is
+ * taken (the vocabulary-sized rows of a language model's logits). A lower TS_SOFTMAX_STREAM_MIN_COLS
+ * sends shorter rows there too (the host CI variant softmax-stream: every softmax test through them). */
 #ifndef TS_SOFTMAX_STREAM_MIN_COLS
 #define TS_SOFTMAX_STREAM_MIN_COLS (TS_ROWWISE_BACKEND_MAX_COLS + 1)
 #endif
-/* Blocks of 8 warps, four an SM on CUDA (64 registers a thread, no spills) and two a CU on HIP (at
- * 16 waves a block the kernel's 128 VGPRs a lane spilled 16-36 bytes). On the H200 (PyTorch driver,
- * bench/results/nvidia-h200-2026-12-04-softmax-stream.txt) bf16 4096x32000 / 4096x50304 /
- * 2048x128256: 2.80 / 2.75 / 2.69 TB/s at 8 warps x 4, 2.71 / 2.66 / 2.71 at 16 x 2, 2.30 / 2.34 /
- * 2.69 at 32 x 1, where a block's barrier between its passes idles the whole SM. */
+/* 1 (default; 0 on HIP, whose ts_copy_async_g2s is a wave's copy loop): rows whose 16-bit or fp32
+ * body fits TS_SOFTMAX_STAGED_MAX_BYTES (two blocks an SM: bf16 rows up to about 57000 columns) run
+ * staged, the row copied into shared memory once and read there twice; longer ones, and all with 0,
+ * read the row from global memory twice, the second time mostly from the L2. */
+#ifndef TS_SOFTMAX_USE_STAGED
+#define TS_SOFTMAX_USE_STAGED (TS_WARP_LANES != 64)
+#endif
+#ifndef TS_SOFTMAX_STAGED_MAX_BYTES
+#define TS_SOFTMAX_STAGED_MAX_BYTES ((TS_MAX_SHARED_BYTES + 1024u) / 2u - 1024u)
+#endif
+/* Blocks of 8 warps, up to four an SM on CUDA (64 registers a thread, no spills) and two a CU on HIP
+ * (at 16 waves a block the kernel's 128 VGPRs a lane spilled 16-36 bytes). Not staged, on the H200
+ * (PyTorch driver, bench/results/nvidia-h200-2026-12-04-softmax-stream.txt) bf16 4096x32000 /
+ * 4096x50304 / 2048x128256: 2.80 / 2.75 / 2.69 TB/s at 8 warps x 4, 2.71 / 2.66 / 2.71 at 16 x 2,
+ * 2.30 / 2.34 / 2.69 at 32 x 1, where a block's barrier between its passes idles the whole SM. */
 #ifndef TS_SOFTMAX_STREAM_WARPS
 #define TS_SOFTMAX_STREAM_WARPS 8
 #endif
 #ifndef TS_SOFTMAX_STREAM_BLOCKS_PER_SM
 #define TS_SOFTMAX_STREAM_BLOCKS_PER_SM (TS_WARP_LANES == 64 ? 2 : 4)
 #endif
+/* The stream instances' shared memory after the stage: the copy's barrier, then the block's slots. */
+#define TS_SOFTMAX_STREAM_TBAR_BYTES ((sizeof(ts_tbar) + 15) / 16 * 16)
+#define TS_SOFTMAX_STREAM_SHARED_BYTES(stage_bytes)                                                \
+    ((size_t)(stage_bytes) + TS_SOFTMAX_STREAM_TBAR_BYTES + 2 * TS_SOFTMAX_STREAM_WARPS * sizeof(float))
+#define TS_SOFTMAX_STREAM_STAGED 0
 #define TS_SOFTMAX_STREAM_NAME ts_softmax_bf16_stream
 #define TS_SOFTMAX_STREAM_DTYPE TS_DTYPE_BF16
 #include "kernels/softmax/softmax_stream_variant.h"
@@ -232,19 +246,57 @@ typedef struct ts_softmax_params {
 #include "kernels/softmax/softmax_stream_variant.h"
 #undef TS_SOFTMAX_STREAM_NAME
 #undef TS_SOFTMAX_STREAM_DTYPE
+#undef TS_SOFTMAX_STREAM_STAGED
+#if TS_SOFTMAX_USE_STAGED
+#define TS_SOFTMAX_STREAM_STAGED 1
+#define TS_SOFTMAX_STREAM_NAME ts_softmax_bf16_staged
+#define TS_SOFTMAX_STREAM_DTYPE TS_DTYPE_BF16
+#include "kernels/softmax/softmax_stream_variant.h"
+#undef TS_SOFTMAX_STREAM_NAME
+#undef TS_SOFTMAX_STREAM_DTYPE
+#define TS_SOFTMAX_STREAM_NAME ts_softmax_fp16_staged
+#define TS_SOFTMAX_STREAM_DTYPE TS_DTYPE_FP16
+#include "kernels/softmax/softmax_stream_variant.h"
+#undef TS_SOFTMAX_STREAM_NAME
+#undef TS_SOFTMAX_STREAM_DTYPE
+#define TS_SOFTMAX_STREAM_NAME ts_softmax_f32_staged
+#define TS_SOFTMAX_STREAM_DTYPE TS_DTYPE_F32
+#include "kernels/softmax/softmax_stream_variant.h"
+#undef TS_SOFTMAX_STREAM_NAME
+#undef TS_SOFTMAX_STREAM_DTYPE
+#undef TS_SOFTMAX_STREAM_STAGED
+#endif
 
-/* The stream instance's launch (above) for rows of any length. */
-static ts_status ts_softmax_stream(const ts_softmax_params *p, ts_dtype dtype, ts_stream stream) {
+/* A stream instance's launch (above) for rows of any length: staged where the row's body fits, as
+ * many blocks an SM as their shared memory allows (at most TS_SOFTMAX_STREAM_BLOCKS_PER_SM). */
+static ts_status ts_softmax_stream(ts_softmax_params *p, ts_dtype dtype, ts_stream stream) {
+    typedef ts_status (*launcher)(const ts_softmax_params *, const ts_rowwise_plan *, ts_stream);
+    static const launcher streamed[3] = {ts_softmax_bf16_stream_launch, ts_softmax_fp16_stream_launch,
+                                         ts_softmax_f32_stream_launch};
     ts_rowwise_plan plan;
     memset(&plan, 0, sizeof plan);
     plan.warps = TS_SOFTMAX_STREAM_WARPS;
     plan.warps_per_row = TS_SOFTMAX_STREAM_WARPS;
-    plan.shared_bytes = (size_t)2 * TS_SOFTMAX_STREAM_WARPS * sizeof(float);
-    const ts_status s = ts_kernel_capped_grid(p->rows, TS_SOFTMAX_STREAM_BLOCKS_PER_SM, &plan.grid);
+    launcher launch = streamed[ts_rowwise_dtype_index(dtype)];
+    int blocks_per_sm = TS_SOFTMAX_STREAM_BLOCKS_PER_SM;
+    const long long stage = ((long long)p->cols * ts_rowwise_dtype_bytes(dtype) + 15) / 16 * 16;
+    p->stage_bytes = 0;
+#if TS_SOFTMAX_USE_STAGED
+    static const launcher staged[3] = {ts_softmax_bf16_staged_launch, ts_softmax_fp16_staged_launch,
+                                       ts_softmax_f32_staged_launch};
+    if (TS_SOFTMAX_STREAM_SHARED_BYTES(stage) <= TS_SOFTMAX_STAGED_MAX_BYTES) {
+        p->stage_bytes = (int)stage;
+        launch = staged[ts_rowwise_dtype_index(dtype)];
+        const long long fit = (TS_MAX_SHARED_BYTES + 1024u) / (TS_SOFTMAX_STREAM_SHARED_BYTES(stage) + 1024u);
+        if (fit < blocks_per_sm) blocks_per_sm = (int)fit;
+    }
+#else
+    (void)stage;
+#endif
+    plan.shared_bytes = TS_SOFTMAX_STREAM_SHARED_BYTES(p->stage_bytes);
+    const ts_status s = ts_kernel_capped_grid(p->rows, blocks_per_sm, &plan.grid);
     if (s != TS_SUCCESS) return s;
-    return dtype == TS_DTYPE_BF16   ? ts_softmax_bf16_stream_launch(p, &plan, stream)
-           : dtype == TS_DTYPE_FP16 ? ts_softmax_fp16_stream_launch(p, &plan, stream)
-                                    : ts_softmax_f32_stream_launch(p, &plan, stream);
+    return launch(p, &plan, stream);
 }
 
 /* The rows instance's launcher for a dtype and a row length (ts_rowwise_rows_fit took it), or NULL. */

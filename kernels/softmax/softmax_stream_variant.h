@@ -1,28 +1,41 @@
 /* The row softmax for rows longer than a block holds in registers (softmax.c: past
  * TS_ROWWISE_BACKEND_MAX_COLS, or TS_SOFTMAX_STREAM_MIN_COLS; the vocabulary-sized rows of a language
- * model's logits), instantiated once per input dtype; scale, the causal mask and the output dtype
- * are run-time choices, as in the general instance (softmax_variant.h).
+ * model's logits), instantiated twice per input dtype (staged and not, below); scale, the causal mask
+ * and the output dtype are run-time choices, as in the general instance (softmax_variant.h).
  *
- * A block takes a row at a time and streams it through its warps twice, a TS_ROWWISE_E-element
- * strip a warp at a time. The first pass keeps, in each lane, the running maximum m of its elements
- * and the sum of exp2((x - m) * scale * log2 e), the sum rescaled whenever m grows (the online
- * softmax), with no exchange between lanes until the row's end; then the lanes' and the warps'
- * pairs are combined into the row's. The second pass reads the row again, scales each strip and
- * stores it, each warp's strips in the opposite order, the last read first: the L2 holds the rows a
- * block reads twice where few are in flight (TS_SOFTMAX_STREAM_WARPS warps a block, a row each,
- * TS_SOFTMAX_STREAM_BLOCKS_PER_SM blocks an SM), and the last read the surest. The strips start at
- * the row's first 16-byte aligned element, so that a row of any length and stride is read and
- * written in 16-byte accesses; the few elements before it (a head of up to 7) are the first warp's,
- * an element a lane.
+ * A block takes a row at a time and goes over it twice, a TS_ROWWISE_E-element strip a warp at a
+ * time. The first pass keeps, in each lane, the running maximum m of its elements and the sum of
+ * exp2((x - m) * scale * log2 e), the sum rescaled whenever m grows (the online softmax), with no
+ * exchange between lanes until the row's end; then the lanes' and the warps' pairs are combined into
+ * the row's. The second pass scales each strip and stores it. The strips cover the row's body, from
+ * its first 16-byte boundary, so that a row of any length and stride is read and written in 16-byte
+ * accesses; the few elements outside it (the edge: a head of up to 7 and, staged, a tail) are the
+ * first warp's, an element a lane.
+ *
+ * Staged (TS_SOFTMAX_STREAM_STAGED 1), the block copies the row's body into shared memory with one
+ * asynchronous bulk copy (ts_copy_async_g2s), whose bytes are all in flight at once without a
+ * register, and both passes read it there: the row is read from memory once. The body is whole
+ * 16-byte units (its tail is edge), at most p->stage_bytes; the blocks an SM are as many as their
+ * buffers fit, and one block's passes overlap the others' copies. Not staged, both passes read the
+ * row from global memory, the second mostly from the L2, each warp's strips in the opposite order
+ * (the last read first): rows of any length, few in flight (TS_SOFTMAX_STREAM_WARPS warps a block,
+ * a row each, TS_SOFTMAX_STREAM_BLOCKS_PER_SM blocks an SM).
  *   reads: TS_SOFTMAX_STREAM_NAME (the kernel), TS_SOFTMAX_STREAM_DTYPE (the input dtype),
- *          TS_SOFTMAX_STREAM_WARPS (the block's warps), TS_SOFTMAX_STREAM_BLOCKS_PER_SM (blocks an SM). */
+ *          TS_SOFTMAX_STREAM_STAGED, TS_SOFTMAX_STREAM_WARPS (the block's warps),
+ *          TS_SOFTMAX_STREAM_BLOCKS_PER_SM (blocks an SM). */
 TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, TS_SOFTMAX_STREAM_BLOCKS_PER_SM, ts_softmax_params, p) {
     const int nw = ts_num_warps(), w = ts_warp_id(), lane = ts_lane_id();
     const int bytes = TS_DTYPE_BYTES(TS_SOFTMAX_STREAM_DTYPE), out_bytes = TS_DTYPE_BYTES(p->out_dtype);
     const long long step = (long long)nw * TS_ROWWISE_E;
     const float k = p->scale_log2;
-    float *slots = (float *)ts_shared_base();
-    int parity = 0;
+    unsigned char *stage = ts_shared_base();
+    ts_tbar *landed = (ts_tbar *)(stage + p->stage_bytes);
+    float *slots = (float *)(stage + p->stage_bytes + TS_SOFTMAX_STREAM_TBAR_BYTES);
+    int parity = 0, phase = 0;
+    if (TS_SOFTMAX_STREAM_STAGED) {
+        if (w == 0) ts_tbar_init(landed, 1);
+        ts_sync_block();
+    }
     TS_WV_F32_LAYOUT(TS_ROWWISE_E, TS_ROWWISE_LAYOUT_FOR(TS_SOFTMAX_STREAM_DTYPE, 1)) h;
     for (long long row = ts_block_x(); row < p->rows; row += ts_grid_x()) {
         const unsigned char *x = (const unsigned char *)p->x + row * p->x_stride * bytes;
@@ -32,22 +45,41 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, TS_SOFTMAX_S
             const long long last = row % p->causal_rows + p->causal_offset; /* last unmasked */
             if (last + 1 < live) live = last + 1;
         }
-        /* The head: the elements before the first 16-byte boundary of the row. */
+        /* The body: columns head .. head + body - 1; the edge: the rest, edge index j at column
+         * j < head ? j : body + j. */
         const int head_max = (int)((16u - ((uintptr_t)x & 15u)) & 15u) / bytes;
         const int head = head_max < p->cols ? head_max : p->cols;
-        const long long first = head + (long long)w * TS_ROWWISE_E; /* the warp's first strip */
+        const long long body = TS_SOFTMAX_STREAM_STAGED ? (p->cols - head) * bytes / 16 * 16 / bytes : p->cols - head;
+        const int edge = (int)(p->cols - body);
+        /* Where the passes read the body: in the stage, or in memory. */
+        const unsigned char *src = TS_SOFTMAX_STREAM_STAGED ? stage : x + head * bytes;
+        if (TS_SOFTMAX_STREAM_STAGED && body > 0) {
+            ts_sync_block(); /* every warp is done with the stage's last row */
+            if (w == 0) {
+                ts_tbar_expect_bytes(landed, (unsigned)(body * bytes));
+                ts_copy_async_g2s(stage, x + head * bytes, (unsigned)(body * bytes), landed);
+            }
+        }
         /* The lane's running maximum and sum; strips wholly masked are not read. */
         float m = -INFINITY, s = 0.0f;
         if (w == 0)
-            for (int j = lane; j < head && j < live; j += TS_WARP_LANES) {
-                const float v = ts_wv_get(x, TS_SOFTMAX_STREAM_DTYPE, j), grown = fmaxf(m, v);
+            for (int j = lane; j < edge; j += TS_WARP_LANES) {
+                const long long col = j < head ? j : body + j;
+                if (col >= live) continue;
+                const float v = ts_wv_get(x, TS_SOFTMAX_STREAM_DTYPE, col), grown = fmaxf(m, v);
                 if (grown == -INFINITY) continue;
                 s = s * exp2f((m - grown) * k) + exp2f((v - grown) * k);
                 m = grown;
             }
-        for (long long c0 = first; c0 < live; c0 += step) {
-            ts_wv_load(&h, x + c0 * bytes, TS_SOFTMAX_STREAM_DTYPE, p->cols - c0);
-            if (live - c0 < TS_ROWWISE_E) ts_wv_fill_from(&h, live - c0, -INFINITY);
+        if (TS_SOFTMAX_STREAM_STAGED && body > 0) {
+            ts_tbar_wait(landed, phase);
+            phase ^= 1;
+        }
+        /* The body's columns before the mask (or its end: staged, the tail past it is edge). */
+        const long long first = (long long)w * TS_ROWWISE_E, live_body = live - head < body ? live - head : body;
+        for (long long c0 = first; c0 < live_body; c0 += step) {
+            ts_wv_load(&h, src + c0 * bytes, TS_SOFTMAX_STREAM_DTYPE, body - c0);
+            if (live_body - c0 < TS_ROWWISE_E) ts_wv_fill_from(&h, live_body - c0, -INFINITY);
             const float grown = fmaxf(m, ts_wv_lane_max(&h));
             if (grown == -INFINITY) continue; /* nothing but -inf yet: the sum stays 0 */
             ts_wv_sub_scalar(&h, &h, grown);
@@ -61,15 +93,17 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, TS_SOFTMAX_S
         const float sum = ts_group_sum(ts_wv_warp_combine(s * exp2f((m - row_max) * k), 0), slots, w, nw, &parity);
         const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
         if (w == 0)
-            for (int j = lane; j < head; j += TS_WARP_LANES) {
-                const float v = ts_wv_get(x, TS_SOFTMAX_STREAM_DTYPE, j);
-                ts_wv_set(y, p->out_dtype, j, j < live ? exp2f((v - row_max) * k) * inv : 0.0f);
+            for (int j = lane; j < edge; j += TS_WARP_LANES) {
+                const long long col = j < head ? j : body + j;
+                const float v = ts_wv_get(x, TS_SOFTMAX_STREAM_DTYPE, col);
+                ts_wv_set(y, p->out_dtype, col, col < live ? exp2f((v - row_max) * k) * inv : 0.0f);
             }
-        if (first >= p->cols) continue;
-        for (long long c0 = first + (p->cols - 1 - first) / step * step; c0 >= first; c0 -= step) {
-            if (c0 < live) {
-                ts_wv_load(&h, x + c0 * bytes, TS_SOFTMAX_STREAM_DTYPE, p->cols - c0);
-                if (live - c0 < TS_ROWWISE_E) ts_wv_fill_from(&h, live - c0, -INFINITY);
+        if (first >= body) continue;
+        unsigned char *dst = y + head * out_bytes;
+        for (long long c0 = first + (body - 1 - first) / step * step; c0 >= first; c0 -= step) {
+            if (c0 < live_body) {
+                ts_wv_load(&h, src + c0 * bytes, TS_SOFTMAX_STREAM_DTYPE, body - c0);
+                if (live_body - c0 < TS_ROWWISE_E) ts_wv_fill_from(&h, live_body - c0, -INFINITY);
                 ts_wv_sub_scalar(&h, &h, row_max);
                 ts_wv_mul_scalar(&h, &h, k);
                 ts_wv_exp2(&h, &h);
@@ -77,7 +111,7 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, TS_SOFTMAX_S
             } else {
                 ts_wv_fill(&h, 0.0f);
             }
-            ts_wv_store(y + c0 * out_bytes, &h, p->out_dtype, p->cols - c0);
+            ts_wv_store(dst + c0 * out_bytes, &h, p->out_dtype, body - c0);
         }
     }
 }

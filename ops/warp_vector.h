@@ -13,7 +13,8 @@
  *       a strip of wide rows, each row_chunks chunks of every lane (row_chunks * 8 * lanes
  *       elements: 768 is three on CUDA), so that each chunk of a lane lies in one row
  *   ts_wv_fill(v, x), ts_wv_copy, ts_wv_add/sub/mul(d, a, b), ts_wv_add/sub/mul_scalar(d, a, s),
- *   ts_wv_exp2(d, a), ts_wv_round(d, a, dtype) (to the dtype's precision and back),
+ *   ts_wv_exp2(d, a), ts_wv_exp2_approx(d, a) (the backend's one-instruction 2^x),
+ *   ts_wv_round(d, a, dtype) (to the dtype's precision and back),
  *   ts_wv_fill_from(v, start, x) (strip elements start, start + 1, ... become x)
  *   ts_wv_sum(v), ts_wv_sum_sq(v), ts_wv_max(v): the whole warp's strip reduced to one float,
  *       the same (bit for bit) in every lane
@@ -651,6 +652,13 @@ TS_DEVICE void ts_wv_exp2_impl(float *d, const float *a, int count) {
     for (int i = 0; i < count; ++i) d[i] = exp2f(a[i]);
 }
 
+/* 2^a in one approximate instruction each where the backend has one (ts_exp2_approx: on CUDA
+ * relative error about 2^-22, results below 2^-126 flushed to 0). */
+TS_DEVICE void ts_wv_exp2_approx_impl(float *d, const float *a, int count) {
+    TS_UNROLL
+    for (int i = 0; i < count; ++i) d[i] = ts_exp2_approx(a[i]);
+}
+
 TS_DEVICE void ts_wv_round_impl(float *d, const float *a, int count, int dtype) {
     if (dtype == TS_DTYPE_F32) {
         TS_UNROLL
@@ -727,6 +735,11 @@ TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, const
     do {                                                                                           \
         TS_WV_SAME(dst, a);                                                                        \
         ts_wv_exp2_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), TS_WV_ELEMS(dst));                        \
+    } while (0)
+#define ts_wv_exp2_approx(dst, a)                                                                  \
+    do {                                                                                           \
+        TS_WV_SAME(dst, a);                                                                        \
+        ts_wv_exp2_approx_impl(TS_WV_DATA(dst), TS_WV_CDATA(a), TS_WV_ELEMS(dst));                 \
     } while (0)
 #define ts_wv_round(dst, a, dtype)                                                                 \
     do {                                                                                           \

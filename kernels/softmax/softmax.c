@@ -226,6 +226,17 @@ typedef struct ts_softmax_params {
 #ifndef TS_SOFTMAX_STREAM_BLOCKS_PER_SM
 #define TS_SOFTMAX_STREAM_BLOCKS_PER_SM (TS_WARP_LANES == 64 ? 2 : 4)
 #endif
+/* 1 (default): the stream instances' elements take the backend's one-instruction 2^x
+ * (ts_wv_exp2_approx: on CUDA one MUFU.EX2, relative error about 2^-22, against exp2f's range check
+ * and two multiplies around it); 0: exp2f. */
+#ifndef TS_SOFTMAX_STREAM_EXP2_APPROX
+#define TS_SOFTMAX_STREAM_EXP2_APPROX 1
+#endif
+#if TS_SOFTMAX_STREAM_EXP2_APPROX
+#define TS_SOFTMAX_STREAM_EXP2 ts_wv_exp2_approx
+#else
+#define TS_SOFTMAX_STREAM_EXP2 ts_wv_exp2
+#endif
 /* The stream instances' shared memory after the stage: the copy's barrier, then the block's slots. */
 #define TS_SOFTMAX_STREAM_TBAR_BYTES ((sizeof(ts_tbar) + 15) / 16 * 16)
 #define TS_SOFTMAX_STREAM_SHARED_BYTES(stage_bytes)                                                \

@@ -21,8 +21,8 @@
  * (the last read first): rows of any length, few in flight (TS_SOFTMAX_STREAM_WARPS warps a block,
  * a row each, TS_SOFTMAX_STREAM_BLOCKS_PER_SM blocks an SM).
  *   reads: TS_SOFTMAX_STREAM_NAME (the kernel), TS_SOFTMAX_STREAM_DTYPE (the input dtype),
- *          TS_SOFTMAX_STREAM_STAGED, TS_SOFTMAX_STREAM_WARPS (the block's warps),
- *          TS_SOFTMAX_STREAM_BLOCKS_PER_SM (blocks an SM). */
+ *          TS_SOFTMAX_STREAM_STAGED, TS_SOFTMAX_STREAM_EXP2 (the 2^x of a strip),
+ *          TS_SOFTMAX_STREAM_WARPS (the block's warps), TS_SOFTMAX_STREAM_BLOCKS_PER_SM (blocks an SM). */
 TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, TS_SOFTMAX_STREAM_BLOCKS_PER_SM, ts_softmax_params, p) {
     const int nw = ts_num_warps(), w = ts_warp_id(), lane = ts_lane_id();
     const int bytes = TS_DTYPE_BYTES(TS_SOFTMAX_STREAM_DTYPE), out_bytes = TS_DTYPE_BYTES(p->out_dtype);
@@ -84,7 +84,7 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, TS_SOFTMAX_S
             if (grown == -INFINITY) continue; /* nothing but -inf yet: the sum stays 0 */
             ts_wv_sub_scalar(&h, &h, grown);
             ts_wv_mul_scalar(&h, &h, k);
-            ts_wv_exp2(&h, &h);
+            TS_SOFTMAX_STREAM_EXP2(&h, &h);
             s = s * exp2f((m - grown) * k) + ts_wv_lane_sum(&h); /* m = -inf: s is 0, times 0 */
             m = grown;
         }
@@ -106,7 +106,7 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, TS_SOFTMAX_S
                 if (live_body - c0 < TS_ROWWISE_E) ts_wv_fill_from(&h, live_body - c0, -INFINITY);
                 ts_wv_sub_scalar(&h, &h, row_max);
                 ts_wv_mul_scalar(&h, &h, k);
-                ts_wv_exp2(&h, &h);
+                TS_SOFTMAX_STREAM_EXP2(&h, &h);
                 ts_wv_mul_scalar(&h, &h, inv);
             } else {
                 ts_wv_fill(&h, 0.0f);

@@ -215,13 +215,16 @@ typedef struct ts_softmax_params {
 #ifndef TS_SOFTMAX_STAGED_MAX_BYTES
 #define TS_SOFTMAX_STAGED_MAX_BYTES ((TS_MAX_SHARED_BYTES + 1024u) / 2u - 1024u)
 #endif
-/* Blocks of 8 warps, up to four an SM on CUDA (64 registers a thread, no spills) and two a CU on HIP
- * (at 16 waves a block the kernel's 128 VGPRs a lane spilled 16-36 bytes). Not staged, on the H200
- * (PyTorch driver, bench/results/nvidia-h200-2026-12-04-softmax-stream.txt) bf16 4096x32000 /
- * 4096x50304 / 2048x128256: 2.80 / 2.75 / 2.69 TB/s at 8 warps x 4, 2.71 / 2.66 / 2.71 at 16 x 2,
- * 2.30 / 2.34 / 2.69 at 32 x 1, where a block's barrier between its passes idles the whole SM. */
+/* Blocks of at most TS_SOFTMAX_STREAM_WARPS warps, built for two an SM (64 registers a thread on
+ * CUDA, no spills; 8 waves on HIP, where at 16 the kernel's 128 VGPRs a lane spilled 16-36 bytes). A
+ * launch runs two blocks an SM of that many warps, or staged as many as their shared memory fits, up
+ * to TS_SOFTMAX_STREAM_BLOCKS_PER_SM, of half as many warps where more than two fit. On the H200
+ * (bench/results/nvidia-h200-2026-12-04-softmax-stream.txt, bf16, TB/s): staged 4096x32000 (three
+ * fit) 3.27 at 8 warps x 3 against 2.91 at 16 x 2, 4096x50304 (two fit) 3.00 at 8 x 2 against 3.11
+ * at 16 x 2; not staged 2048x128256 2.74 at 8 x 4 against 2.80 at 16 x 2; and before the
+ * approximate 2^x (below), 32 x 1 lost up to 18%: a block's barrier between its passes idles the SM. */
 #ifndef TS_SOFTMAX_STREAM_WARPS
-#define TS_SOFTMAX_STREAM_WARPS 8
+#define TS_SOFTMAX_STREAM_WARPS (TS_WARP_LANES == 64 ? TS_ROWWISE_MAX_WARPS : 16)
 #endif
 #ifndef TS_SOFTMAX_STREAM_BLOCKS_PER_SM
 #define TS_SOFTMAX_STREAM_BLOCKS_PER_SM (TS_WARP_LANES == 64 ? 2 : 4)
@@ -278,18 +281,13 @@ typedef struct ts_softmax_params {
 #undef TS_SOFTMAX_STREAM_STAGED
 #endif
 
-/* A stream instance's launch (above) for rows of any length: staged where the row's body fits, as
- * many blocks an SM as their shared memory allows (at most TS_SOFTMAX_STREAM_BLOCKS_PER_SM). */
+/* A stream instance's launch (above) for rows of any length: staged where the row's body fits. */
 static ts_status ts_softmax_stream(ts_softmax_params *p, ts_dtype dtype, ts_stream stream) {
     typedef ts_status (*launcher)(const ts_softmax_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher streamed[3] = {ts_softmax_bf16_stream_launch, ts_softmax_fp16_stream_launch,
                                          ts_softmax_f32_stream_launch};
-    ts_rowwise_plan plan;
-    memset(&plan, 0, sizeof plan);
-    plan.warps = TS_SOFTMAX_STREAM_WARPS;
-    plan.warps_per_row = TS_SOFTMAX_STREAM_WARPS;
     launcher launch = streamed[ts_rowwise_dtype_index(dtype)];
-    int blocks_per_sm = TS_SOFTMAX_STREAM_BLOCKS_PER_SM;
+    int blocks_per_sm = 2, warps = TS_SOFTMAX_STREAM_WARPS;
     const long long stage = ((long long)p->cols * ts_rowwise_dtype_bytes(dtype) + 15) / 16 * 16;
     p->stage_bytes = 0;
 #if TS_SOFTMAX_USE_STAGED
@@ -299,11 +297,16 @@ static ts_status ts_softmax_stream(ts_softmax_params *p, ts_dtype dtype, ts_stre
         p->stage_bytes = (int)stage;
         launch = staged[ts_rowwise_dtype_index(dtype)];
         const long long fit = (TS_MAX_SHARED_BYTES + 1024u) / (TS_SOFTMAX_STREAM_SHARED_BYTES(stage) + 1024u);
-        if (fit < blocks_per_sm) blocks_per_sm = (int)fit;
+        blocks_per_sm = fit < TS_SOFTMAX_STREAM_BLOCKS_PER_SM ? (int)fit : TS_SOFTMAX_STREAM_BLOCKS_PER_SM;
+        if (blocks_per_sm > 2) warps /= 2;
     }
 #else
     (void)stage;
 #endif
+    ts_rowwise_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.warps = warps;
+    plan.warps_per_row = warps;
     plan.shared_bytes = TS_SOFTMAX_STREAM_SHARED_BYTES(p->stage_bytes);
     const ts_status s = ts_kernel_capped_grid(p->rows, blocks_per_sm, &plan.grid);
     if (s != TS_SUCCESS) return s;

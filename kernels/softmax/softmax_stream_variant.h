@@ -18,12 +18,11 @@
  * 16-byte units (its tail is edge), at most p->stage_bytes; the blocks an SM are as many as their
  * buffers fit, and one block's passes overlap the others' copies. Not staged, both passes read the
  * row from global memory, the second mostly from the L2, each warp's strips in the opposite order
- * (the last read first): rows of any length, few in flight (TS_SOFTMAX_STREAM_WARPS warps a block,
- * a row each, TS_SOFTMAX_STREAM_BLOCKS_PER_SM blocks an SM).
+ * (the last read first): rows of any length, few in flight (two blocks an SM, a row each).
  *   reads: TS_SOFTMAX_STREAM_NAME (the kernel), TS_SOFTMAX_STREAM_DTYPE (the input dtype),
  *          TS_SOFTMAX_STREAM_STAGED, TS_SOFTMAX_STREAM_EXP2 (the 2^x of a strip),
- *          TS_SOFTMAX_STREAM_WARPS (the block's warps), TS_SOFTMAX_STREAM_BLOCKS_PER_SM (blocks an SM). */
-TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, TS_SOFTMAX_STREAM_BLOCKS_PER_SM, ts_softmax_params, p) {
+ *          TS_SOFTMAX_STREAM_WARPS (the most warps a block has; built for two blocks an SM). */
+TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, 2, ts_softmax_params, p) {
     const int nw = ts_num_warps(), w = ts_warp_id(), lane = ts_lane_id();
     const int bytes = TS_DTYPE_BYTES(TS_SOFTMAX_STREAM_DTYPE), out_bytes = TS_DTYPE_BYTES(p->out_dtype);
     const long long step = (long long)nw * TS_ROWWISE_E;

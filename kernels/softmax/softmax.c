@@ -18,8 +18,8 @@ typedef struct ts_softmax_params {
     void *out;
     long long rows, x_stride, out_stride, causal_rows, causal_offset;
     int cols, causal, out_dtype, warps_per_row;
-    int stage_bytes; /* the stream instances' shared-memory row (staged; 0 otherwise) */
     float scale_log2; /* scale * log2(e): exponents in base 2 */
+    int stage_bytes;  /* the stream instances' row in shared memory (staged; 0 otherwise) */
 } ts_softmax_params;
 
 /* Blocks per SM the short-row instances are built for: 64 registers at four, no spills. */

@@ -19,8 +19,7 @@ typedef struct ts_softmax_params {
     long long rows, x_stride, out_stride, causal_rows, causal_offset;
     int cols, causal, out_dtype, warps_per_row;
     float scale_log2; /* scale * log2(e): exponents in base 2 */
-    int stage_bytes;  /* the stream instances' stage, a row in shared memory (staged; 0 otherwise) */
-    int stages;       /* the stream instances' stages a block (staged; 0 otherwise) */
+    int stage_bytes;  /* the stream instances' row in shared memory (staged; 0 otherwise) */
 } ts_softmax_params;
 
 /* Blocks per SM the short-row instances are built for: 64 registers at four, no spills. */
@@ -230,19 +229,6 @@ typedef struct ts_softmax_params {
 #ifndef TS_SOFTMAX_STREAM_BLOCKS_PER_SM
 #define TS_SOFTMAX_STREAM_BLOCKS_PER_SM (TS_WARP_LANES == 64 ? 2 : 4)
 #endif
-/* TS_SOFTMAX_STREAM_STAGES > 1: rows whose stage fits that many times a block (at least twice) run
- * one block an SM of TS_SOFTMAX_STREAM_WARPS_MAX warps through a ring of as many stages as fit, up to
- * that many: the copies of the next rows in flight while the block goes over this one. The kernels'
- * bound: at most TS_SOFTMAX_STREAM_WARPS_MAX warps a block, TS_SOFTMAX_STREAM_MIN_BLOCKS blocks an SM. */
-#ifndef TS_SOFTMAX_STREAM_STAGES
-#define TS_SOFTMAX_STREAM_STAGES 1
-#endif
-#ifndef TS_SOFTMAX_STREAM_WARPS_MAX
-#define TS_SOFTMAX_STREAM_WARPS_MAX TS_SOFTMAX_STREAM_WARPS
-#endif
-#ifndef TS_SOFTMAX_STREAM_MIN_BLOCKS
-#define TS_SOFTMAX_STREAM_MIN_BLOCKS 2
-#endif
 /* 1 (default): the stream instances' elements take the backend's one-instruction 2^x
  * (ts_wv_exp2_approx: on CUDA one MUFU.EX2, relative error about 2^-22, against exp2f's range check
  * and two multiplies around it); 0: exp2f. */
@@ -254,36 +240,10 @@ typedef struct ts_softmax_params {
 #else
 #define TS_SOFTMAX_STREAM_EXP2 ts_wv_exp2
 #endif
-/* The stream instances' shared memory: the stages, a copy's barrier each, then the block's slots. */
+/* The stream instances' shared memory after the stage: the copy's barrier, then the block's slots. */
 #define TS_SOFTMAX_STREAM_TBAR_BYTES ((sizeof(ts_tbar) + 15) / 16 * 16)
-#define TS_SOFTMAX_STREAM_BAR(bars, stage) ((ts_tbar *)((bars) + (size_t)(stage)*TS_SOFTMAX_STREAM_TBAR_BYTES))
-#define TS_SOFTMAX_STREAM_SLOTS_BYTES (2 * TS_SOFTMAX_STREAM_WARPS_MAX * sizeof(float))
-#define TS_SOFTMAX_STREAM_SHARED_BYTES(stages, stage_bytes)                                        \
-    ((size_t)(stages) * ((size_t)(stage_bytes) + TS_SOFTMAX_STREAM_TBAR_BYTES) + TS_SOFTMAX_STREAM_SLOTS_BYTES)
-
-/* The part of row `row` a stream instance reads in 16-byte accesses, its body: the columns *head ..
- * *head + body - 1 (the return value) from the row's first 16-byte boundary, staged whole 16-byte
- * units. */
-TS_DEVICE long long ts_softmax_stream_body(const ts_softmax_params *p, long long row, int bytes, int staged,
-                                           int *head) {
-    const unsigned char *x = (const unsigned char *)p->x + row * p->x_stride * bytes;
-    const int head_max = (int)((16u - ((uintptr_t)x & 15u)) & 15u) / bytes;
-    *head = head_max < p->cols ? head_max : p->cols;
-    return staged ? (p->cols - *head) * bytes / 16 * 16 / bytes : p->cols - *head;
-}
-
-/* The first warp of a staged block: the copy of row `row`'s body (if the row exists and has one)
- * into `stage`, landing on `bar`. */
-TS_DEVICE void ts_softmax_stream_issue(const ts_softmax_params *p, long long row, int bytes, unsigned char *stage,
-                                       ts_tbar *bar) {
-    if (row >= p->rows) return;
-    int head;
-    const long long body = ts_softmax_stream_body(p, row, bytes, 1, &head);
-    if (body <= 0) return;
-    const unsigned char *x = (const unsigned char *)p->x + row * p->x_stride * bytes;
-    ts_tbar_expect_bytes(bar, (unsigned)(body * bytes));
-    ts_copy_async_g2s(stage, x + head * bytes, (unsigned)(body * bytes), bar);
-}
+#define TS_SOFTMAX_STREAM_SHARED_BYTES(stage_bytes)                                                \
+    ((size_t)(stage_bytes) + TS_SOFTMAX_STREAM_TBAR_BYTES + 2 * TS_SOFTMAX_STREAM_WARPS * sizeof(float))
 #define TS_SOFTMAX_STREAM_STAGED 0
 #define TS_SOFTMAX_STREAM_NAME ts_softmax_bf16_stream
 #define TS_SOFTMAX_STREAM_DTYPE TS_DTYPE_BF16
@@ -321,8 +281,7 @@ TS_DEVICE void ts_softmax_stream_issue(const ts_softmax_params *p, long long row
 #undef TS_SOFTMAX_STREAM_STAGED
 #endif
 
-/* A stream instance's launch (above) for rows of any length: staged where the row's body fits, in a
- * ring of stages where TS_SOFTMAX_STREAM_STAGES asks for one and two fit. */
+/* A stream instance's launch (above) for rows of any length: staged where the row's body fits. */
 static ts_status ts_softmax_stream(ts_softmax_params *p, ts_dtype dtype, ts_stream stream) {
     typedef ts_status (*launcher)(const ts_softmax_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher streamed[3] = {ts_softmax_bf16_stream_launch, ts_softmax_fp16_stream_launch,
@@ -331,25 +290,15 @@ static ts_status ts_softmax_stream(ts_softmax_params *p, ts_dtype dtype, ts_stre
     int blocks_per_sm = 2, warps = TS_SOFTMAX_STREAM_WARPS;
     const long long stage = ((long long)p->cols * ts_rowwise_dtype_bytes(dtype) + 15) / 16 * 16;
     p->stage_bytes = 0;
-    p->stages = 0;
 #if TS_SOFTMAX_USE_STAGED
     static const launcher staged[3] = {ts_softmax_bf16_staged_launch, ts_softmax_fp16_staged_launch,
                                        ts_softmax_f32_staged_launch};
-    const long long ring = (TS_MAX_SHARED_BYTES - (long long)TS_SOFTMAX_STREAM_SLOTS_BYTES) /
-                           (stage + (long long)TS_SOFTMAX_STREAM_TBAR_BYTES);
-    if (TS_SOFTMAX_STREAM_STAGES > 1 && ring >= 2) {
-        p->stages = ring < TS_SOFTMAX_STREAM_STAGES ? (int)ring : TS_SOFTMAX_STREAM_STAGES;
-        blocks_per_sm = 1;
-        warps = TS_SOFTMAX_STREAM_WARPS_MAX;
-    } else if (TS_SOFTMAX_STREAM_SHARED_BYTES(1, stage) <= TS_SOFTMAX_STAGED_MAX_BYTES) {
-        p->stages = 1;
-        const long long fit = (TS_MAX_SHARED_BYTES + 1024u) / (TS_SOFTMAX_STREAM_SHARED_BYTES(1, stage) + 1024u);
-        blocks_per_sm = fit < TS_SOFTMAX_STREAM_BLOCKS_PER_SM ? (int)fit : TS_SOFTMAX_STREAM_BLOCKS_PER_SM;
-        if (blocks_per_sm > 2) warps /= 2;
-    }
-    if (p->stages > 0) {
+    if (TS_SOFTMAX_STREAM_SHARED_BYTES(stage) <= TS_SOFTMAX_STAGED_MAX_BYTES) {
         p->stage_bytes = (int)stage;
         launch = staged[ts_rowwise_dtype_index(dtype)];
+        const long long fit = (TS_MAX_SHARED_BYTES + 1024u) / (TS_SOFTMAX_STREAM_SHARED_BYTES(stage) + 1024u);
+        blocks_per_sm = fit < TS_SOFTMAX_STREAM_BLOCKS_PER_SM ? (int)fit : TS_SOFTMAX_STREAM_BLOCKS_PER_SM;
+        if (blocks_per_sm > 2) warps /= 2;
     }
 #else
     (void)stage;
@@ -358,7 +307,7 @@ static ts_status ts_softmax_stream(ts_softmax_params *p, ts_dtype dtype, ts_stre
     memset(&plan, 0, sizeof plan);
     plan.warps = warps;
     plan.warps_per_row = warps;
-    plan.shared_bytes = TS_SOFTMAX_STREAM_SHARED_BYTES(p->stages, p->stage_bytes);
+    plan.shared_bytes = TS_SOFTMAX_STREAM_SHARED_BYTES(p->stage_bytes);
     const ts_status s = ts_kernel_capped_grid(p->rows, blocks_per_sm, &plan.grid);
     if (s != TS_SUCCESS) return s;
     return launch(p, &plan, stream);

@@ -22,32 +22,21 @@
  *   reads: TS_SOFTMAX_STREAM_NAME (the kernel), TS_SOFTMAX_STREAM_DTYPE (the input dtype),
  *          TS_SOFTMAX_STREAM_STAGED, TS_SOFTMAX_STREAM_EXP2 (the 2^x of a strip),
  *          TS_SOFTMAX_STREAM_WARPS (the most warps a block has; built for two blocks an SM). */
-TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS_MAX, TS_SOFTMAX_STREAM_MIN_BLOCKS, ts_softmax_params, p) {
+TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, 2, ts_softmax_params, p) {
     const int nw = ts_num_warps(), w = ts_warp_id(), lane = ts_lane_id();
     const int bytes = TS_DTYPE_BYTES(TS_SOFTMAX_STREAM_DTYPE), out_bytes = TS_DTYPE_BYTES(p->out_dtype);
-    const long long step = (long long)nw * TS_ROWWISE_E, grid = ts_grid_x();
+    const long long step = (long long)nw * TS_ROWWISE_E;
     const float k = p->scale_log2;
-    /* Staged: p->stages stages of p->stage_bytes, a transaction barrier each, then the slots (not
-     * staged, p->stages is 0). */
-    const int stages = TS_SOFTMAX_STREAM_STAGED ? p->stages : 1;
-    unsigned char *stage0 = ts_shared_base(), *bars = stage0 + (size_t)p->stages * p->stage_bytes;
-    float *slots = (float *)(bars + (size_t)p->stages * TS_SOFTMAX_STREAM_TBAR_BYTES);
-    int parity = 0;
-    unsigned phases = 0; /* bit s: the parity of stage s's next phase */
+    unsigned char *stage = ts_shared_base();
+    ts_tbar *landed = (ts_tbar *)(stage + p->stage_bytes);
+    float *slots = (float *)(stage + p->stage_bytes + TS_SOFTMAX_STREAM_TBAR_BYTES);
+    int parity = 0, phase = 0;
     if (TS_SOFTMAX_STREAM_STAGED) {
-        if (w == 0) {
-            for (int st = 0; st < stages; ++st) ts_tbar_init(TS_SOFTMAX_STREAM_BAR(bars, st), 1);
-            /* The rows of all stages but the last in flight ahead (each row's copy: the first warp's,
-             * ts_softmax_stream_issue). */
-            for (int st = 0; st + 1 < stages; ++st)
-                ts_softmax_stream_issue(p, ts_block_x() + st * grid, bytes, stage0 + (size_t)st * p->stage_bytes,
-                                        TS_SOFTMAX_STREAM_BAR(bars, st));
-        }
+        if (w == 0) ts_tbar_init(landed, 1);
         ts_sync_block();
     }
     TS_WV_F32_LAYOUT(TS_ROWWISE_E, TS_ROWWISE_LAYOUT_FOR(TS_SOFTMAX_STREAM_DTYPE, 1)) h;
-    long long i = 0; /* the block's rows so far */
-    for (long long row = ts_block_x(); row < p->rows; row += grid, ++i) {
+    for (long long row = ts_block_x(); row < p->rows; row += ts_grid_x()) {
         const unsigned char *x = (const unsigned char *)p->x + row * p->x_stride * bytes;
         unsigned char *y = (unsigned char *)p->out + row * p->out_stride * out_bytes;
         long long live = p->cols; /* the columns before the causal mask */
@@ -57,19 +46,17 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS_MAX, TS_SOFTM
         }
         /* The body: columns head .. head + body - 1; the edge: the rest, edge index j at column
          * j < head ? j : body + j. */
-        int head;
-        const long long body = ts_softmax_stream_body(p, row, bytes, TS_SOFTMAX_STREAM_STAGED, &head);
+        const int head_max = (int)((16u - ((uintptr_t)x & 15u)) & 15u) / bytes;
+        const int head = head_max < p->cols ? head_max : p->cols;
+        const long long body = TS_SOFTMAX_STREAM_STAGED ? (p->cols - head) * bytes / 16 * 16 / bytes : p->cols - head;
         const int edge = (int)(p->cols - body);
-        /* Where the passes read the body: in this row's stage, or in memory. */
-        const int st = TS_SOFTMAX_STREAM_STAGED ? (int)(i % stages) : 0;
-        const unsigned char *src = TS_SOFTMAX_STREAM_STAGED ? stage0 + (size_t)st * p->stage_bytes : x + head * bytes;
-        if (TS_SOFTMAX_STREAM_STAGED) {
-            /* Every warp is done with the last row's stage, which the row stages - 1 ahead takes. */
-            ts_sync_block();
+        /* Where the passes read the body: in the stage, or in memory. */
+        const unsigned char *src = TS_SOFTMAX_STREAM_STAGED ? stage : x + head * bytes;
+        if (TS_SOFTMAX_STREAM_STAGED && body > 0) {
+            ts_sync_block(); /* every warp is done with the stage's last row */
             if (w == 0) {
-                const int ahead = (int)((i + stages - 1) % stages);
-                ts_softmax_stream_issue(p, row + (stages - 1) * grid, bytes, stage0 + (size_t)ahead * p->stage_bytes,
-                                        TS_SOFTMAX_STREAM_BAR(bars, ahead));
+                ts_tbar_expect_bytes(landed, (unsigned)(body * bytes));
+                ts_copy_async_g2s(stage, x + head * bytes, (unsigned)(body * bytes), landed);
             }
         }
         /* The lane's running maximum and sum; strips wholly masked are not read. */
@@ -84,8 +71,8 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS_MAX, TS_SOFTM
                 m = grown;
             }
         if (TS_SOFTMAX_STREAM_STAGED && body > 0) {
-            ts_tbar_wait(TS_SOFTMAX_STREAM_BAR(bars, st), (int)(phases >> st) & 1);
-            phases ^= 1u << st;
+            ts_tbar_wait(landed, phase);
+            phase ^= 1;
         }
         /* The body's columns before the mask (or its end: staged, the tail past it is edge). */
         const long long first = (long long)w * TS_ROWWISE_E, live_body = live - head < body ? live - head : body;

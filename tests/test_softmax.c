@@ -231,6 +231,10 @@ Test(softmax, vocab_rows) {
      * mask ending inside the tail */
     check_softmax((sm_case){rows, 20001, 0, F32, F32, 1.0f, 0, 1, 0, 1.0, 0, 0});
     check_softmax((sm_case){rows, 20001, 0, F32, F32, 1.0f, 1, 1, 19998, 1.0, 0, 1});
+    /* rows enough that blocks of four and three an SM (staged bf16 and fp32 rows of 16392) each take
+     * several, their stage refilled row after row, rows off a 16-byte boundary among them */
+    check_softmax((sm_case){gpu ? 1100 : 9, TS_ROWWISE_MAX_COLS + 8, 3, BF, BF, 1.0f, 1, 5, TS_ROWWISE_MAX_COLS, 1.0, 1, 0});
+    check_softmax((sm_case){gpu ? 1100 : 9, TS_ROWWISE_MAX_COLS + 8, 3, F32, F32, 1.0f, 0, 1, 0, 1.0, 0, 0});
 }
 
 Test(softmax, bad_arguments) {

@@ -87,6 +87,7 @@ run_backend() {
   "$lib/examples-out-of-tree/example_tile_add" || return 1
   "$lib/examples-out-of-tree/example_gemm" || return 1
   "$lib/examples-out-of-tree/example_decoder_block" || return 1
+  "$lib/examples-out-of-tree/example_next_token" || return 1
   # The same through pkg-config, as a plain C program outside CMake.
   local pc; pc=$(dirname "$(find "$lib/install" -name tessera.pc | head -n1)")
   cc -std=c11 -o "$lib/example_device_query_pc" "$root/examples/device_query.c" \

@@ -443,6 +443,60 @@ Test(tiles, warp_vector_loads_every_dtype_and_tail) {
             for (int offset = 0; offset < 2; ++offset) check_wv(c, ns[i], offset);
 }
 
+/* A lane's own statistics and their combination across the warp, in both layouts: each lane's
+ * maximum (exact) and sum (to fp32 rounding) of the elements the layout gives it (TS_WV_CHUNK_START,
+ * TS_WV_POS), the warp's the same bits in every lane, the maximum exact; and the approximate 2^x
+ * within 2^-21 of 2^x. */
+Test(tiles, warp_vector_lane_statistics) {
+    TS_TEST_REQUIRE_DEVICE();
+    enum { E = 1024, LANES_MAX = 64 };
+    const int lanes = ts_test_wv_lanes(), chunks = E / (TS_WV_CHUNK * lanes);
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    static float x[E], got_exp2[E], lmax[LANES_MAX], lsum[LANES_MAX], wmax[LANES_MAX], wsum[LANES_MAX];
+    for (int e = 0; e < E; ++e) x[e] = (float)(8.0 * ts_test_normal(&st));
+    for (int split = 0; split <= 1; ++split) {
+        float *dx = ts_test_device_copy(x, sizeof x), *de = ts_test_device_copy(NULL, sizeof got_exp2);
+        float *d[4];
+        for (int i = 0; i < 4; ++i) d[i] = ts_test_device_copy(NULL, LANES_MAX * sizeof(float));
+        cr_assert(dx && de && d[0] && d[1] && d[2] && d[3]);
+        cr_assert_eq(ts_test_wv_lane_stats(d[0], d[1], d[2], d[3], de, dx, split), TS_SUCCESS);
+        cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+        float *outs[4] = {lmax, lsum, wmax, wsum};
+        for (int i = 0; i < 4; ++i) cr_assert_eq(ts_test_copy_back(outs[i], d[i], lanes * sizeof(float)), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(got_exp2, de, sizeof got_exp2), TS_SUCCESS);
+        double all_max = -INFINITY, all_sum = 0.0, all_abs = 0.0;
+        for (int lane = 0; lane < lanes; ++lane) {
+            double m = -INFINITY, sum = 0.0, abs_sum = 0.0;
+            for (int k = 0; k < chunks; ++k)
+                for (int j = 0; j < TS_WV_CHUNK; ++j) {
+                    const double v = x[TS_WV_POS(TS_WV_CHUNK_START(k, lane, split, lanes), j, split, lanes)];
+                    m = fmax(m, v), sum += v, abs_sum += fabs(v);
+                }
+            cr_assert_eq(lmax[lane], (float)m, "split %d lane %d: maximum %g, not %g (seed %llu)", split, lane,
+                         lmax[lane], m, (unsigned long long)seed);
+            cr_assert_leq(fabs(lsum[lane] - sum), 1e-6 * abs_sum, "split %d lane %d: sum %g, not %g (seed %llu)",
+                          split, lane, lsum[lane], sum, (unsigned long long)seed);
+            all_max = fmax(all_max, m), all_sum += sum, all_abs += abs_sum;
+        }
+        for (int lane = 0; lane < lanes; ++lane) {
+            cr_assert_eq(wmax[lane], (float)all_max, "split %d lane %d: warp maximum %g (seed %llu)", split, lane,
+                         wmax[lane], (unsigned long long)seed);
+            cr_assert(memcmp(&wsum[lane], &wsum[0], sizeof(float)) == 0, "split %d: lane %d's warp sum differs",
+                      split, lane);
+        }
+        cr_assert_leq(fabs(wsum[0] - all_sum), 1e-6 * all_abs, "split %d: warp sum %g, not %g (seed %llu)", split,
+                      wsum[0], all_sum, (unsigned long long)seed);
+        for (int e = 0; e < E; ++e) {
+            const double want = exp2((double)x[e]);
+            cr_assert_leq(fabs(got_exp2[e] - want), 0x1p-21 * want, "split %d: 2^%g = %g, not %g", split, x[e],
+                          got_exp2[e], want);
+        }
+        cr_assert_eq(ts_free(dx), TS_SUCCESS);
+        cr_assert_eq(ts_free(de), TS_SUCCESS);
+        for (int i = 0; i < 4; ++i) cr_assert_eq(ts_free(d[i]), TS_SUCCESS);
+    }
+}
+
 /* Strips of wide rows of one, two and three chunks a lane, rows apart by a padded stride: the per-row
  * reductions, per-row scalars, the per-row fill and the packed per-row sums against the CPU in
  * double (the sums and maxima exact up to fp32 rounding). */

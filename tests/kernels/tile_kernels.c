@@ -362,6 +362,42 @@ TS_EXTERN_C const ts_test_wv_case *ts_test_wv_case_at(int k) {
     return k >= 0 && k < (int)(sizeof cases / sizeof cases[0]) ? &cases[k] : 0;
 }
 
+/* ---- a lane's statistics, the warp's combination, the approximate 2^x ------------------------- */
+
+typedef struct ts_test_wv_lane_params {
+    const float *x;
+    float *lane_max, *lane_sum, *warp_max, *warp_sum, *exp2;
+} ts_test_wv_lane_params;
+
+#define TS_TEST_WV_LANE_KERNEL(NAME, LAYOUT)                                                       \
+    TS_KERNEL(NAME, 1, ts_test_wv_lane_params, p) {                                                \
+        TS_WV_F32_LAYOUT(1024, LAYOUT) v;                                                          \
+        const int lane = ts_lane_id();                                                             \
+        ts_wv_load(&v, p->x, TS_DTYPE_F32, 1024);                                                  \
+        const float m = ts_wv_lane_max(&v), s = ts_wv_lane_sum(&v);                                \
+        p->lane_max[lane] = m;                                                                     \
+        p->lane_sum[lane] = s;                                                                     \
+        p->warp_max[lane] = ts_wv_warp_combine(m, 2);                                              \
+        p->warp_sum[lane] = ts_wv_warp_combine(s, 0);                                              \
+        ts_wv_exp2_approx(&v, &v);                                                                 \
+        ts_wv_store(p->exp2, &v, TS_DTYPE_F32, 1024);                                              \
+    }
+TS_TEST_WV_LANE_KERNEL(ts_test_wv_lane_kernel, TS_WV_CONTIGUOUS)
+TS_TEST_WV_LANE_KERNEL(ts_test_wv_lane_split_kernel, TS_WV_SPLIT)
+
+TS_EXTERN_C ts_status ts_test_wv_lane_stats(float *lane_max, float *lane_sum, float *warp_max, float *warp_sum,
+                                            float *exp2, const float *x, int split) {
+    ts_test_wv_lane_params params;
+    params.x = x;
+    params.lane_max = lane_max;
+    params.lane_sum = lane_sum;
+    params.warp_max = warp_max;
+    params.warp_sum = warp_sum;
+    params.exp2 = exp2;
+    return split ? TS_LAUNCH(ts_test_wv_lane_split_kernel, ts_grid_1d(1), 1, 0, NULL, params)
+                 : TS_LAUNCH(ts_test_wv_lane_kernel, ts_grid_1d(1), 1, 0, NULL, params);
+}
+
 /* ---- strips of wide rows ---------------------------------------------------------------------- */
 
 typedef struct ts_test_wv_rows_params {

@@ -84,6 +84,13 @@ const ts_test_wv_case *ts_test_wv_case_at(int k);
  * set to -1 (ts_wv_fill_rows_from); sums[i] = row i's sum and sq[i] = its sum of (x - sums[i])^2 by a
  * packed vector (ts_wv_packed_row_sums, _sq). */
 int ts_test_wv_lanes(void);
+
+/* A 1024-element fp32 strip x, one warp, in the contiguous or (split) the split layout: each lane's
+ * maximum and sum of its own elements (ts_wv_lane_max, ts_wv_lane_sum) in lane_max[lane] and
+ * lane_sum[lane]; those combined across the warp (ts_wv_warp_combine) as every lane has them, in
+ * warp_max[lane] and warp_sum[lane]; and 2^x of every element (ts_wv_exp2_approx) in exp2. */
+ts_status ts_test_wv_lane_stats(float *lane_max, float *lane_sum, float *warp_max, float *warp_sum, float *exp2,
+                                const float *x, int split);
 ts_status ts_test_wv_wide_rows(float *out, float *sums, float *sq, const void *x, long long stride, int row_chunks);
 
 /* A strip of TS_TEST_WV_QUAD_ROWS_E bf16 elements in the split layout, in quad rows

@@ -24,26 +24,6 @@ enum { N = 48, HQ = 2, HKV = 1, D = 64, HID = HQ * D, QKV = (HQ + 2 * HKV) * D }
 
 static double round_bf16(double x) { return from_bf16(to_bf16(x)); }
 
-static unsigned lcg = 12345u;
-static double uniform(void) { /* in [-1, 1) */
-    lcg = lcg * 1664525u + 1013904223u;
-    return (double)(lcg >> 8) / (double)(1u << 23) - 1.0;
-}
-
-static unsigned short *random_bf16(size_t n, double scale) {
-    unsigned short *p = malloc(n * sizeof *p);
-    if (p)
-        for (size_t i = 0; i < n; ++i) p[i] = to_bf16(scale * uniform());
-    return p;
-}
-
-static void *to_device(const void *host, size_t bytes) {
-    void *d = NULL;
-    if (ts_malloc(&d, bytes) != TS_SUCCESS) return NULL;
-    if (host && ts_memcpy(d, host, bytes, TS_MEMCPY_HOST_TO_DEVICE) != TS_SUCCESS) return NULL;
-    return d;
-}
-
 /* The reference, step by step, rounding to bf16 where the kernels store bf16. */
 static void reference(const unsigned short *x, const unsigned short *res, const unsigned short *wn,
                       const unsigned short *wqkv, const unsigned short *wo, double *out) {
@@ -108,9 +88,10 @@ int main(void) {
         printf("no device for this backend; nothing to run\n");
         return 0;
     }
-    unsigned short *x = random_bf16(N * HID, 1.0), *res = random_bf16(N * HID, 1.0);
-    unsigned short *wn = random_bf16(HID, 0.5), *wqkv = random_bf16(HID * QKV, 0.15);
-    unsigned short *wo = random_bf16(HID * HID, 0.15);
+    unsigned lcg = 12345u;
+    unsigned short *x = random_bf16(&lcg, N * HID, 0.0, 1.0), *res = random_bf16(&lcg, N * HID, 0.0, 1.0);
+    unsigned short *wn = random_bf16(&lcg, HID, 0.0, 0.5), *wqkv = random_bf16(&lcg, HID * QKV, 0.0, 0.15);
+    unsigned short *wo = random_bf16(&lcg, HID * HID, 0.0, 0.15);
     double *ref = malloc(sizeof *ref * N * HID);
     float *out = malloc(sizeof *out * N * HID);
     if (!x || !res || !wn || !wqkv || !wo || !ref || !out) return 1;

@@ -20,26 +20,6 @@
 
 enum { N = 4, HID = 128, V = 32000 };
 
-static unsigned lcg = 2024u;
-static double uniform(void) { /* in [-1, 1) */
-    lcg = lcg * 1664525u + 1013904223u;
-    return (double)(lcg >> 8) / (double)(1u << 23) - 1.0;
-}
-
-static unsigned short *random_bf16(size_t n, double offset, double scale) {
-    unsigned short *p = malloc(n * sizeof *p);
-    if (p)
-        for (size_t i = 0; i < n; ++i) p[i] = to_bf16(offset + scale * uniform());
-    return p;
-}
-
-static void *to_device(const void *host, size_t bytes) {
-    void *d = NULL;
-    if (ts_malloc(&d, bytes) != TS_SUCCESS) return NULL;
-    if (host && ts_memcpy(d, host, bytes, TS_MEMCPY_HOST_TO_DEVICE) != TS_SUCCESS) return NULL;
-    return d;
-}
-
 /* The reference: y rounded to bf16 where the norm stores it, logits and probabilities in double. */
 static void reference(const unsigned short *h, const unsigned short *wn, const unsigned short *wv, double temperature,
                       double *p) {
@@ -71,8 +51,9 @@ int main(void) {
         return 0;
     }
     const float temperature = 0.7f;
-    unsigned short *h = random_bf16((size_t)N * HID, 0.0, 1.0), *wn = random_bf16(HID, 1.0, 0.5);
-    unsigned short *wv = random_bf16((size_t)HID * V, 0.0, 0.3);
+    unsigned lcg = 2024u;
+    unsigned short *h = random_bf16(&lcg, (size_t)N * HID, 0.0, 1.0), *wn = random_bf16(&lcg, HID, 1.0, 0.5);
+    unsigned short *wv = random_bf16(&lcg, (size_t)HID * V, 0.0, 0.3);
     double *ref = malloc(sizeof *ref * N * V);
     float *p = malloc(sizeof *p * N * V);
     if (!h || !wn || !wv || !ref || !p) return 1;

@@ -245,40 +245,12 @@ typedef struct ts_softmax_params {
 #define TS_SOFTMAX_STREAM_SHARED_BYTES(stage_bytes)                                                \
     ((size_t)(stage_bytes) + TS_SOFTMAX_STREAM_TBAR_BYTES + 2 * TS_SOFTMAX_STREAM_WARPS * sizeof(float))
 #define TS_SOFTMAX_STREAM_STAGED 0
-#define TS_SOFTMAX_STREAM_NAME ts_softmax_bf16_stream
-#define TS_SOFTMAX_STREAM_DTYPE TS_DTYPE_BF16
-#include "kernels/softmax/softmax_stream_variant.h"
-#undef TS_SOFTMAX_STREAM_NAME
-#undef TS_SOFTMAX_STREAM_DTYPE
-#define TS_SOFTMAX_STREAM_NAME ts_softmax_fp16_stream
-#define TS_SOFTMAX_STREAM_DTYPE TS_DTYPE_FP16
-#include "kernels/softmax/softmax_stream_variant.h"
-#undef TS_SOFTMAX_STREAM_NAME
-#undef TS_SOFTMAX_STREAM_DTYPE
-#define TS_SOFTMAX_STREAM_NAME ts_softmax_f32_stream
-#define TS_SOFTMAX_STREAM_DTYPE TS_DTYPE_F32
-#include "kernels/softmax/softmax_stream_variant.h"
-#undef TS_SOFTMAX_STREAM_NAME
-#undef TS_SOFTMAX_STREAM_DTYPE
-#undef TS_SOFTMAX_STREAM_STAGED
+#define TS_SOFTMAX_STREAM_KIND stream
+#include "kernels/softmax/softmax_stream_instances.h"
 #if TS_SOFTMAX_USE_STAGED
 #define TS_SOFTMAX_STREAM_STAGED 1
-#define TS_SOFTMAX_STREAM_NAME ts_softmax_bf16_staged
-#define TS_SOFTMAX_STREAM_DTYPE TS_DTYPE_BF16
-#include "kernels/softmax/softmax_stream_variant.h"
-#undef TS_SOFTMAX_STREAM_NAME
-#undef TS_SOFTMAX_STREAM_DTYPE
-#define TS_SOFTMAX_STREAM_NAME ts_softmax_fp16_staged
-#define TS_SOFTMAX_STREAM_DTYPE TS_DTYPE_FP16
-#include "kernels/softmax/softmax_stream_variant.h"
-#undef TS_SOFTMAX_STREAM_NAME
-#undef TS_SOFTMAX_STREAM_DTYPE
-#define TS_SOFTMAX_STREAM_NAME ts_softmax_f32_staged
-#define TS_SOFTMAX_STREAM_DTYPE TS_DTYPE_F32
-#include "kernels/softmax/softmax_stream_variant.h"
-#undef TS_SOFTMAX_STREAM_NAME
-#undef TS_SOFTMAX_STREAM_DTYPE
-#undef TS_SOFTMAX_STREAM_STAGED
+#define TS_SOFTMAX_STREAM_KIND staged
+#include "kernels/softmax/softmax_stream_instances.h"
 #endif
 
 /* A stream instance's launch (above) for rows of any length: staged where the row's body fits. */

@@ -82,12 +82,7 @@ static void reference(const unsigned short *x, const unsigned short *res, const 
 }
 
 int main(void) {
-    int count = 0;
-    CHECK(ts_device_count(&count));
-    if (count == 0) {
-        printf("no device for this backend; nothing to run\n");
-        return 0;
-    }
+    EXIT_IF_NO_DEVICE();
     unsigned lcg = 12345u;
     unsigned short *x = random_bf16(&lcg, N * HID, 0.0, 1.0), *res = random_bf16(&lcg, N * HID, 0.0, 1.0);
     unsigned short *wn = random_bf16(&lcg, HID, 0.0, 0.5), *wqkv = random_bf16(&lcg, HID * QKV, 0.0, 0.15);

@@ -20,6 +20,17 @@
         }                                                                                          \
     } while (0)
 
+/* Inside main: where this backend has no device, say so and return 0 (nothing to run). */
+#define EXIT_IF_NO_DEVICE()                                                                        \
+    do {                                                                                           \
+        int count_ = 0;                                                                            \
+        CHECK(ts_device_count(&count_));                                                           \
+        if (count_ == 0) {                                                                         \
+            printf("no device for this backend; nothing to run\n");                                \
+            return 0;                                                                              \
+        }                                                                                          \
+    } while (0)
+
 /* fp32 -> bf16 by rounding to nearest even (finite values), and back. */
 static inline unsigned short to_bf16(double x) {
     const float f = (float)x;

@@ -13,12 +13,7 @@
 int main(void) {
     /* Not multiples of the kernel's tiles: the tails are the library's business. */
     enum { M = 200, N = 136, K = 96 };
-    int count = 0;
-    CHECK(ts_device_count(&count));
-    if (count == 0) {
-        printf("no device for this backend; nothing to run\n");
-        return 0;
-    }
+    EXIT_IF_NO_DEVICE();
     unsigned short *a = malloc(sizeof *a * M * K), *b = malloc(sizeof *b * K * N);
     float *c = malloc(sizeof *c * M * N);
     if (!a || !b || !c) return 1;

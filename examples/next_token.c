@@ -44,12 +44,7 @@ static void reference(const unsigned short *h, const unsigned short *wn, const u
 }
 
 int main(void) {
-    int count = 0;
-    CHECK(ts_device_count(&count));
-    if (count == 0) {
-        printf("no device for this backend; nothing to run\n");
-        return 0;
-    }
+    EXIT_IF_NO_DEVICE();
     const float temperature = 0.7f;
     unsigned lcg = 2024u;
     unsigned short *h = random_bf16(&lcg, (size_t)N * HID, 0.0, 1.0), *wn = random_bf16(&lcg, HID, 1.0, 0.5);

@@ -11,12 +11,7 @@
 int main(void) {
     enum { ROWS = 100, COLS = 70 };
     const size_t bytes = (size_t)ROWS * COLS * sizeof(float);
-    int count = 0;
-    CHECK(ts_device_count(&count));
-    if (count == 0) {
-        printf("no device for this backend; nothing to run\n");
-        return 0;
-    }
+    EXIT_IF_NO_DEVICE();
     float *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes);
     if (!a || !b || !c) return 1;
     for (int i = 0; i < ROWS * COLS; ++i) {

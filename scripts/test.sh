@@ -128,6 +128,7 @@ run_backend() {
                    "rows-f32-512-apart|-DTS_ROWWISE_ROWS_F32_512=0|test_norm test_softmax" \
                    "softmax-quad-rows-apart|-DTS_SOFTMAX_USE_QUAD_ROWS=0|test_softmax" \
                    "softmax-stream|-DTS_SOFTMAX_STREAM_MIN_COLS=1|test_softmax" \
+                   "softmax-stream-partial|-DTS_SOFTMAX_STREAM_MIN_COLS=1 -DTS_SOFTMAX_STAGED_MAX_BYTES=12288 -DTS_SOFTMAX_PARTIAL_BLOCKS_PER_SM=19|test_softmax" \
                    "softmax-stream-unstaged|-DTS_SOFTMAX_STREAM_MIN_COLS=1 -DTS_SOFTMAX_USE_STAGED=0|test_softmax" \
                    "long-rows-apart|-DTS_NORM_USE_LONG_ROW=0 -DTS_SOFTMAX_USE_LONG_ROW=0|test_norm test_softmax" \
                    "long-rows-narrow-mid-apart|-DTS_NORM_USE_LONG_ROW_NARROW=0 -DTS_NORM_USE_LONG_ROW_MID=0 -DTS_SOFTMAX_USE_LONG_ROW_NARROW=0 -DTS_SOFTMAX_USE_LONG_ROW_MID=0|test_norm test_softmax" \

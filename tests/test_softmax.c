@@ -231,6 +231,13 @@ Test(softmax, vocab_rows) {
      * mask ending inside the tail */
     check_softmax((sm_case){rows, 20001, 0, F32, F32, 1.0f, 0, 1, 0, 1.0, 0, 0});
     check_softmax((sm_case){rows, 20001, 0, F32, F32, 1.0f, 1, 1, 19998, 1.0, 0, 1});
+    /* bf16 and fp32 rows past the whole stage, staged in part: off a 16-byte boundary, the mask ending
+     * in the stage for some rows and past it for others, -inf entries, and in place */
+    check_softmax((sm_case){rows, 60003, 3, BF, BF, 1.0f, 1, 3, 40000, 1.0, 1, 0});
+    check_softmax((sm_case){rows, 30011, 5, F32, F32, 0.5f, 1, 2, 27000, 1.0, 0, 1});
+    /* rows past one block's stage too: one block an SM of the most warps */
+    check_softmax((sm_case){rows, 70001, 1, F32, F32, 1.0f, 1, 2, 65000, 1.0, 0, 0});
+    check_softmax((sm_case){rows, 130003, 0, BF, F32, 1.0f, 0, 1, 0, 1.0, 1, 0});
     /* rows enough that blocks of four and three an SM (staged bf16 and fp32 rows of 16392) each take
      * several, their stage refilled row after row, rows off a 16-byte boundary among them */
     check_softmax((sm_case){gpu ? 1100 : 9, TS_ROWWISE_MAX_COLS + 8, 3, BF, BF, 1.0f, 1, 5, TS_ROWWISE_MAX_COLS, 1.0, 1, 0});

@@ -215,6 +215,25 @@ typedef struct ts_softmax_params {
 #ifndef TS_SOFTMAX_STAGED_MAX_BYTES
 #define TS_SOFTMAX_STAGED_MAX_BYTES ((TS_MAX_SHARED_BYTES + 1024u) / 2u - 1024u)
 #endif
+/* 1 (default where staged): rows whose body does not fit TS_SOFTMAX_STAGED_MAX_BYTES are staged in
+ * part, their first columns (as many whole strips as the blocks' shared memory holds) copied into it and
+ * read there twice, the rest read from global memory twice, in the first pass while the copy lands; 0:
+ * such rows are not staged. Rows that one block's stage would hold run two blocks an SM (of
+ * TS_SOFTMAX_STREAM_WARPS); longer ones one block of TS_SOFTMAX_ONE_BLOCK_WARPS (the most, 32), whose
+ * stage holds the most of the row. TS_SOFTMAX_PARTIAL_BLOCKS_PER_SM > 0 sets the blocks an SM instead.
+ * On the H200 (bench/results/nvidia-h200-2026-12-04-softmax-partial.txt, 2048 rows, TB/s): bf16
+ * 65536-110000 columns 3.24-2.92 at two blocks against 2.66-2.81 at one (wholly staged, a block waits
+ * for its whole copy), 128256 and 151936 columns 3.16 and 3.12 at one against 2.96 and 2.91 at two;
+ * fp32 65536 3.52 at one against 3.16 at two. */
+#ifndef TS_SOFTMAX_USE_PARTIAL_STAGE
+#define TS_SOFTMAX_USE_PARTIAL_STAGE 1
+#endif
+#ifndef TS_SOFTMAX_PARTIAL_BLOCKS_PER_SM
+#define TS_SOFTMAX_PARTIAL_BLOCKS_PER_SM 0
+#endif
+#ifndef TS_SOFTMAX_ONE_BLOCK_WARPS
+#define TS_SOFTMAX_ONE_BLOCK_WARPS TS_SOFTMAX_STAGED_MOST_WARPS
+#endif
 /* Blocks of at most TS_SOFTMAX_STREAM_WARPS warps, built for two an SM (64 registers a thread on
  * CUDA, no spills; 8 waves on HIP, where at 16 the kernel's 128 VGPRs a lane spilled 16-36 bytes). A
  * launch runs two blocks an SM of that many warps, or staged as many as their shared memory fits, up
@@ -240,20 +259,35 @@ typedef struct ts_softmax_params {
 #else
 #define TS_SOFTMAX_STREAM_EXP2 ts_wv_exp2
 #endif
+/* The staged instances take blocks of up to twice as many warps, one an SM: the same registers a
+ * thread (64 on CUDA). */
+#define TS_SOFTMAX_STAGED_MOST_WARPS (2 * TS_SOFTMAX_STREAM_WARPS)
 /* The stream instances' shared memory after the stage: the copy's barrier, then the block's slots. */
 #define TS_SOFTMAX_STREAM_TBAR_BYTES ((sizeof(ts_tbar) + 15) / 16 * 16)
 #define TS_SOFTMAX_STREAM_SHARED_BYTES(stage_bytes)                                                \
-    ((size_t)(stage_bytes) + TS_SOFTMAX_STREAM_TBAR_BYTES + 2 * TS_SOFTMAX_STREAM_WARPS * sizeof(float))
+    ((size_t)(stage_bytes) + TS_SOFTMAX_STREAM_TBAR_BYTES + 2 * TS_SOFTMAX_STAGED_MOST_WARPS * sizeof(float))
 #define TS_SOFTMAX_STREAM_STAGED 0
 #define TS_SOFTMAX_STREAM_KIND stream
+#define TS_SOFTMAX_STREAM_BOUND_WARPS TS_SOFTMAX_STREAM_WARPS
+#define TS_SOFTMAX_STREAM_BOUND_BLOCKS 2
 #include "kernels/softmax/softmax_stream_instances.h"
 #if TS_SOFTMAX_USE_STAGED
 #define TS_SOFTMAX_STREAM_STAGED 1
 #define TS_SOFTMAX_STREAM_KIND staged
+#define TS_SOFTMAX_STREAM_BOUND_WARPS TS_SOFTMAX_STAGED_MOST_WARPS
+#define TS_SOFTMAX_STREAM_BOUND_BLOCKS 1
 #include "kernels/softmax/softmax_stream_instances.h"
+
+/* The bytes of whole strips of a stage at blocks_per_sm staged blocks an SM. */
+static long long ts_softmax_stage_room(int blocks_per_sm, ts_dtype dtype) {
+    const long long strip = (long long)TS_ROWWISE_E * ts_rowwise_dtype_bytes(dtype);
+    const long long room = (long long)((TS_MAX_SHARED_BYTES + 1024u) / (unsigned)blocks_per_sm - 1024u) -
+                           (long long)TS_SOFTMAX_STREAM_SHARED_BYTES(0);
+    return room > 0 ? room / strip * strip : 0;
+}
 #endif
 
-/* A stream instance's launch (above) for rows of any length: staged where the row's body fits. */
+/* A stream instance's launch (above) for rows of any length: staged, wholly or in part (above). */
 static ts_status ts_softmax_stream(ts_softmax_params *p, ts_dtype dtype, ts_stream stream) {
     typedef ts_status (*launcher)(const ts_softmax_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher streamed[3] = {ts_softmax_bf16_stream_launch, ts_softmax_fp16_stream_launch,
@@ -271,6 +305,17 @@ static ts_status ts_softmax_stream(ts_softmax_params *p, ts_dtype dtype, ts_stre
         const long long fit = (TS_MAX_SHARED_BYTES + 1024u) / (TS_SOFTMAX_STREAM_SHARED_BYTES(stage) + 1024u);
         blocks_per_sm = fit < TS_SOFTMAX_STREAM_BLOCKS_PER_SM ? (int)fit : TS_SOFTMAX_STREAM_BLOCKS_PER_SM;
         if (blocks_per_sm > 2) warps /= 2;
+    } else if (TS_SOFTMAX_USE_PARTIAL_STAGE) {
+        const int blocks = TS_SOFTMAX_PARTIAL_BLOCKS_PER_SM > 0    ? TS_SOFTMAX_PARTIAL_BLOCKS_PER_SM
+                           : stage > ts_softmax_stage_room(1, dtype) ? 1
+                                                                     : 2;
+        const long long room = ts_softmax_stage_room(blocks, dtype);
+        if (room > 0) {
+            p->stage_bytes = (int)room;
+            launch = staged[ts_rowwise_dtype_index(dtype)];
+            blocks_per_sm = blocks;
+            warps = blocks == 1 ? TS_SOFTMAX_ONE_BLOCK_WARPS : blocks > 2 ? warps / 2 : warps;
+        }
     }
 #else
     (void)stage;

@@ -15,18 +15,23 @@
  *
  * Staged (TS_SOFTMAX_STREAM_STAGED 1), the block copies the row's body into shared memory with one
  * asynchronous bulk copy (ts_copy_async_g2s), whose bytes are all in flight at once without a
- * register, and both passes read it there: the row is read from memory once. The body is whole
+ * register, and both passes read it there: the row is read from memory once. The body is then whole
  * 16-byte units (its tail is edge), at most p->stage_bytes; the blocks an SM are as many as their
- * buffers fit, and one block's passes overlap the others' copies. Not staged, both passes read the
- * row from global memory, the second mostly from the L2, each warp's strips in the opposite order
- * (the last read first): rows of any length, few in flight (two blocks an SM, a row each).
+ * buffers fit, and one block's passes overlap the others' copies. A body longer than the stage is
+ * staged in part: the stage (p->stage_bytes, whole strips) takes its first columns, the rest is read
+ * from global memory, in the first pass while the copy is in flight, so that only the rest is read
+ * twice. Not staged, both passes read the row from global memory. Read twice, the second pass goes
+ * over each warp's strips in the opposite order (the last read first), to find them in the L2: rows of
+ * any length, few in flight (two blocks an SM, a row each).
  *   reads: TS_SOFTMAX_STREAM_NAME (the kernel), TS_SOFTMAX_STREAM_DTYPE (the input dtype),
  *          TS_SOFTMAX_STREAM_STAGED, TS_SOFTMAX_STREAM_EXP2 (the 2^x of a strip),
- *          TS_SOFTMAX_STREAM_WARPS (the most warps a block has; built for two blocks an SM). */
-TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, 2, ts_softmax_params, p) {
+ *          TS_SOFTMAX_STREAM_BOUND_WARPS and _BLOCKS (the most warps a block has, the blocks an SM it
+ *          is built for). */
+TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_BOUND_WARPS, TS_SOFTMAX_STREAM_BOUND_BLOCKS,
+                   ts_softmax_params, p) {
     const int nw = ts_num_warps(), w = ts_warp_id(), lane = ts_lane_id();
     const int bytes = TS_DTYPE_BYTES(TS_SOFTMAX_STREAM_DTYPE), out_bytes = TS_DTYPE_BYTES(p->out_dtype);
-    const long long step = (long long)nw * TS_ROWWISE_E;
+    const int step = nw * TS_ROWWISE_E, first = w * TS_ROWWISE_E; /* the warp's strips: first + i * step */
     const float k = p->scale_log2;
     unsigned char *stage = ts_shared_base();
     ts_tbar *landed = (ts_tbar *)(stage + p->stage_bytes);
@@ -40,53 +45,67 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, 2, ts_softma
     for (long long row = ts_block_x(); row < p->rows; row += ts_grid_x()) {
         const unsigned char *x = (const unsigned char *)p->x + row * p->x_stride * bytes;
         unsigned char *y = (unsigned char *)p->out + row * p->out_stride * out_bytes;
-        long long live = p->cols; /* the columns before the causal mask */
+        int live = p->cols; /* the columns before the causal mask */
         if (p->causal) {
             const long long last = row % p->causal_rows + p->causal_offset; /* last unmasked */
-            if (last + 1 < live) live = last + 1;
+            if (last + 1 < live) live = last < 0 ? 0 : (int)last + 1;
         }
         /* The body: columns head .. head + body - 1; the edge: the rest, edge index j at column
-         * j < head ? j : body + j. */
+         * j < head ? j : body + j. The body's first `staged` columns are read in the stage, the rest
+         * in x. Staged whole, the body is whole 16-byte units; in part, the stage whole strips. */
         const int head_max = (int)((16u - ((uintptr_t)x & 15u)) & 15u) / bytes;
         const int head = head_max < p->cols ? head_max : p->cols;
-        const long long body = TS_SOFTMAX_STREAM_STAGED ? (p->cols - head) * bytes / 16 * 16 / bytes : p->cols - head;
-        const int edge = (int)(p->cols - body);
-        /* Where the passes read the body: in the stage, or in memory. */
-        const unsigned char *src = TS_SOFTMAX_STREAM_STAGED ? stage : x + head * bytes;
-        if (TS_SOFTMAX_STREAM_STAGED && body > 0) {
+        const int whole = (p->cols - head) / (16 / bytes) * (16 / bytes);
+        const int staged_whole = TS_SOFTMAX_STREAM_STAGED && (long long)whole * bytes <= p->stage_bytes;
+        const int body = staged_whole ? whole : p->cols - head;
+        const int staged = staged_whole               ? body
+                           : TS_SOFTMAX_STREAM_STAGED ? p->stage_bytes / bytes / TS_ROWWISE_E * TS_ROWWISE_E
+                                                      : 0;
+        const int edge = p->cols - body;
+        const unsigned char *xb = x + head * bytes;
+        if (staged > 0) {
             ts_sync_block(); /* every warp is done with the stage's last row */
             if (w == 0) {
-                ts_tbar_expect_bytes(landed, (unsigned)(body * bytes));
-                ts_copy_async_g2s(stage, x + head * bytes, (unsigned)(body * bytes), landed);
+                ts_tbar_expect_bytes(landed, (unsigned)staged * bytes);
+                ts_copy_async_g2s(stage, xb, (unsigned)staged * bytes, landed);
             }
         }
         /* The lane's running maximum and sum; strips wholly masked are not read. */
         float m = -INFINITY, s = 0.0f;
         if (w == 0)
             for (int j = lane; j < edge; j += TS_WARP_LANES) {
-                const long long col = j < head ? j : body + j;
+                const int col = j < head ? j : body + j;
                 if (col >= live) continue;
                 const float v = ts_wv_get(x, TS_SOFTMAX_STREAM_DTYPE, col), grown = fmaxf(m, v);
                 if (grown == -INFINITY) continue;
                 s = s * exp2f((m - grown) * k) + exp2f((v - grown) * k);
                 m = grown;
             }
-        if (TS_SOFTMAX_STREAM_STAGED && body > 0) {
-            ts_tbar_wait(landed, phase);
-            phase ^= 1;
-        }
-        /* The body's columns before the mask (or its end: staged, the tail past it is edge). */
-        const long long first = (long long)w * TS_ROWWISE_E, live_body = live - head < body ? live - head : body;
-        for (long long c0 = first; c0 < live_body; c0 += step) {
-            ts_wv_load(&h, src + c0 * bytes, TS_SOFTMAX_STREAM_DTYPE, body - c0);
+        /* The body's columns before the mask (or its end: staged whole, the tail past it is edge): the
+         * warp's strips in x first (while the copy lands), then those in the stage. */
+        const int live_body = live - head < body ? live - head : body;
+        const int live_staged = staged < live_body ? staged : live_body;
+        int c0 = staged <= first ? first : first + (staged - first + step - 1) / step * step, in_stage = 0;
+        for (;;) {
+            if (c0 >= (in_stage ? live_staged : live_body)) {
+                if (in_stage || staged == 0) break;
+                in_stage = 1;
+                c0 = first;
+                ts_tbar_wait(landed, phase);
+                phase ^= 1;
+                continue;
+            }
+            ts_wv_load(&h, c0 < staged ? stage + c0 * bytes : xb + (size_t)c0 * bytes, TS_SOFTMAX_STREAM_DTYPE, body - c0);
             if (live_body - c0 < TS_ROWWISE_E) ts_wv_fill_from(&h, live_body - c0, -INFINITY);
             const float grown = fmaxf(m, ts_wv_lane_max(&h));
-            if (grown == -INFINITY) continue; /* nothing but -inf yet: the sum stays 0 */
-            ts_wv_sub_scalar(&h, &h, grown);
-            ts_wv_mul_scalar(&h, &h, k);
-            TS_SOFTMAX_STREAM_EXP2(&h, &h);
-            s = s * exp2f((m - grown) * k) + ts_wv_lane_sum(&h); /* m = -inf: s is 0, times 0 */
-            m = grown;
+            if (grown != -INFINITY) { /* nothing but -inf yet: the sum stays 0 */
+                ts_wv_sub_scalar(&h, &h, grown);
+                ts_wv_mul_scalar(&h, &h, k);
+                TS_SOFTMAX_STREAM_EXP2(&h, &h);
+                s = s * exp2f((m - grown) * k) + ts_wv_lane_sum(&h); /* m = -inf: s is 0, times 0 */
+                m = grown;
+            }
+            c0 += step;
         }
         float row_max = ts_group_max(ts_wv_warp_combine(m, 2), slots, w, nw, &parity);
         if (row_max == -INFINITY) row_max = 0.0f; /* a wholly masked row: every weight is 0 */
@@ -94,15 +113,16 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, 2, ts_softma
         const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
         if (w == 0)
             for (int j = lane; j < edge; j += TS_WARP_LANES) {
-                const long long col = j < head ? j : body + j;
+                const int col = j < head ? j : body + j;
                 const float v = ts_wv_get(x, TS_SOFTMAX_STREAM_DTYPE, col);
                 ts_wv_set(y, p->out_dtype, col, col < live ? exp2f((v - row_max) * k) * inv : 0.0f);
             }
         if (first >= body) continue;
         unsigned char *dst = y + head * out_bytes;
-        for (long long c0 = first + (body - 1 - first) / step * step; c0 >= first; c0 -= step) {
+        for (int c0 = first + (body - 1 - first) / step * step; c0 >= first; c0 -= step) {
             if (c0 < live_body) {
-                ts_wv_load(&h, src + c0 * bytes, TS_SOFTMAX_STREAM_DTYPE, body - c0);
+                ts_wv_load(&h, c0 < staged ? stage + c0 * bytes : xb + (size_t)c0 * bytes, TS_SOFTMAX_STREAM_DTYPE,
+                           body - c0);
                 if (live_body - c0 < TS_ROWWISE_E) ts_wv_fill_from(&h, live_body - c0, -INFINITY);
                 ts_wv_sub_scalar(&h, &h, row_max);
                 ts_wv_mul_scalar(&h, &h, k);
@@ -111,7 +131,7 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_WARPS, 2, ts_softma
             } else {
                 ts_wv_fill(&h, 0.0f);
             }
-            ts_wv_store(dst + c0 * out_bytes, &h, p->out_dtype, body - c0);
+            ts_wv_store(dst + (size_t)c0 * out_bytes, &h, p->out_dtype, body - c0);
         }
     }
 }

@@ -95,7 +95,8 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_BOUND_WARPS, TS_SOF
                 phase ^= 1;
                 continue;
             }
-            ts_wv_load(&h, c0 < staged ? stage + c0 * bytes : xb + (size_t)c0 * bytes, TS_SOFTMAX_STREAM_DTYPE, body - c0);
+            ts_wv_load(&h, c0 < staged ? stage + c0 * bytes : xb + (size_t)c0 * bytes, TS_SOFTMAX_STREAM_DTYPE,
+                       body - c0);
             if (live_body - c0 < TS_ROWWISE_E) ts_wv_fill_from(&h, live_body - c0, -INFINITY);
             const float grown = fmaxf(m, ts_wv_lane_max(&h));
             if (grown != -INFINITY) { /* nothing but -inf yet: the sum stays 0 */

@@ -207,8 +207,8 @@ typedef struct ts_softmax_params {
 #endif
 /* 1 (default; 0 on HIP, whose ts_copy_async_g2s is a wave's copy loop): rows whose 16-bit or fp32
  * body fits TS_SOFTMAX_STAGED_MAX_BYTES (two blocks an SM: bf16 rows up to about 57000 columns) run
- * staged, the row copied into shared memory once and read there twice; longer ones, and all with 0,
- * read the row from global memory twice, the second time mostly from the L2. */
+ * staged, the row copied into shared memory once and read there twice; longer ones are staged in part
+ * (below). With 0, every row is read from global memory twice, the second time mostly from the L2. */
 #ifndef TS_SOFTMAX_USE_STAGED
 #define TS_SOFTMAX_USE_STAGED (TS_WARP_LANES != 64)
 #endif
@@ -235,9 +235,9 @@ typedef struct ts_softmax_params {
 #define TS_SOFTMAX_ONE_BLOCK_WARPS TS_SOFTMAX_STAGED_MOST_WARPS
 #endif
 /* Blocks of at most TS_SOFTMAX_STREAM_WARPS warps, built for two an SM (64 registers a thread on
- * CUDA, no spills; 8 waves on HIP, where at 16 the kernel's 128 VGPRs a lane spilled 16-36 bytes). A
- * launch runs two blocks an SM of that many warps, or staged as many as their shared memory fits, up
- * to TS_SOFTMAX_STREAM_BLOCKS_PER_SM, of half as many warps where more than two fit. On the H200
+ * CUDA, no spills; 8 waves on HIP, 66-71 VGPRs a lane). A launch runs two blocks an SM of that many
+ * warps, or wholly staged as many as their shared memory fits, up to TS_SOFTMAX_STREAM_BLOCKS_PER_SM,
+ * of half as many warps where more than two fit (staged in part: above). On the H200
  * (bench/results/nvidia-h200-2026-12-04-softmax-stream.txt, bf16, TB/s): staged 4096x32000 (three
  * fit) 3.27 at 8 warps x 3 against 2.91 at 16 x 2, 4096x50304 (two fit) 3.00 at 8 x 2 against 3.11
  * at 16 x 2; not staged 2048x128256 2.74 at 8 x 4 against 2.80 at 16 x 2; and before the

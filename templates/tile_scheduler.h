@@ -74,18 +74,26 @@ TS_LAYOUT_FN void ts_sched_tile(const ts_tile_sched *s, long long task, int *tm,
  * each at least one unit long, so that a unit is split between at most two clusters: its head
  * (k from 0) ends the range of cluster c, its tail (k to the end) opens the range of cluster
  * c + 1. Cluster c's part is the tasks c, c + G, ... : its dp units, then the up to three pieces
- * of its range (some empty). With sk = 0 every task is one whole unit. */
+ * of its range (some empty). With sk = 0 every task is one whole unit.
+ *
+ * Split-K, where the units leave most clusters idle (at most half as many units as clusters:
+ * a GEMM of few rows, M = 16 with N = 4096 is 8 units on the H200's 66 clusters): every unit is
+ * cut into `split` pieces of equal k ranges, task u * split + j being piece j of unit u, one task
+ * a cluster; dp is then the units, sk 0. */
 typedef struct ts_sk_sched {
-    long long dp, sk; /* units run whole; units shared out by k after them */
+    long long dp, sk; /* units run whole (split by k where split > 1); units shared out by k after them */
     int clusters;     /* G */
     int k_iters;
+    int split;        /* pieces a unit (1: whole units) */
 } ts_sk_sched;
 
 /* The pieces of a unit: whole, its head (k from 0, finished by combining the tail's partial
- * result), or its tail (k to the end, which hands its partial result to the head). */
+ * result), its tail (k to the end, which hands its partial result to the head), or one of a split
+ * unit's pieces (whichever of them finishes last combines the others' partial results). */
 #define TS_SK_WHOLE 0
 #define TS_SK_HEAD 1
 #define TS_SK_TAIL 2
+#define TS_SK_SPLIT 3
 
 /* The schedule; stream-K only where it helps (a partial last wave, more units than clusters). */
 TS_LAYOUT_FN ts_sk_sched ts_sk_make(long long units, int k_iters, int clusters, int enable) {
@@ -94,6 +102,7 @@ TS_LAYOUT_FN ts_sk_sched ts_sk_make(long long units, int k_iters, int clusters, 
     s.k_iters = k_iters;
     s.dp = units;
     s.sk = 0;
+    s.split = 1;
     if (enable && k_iters > 1 && units > s.clusters && units % s.clusters != 0) {
         s.dp = (units / s.clusters - 1) * s.clusters;
         s.sk = units - s.dp;
@@ -101,14 +110,39 @@ TS_LAYOUT_FN ts_sk_sched ts_sk_make(long long units, int k_iters, int clusters, 
     return s;
 }
 
-TS_LAYOUT_FN long long ts_sk_tasks(const ts_sk_sched *s) { return s->dp + (s->sk > 0 ? 3LL * s->clusters : 0); }
+/* The split-K schedule: each of `units` units in as many pieces as the clusters hold (at most
+ * clusters / units) with at least min_iters k iterations each; whole units (split 1) where fewer
+ * than two pieces would result. */
+TS_LAYOUT_FN ts_sk_sched ts_sk_make_split(long long units, int k_iters, int clusters, int min_iters) {
+    ts_sk_sched s = ts_sk_make(units, k_iters, clusters, 0);
+    if (min_iters < 1) min_iters = 1;
+    const long long by_clusters = units > 0 ? s.clusters / units : 0;
+    const long long by_iters = k_iters / min_iters;
+    const long long split = by_clusters < by_iters ? by_clusters : by_iters;
+    if (split >= 2) s.split = (int)split;
+    return s;
+}
+
+TS_LAYOUT_FN long long ts_sk_tasks(const ts_sk_sched *s) {
+    return s->dp * s->split + (s->sk > 0 ? 3LL * s->clusters : 0);
+}
 
 /* Task `task`'s piece: its unit, k iterations [*k_begin, *k_end), its kind (TS_SK_*) and, for a
- * head or a tail, the boundary it shares with its other half (the head's cluster). Returns 0 for
- * an empty piece (nothing to do). */
+ * head or a tail, the boundary it shares with its other half (the head's cluster); for a split
+ * unit's piece, the unit. Returns 0 for an empty piece (nothing to do). */
 TS_LAYOUT_FN int ts_sk_piece(const ts_sk_sched *s, long long task, long long *unit, int *k_begin, int *k_end,
                              int *kind, int *boundary) {
     *boundary = 0;
+    if (s->split > 1) {
+        const long long u = task / s->split;
+        const int j = (int)(task - u * s->split);
+        *unit = u;
+        *k_begin = (int)((long long)s->k_iters * j / s->split);
+        *k_end = (int)((long long)s->k_iters * (j + 1) / s->split);
+        *kind = TS_SK_SPLIT;
+        *boundary = (int)u;
+        return 1;
+    }
     if (task < s->dp) {
         *unit = task;
         *k_begin = 0;
@@ -128,6 +162,11 @@ TS_LAYOUT_FN int ts_sk_piece(const ts_sk_sched *s, long long task, long long *un
     *kind = *k_begin > 0 ? TS_SK_TAIL : *k_end < k ? TS_SK_HEAD : TS_SK_WHOLE;
     *boundary = *kind == TS_SK_TAIL ? c - 1 : c;
     return 1;
+}
+
+/* How many pieces meet at a head's, a tail's or a split piece's boundary. */
+TS_LAYOUT_FN int ts_sk_pieces(const ts_sk_sched *s, int kind) {
+    return kind == TS_SK_SPLIT ? s->split : kind == TS_SK_WHOLE ? 1 : 2;
 }
 
 /* The grid of a persistent kernel with `tasks` tasks, each taken by a cluster of `cluster` blocks:

@@ -161,13 +161,37 @@ Test(gemm, more_tiles_than_blocks) {
     }
 }
 
-/* Stream-K (ts_gemm_ex with a workspace): one tile column and one more row of tiles than the SMs
- * (with clusters of two, one more cluster's worth than the clusters) leave a last wave that is
- * shared out by K, so that some tiles are split between two blocks, one adding the other's partial
- * results before its store: through the staged store (bf16 C) and the direct one (fp32 C with
- * beta), at ragged sizes. Each case runs twice on one workspace, which the first call must leave
- * ready for the second. A build without stream-K (the default) needs no workspace: it asks for
- * none and takes the same calls with a NULL or a small one. */
+/* Whether any byte of a device buffer is nonzero. */
+static int any_byte_set(const void *dev, size_t bytes) {
+    unsigned char *h = malloc(bytes);
+    cr_assert(h);
+    cr_assert_eq(ts_test_copy_back(h, dev, bytes), TS_SUCCESS);
+    int set = 0;
+    for (size_t i = 0; i < bytes && !set; ++i) set = h[i] != 0;
+    free(h);
+    return set;
+}
+
+/* The refusals of a workspace too small or misaligned. */
+static void check_workspace_refusals(void *ws, size_t bytes) {
+    unsigned short buf[64] __attribute__((aligned(16))) = {0};
+    const ts_dtype B = TS_DTYPE_BF16;
+    cr_assert_eq(ts_gemm_ex(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, buf, B, 8, buf, B, 8, 0, buf, B, 8, ws, bytes - 1, NULL),
+                 TS_ERROR_INVALID_SIZE);
+    cr_assert_eq(ts_gemm_ex(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, buf, B, 8, buf, B, 8, 0, buf, B, 8, (char *)ws + 4,
+                            bytes - 4, NULL),
+                 TS_ERROR_MISALIGNED);
+}
+
+/* Stream-K (ts_gemm_ex with a workspace, in a build with TS_GEMM_STREAM_K=1): one tile column and
+ * one more row of tiles than the SMs (with clusters of two, one more cluster's worth than the
+ * clusters) leave a last wave that is shared out by K, so that some tiles are split between two
+ * blocks, one adding the other's partial results before its store: through the staged store
+ * (bf16 C) and the direct one (fp32 C with beta), at ragged sizes. Each case runs twice on one
+ * workspace, which the first call must leave ready for the second. Without stream-K these tiles
+ * are too many for split-K: they run whole and leave the workspace as it was. A build with
+ * neither needs no workspace: it asks for none and takes the same calls with a NULL or a small
+ * one. */
 static void check_stream_k_cases(void) {
     int count = 0;
     ts_device_props p;
@@ -177,8 +201,8 @@ static void check_stream_k_cases(void) {
     cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
     cr_assert_eq(ts_gemm_workspace_size(NULL), TS_ERROR_NULL_POINTER);
     const int m = 128 * (p.sm_count + 1);
-    if (!ts_test_gemm_stream_k_built()) {
-        cr_assert_eq(bytes, 0, "a build without stream-K asks for %zu workspace bytes", bytes);
+    if (!ts_test_gemm_stream_k_built() && !ts_test_gemm_split_built()) {
+        cr_assert_eq(bytes, 0, "a build without stream-K or split-K asks for %zu workspace bytes", bytes);
         void *small = NULL;
         cr_assert_eq(ts_malloc(&small, 256), TS_SUCCESS);
         gemm_case cases[2] = {
@@ -207,18 +231,13 @@ static void check_stream_k_cases(void) {
         check_gemm(cases[i]);
         check_gemm(cases[i]);
     }
-    /* The flags open the workspace, and every split tile's second piece cleared its own. */
-    unsigned char flags[256];
-    cr_assert_eq(ts_test_copy_back(flags, ws, sizeof flags), TS_SUCCESS);
-    for (size_t i = 0; i < sizeof flags; ++i) cr_assert_eq(flags[i], 0, "workspace byte %zu left set", i);
-    /* A workspace too small or misaligned is refused. */
-    unsigned short buf[64] __attribute__((aligned(16))) = {0};
-    const ts_dtype B = TS_DTYPE_BF16;
-    cr_assert_eq(ts_gemm_ex(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, buf, B, 8, buf, B, 8, 0, buf, B, 8, ws, bytes - 1, NULL),
-                 TS_ERROR_INVALID_SIZE);
-    cr_assert_eq(ts_gemm_ex(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, buf, B, 8, buf, B, 8, 0, buf, B, 8, (char *)ws + 4,
-                            bytes - 4, NULL),
-                 TS_ERROR_MISALIGNED);
+    if (ts_test_gemm_stream_k_built()) {
+        /* The flags open the workspace, and every split tile's last piece cleared its own. */
+        cr_assert(!any_byte_set(ws, 256), "workspace flags left set");
+    } else {
+        cr_assert(!any_byte_set(ws, bytes), "whole tiles wrote to the workspace");
+    }
+    check_workspace_refusals(ws, bytes);
     cr_assert_eq(ts_free(ws), TS_SUCCESS);
 }
 
@@ -235,17 +254,69 @@ Test(gemm, stream_k_splits_the_last_wave_by_k) {
 #endif
 }
 
+/* Split-K (ts_gemm_ex with a workspace): tiles of C too few for the SMs (one or two rows of
+ * tiles, a few columns) with a long K, so that each tile's K range is cut into pieces on as many
+ * clusters and the last piece to finish adds the others' partial results: through the staged store
+ * (bf16 C) and the direct one (fp32 C with beta), rows that fill part of a warp's 16, every
+ * transpose form, at ragged sizes. Each case runs on a zeroed workspace, where the pieces' partial
+ * results must show, and then again on the same one, which the first call must have left ready
+ * (its counters back to 0). */
+static void check_split_k_cases(int large) {
+    size_t bytes = 0;
+    cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
+    cr_assert(bytes > 0);
+    void *ws = NULL;
+    cr_assert_eq(ts_malloc(&ws, bytes), TS_SUCCESS);
+    gemm_case cases[6] = {
+        {TS_NO_TRANS, TS_NO_TRANS, 16, 256, 1000, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
+        {TS_NO_TRANS, TS_TRANS, 5, 300, 777, 8, TS_DTYPE_BF16, TS_DTYPE_F32, 0.5f, -1.0f, ws, bytes},
+        {TS_TRANS, TS_NO_TRANS, 200, 100, 520, 0, TS_DTYPE_FP16, TS_DTYPE_FP16, 1.0f, 0.0f, ws, bytes},
+        {TS_TRANS, TS_TRANS, 37, 300, 1100, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 2.0f, 0.0f, ws, bytes},
+        /* the GPU's decode shapes: 8 and 16 pieces a tile on the H200 */
+        {TS_NO_TRANS, TS_NO_TRANS, 64, 2048, 4096, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
+        {TS_NO_TRANS, TS_TRANS, 16, 1024, 2056, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
+    };
+    for (int i = 0; i < (large ? 6 : 4); ++i) {
+        cr_assert_eq(ts_memset(ws, 0, bytes), TS_SUCCESS);
+        check_gemm(cases[i]);
+        cr_assert(any_byte_set(ws, bytes), "case %d: no piece wrote its partial results", i);
+        check_gemm(cases[i]);
+        cr_assert(!any_byte_set(ws, 256), "case %d: workspace counters left set", i);
+    }
+    check_workspace_refusals(ws, bytes);
+    cr_assert_eq(ts_free(ws), TS_SUCCESS);
+}
+
+Test(gemm, split_k_cuts_few_tiles_by_k) {
+    TS_TEST_REQUIRE_DEVICE();
+    if (!ts_test_gemm_split_built()) return;
+#if defined(TESSERA_BACKEND_HOST)
+    /* The host's SM count is its block concurrency: 8, 12 and 16 blocks (4, 6 and 8 clusters), all of
+     * which split every case (into 2 to 4 pieces). */
+    const int grids[3] = {8, 12, 16};
+    for (int i = 0; i < 3; ++i) {
+        ts_host_set_block_concurrency(grids[i]);
+        check_split_k_cases(0);
+    }
+    ts_host_set_block_concurrency(0);
+#else
+    check_split_k_cases(1);
+#endif
+}
+
 /* The ping-pong schedule (CDNA's) on this backend: no producer warpgroup, the consumer warpgroups
  * take turns loading. Few blocks, so each loops over several tasks. */
 Test(gemm, ping_pong_schedule) {
     TS_TEST_REQUIRE_DEVICE();
     uint64_t seed = ts_test_fresh_seed(), st = seed;
-    /* The last case has three units of four k tiles on two blocks: stream-K splits the middle one. */
-    const int sizes[][3] = {{130, 300, 200}, {17, 65, 33}, {256, 512, 64}, {300, 200, 200}};
+    /* The fourth case has three units of four k tiles on two blocks: stream-K splits the middle one
+     * where the build has it. The last has two units of eight k tiles on four blocks: split-K cuts
+     * each in two. */
+    const int sizes[][3] = {{130, 300, 200}, {17, 65, 33}, {256, 512, 64}, {300, 200, 200}, {20, 300, 512}};
     void *ws = NULL;
     cr_assert_eq(ts_malloc(&ws, ts_test_pingpong_workspace_bytes()), TS_SUCCESS);
     cr_assert_eq(ts_memset(ws, 0, ts_test_pingpong_workspace_bytes()), TS_SUCCESS);
-    for (int z = 0; z < 4; ++z) {
+    for (int z = 0; z < 5; ++z) {
         const int m = sizes[z][0], n = sizes[z][1], k = sizes[z][2];
         const long long lda = (k + 7) / 8 * 8, ldb = (n + 7) / 8 * 8, ldc = ldb;
         unsigned short *a = malloc((size_t)m * lda * 2), *b = malloc((size_t)k * ldb * 2);
@@ -255,7 +326,8 @@ Test(gemm, ping_pong_schedule) {
         void *da = ts_test_device_copy(a, (size_t)m * lda * 2), *db = ts_test_device_copy(b, (size_t)k * ldb * 2);
         float *dc = ts_test_device_copy(NULL, (size_t)m * ldc * 4);
         cr_assert(da && db && dc);
-        cr_assert_eq(ts_test_pingpong_gemm(m, n, k, da, lda, db, ldb, dc, ldc, 2, z == 3 ? ws : NULL), TS_SUCCESS);
+        cr_assert_eq(ts_test_pingpong_gemm(m, n, k, da, lda, db, ldb, dc, ldc, z == 4 ? 4 : 2, z >= 3 ? ws : NULL, z == 4),
+                     TS_SUCCESS);
         cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
         cr_assert_eq(ts_test_copy_back(c, dc, (size_t)m * ldc * 4), TS_SUCCESS);
         for (int i = 0; i < m; ++i)

@@ -200,3 +200,46 @@ Test(scheduler, stream_k_covers_each_iteration_once_and_heads_wait_on_earlier_ta
     cr_assert_eq(h.dp, 132);
     cr_assert_eq(h.sk, 124);
 }
+
+/* Split-K: where the units leave most clusters idle, every unit is cut into the same number of
+ * pieces (at most clusters / units, each at least min_iters long), pieces of a unit differing by
+ * at most one iteration; every (unit, k) is computed exactly once, each piece's boundary is its
+ * unit, and all of a unit's pieces meet there; elsewhere the units stay whole. */
+Test(scheduler, split_k_cuts_every_unit_into_equal_pieces) {
+    /* units, k iterations, clusters, min iterations, the pieces expected */
+    const int cases[][5] = {{8, 64, 66, 4, 8},   {16, 64, 66, 4, 4}, {28, 64, 66, 4, 2}, {34, 64, 66, 4, 1},
+                            {1, 10, 66, 4, 2},   {1, 7, 66, 4, 1},   {3, 200, 66, 4, 22}, {2, 13, 6, 4, 3},
+                            {4, 224, 66, 4, 16}, {1, 64, 1, 4, 1}};
+    for (int z = 0; z < 10; ++z) {
+        const long long units = cases[z][0];
+        const int k = cases[z][1], g = cases[z][2], min_iters = cases[z][3], expect = cases[z][4];
+        const ts_sk_sched s = ts_sk_make_split(units, k, g, min_iters);
+        cr_assert_eq(s.split, expect, "case %d: %d pieces, expected %d", z, s.split, expect);
+        cr_assert_eq(s.sk, 0);
+        cr_assert_eq(ts_sk_tasks(&s), units * s.split);
+        cr_assert(s.split == 1 || units * s.split <= g, "case %d: more pieces than clusters", z);
+        char *seen = calloc((size_t)(units * k), 1);
+        int *count = calloc((size_t)units, sizeof *count);
+        for (long long task = 0; task < ts_sk_tasks(&s); ++task) {
+            long long unit;
+            int kb, ke, kind, boundary;
+            cr_assert_eq(ts_sk_piece(&s, task, &unit, &kb, &ke, &kind, &boundary), 1);
+            cr_assert(unit >= 0 && unit < units && kb >= 0 && kb < ke && ke <= k, "case %d task %lld", z, task);
+            for (int i = kb; i < ke; ++i) cr_assert_eq(seen[unit * k + i]++, 0, "case %d: unit %lld k %d twice", z, unit, i);
+            if (s.split == 1) {
+                cr_assert_eq(kind, TS_SK_WHOLE);
+                continue;
+            }
+            cr_assert_eq(kind, TS_SK_SPLIT);
+            cr_assert_eq(boundary, unit);
+            cr_assert_eq(ts_sk_pieces(&s, kind), s.split);
+            cr_assert(ke - kb >= min_iters && ke - kb >= k / s.split && ke - kb <= k / s.split + 1, "case %d: piece of %d",
+                      z, ke - kb);
+            ++count[unit];
+        }
+        for (long long i = 0; i < units * k; ++i) cr_assert_eq(seen[i], 1, "case %d: iteration %lld missed", z, i);
+        for (long long u = 0; u < units && s.split > 1; ++u) cr_assert_eq(count[u], s.split);
+        free(seen);
+        free(count);
+    }
+}

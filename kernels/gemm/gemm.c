@@ -6,69 +6,19 @@
 #include "kernels/common/device_props.h"
 #include "kernels/gemm/gemm_common.h"
 
-#define TS_GEMM_NAME ts_gemm_bf16_nn
-#define TS_GEMM_A_TILE TS_GEMM_A_ST(bf16, 0)
-#define TS_GEMM_B_TILE TS_GEMM_B_ST(bf16, 0)
-#define TS_GEMM_TRANS_A 0
-#define TS_GEMM_TRANS_B 0
-#define TS_GEMM_MMA ts_wg_mma_AB_async
-#include "kernels/gemm/gemm_variant.h"
+/* The default kernels (whole tiles, or with TS_GEMM_STREAM_K the last waves shared out by K) and
+ * the split instances (NAME_split: split-K for few tiles, gemm_common.h). */
+#define TS_GEMM_KIND
+#define TS_GEMM_PIECES TS_GEMM_STREAM_K
+#include "kernels/gemm/gemm_instances.h"
+#undef TS_GEMM_KIND
+#undef TS_GEMM_PIECES
 
-#define TS_GEMM_NAME ts_gemm_bf16_nt
-#define TS_GEMM_A_TILE TS_GEMM_A_ST(bf16, 0)
-#define TS_GEMM_B_TILE TS_GEMM_B_ST(bf16, 1)
-#define TS_GEMM_TRANS_A 0
-#define TS_GEMM_TRANS_B 1
-#define TS_GEMM_MMA ts_wg_mma_ABt_async
-#include "kernels/gemm/gemm_variant.h"
-
-#define TS_GEMM_NAME ts_gemm_bf16_tn
-#define TS_GEMM_A_TILE TS_GEMM_A_ST(bf16, 1)
-#define TS_GEMM_B_TILE TS_GEMM_B_ST(bf16, 0)
-#define TS_GEMM_TRANS_A 1
-#define TS_GEMM_TRANS_B 0
-#define TS_GEMM_MMA ts_wg_mma_AtB_async
-#include "kernels/gemm/gemm_variant.h"
-
-#define TS_GEMM_NAME ts_gemm_bf16_tt
-#define TS_GEMM_A_TILE TS_GEMM_A_ST(bf16, 1)
-#define TS_GEMM_B_TILE TS_GEMM_B_ST(bf16, 1)
-#define TS_GEMM_TRANS_A 1
-#define TS_GEMM_TRANS_B 1
-#define TS_GEMM_MMA ts_wg_mma_AtBt_async
-#include "kernels/gemm/gemm_variant.h"
-
-#define TS_GEMM_NAME ts_gemm_fp16_nn
-#define TS_GEMM_A_TILE TS_GEMM_A_ST(fp16, 0)
-#define TS_GEMM_B_TILE TS_GEMM_B_ST(fp16, 0)
-#define TS_GEMM_TRANS_A 0
-#define TS_GEMM_TRANS_B 0
-#define TS_GEMM_MMA ts_wg_mma_AB_async
-#include "kernels/gemm/gemm_variant.h"
-
-#define TS_GEMM_NAME ts_gemm_fp16_nt
-#define TS_GEMM_A_TILE TS_GEMM_A_ST(fp16, 0)
-#define TS_GEMM_B_TILE TS_GEMM_B_ST(fp16, 1)
-#define TS_GEMM_TRANS_A 0
-#define TS_GEMM_TRANS_B 1
-#define TS_GEMM_MMA ts_wg_mma_ABt_async
-#include "kernels/gemm/gemm_variant.h"
-
-#define TS_GEMM_NAME ts_gemm_fp16_tn
-#define TS_GEMM_A_TILE TS_GEMM_A_ST(fp16, 1)
-#define TS_GEMM_B_TILE TS_GEMM_B_ST(fp16, 0)
-#define TS_GEMM_TRANS_A 1
-#define TS_GEMM_TRANS_B 0
-#define TS_GEMM_MMA ts_wg_mma_AtB_async
-#include "kernels/gemm/gemm_variant.h"
-
-#define TS_GEMM_NAME ts_gemm_fp16_tt
-#define TS_GEMM_A_TILE TS_GEMM_A_ST(fp16, 1)
-#define TS_GEMM_B_TILE TS_GEMM_B_ST(fp16, 1)
-#define TS_GEMM_TRANS_A 1
-#define TS_GEMM_TRANS_B 1
-#define TS_GEMM_MMA ts_wg_mma_AtBt_async
-#include "kernels/gemm/gemm_variant.h"
+#define TS_GEMM_KIND _split
+#define TS_GEMM_PIECES 1
+#include "kernels/gemm/gemm_instances.h"
+#undef TS_GEMM_KIND
+#undef TS_GEMM_PIECES
 
 typedef ts_status (*ts_gemm_launcher)(const ts_gemm_params *, int, ts_stream);
 
@@ -76,12 +26,12 @@ static int ts_gemm_dtype_valid(ts_dtype t) {
     return t == TS_DTYPE_F32 || t == TS_DTYPE_BF16 || t == TS_DTYPE_FP16;
 }
 
-/* The workspace for the largest persistent grid the GEMM kernels take on a device; none where the
- * kernels are built without stream-K. */
+/* The workspace for the largest persistent grid the GEMM kernels take on a device (stream-K and
+ * split-K both fit it); none where neither is built or used. */
 static ts_status ts_gemm_workspace_need(const ts_device_props *props, size_t *bytes) {
     int grid = 0;
     const ts_status s = ts_gemm_bf16_nn_persistent_grid(props, 1LL << 40, &grid);
-    if (s == TS_SUCCESS) *bytes = TS_GEMM_STREAM_K ? ts_gemm_workspace_bytes(grid) : 0;
+    if (s == TS_SUCCESS) *bytes = TS_GEMM_STREAM_K || TS_GEMM_USE_SPLIT ? ts_gemm_workspace_bytes(grid) : 0;
     return s;
 }
 
@@ -120,26 +70,33 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
     if (s != TS_SUCCESS) return s;
 
     /* A persistent grid: one wave of blocks as the launch planner sizes it (one block per SM, which
-     * a block's shared memory fills), in whole clusters. Every variant has the same resources. */
+     * a block's shared memory fills), in whole clusters, no larger than the tasks need. Every
+     * variant has the same resources. */
     ts_device_props props;
-    int grid = 0;
+    int wave = 0, grid = 0, split = 0;
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
-    if ((s = ts_gemm_bf16_nn_persistent_grid(&props, params.sched.tasks, &grid)) != TS_SUCCESS) return s;
+    if ((s = ts_gemm_bf16_nn_persistent_grid(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
     if (workspace) {
-        /* Stream-K over this grid's clusters, which run all at once (persistent_grid keeps the grid
-         * to what the device holds together), so a head may wait for its tail. */
+        /* Pieces of tiles over the wave's clusters, which run all at once, so a piece may wait for
+         * the others of its tile: split-K where the tiles leave most clusters idle, else stream-K
+         * where the build has it. */
         size_t need = 0;
         if ((uintptr_t)workspace % 16) return TS_ERROR_MISALIGNED;
         if ((s = ts_gemm_workspace_need(&props, &need)) != TS_SUCCESS) return s;
         if (workspace_bytes < need) return TS_ERROR_INVALID_SIZE;
-        if (need > 0) ts_gemm_use_workspace(&params, workspace, grid);
+        if (need > 0) split = ts_gemm_use_workspace(&params, workspace, wave, TS_GEMM_USE_SPLIT);
     }
+    if ((s = ts_gemm_bf16_nn_persistent_grid(&props, ts_sk_tasks(&params.sk), &grid)) != TS_SUCCESS) return s;
 
-    static const ts_gemm_launcher launchers[2][2][2] = {
-        {{ts_gemm_bf16_nn_launch, ts_gemm_bf16_nt_launch}, {ts_gemm_bf16_tn_launch, ts_gemm_bf16_tt_launch}},
-        {{ts_gemm_fp16_nn_launch, ts_gemm_fp16_nt_launch}, {ts_gemm_fp16_tn_launch, ts_gemm_fp16_tt_launch}},
+    static const ts_gemm_launcher launchers[2][2][2][2] = {
+        {{{ts_gemm_bf16_nn_launch, ts_gemm_bf16_nt_launch}, {ts_gemm_bf16_tn_launch, ts_gemm_bf16_tt_launch}},
+         {{ts_gemm_fp16_nn_launch, ts_gemm_fp16_nt_launch}, {ts_gemm_fp16_tn_launch, ts_gemm_fp16_tt_launch}}},
+        {{{ts_gemm_bf16_nn_split_launch, ts_gemm_bf16_nt_split_launch},
+          {ts_gemm_bf16_tn_split_launch, ts_gemm_bf16_tt_split_launch}},
+         {{ts_gemm_fp16_nn_split_launch, ts_gemm_fp16_nt_split_launch},
+          {ts_gemm_fp16_tn_split_launch, ts_gemm_fp16_tt_split_launch}}},
     };
-    return launchers[a_type == TS_DTYPE_FP16][trans_a][trans_b](&params, grid, stream);
+    return launchers[split][a_type == TS_DTYPE_FP16][trans_a][trans_b](&params, grid, stream);
 }
 
 TS_EXTERN_C ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha, const void *a,

@@ -142,13 +142,25 @@
 #endif
 
 /* 1: ts_gemm_ex shares the last waves of tiles out by K where it is given a workspace (stream-K,
- * templates/tile_scheduler.h); 0 (the default) ignores the workspace and leaves the code out. On
+ * templates/tile_scheduler.h); 0 (the default) leaves the code out of the default kernels. On
  * the H200 stream-K made 4096^3 5% slower (730-746 against 768-786 TFLOP/s, two runs,
  * bench/results/nvidia-h200-2026-11-30-stream-k-load-hint-ab.txt): each split tile's partial
  * results cost more than the 3% of idle clusters in the last wave it recovers. On gfx942 it cost
  * the ping-pong kernels 15-25 VGPRs and a wave per SIMD. Kept for A/B runs; CI tests it (host). */
 #ifndef TS_GEMM_STREAM_K
 #define TS_GEMM_STREAM_K 0
+#endif
+
+/* Split-K (ts_gemm_ex with a workspace): where the tiles of C leave most clusters idle (a GEMM of
+ * few rows: M = 16 to 256 with N = 4096 is 8 to 16 cluster tiles on the H200's 66 clusters), the
+ * split instances (gemm.c, NAME_split) cut each tile's K range into up to clusters / tiles pieces
+ * of at least TS_GEMM_SPLIT_MIN_ITERS k tiles each, one piece a cluster; the last piece of a tile
+ * to finish adds the others' partial results. TS_GEMM_USE_SPLIT 0 leaves them unused. */
+#ifndef TS_GEMM_USE_SPLIT
+#define TS_GEMM_USE_SPLIT 1
+#endif
+#ifndef TS_GEMM_SPLIT_MIN_ITERS
+#define TS_GEMM_SPLIT_MIN_ITERS 4
 #endif
 
 /* Tiles of C are taken down groups of this many tile rows (templates/tile_scheduler.h). */
@@ -165,13 +177,14 @@ typedef struct ts_gemm_params {
     int staged;         /* nonzero: store C through shared memory (16-bit C, beta == 0) */
     int cluster_n;      /* a cluster's tiles lie across N (sharing A), not down M (sharing B) */
     ts_tile_sched sched; /* units (a cluster's tiles) -> tile coordinates */
-    ts_sk_sched sk;      /* tasks -> units and k ranges (stream-K where a workspace is given) */
-    int *flags;          /* stream-K: four ints per (boundary, block of the cluster, consumer) */
-    float *partials;     /* stream-K: partial results, TS_GEMM_PARTIAL_FLOATS per (boundary, block, consumer) */
+    ts_sk_sched sk;      /* tasks -> units and k ranges (stream-K or split-K where a workspace is given) */
+    int *flags;          /* pieces: two ints per (boundary, block of the cluster, consumer, warp) */
+    float *partials;     /* pieces: partial results, TS_GEMM_PARTIAL_FLOATS per (boundary, block, consumer) and
+                          * piece but the last */
 } ts_gemm_params;
 
 /* A task: the block's tile of C, and k tiles [k0, k0 + iters) of it; for a stream-K head or tail
- * (TS_SK_*), the boundary it shares with its other half. */
+ * or a split tile's piece (TS_SK_*), the boundary where its pieces meet. */
 typedef struct ts_gemm_task {
     int tm, tn, k0, iters, kind, boundary;
 } ts_gemm_task;
@@ -258,22 +271,31 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     return TS_SUCCESS;
 }
 
-/* The stream-K workspace for a grid of `blocks` blocks: four ints per (block, consumer) (see
- * stream_k_combine in gemm_variant.h) in whole 256 bytes, then the partial results of as many
- * consumers. Host code. */
+/* The workspace of pieces (stream-K, split-K) for a grid of `blocks` blocks: two ints per
+ * (block, consumer, warp) (see combine in gemm_variant.h) in whole 256 bytes, then the partial
+ * results of as many consumers. Either schedule has fewer boundaries than clusters and, at each,
+ * fewer areas than clusters. Host code. */
 static inline size_t ts_gemm_flag_bytes(int blocks) {
-    return ((size_t)blocks * TS_GEMM_CONSUMERS * 4 * sizeof(int) + 255) / 256 * 256;
+    return ((size_t)blocks * TS_GEMM_CONSUMERS * 4 * 2 * sizeof(int) + 255) / 256 * 256;
 }
 static inline size_t ts_gemm_workspace_bytes(int blocks) {
     return ts_gemm_flag_bytes(blocks) + (size_t)blocks * TS_GEMM_CONSUMERS * TS_GEMM_PARTIAL_FLOATS * sizeof(float);
 }
 
-/* Stream-K over a grid of `grid` blocks (which run all at once), in a workspace of at least
- * ts_gemm_workspace_bytes(grid) bytes, zeroed before its first use. Host code. */
-static inline void ts_gemm_use_workspace(ts_gemm_params *params, void *workspace, int grid) {
+/* Pieces over a grid of `grid` blocks (which run all at once), in a workspace of at least
+ * ts_gemm_workspace_bytes(grid) bytes, zeroed before its first use: split-K where `split` asks
+ * and it cuts the tiles in two or more (returns 1), else stream-K where the build has it (returns
+ * 0). Host code. */
+static inline int ts_gemm_use_workspace(ts_gemm_params *params, void *workspace, int grid, int split) {
     params->flags = (int *)workspace;
     params->partials = (float *)((char *)workspace + ts_gemm_flag_bytes(grid));
-    params->sk = ts_sk_make(params->sched.tasks, params->k_iters, grid / TS_GEMM_CLUSTER, TS_GEMM_STREAM_K);
+    const int clusters = grid / TS_GEMM_CLUSTER;
+    if (split) {
+        params->sk = ts_sk_make_split(params->sched.tasks, params->k_iters, clusters, TS_GEMM_SPLIT_MIN_ITERS);
+        if (params->sk.split > 1) return 1;
+    }
+    params->sk = ts_sk_make(params->sched.tasks, params->k_iters, clusters, TS_GEMM_STREAM_K);
+    return 0;
 }
 
 #endif

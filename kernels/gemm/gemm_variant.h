@@ -5,6 +5,8 @@
  *   TS_GEMM_B_TILE       the B stage tile type: BK x BN (B as stored) or BN x BK (B^T)
  *   TS_GEMM_TRANS_A, TS_GEMM_TRANS_B   0 or 1
  *   TS_GEMM_MMA          the asynchronous warpgroup multiply of that form (ts_wg_mma_AB_async, ...)
+ *   TS_GEMM_PIECES       1: tasks may be pieces of a tile's K range (stream-K, split-K; the schedule
+ *                        in the parameters says which), combined through the workspace; 0: whole tiles
  * The hooks below are the whole kernel; the template (templates/producer_consumer.h) runs them. */
 
 #define TS_GEMM_FN(name) TS_CAT(TS_GEMM_NAME, TS_CAT(_, name))
@@ -26,6 +28,9 @@ typedef struct TS_GEMM_FN(output) {
     TS_CAT(ts_st_bf16_64x, TS_GEMM_OUT_COLS) c;
 #else
     int unused;
+#endif
+#if TS_GEMM_PIECES && !TS_GEMM_WARP_STORE
+    int order; /* combine: the consumer's place among its tile's pieces, for all its warps */
 #endif
 } TS_GEMM_FN(output);
 
@@ -122,7 +127,7 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
     t->tm = t->tn = t->k0 = 0;
     t->kind = TS_SK_WHOLE;
     t->boundary = 0;
-#if TS_GEMM_STREAM_K
+#if TS_GEMM_PIECES
     if (!ts_sk_piece(&p->sk, task, &unit, &t->k0, &k_end, &t->kind, &t->boundary)) {
         t->iters = 0; /* an empty stream-K piece */
         return 0;
@@ -138,43 +143,76 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
     return t->iters;
 }
 
-/* Stream-K (templates/tile_scheduler.h): the two pieces of a split tile meet in the workspace.
- * Whichever finishes first (a counter says which) writes its partial results there and raises the
- * ready flag; the second waits for the flag, adds them in and stores C. The second waits only on a
- * block that is already past its multiplies, so the wait ends even where the grid's blocks do not
- * all run at once (the schedule puts tails first and heads last, so the head rarely waits at all).
- * Each consumer warpgroup has its own four ints (counter, ready flag, and the counter's answer to
- * the head's and to the tail's warps) and area; a lane's values lie in groups of four strided by
- * the warpgroup's lanes, so that each 16-byte store and load of the warpgroup is contiguous. Returns 1 where this piece
- * was first (nothing to store). */
-TS_DEVICE int TS_GEMM_FN(stream_k_combine)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
-                                           int consumer) {
+/* The pieces of a unit (stream-K's head and tail, or a split unit's pieces: templates/
+ * tile_scheduler.h) meet in the workspace. A counter says in which order the pieces come; each
+ * but the last writes its partial results to an area of its own and counts itself done; the last
+ * waits until all the others are done, adds their results in and stores C. It waits only on
+ * pieces already past their multiplies, so the wait ends even where the grid's blocks do not all
+ * run at once (stream-K puts tails first and heads last, so a head rarely waits at all). With the
+ * warp store each warp of a consumer does this on its own, with its 16 rows of each 64-row tile,
+ * and a warp with no row or column of C skips it (alike in every piece); otherwise the consumer's
+ * four warps go together, as their store does. A lane's values lie in groups of four strided by
+ * the warp's lanes, so that each 16-byte store and load of the warp is contiguous. Each warp has
+ * two ints (the counter and the count of pieces done; a consumer's first warp's serve it all
+ * where the warps go together), which the last piece sets back to 0 for the next call. Returns 1
+ * where this piece has nothing to store. */
+#if TS_GEMM_PIECES
+#define TS_GEMM_COMBINE_WARPS (TS_GEMM_WARP_STORE ? 1 : 4)
+TS_DEVICE int TS_GEMM_FN(combine)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
+                                  TS_GEMM_FN(output) *out, int consumer) {
+    (void)out;
     if (t->kind == TS_SK_WHOLE) return 0;
-    const int slot = (t->boundary * TS_GEMM_CLUSTER + ts_cluster_rank()) * TS_GEMM_CONSUMERS + consumer;
-    const int threads = 4 * TS_WARP_LANES, thread = ts_warp_in_group() * TS_WARP_LANES + ts_lane_id();
-    const int values = TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS; /* a lane's values of one 64-row tile */
-    int *counter = &p->flags[4 * slot], *ready = counter + 1, *order = counter + 2 + (t->kind == TS_SK_TAIL);
-    float *part = p->partials + (long long)slot * TS_GEMM_PARTIAL_FLOATS + 4 * thread;
-    if (thread == 0) *order = ts_atomic_add_i32(counter, 1);
+    const int warp = ts_warp_in_group(), lane = ts_lane_id();
+    const int group_warp = TS_GEMM_COMBINE_WARPS == 1 ? warp : 0; /* the warp whose ints and rows decide */
+    const int leader = lane == 0 && warp == group_warp;
+    const long long row0 = (long long)(t->tm * TS_GEMM_CONSUMERS + consumer) * TS_GEMM_WG_TILES * 64 + group_warp * 16;
+    if (row0 >= p->c.rows || (long long)t->tn * TS_GEMM_BN >= p->c.cols) return 1;
+    const int pieces = ts_sk_pieces(&p->sk, t->kind);
+    const long long slot = ((long long)t->boundary * TS_GEMM_CLUSTER + ts_cluster_rank()) * TS_GEMM_CONSUMERS + consumer;
+    int *counter = &p->flags[2 * (slot * 4 + group_warp)], *done = counter + 1;
+    const int values = TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS; /* a lane's values of 16 rows of one 64-row tile */
+    const int tile_floats = values * TS_WARP_LANES;
+    /* Area i of the boundary (0 <= i < pieces - 1) holds the partial results of the piece that came i-th. */
+    const long long area_step = (long long)TS_GEMM_CLUSTER * TS_GEMM_CONSUMERS * TS_GEMM_PARTIAL_FLOATS;
+    float *area0 = p->partials + t->boundary * (pieces - 1) * area_step +
+                   (ts_cluster_rank() * TS_GEMM_CONSUMERS + consumer) * (long long)TS_GEMM_PARTIAL_FLOATS +
+                   warp * TS_GEMM_WG_TILES * tile_floats + 4 * lane;
+    int order = 0;
+    if (leader) order = ts_atomic_add_i32(counter, 1);
+#if TS_GEMM_COMBINE_WARPS == 1
+    order = (int)ts_shfl_u32((unsigned)order, 0);
+#define TS_GEMM_COMBINE_SYNC() ts_sync_warp()
+#else
+    if (leader) out->order = order;
     ts_sync_named(consumer, 4);
-    if (*(volatile int *)order == 0) {
+    order = *(volatile int *)&out->order;
+#define TS_GEMM_COMBINE_SYNC() ts_sync_named(consumer, 4)
+#endif
+    if (order < pieces - 1) {
         TS_UNROLL
         for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
-            ts_store_f32_groups(part + r * values * threads, &c->acc[r].v[0][0][0], values, 4 * threads);
-        ts_sync_named(consumer, 4);
-        if (thread == 0) ts_flag_store_release(ready, 1);
+            ts_store_f32_groups(area0 + order * area_step + r * tile_floats, &c->acc[r].v[0][0][0], values,
+                                4 * TS_WARP_LANES);
+        TS_GEMM_COMBINE_SYNC();
+        if (leader) ts_flag_add_release(done, 1);
         return 1;
     }
-    if (thread == 0)
-        while (ts_flag_load_acquire(ready) == 0) ts_spin_pause();
-    ts_sync_named(consumer, 4);
-    /* Every warp has read its answer by now: all four back to 0 for the next call. */
-    if (thread == 0) counter[0] = counter[1] = counter[2] = counter[3] = 0;
-    TS_UNROLL
-    for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
-        ts_add_f32_groups_l2(&c->acc[r].v[0][0][0], part + r * values * threads, values, 4 * threads);
+    if (leader)
+        while (ts_flag_load_acquire(done) < pieces - 1) ts_spin_pause();
+    TS_GEMM_COMBINE_SYNC();
+    /* Every other piece has counted itself and is done: both back to 0 for the next call. */
+    if (leader) counter[0] = counter[1] = 0;
+    for (int i = 0; i < pieces - 1; ++i) {
+        TS_UNROLL
+        for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
+            ts_add_f32_groups_l2(&c->acc[r].v[0][0][0], area0 + i * area_step + r * tile_floats, values,
+                                 4 * TS_WARP_LANES);
+    }
     return 0;
 }
+#undef TS_GEMM_COMBINE_SYNC
+#undef TS_GEMM_COMBINE_WARPS
+#endif
 
 /* Tile coordinates of the stored operands: A's (m, k) tile, and B's (k, n) tile. */
 #if TS_GEMM_TRANS_A
@@ -286,8 +324,8 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     /* What this task's stages left of the previous task's results. */
     TS_GEMM_FN(store_held)(p, c, out, consumer, t->iters < TS_GEMM_DEFER_STORE ? t->iters : TS_GEMM_DEFER_STORE);
 #endif
-#if TS_GEMM_STREAM_K
-    if (TS_GEMM_FN(stream_k_combine)(p, t, c, consumer)) return;
+#if TS_GEMM_PIECES
+    if (TS_GEMM_FN(combine)(p, t, c, out, consumer)) return;
 #endif
 #ifdef TS_GEMM_PROBE_NO_STORE
     /* One element kept in use, so that the multiplies that produce the accumulators stay. */

@@ -51,19 +51,24 @@ TS_LAYOUT_FN void ts_sched_tile_wide(const ts_tile_sched *s, long long task, int
     *tn = (int)(in_group / rows);
 }
 
-/* The same, by multiplies below 2^31 tasks. */
-TS_LAYOUT_FN void ts_sched_tile(const ts_tile_sched *s, long long task, int *tm, int *tn) {
-    if (s->tasks >= (1LL << 31)) {
-        ts_sched_tile_wide(s, task, tm, tn);
-        return;
-    }
-    const unsigned t = (unsigned)task, group = ts_fast_div_quot(s->by_group_tasks, t);
-    const unsigned in_group = t - group * s->by_group_tasks.d;
+/* The same, by multiplies, for a schedule of fewer than 2^31 tasks. */
+TS_LAYOUT_FN void ts_sched_tile_narrow(const ts_tile_sched *s, unsigned task, int *tm, int *tn) {
+    const unsigned group = ts_fast_div_quot(s->by_group_tasks, task);
+    const unsigned in_group = task - group * s->by_group_tasks.d;
     const int last = (int)group == s->last_group;
     const unsigned rows = last ? (unsigned)s->last_rows : (unsigned)s->group_m;
     const unsigned col = ts_fast_div_quot_either(last, s->by_last_rows, s->by_group_m, in_group);
     *tm = (int)(group * (unsigned)s->group_m + (in_group - col * rows));
     *tn = (int)col;
+}
+
+/* The same for any schedule: by multiplies below 2^31 tasks. */
+TS_LAYOUT_FN void ts_sched_tile(const ts_tile_sched *s, long long task, int *tm, int *tn) {
+    if (s->tasks >= (1LL << 31)) {
+        ts_sched_tile_wide(s, task, tm, tn);
+        return;
+    }
+    ts_sched_tile_narrow(s, (unsigned)task, tm, tn);
 }
 
 /* Stream-K for the last waves of a persistent grid of G clusters over `units` tiles of k_iters
@@ -127,22 +132,29 @@ TS_LAYOUT_FN long long ts_sk_tasks(const ts_sk_sched *s) {
     return s->dp * s->split + (s->sk > 0 ? 3LL * s->clusters : 0);
 }
 
+/* Task `task`'s piece of a split-K schedule (split > 1): its unit, k iterations
+ * [*k_begin, *k_end) (the first k_iters % split pieces one longer), TS_SK_SPLIT, and the unit as
+ * its boundary. 32-bit arithmetic, since there are fewer tasks than clusters: a kernel's 64-bit
+ * divisions are calls, around which ptxas spilled the GEMM's task counter. */
+TS_LAYOUT_FN int ts_sk_split_piece(const ts_sk_sched *s, long long task, long long *unit, int *k_begin, int *k_end,
+                                   int *kind, int *boundary) {
+    const int t = (int)task, u = t / s->split, j = t - u * s->split;
+    const int base = s->k_iters / s->split, longer = s->k_iters - base * s->split;
+    *unit = u;
+    *k_begin = j * base + (j < longer ? j : longer);
+    *k_end = *k_begin + base + (j < longer);
+    *kind = TS_SK_SPLIT;
+    *boundary = u;
+    return 1;
+}
+
 /* Task `task`'s piece: its unit, k iterations [*k_begin, *k_end), its kind (TS_SK_*) and, for a
  * head or a tail, the boundary it shares with its other half (the head's cluster); for a split
  * unit's piece, the unit. Returns 0 for an empty piece (nothing to do). */
 TS_LAYOUT_FN int ts_sk_piece(const ts_sk_sched *s, long long task, long long *unit, int *k_begin, int *k_end,
                              int *kind, int *boundary) {
     *boundary = 0;
-    if (s->split > 1) {
-        const long long u = task / s->split;
-        const int j = (int)(task - u * s->split);
-        *unit = u;
-        *k_begin = (int)((long long)s->k_iters * j / s->split);
-        *k_end = (int)((long long)s->k_iters * (j + 1) / s->split);
-        *kind = TS_SK_SPLIT;
-        *boundary = (int)u;
-        return 1;
-    }
+    if (s->split > 1) return ts_sk_split_piece(s, task, unit, k_begin, k_end, kind, boundary);
     if (task < s->dp) {
         *unit = task;
         *k_begin = 0;

@@ -9,13 +9,17 @@
 /* The default kernels (whole tiles, or with TS_GEMM_STREAM_K the last waves shared out by K) and
  * the split instances (NAME_split: split-K for few tiles, gemm_common.h). */
 #define TS_GEMM_KIND
-#define TS_GEMM_PIECES TS_GEMM_STREAM_K
+#define TS_GEMM_PIECES (TS_GEMM_STREAM_K ? TS_GEMM_PIECES_STREAM_K : 0)
 #include "kernels/gemm/gemm_instances.h"
 #undef TS_GEMM_KIND
 #undef TS_GEMM_PIECES
 
+/* A split schedule gives each cluster one task at most, so no next task would cover a deferred
+ * store; without it the combine's values fit the consumers' registers. */
+#undef TS_GEMM_DEFER_STORE
+#define TS_GEMM_DEFER_STORE 0
 #define TS_GEMM_KIND _split
-#define TS_GEMM_PIECES 1
+#define TS_GEMM_PIECES TS_GEMM_PIECES_SPLIT
 #include "kernels/gemm/gemm_instances.h"
 #undef TS_GEMM_KIND
 #undef TS_GEMM_PIECES

@@ -159,6 +159,9 @@
 #ifndef TS_GEMM_USE_SPLIT
 #define TS_GEMM_USE_SPLIT 1
 #endif
+/* A kernel's pieces (gemm_variant.h, TS_GEMM_PIECES): stream-K's, or split-K's alone. */
+#define TS_GEMM_PIECES_STREAM_K 1
+#define TS_GEMM_PIECES_SPLIT 2
 #ifndef TS_GEMM_SPLIT_MIN_ITERS
 #define TS_GEMM_SPLIT_MIN_ITERS 4
 #endif

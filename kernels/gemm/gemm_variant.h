@@ -5,8 +5,9 @@
  *   TS_GEMM_B_TILE       the B stage tile type: BK x BN (B as stored) or BN x BK (B^T)
  *   TS_GEMM_TRANS_A, TS_GEMM_TRANS_B   0 or 1
  *   TS_GEMM_MMA          the asynchronous warpgroup multiply of that form (ts_wg_mma_AB_async, ...)
- *   TS_GEMM_PIECES       1: tasks may be pieces of a tile's K range (stream-K, split-K; the schedule
- *                        in the parameters says which), combined through the workspace; 0: whole tiles
+ *   TS_GEMM_PIECES       tasks that are pieces of a tile's K range, combined through the workspace:
+ *                        TS_GEMM_PIECES_STREAM_K (stream-K where the schedule asks), TS_GEMM_PIECES_SPLIT
+ *                        (split-K schedules only); 0: whole tiles
  * The hooks below are the whole kernel; the template (templates/producer_consumer.h) runs them. */
 
 #define TS_GEMM_FN(name) TS_CAT(TS_GEMM_NAME, TS_CAT(_, name))
@@ -127,6 +128,11 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
     t->tm = t->tn = t->k0 = 0;
     t->kind = TS_SK_WHOLE;
     t->boundary = 0;
+#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
+    /* Fewer tasks and units than clusters: no 64-bit division (a call) in the task loops. */
+    ts_sk_split_piece(&p->sk, task, &unit, &t->k0, &k_end, &t->kind, &t->boundary);
+    ts_sched_tile_narrow(&p->sched, (unsigned)unit, &t->tm, &t->tn);
+#else
 #if TS_GEMM_PIECES
     if (!ts_sk_piece(&p->sk, task, &unit, &t->k0, &k_end, &t->kind, &t->boundary)) {
         t->iters = 0; /* an empty stream-K piece */
@@ -134,6 +140,7 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
     }
 #endif
     ts_sched_tile(&p->sched, unit, &t->tm, &t->tn);
+#endif
     /* A cluster's blocks take adjacent tiles down M (sharing B) or, with cluster_n, across N. */
     if (p->cluster_n)
         t->tn = t->tn * TS_GEMM_CLUSTER + ts_cluster_rank();
@@ -202,12 +209,17 @@ TS_DEVICE int TS_GEMM_FN(combine)(const ts_gemm_params *p, const ts_gemm_task *t
     TS_GEMM_COMBINE_SYNC();
     /* Every other piece has counted itself and is done: both back to 0 for the next call. */
     if (leader) counter[0] = counter[1] = 0;
-    for (int i = 0; i < pieces - 1; ++i) {
+    /* A quarter of a tile's values at a time: all of them in flight beside the accumulators would
+     * not fit the consumer's registers. */
+    TS_UNROLL
+    for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
         TS_UNROLL
-        for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
-            ts_add_f32_groups_l2(&c->acc[r].v[0][0][0], area0 + i * area_step + r * tile_floats, values,
-                                 4 * TS_WARP_LANES);
-    }
+        for (int q = 0; q < 4; ++q)
+            TS_NO_UNROLL
+            for (int i = 0; i < pieces - 1; ++i)
+                ts_add_f32_groups_l2(&c->acc[r].v[0][0][0] + q * (values / 4),
+                                     area0 + i * area_step + r * tile_floats + q * (values / 16) * 4 * TS_WARP_LANES,
+                                     values / 4, 4 * TS_WARP_LANES);
     return 0;
 }
 #undef TS_GEMM_COMBINE_SYNC

@@ -1,4 +1,4 @@
-/* `tessera-bench gemm`: ts_gemm_ex (with the stream-K workspace where the build has stream-K) against the
+/* `tessera-bench gemm`: ts_gemm_ex (with the workspace of split-K and stream-K) against the
  * vendor library (cuBLAS in a CUDA build), timed in the
  * same process and interleaved, with the timing protocol of timing.c (warm-up, >= 20 timed runs,
  * median, L2 flushed before every run). Shapes: 4096^3 and 8192^3, and the projections of large
@@ -155,8 +155,11 @@ ts_status bench_gemm(bench_context *ctx) {
         .flush_l2 = !host,
     };
     bench_timer timer;
+    /* TESSERA_BENCH_GEMM_WORKSPACE=0: ts_gemm_ex without a workspace (as ts_gemm: whole tiles), to
+     * compare with split-K in the same run. */
+    const char *use_ws = getenv("TESSERA_BENCH_GEMM_WORKSPACE");
     gemm_workspace ws = {NULL, 0};
-    ts_status st = ts_gemm_workspace_size(&ws.bytes);
+    ts_status st = use_ws && use_ws[0] == '0' ? TS_SUCCESS : ts_gemm_workspace_size(&ws.bytes);
     if (st == TS_SUCCESS && ws.bytes > 0) st = ts_malloc(&ws.ptr, ws.bytes);
     if (st == TS_SUCCESS && ws.bytes > 0) st = ts_memset(ws.ptr, 0, ws.bytes);
     if (st == TS_SUCCESS) st = bench_timer_init(&timer, &config, &ctx->props, ctx->stream);

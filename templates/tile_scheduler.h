@@ -128,8 +128,10 @@ TS_LAYOUT_FN ts_sk_sched ts_sk_make_split(long long units, int k_iters, int clus
     return s;
 }
 
+/* The tasks of a schedule without split-K (whole units, stream-K), and of any schedule. */
+TS_LAYOUT_FN long long ts_sk_unsplit_tasks(const ts_sk_sched *s) { return s->dp + (s->sk > 0 ? 3LL * s->clusters : 0); }
 TS_LAYOUT_FN long long ts_sk_tasks(const ts_sk_sched *s) {
-    return s->dp * s->split + (s->sk > 0 ? 3LL * s->clusters : 0);
+    return s->split > 1 ? s->dp * s->split : ts_sk_unsplit_tasks(s);
 }
 
 /* Task `task`'s piece of a split-K schedule (split > 1): its unit, k iterations

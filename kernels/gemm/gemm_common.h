@@ -159,9 +159,10 @@
 #ifndef TS_GEMM_USE_SPLIT
 #define TS_GEMM_USE_SPLIT 1
 #endif
-/* A kernel's pieces (gemm_variant.h, TS_GEMM_PIECES): stream-K's, or split-K's alone. */
+/* A kernel's pieces (gemm_variant.h, TS_GEMM_PIECES): stream-K's, split-K's alone, or either. */
 #define TS_GEMM_PIECES_STREAM_K 1
 #define TS_GEMM_PIECES_SPLIT 2
+#define TS_GEMM_PIECES_ANY 3
 #ifndef TS_GEMM_SPLIT_MIN_ITERS
 #define TS_GEMM_SPLIT_MIN_ITERS 4
 #endif

@@ -7,7 +7,7 @@
  *   TS_GEMM_MMA          the asynchronous warpgroup multiply of that form (ts_wg_mma_AB_async, ...)
  *   TS_GEMM_PIECES       tasks that are pieces of a tile's K range, combined through the workspace:
  *                        TS_GEMM_PIECES_STREAM_K (stream-K where the schedule asks), TS_GEMM_PIECES_SPLIT
- *                        (split-K schedules only); 0: whole tiles
+ *                        (split-K schedules only), TS_GEMM_PIECES_ANY (either); 0: whole tiles
  * The hooks below are the whole kernel; the template (templates/producer_consumer.h) runs them. */
 
 #define TS_GEMM_FN(name) TS_CAT(TS_GEMM_NAME, TS_CAT(_, name))
@@ -120,7 +120,15 @@ TS_DEVICE void TS_GEMM_FN(store_held)(const ts_gemm_params *p, TS_GEMM_FN(consum
 #endif
 #endif
 
-TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) { return ts_sk_tasks(&p->sk); }
+TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) {
+#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
+    return p->sk.dp * p->sk.split;
+#elif TS_GEMM_PIECES & TS_GEMM_PIECES_SPLIT
+    return ts_sk_tasks(&p->sk);
+#else
+    return ts_sk_unsplit_tasks(&p->sk);
+#endif
+}
 
 TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm_task *t) {
     long long unit = task;

@@ -11,7 +11,7 @@
 #define TS_GEMM_TRANS_A 0
 #define TS_GEMM_TRANS_B 0
 #define TS_GEMM_MMA ts_wg_mma_AB_async
-#define TS_GEMM_PIECES TS_GEMM_PIECES_STREAM_K /* either schedule: ts_sk_piece takes split-K's too */
+#define TS_GEMM_PIECES TS_GEMM_PIECES_ANY
 #include "kernels/gemm/gemm_variant.h"
 #undef TS_GEMM_PIECES
 

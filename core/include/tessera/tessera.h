@@ -206,21 +206,25 @@ ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float
                   const void *b, ts_dtype b_type, long long ldb,
                   float beta, void *c, ts_dtype c_type, long long ldc, ts_stream stream);
 
-/* ts_gemm with a workspace, which lets the last waves of tiles be shared out by K among all the
- * SMs in a build with TS_GEMM_STREAM_K=1 (stream-K: where the tiles do not fill the last wave, a
- * tile's K range may be split between two blocks, one adding the other's partial results). The
- * default build leaves stream-K out, as it measured slower on the H200 (docs/results.md), and
- * only checks the workspace. workspace: device memory of at least
- * ts_gemm_workspace_size() bytes, 16-byte aligned, zeroed once before its first use (each call
- * leaves it as it needs it for the next); calls that share a workspace must run one after the
- * other (the same stream). NULL runs as ts_gemm. Too small: TS_ERROR_INVALID_SIZE. */
+/* ts_gemm with a workspace, which lets a tile of C be computed in pieces of its K range on several
+ * SMs, one piece adding the others' partial results. Split-K: where the tiles of C are too few for
+ * the SMs (at most half as many as the GPU's 2-SM clusters; on the H200 M <= 256 with N = 4096,
+ * M <= 64 with N = 14336, K >= 512), each tile's K range is cut into up to clusters / tiles
+ * pieces of at least 256 columns of A each: the products of few rows, as in decoding (ts_gemm
+ * keeps whole tiles). Stream-K, the last waves of tiles shared out by K, only in a build with
+ * TS_GEMM_STREAM_K=1 (it measured slower on the H200, docs/results.md). workspace: device memory
+ * of at least ts_gemm_workspace_size() bytes, 16-byte aligned, zeroed once before its first use
+ * (each call leaves it as it needs it for the next); calls that share a workspace must run one
+ * after the other (the same stream). NULL runs as ts_gemm. Too small: TS_ERROR_INVALID_SIZE. */
 ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
                      const void *a, ts_dtype a_type, long long lda,
                      const void *b, ts_dtype b_type, long long ldb,
                      float beta, void *c, ts_dtype c_type, long long ldc,
                      void *workspace, size_t workspace_bytes, ts_stream stream);
-/* The workspace ts_gemm_ex needs on the current device: 0 bytes in the default build (stream-K left
- * out; NULL or any 16-byte-aligned workspace is then accepted), a few tens of MiB at most with TS_GEMM_STREAM_K=1. */
+/* The workspace ts_gemm_ex needs on the current device: a few tens of MiB at most (a tile's
+ * partial results for each block of the GPU's persistent grid; 16.5 MiB on the H200); 0 bytes in a
+ * build with TS_GEMM_USE_SPLIT=0 and without stream-K (NULL or any 16-byte-aligned workspace is
+ * then accepted). */
 ts_status ts_gemm_workspace_size(size_t *bytes);
 
 /* ---- attention ----------------------------------------------------------------------------- */

@@ -94,7 +94,7 @@ typedef struct ts_sk_sched {
 
 /* The pieces of a unit: whole, its head (k from 0, finished by combining the tail's partial
  * result), its tail (k to the end, which hands its partial result to the head), or one of a split
- * unit's pieces (whichever of them finishes last combines the others' partial results). */
+ * unit's pieces (each leaves its partial result for a reduction afterwards). */
 #define TS_SK_WHOLE 0
 #define TS_SK_HEAD 1
 #define TS_SK_TAIL 2
@@ -135,8 +135,8 @@ TS_LAYOUT_FN long long ts_sk_tasks(const ts_sk_sched *s) {
 }
 
 /* Task `task`'s piece of a split-K schedule (split > 1): its unit, k iterations
- * [*k_begin, *k_end) (the first k_iters % split pieces one longer), TS_SK_SPLIT, and the unit as
- * its boundary. 32-bit arithmetic, since there are fewer tasks than clusters: a kernel's 64-bit
+ * [*k_begin, *k_end) (the first k_iters % split pieces one longer), TS_SK_SPLIT, and the task as
+ * its boundary (where it leaves its partial results: piece j of unit u is task u * split + j). 32-bit arithmetic, since there are fewer tasks than clusters: a kernel's 64-bit
  * divisions are calls, around which ptxas spilled the GEMM's task counter. */
 TS_LAYOUT_FN int ts_sk_split_piece(const ts_sk_sched *s, long long task, long long *unit, int *k_begin, int *k_end,
                                    int *kind, int *boundary) {
@@ -146,13 +146,13 @@ TS_LAYOUT_FN int ts_sk_split_piece(const ts_sk_sched *s, long long task, long lo
     *k_begin = j * base + (j < longer ? j : longer);
     *k_end = *k_begin + base + (j < longer);
     *kind = TS_SK_SPLIT;
-    *boundary = u;
+    *boundary = t;
     return 1;
 }
 
 /* Task `task`'s piece: its unit, k iterations [*k_begin, *k_end), its kind (TS_SK_*) and, for a
  * head or a tail, the boundary it shares with its other half (the head's cluster); for a split
- * unit's piece, the unit. Returns 0 for an empty piece (nothing to do). */
+ * unit's piece, the task. Returns 0 for an empty piece (nothing to do). */
 TS_LAYOUT_FN int ts_sk_piece(const ts_sk_sched *s, long long task, long long *unit, int *k_begin, int *k_end,
                              int *kind, int *boundary) {
     *boundary = 0;
@@ -176,11 +176,6 @@ TS_LAYOUT_FN int ts_sk_piece(const ts_sk_sched *s, long long task, long long *un
     *kind = *k_begin > 0 ? TS_SK_TAIL : *k_end < k ? TS_SK_HEAD : TS_SK_WHOLE;
     *boundary = *kind == TS_SK_TAIL ? c - 1 : c;
     return 1;
-}
-
-/* How many pieces meet at a head's, a tail's or a split piece's boundary. */
-TS_LAYOUT_FN int ts_sk_pieces(const ts_sk_sched *s, int kind) {
-    return kind == TS_SK_SPLIT ? s->split : kind == TS_SK_WHOLE ? 1 : 2;
 }
 
 /* The grid of a persistent kernel with `tasks` tasks, each taken by a cluster of `cluster` blocks:

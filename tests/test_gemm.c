@@ -256,11 +256,11 @@ Test(gemm, stream_k_splits_the_last_wave_by_k) {
 
 /* Split-K (ts_gemm_ex with a workspace): tiles of C too few for the SMs (one or two rows of
  * tiles, a few columns) with a long K, so that each tile's K range is cut into pieces on as many
- * clusters and the last piece to finish adds the others' partial results: through the staged store
- * (bf16 C) and the direct one (fp32 C with beta), rows that fill part of a warp's 16, every
- * transpose form, at ragged sizes. Each case runs on a zeroed workspace, where the pieces' partial
- * results must show, and then again on the same one, which the first call must have left ready
- * (its counters back to 0). */
+ * clusters, each leaving its partial results in the workspace for the reduction kernel, which
+ * adds them and stores C: alpha, beta, bf16, fp16 and fp32 C, rows that fill part of a warp's 16,
+ * every transpose form, at ragged sizes. Each case runs on a zeroed workspace, where the pieces'
+ * partial results must show, and then again on the same one (nothing of the first call may leak
+ * into the second), which must leave stream-K's counters at 0. */
 static void check_split_k_cases(int large) {
     size_t bytes = 0;
     cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);

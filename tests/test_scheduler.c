@@ -203,8 +203,9 @@ Test(scheduler, stream_k_covers_each_iteration_once_and_heads_wait_on_earlier_ta
 
 /* Split-K: where the units leave most clusters idle, every unit is cut into the same number of
  * pieces (at most clusters / units, each at least min_iters long), pieces of a unit differing by
- * at most one iteration; every (unit, k) is computed exactly once, each piece's boundary is its
- * unit, and all of a unit's pieces meet there; elsewhere the units stay whole. */
+ * at most one iteration; every (unit, k) is computed exactly once, piece j of unit u is task
+ * u * split + j and leaves its results at its own boundary, the task; elsewhere the units stay
+ * whole. */
 Test(scheduler, split_k_cuts_every_unit_into_equal_pieces) {
     /* units, k iterations, clusters, min iterations, the pieces expected */
     const int cases[][5] = {{8, 64, 66, 4, 8},   {16, 64, 66, 4, 4}, {28, 64, 66, 4, 2}, {34, 64, 66, 4, 1},
@@ -231,8 +232,8 @@ Test(scheduler, split_k_cuts_every_unit_into_equal_pieces) {
                 continue;
             }
             cr_assert_eq(kind, TS_SK_SPLIT);
-            cr_assert_eq(boundary, unit);
-            cr_assert_eq(ts_sk_pieces(&s, kind), s.split);
+            cr_assert_eq(boundary, task);
+            cr_assert_eq(unit, task / s.split, "case %d: piece j of unit u is task u * split + j", z);
             cr_assert(ke - kb >= min_iters && ke - kb >= k / s.split && ke - kb <= k / s.split + 1, "case %d: piece of %d",
                       z, ke - kb);
             ++count[unit];

@@ -7,7 +7,8 @@
 #include "kernels/gemm/gemm_common.h"
 
 /* The default kernels (whole tiles, or with TS_GEMM_STREAM_K the last waves shared out by K) and
- * the split instances (NAME_split: split-K for few tiles, gemm_common.h). */
+ * the split instances (NAME_split: split-K for few tiles, gemm_common.h), whose pieces the
+ * reduction kernel then adds. */
 #define TS_GEMM_KIND
 #define TS_GEMM_PIECES (TS_GEMM_STREAM_K ? TS_GEMM_PIECES_STREAM_K : 0)
 #include "kernels/gemm/gemm_instances.h"
@@ -100,7 +101,8 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
          {{ts_gemm_fp16_nn_split_launch, ts_gemm_fp16_nt_split_launch},
           {ts_gemm_fp16_tn_split_launch, ts_gemm_fp16_tt_split_launch}}},
     };
-    return launchers[split][a_type == TS_DTYPE_FP16][trans_a][trans_b](&params, grid, stream);
+    s = launchers[split][a_type == TS_DTYPE_FP16][trans_a][trans_b](&params, grid, stream);
+    return s == TS_SUCCESS && split ? ts_gemm_split_reduce_run(&params, stream) : s;
 }
 
 TS_EXTERN_C ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha, const void *a,

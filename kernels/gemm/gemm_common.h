@@ -154,18 +154,19 @@
 /* Split-K (ts_gemm_ex with a workspace): where the tiles of C leave most clusters idle (a GEMM of
  * few rows: M = 16 to 256 with N = 4096 is 8 to 16 cluster tiles on the H200's 66 clusters), the
  * split instances (gemm.c, NAME_split) cut each tile's K range into up to clusters / tiles pieces
- * of at least TS_GEMM_SPLIT_MIN_ITERS k tiles each, one piece a cluster; the last piece of a tile
- * to finish adds the others' partial results. TS_GEMM_USE_SPLIT 0 leaves them unused. */
+ * of at least TS_GEMM_SPLIT_MIN_ITERS k tiles each, one piece a cluster; each piece leaves its
+ * partial results in the workspace, and a second kernel (ts_gemm_split_reduce) adds a tile's
+ * pieces in order and stores C. TS_GEMM_USE_SPLIT 0 leaves them unused. */
 #ifndef TS_GEMM_USE_SPLIT
 #define TS_GEMM_USE_SPLIT 1
+#endif
+#ifndef TS_GEMM_SPLIT_MIN_ITERS
+#define TS_GEMM_SPLIT_MIN_ITERS 4
 #endif
 /* A kernel's pieces (gemm_variant.h, TS_GEMM_PIECES): stream-K's, split-K's alone, or either. */
 #define TS_GEMM_PIECES_STREAM_K 1
 #define TS_GEMM_PIECES_SPLIT 2
 #define TS_GEMM_PIECES_ANY 3
-#ifndef TS_GEMM_SPLIT_MIN_ITERS
-#define TS_GEMM_SPLIT_MIN_ITERS 4
-#endif
 
 /* Tiles of C are taken down groups of this many tile rows (templates/tile_scheduler.h). */
 #ifndef TS_GEMM_GROUP_M
@@ -182,19 +183,21 @@ typedef struct ts_gemm_params {
     int cluster_n;      /* a cluster's tiles lie across N (sharing A), not down M (sharing B) */
     ts_tile_sched sched; /* units (a cluster's tiles) -> tile coordinates */
     ts_sk_sched sk;      /* tasks -> units and k ranges (stream-K or split-K where a workspace is given) */
-    int *flags;          /* pieces: two ints per (boundary, block of the cluster, consumer, warp) */
-    float *partials;     /* pieces: partial results, TS_GEMM_PARTIAL_FLOATS per (boundary, block, consumer) and
-                          * piece but the last */
+    int *flags;          /* stream-K: two ints per (boundary, block of the cluster, consumer, warp) */
+    float *partials;     /* stream-K: partial results, TS_GEMM_PARTIAL_FLOATS per (boundary, block, consumer);
+                          * split-K: a block's tile, TS_GEMM_TILE_FLOATS per (task, block of the cluster) */
 } ts_gemm_params;
 
 /* A task: the block's tile of C, and k tiles [k0, k0 + iters) of it; for a stream-K head or tail
- * or a split tile's piece (TS_SK_*), the boundary where its pieces meet. */
+ * (TS_SK_*), the boundary where the two meet, for a split tile's piece its task (its slot). */
 typedef struct ts_gemm_task {
     int tm, tn, k0, iters, kind, boundary;
 } ts_gemm_task;
 
-/* A consumer's partial results of one tile: its TS_GEMM_WG_TILES x 64 x TS_GEMM_BN values. */
+/* A consumer's partial results of one tile: its TS_GEMM_WG_TILES x 64 x TS_GEMM_BN values; a
+ * block's: its whole tile. */
 #define TS_GEMM_PARTIAL_FLOATS (TS_GEMM_WG_TILES * 64 * TS_GEMM_BN)
+#define TS_GEMM_TILE_FLOATS (TS_GEMM_BM * TS_GEMM_BN)
 
 /* C element idx as fp32, and the store of an fp32 value into C's dtype. */
 TS_DEVICE float ts_gemm_load_c(const ts_gl *c, long long idx) {
@@ -277,8 +280,8 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
 
 /* The workspace of pieces (stream-K, split-K) for a grid of `blocks` blocks: two ints per
  * (block, consumer, warp) (see combine in gemm_variant.h) in whole 256 bytes, then the partial
- * results of as many consumers. Either schedule has fewer boundaries than clusters and, at each,
- * fewer areas than clusters. Host code. */
+ * results of as many consumers, which is as many blocks' tiles. Stream-K has fewer boundaries
+ * than clusters, split-K fewer tasks. Host code. */
 static inline size_t ts_gemm_flag_bytes(int blocks) {
     return ((size_t)blocks * TS_GEMM_CONSUMERS * 4 * 2 * sizeof(int) + 255) / 256 * 256;
 }
@@ -301,5 +304,69 @@ static inline int ts_gemm_use_workspace(ts_gemm_params *params, void *workspace,
     params->sk = ts_sk_make(params->sched.tasks, params->k_iters, clusters, TS_GEMM_STREAM_K);
     return 0;
 }
+
+/* Split-K: the slot of block `rank` of a cluster's piece `task`, its tile of fp32 results
+ * (TS_GEMM_BM x TS_GEMM_BN, row-major). */
+TS_DEVICE float *ts_gemm_split_slot(const ts_gemm_params *p, long long task, int rank) {
+    return p->partials + (task * TS_GEMM_CLUSTER + rank) * (long long)TS_GEMM_TILE_FLOATS;
+}
+
+/* Split-K's second kernel's items: (tile, row, four columns) over the rows C has (at most
+ * TS_GEMM_BM a tile); fewer than 2^31, as the tiles are fewer than the clusters. */
+TS_LAYOUT_FN int ts_gemm_split_items(const ts_gemm_params *p) {
+    const long long rows = p->c.rows < TS_GEMM_BM ? p->c.rows : TS_GEMM_BM;
+    return (int)(p->sk.dp * TS_GEMM_CLUSTER * rows * (TS_GEMM_BN / 4));
+}
+
+/* Split-K's second kernel, one item: four columns of a row of one block's tile of C, the tile's
+ * pieces added in order (the same sums in every run), then alpha, beta and C's dtype. */
+TS_DEVICE void ts_gemm_split_reduce_item(const ts_gemm_params *p, int item) {
+    const int quads = TS_GEMM_BN / 4, rows = p->c.rows < TS_GEMM_BM ? (int)p->c.rows : TS_GEMM_BM;
+    const int tile = item / (rows * quads), in_tile = item - tile * (rows * quads);
+    const int r = in_tile / quads, q = in_tile - r * quads;
+    const int unit = tile / TS_GEMM_CLUSTER, rank = tile - unit * TS_GEMM_CLUSTER;
+    int tm, tn;
+    ts_sched_tile_narrow(&p->sched, (unsigned)unit, &tm, &tn);
+    if (p->cluster_n)
+        tn = tn * TS_GEMM_CLUSTER + rank;
+    else
+        tm = tm * TS_GEMM_CLUSTER + rank;
+    const long long row = (long long)tm * TS_GEMM_BM + r, col = (long long)tn * TS_GEMM_BN + 4 * q;
+    if (row >= p->c.rows || col >= p->c.cols) return;
+    const int split = p->sk.split;
+    const float *src = ts_gemm_split_slot(p, (long long)unit * split, rank) + r * TS_GEMM_BN + 4 * q;
+    float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int j = 0; j < split; ++j) {
+        const ts_v16 v = ts_load16(src + (long long)j * TS_GEMM_CLUSTER * TS_GEMM_TILE_FLOATS);
+        TS_UNROLL
+        for (int i = 0; i < 4; ++i) sum[i] += ts_bits_f32(v.w[i]);
+    }
+    TS_UNROLL
+    for (int i = 0; i < 4; ++i)
+        if (col + i < p->c.cols) {
+            const long long idx = row * p->c.stride_row + col + i;
+            float v = p->alpha * sum[i];
+            if (p->beta != 0.0f) v += p->beta * ts_gemm_load_c(&p->c, idx);
+            ts_gemm_store_c(&p->c, idx, v);
+        }
+}
+
+/* The reduction kernel of kernels/gemm/gemm_split_reduce.c over a split-K call's parameters. */
+TS_EXTERN_C ts_status ts_gemm_split_reduce_run(const ts_gemm_params *params, ts_stream stream);
+
+/* Defines kernel `name`, split-K's second kernel over TS_GEMM_SPLIT_REDUCE_WARPS-warp blocks, and
+ * its launcher name##_launch(params, stream) (a grid for every item). */
+#define TS_GEMM_SPLIT_REDUCE_WARPS 8
+#define TS_GEMM_SPLIT_REDUCE_KERNEL(name)                                                          \
+    TS_KERNEL(name, TS_GEMM_SPLIT_REDUCE_WARPS, ts_gemm_params, p) {                              \
+        const int item = (ts_block_x() * TS_GEMM_SPLIT_REDUCE_WARPS + ts_warp_id()) * TS_WARP_LANES + ts_lane_id(); \
+        if (item < ts_gemm_split_items(p)) ts_gemm_split_reduce_item(p, item);                    \
+    }                                                                                              \
+    static ts_status name##_launch(const ts_gemm_params *params, ts_stream stream) {               \
+        const ts_gemm_params p = *params;                                                          \
+        const int threads = TS_GEMM_SPLIT_REDUCE_WARPS * TS_WARP_LANES;                            \
+        const unsigned blocks = (unsigned)((ts_gemm_split_items(&p) + threads - 1) / threads);     \
+        return TS_LAUNCH(name, ts_grid_1d(blocks), TS_GEMM_SPLIT_REDUCE_WARPS, 0, stream, p);      \
+    }
 
 #endif

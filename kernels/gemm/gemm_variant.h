@@ -30,8 +30,8 @@ typedef struct TS_GEMM_FN(output) {
 #else
     int unused;
 #endif
-#if TS_GEMM_PIECES && !TS_GEMM_WARP_STORE
-    int order; /* combine: the consumer's place among its tile's pieces, for all its warps */
+#if (TS_GEMM_PIECES & TS_GEMM_PIECES_STREAM_K) && !TS_GEMM_WARP_STORE
+    int order; /* combine: which of its tile's pieces the consumer's is, for all its warps */
 #endif
 } TS_GEMM_FN(output);
 
@@ -158,40 +158,31 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
     return t->iters;
 }
 
-/* The pieces of a unit (stream-K's head and tail, or a split unit's pieces: templates/
- * tile_scheduler.h) meet in the workspace. A counter says in which order the pieces come; each
- * but the last writes its partial results to an area of its own and counts itself done; the last
- * waits until all the others are done, adds their results in and stores C. It waits only on
- * pieces already past their multiplies, so the wait ends even where the grid's blocks do not all
- * run at once (stream-K puts tails first and heads last, so a head rarely waits at all). With the
- * warp store each warp of a consumer does this on its own, with its 16 rows of each 64-row tile,
- * and a warp with no row or column of C skips it (alike in every piece); otherwise the consumer's
- * four warps go together, as their store does. A lane's values lie in groups of four strided by
- * the warp's lanes, so that each 16-byte store and load of the warp is contiguous. Each warp has
- * two ints (the counter and the count of pieces done; a consumer's first warp's serve it all
- * where the warps go together), which the last piece sets back to 0 for the next call. Returns 1
- * where this piece has nothing to store. */
-#if TS_GEMM_PIECES
+/* Stream-K (templates/tile_scheduler.h): the head and the tail of a split tile meet in the
+ * workspace. A counter says which comes first; that one writes its partial results to the
+ * workspace and counts itself done; the second waits for that count, adds them in and stores C.
+ * The second waits only on a piece already past its multiplies, so the wait ends even where the
+ * grid's blocks do not all run at once (the schedule puts tails first and heads last, so the head
+ * rarely waits at all). With the warp store each warp of a consumer does this on its own, with its
+ * 16 rows of each 64-row tile; otherwise the consumer's four warps go together, as their store
+ * does. A lane's values lie in groups of four strided by the warp's lanes, so that each 16-byte
+ * store and load of the warp is contiguous. Each warp has two ints (the counter and the count
+ * done; a consumer's first warp's serve it all where the warps go together), which the second
+ * piece sets back to 0 for the next call. Returns 1 where this piece was first (nothing to store). */
+#if TS_GEMM_PIECES & TS_GEMM_PIECES_STREAM_K
 #define TS_GEMM_COMBINE_WARPS (TS_GEMM_WARP_STORE ? 1 : 4)
 TS_DEVICE int TS_GEMM_FN(combine)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                   TS_GEMM_FN(output) *out, int consumer) {
     (void)out;
-    if (t->kind == TS_SK_WHOLE) return 0;
+    if (t->kind != TS_SK_HEAD && t->kind != TS_SK_TAIL) return 0;
     const int warp = ts_warp_in_group(), lane = ts_lane_id();
-    const int group_warp = TS_GEMM_COMBINE_WARPS == 1 ? warp : 0; /* the warp whose ints and rows decide */
+    const int group_warp = TS_GEMM_COMBINE_WARPS == 1 ? warp : 0; /* the warp whose ints serve */
     const int leader = lane == 0 && warp == group_warp;
-    const long long row0 = (long long)(t->tm * TS_GEMM_CONSUMERS + consumer) * TS_GEMM_WG_TILES * 64 + group_warp * 16;
-    if (row0 >= p->c.rows || (long long)t->tn * TS_GEMM_BN >= p->c.cols) return 1;
-    const int pieces = ts_sk_pieces(&p->sk, t->kind);
     const long long slot = ((long long)t->boundary * TS_GEMM_CLUSTER + ts_cluster_rank()) * TS_GEMM_CONSUMERS + consumer;
     int *counter = &p->flags[2 * (slot * 4 + group_warp)], *done = counter + 1;
     const int values = TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS; /* a lane's values of 16 rows of one 64-row tile */
     const int tile_floats = values * TS_WARP_LANES;
-    /* Area i of the boundary (0 <= i < pieces - 1) holds the partial results of the piece that came i-th. */
-    const long long area_step = (long long)TS_GEMM_CLUSTER * TS_GEMM_CONSUMERS * TS_GEMM_PARTIAL_FLOATS;
-    float *area0 = p->partials + t->boundary * (pieces - 1) * area_step +
-                   (ts_cluster_rank() * TS_GEMM_CONSUMERS + consumer) * (long long)TS_GEMM_PARTIAL_FLOATS +
-                   warp * TS_GEMM_WG_TILES * tile_floats + 4 * lane;
+    float *part = p->partials + slot * TS_GEMM_PARTIAL_FLOATS + warp * TS_GEMM_WG_TILES * tile_floats + 4 * lane;
     int order = 0;
     if (leader) order = ts_atomic_add_i32(counter, 1);
 #if TS_GEMM_COMBINE_WARPS == 1
@@ -203,35 +194,46 @@ TS_DEVICE int TS_GEMM_FN(combine)(const ts_gemm_params *p, const ts_gemm_task *t
     order = *(volatile int *)&out->order;
 #define TS_GEMM_COMBINE_SYNC() ts_sync_named(consumer, 4)
 #endif
-    if (order < pieces - 1) {
+    if (order == 0) {
         TS_UNROLL
         for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
-            ts_store_f32_groups(area0 + order * area_step + r * tile_floats, &c->acc[r].v[0][0][0], values,
-                                4 * TS_WARP_LANES);
+            ts_store_f32_groups(part + r * tile_floats, &c->acc[r].v[0][0][0], values, 4 * TS_WARP_LANES);
         TS_GEMM_COMBINE_SYNC();
         if (leader) ts_flag_add_release(done, 1);
         return 1;
     }
     if (leader)
-        while (ts_flag_load_acquire(done) < pieces - 1) ts_spin_pause();
+        while (ts_flag_load_acquire(done) == 0) ts_spin_pause();
     TS_GEMM_COMBINE_SYNC();
-    /* Every other piece has counted itself and is done: both back to 0 for the next call. */
+    /* The first piece has counted itself and is done: both back to 0 for the next call. */
     if (leader) counter[0] = counter[1] = 0;
-    /* A quarter of a tile's values at a time: all of them in flight beside the accumulators would
-     * not fit the consumer's registers. */
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
-        TS_UNROLL
-        for (int q = 0; q < 4; ++q)
-            TS_NO_UNROLL
-            for (int i = 0; i < pieces - 1; ++i)
-                ts_add_f32_groups_l2(&c->acc[r].v[0][0][0] + q * (values / 4),
-                                     area0 + i * area_step + r * tile_floats + q * (values / 16) * 4 * TS_WARP_LANES,
-                                     values / 4, 4 * TS_WARP_LANES);
+        ts_add_f32_groups_l2(&c->acc[r].v[0][0][0], part + r * tile_floats, values, 4 * TS_WARP_LANES);
     return 0;
 }
 #undef TS_GEMM_COMBINE_SYNC
 #undef TS_GEMM_COMBINE_WARPS
+#endif
+
+#if TS_GEMM_PIECES & TS_GEMM_PIECES_SPLIT
+/* Split-K: a piece's partial results, the block's whole tile in fp32, into its slot of the
+ * workspace (gemm_common.h), rows and columns past C left out; the reduction kernel adds a tile's
+ * pieces and stores C. Warps with no row of C (a product of 16 rows leaves 7 of a 128-row tile's
+ * 8 warps empty) store nothing. */
+TS_DEVICE void TS_GEMM_FN(store_split_piece)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
+                                             int consumer) {
+    const long long rows = p->c.rows - (long long)t->tm * TS_GEMM_BM, cols = p->c.cols - (long long)t->tn * TS_GEMM_BN;
+    if (rows <= 0 || cols <= 0) return;
+    const ts_gl slot = ts_gl_matrix(ts_gemm_split_slot(p, t->boundary, ts_cluster_rank()), TS_DTYPE_F32,
+                                    rows < TS_GEMM_BM ? rows : TS_GEMM_BM, cols < TS_GEMM_BN ? cols : TS_GEMM_BN,
+                                    TS_GEMM_BN);
+    TS_UNROLL
+    for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
+        const long long row0 = (long long)(consumer * TS_GEMM_WG_TILES + r) * 64 + ts_warp_in_group() * 16;
+        if (row0 < slot.rows) ts_gemm_epilogue(&c->acc[r].v[0][0][0], TS_RT_DESC(&c->acc[r]), &slot, row0, 0, 1.0f, 0.0f);
+    }
+}
 #endif
 
 /* Tile coordinates of the stored operands: A's (m, k) tile, and B's (k, n) tile. */
@@ -344,7 +346,13 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     /* What this task's stages left of the previous task's results. */
     TS_GEMM_FN(store_held)(p, c, out, consumer, t->iters < TS_GEMM_DEFER_STORE ? t->iters : TS_GEMM_DEFER_STORE);
 #endif
-#if TS_GEMM_PIECES
+#if TS_GEMM_PIECES & TS_GEMM_PIECES_SPLIT
+    if (t->kind == TS_SK_SPLIT) {
+        TS_GEMM_FN(store_split_piece)(p, t, c, consumer);
+        return;
+    }
+#endif
+#if TS_GEMM_PIECES & TS_GEMM_PIECES_STREAM_K
     if (TS_GEMM_FN(combine)(p, t, c, out, consumer)) return;
 #endif
 #ifdef TS_GEMM_PROBE_NO_STORE

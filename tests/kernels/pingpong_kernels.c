@@ -15,6 +15,8 @@
 #include "kernels/gemm/gemm_variant.h"
 #undef TS_GEMM_PIECES
 
+TS_GEMM_SPLIT_REDUCE_KERNEL(ts_test_pp_split_reduce)
+
 TS_EXTERN_C ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, long long lda, const void *b,
                                             long long ldb, float *c, long long ldc, int max_blocks, void *workspace,
                                             int split) {
@@ -23,10 +25,11 @@ TS_EXTERN_C ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, 
                                             b, ldb, 0.0f, c, TS_DTYPE_F32, ldc);
     if (s != TS_SUCCESS) return s;
     if (max_blocks < 1 || max_blocks > 4) return TS_ERROR_INVALID_VALUE;
-    if (workspace) (void)ts_gemm_use_workspace(&params, workspace, max_blocks, split);
+    const int pieces = workspace ? ts_gemm_use_workspace(&params, workspace, max_blocks, split) : 0;
     const long long tasks = ts_sk_tasks(&params.sk);
     const long long grid = tasks < max_blocks ? tasks : max_blocks;
-    return ts_test_pp_gemm_launch(&params, (int)grid, NULL);
+    const ts_status st = ts_test_pp_gemm_launch(&params, (int)grid, NULL);
+    return st == TS_SUCCESS && pieces ? ts_test_pp_split_reduce_launch(&params, NULL) : st;
 }
 
 TS_EXTERN_C size_t ts_test_pingpong_workspace_bytes(void) { return ts_gemm_workspace_bytes(4); }

@@ -305,25 +305,31 @@ static inline int ts_gemm_use_workspace(ts_gemm_params *params, void *workspace,
     return 0;
 }
 
-/* Split-K: the slot of block `rank` of a cluster's piece `task`, its tile of fp32 results
- * (TS_GEMM_BM x TS_GEMM_BN, row-major). */
+/* Split-K: the slot of block `rank` of a cluster's piece `task`: its tile of fp32 results as the
+ * block's warps hold them, 16 rows x TS_GEMM_BN a warp and 64-row tile (a fragment block, fb =
+ * (consumer * TS_GEMM_WG_TILES + r) * 4 + warp), each lane's values in groups of four strided by
+ * the warp's lanes (ts_store_f32_groups), so that the pieces write with whole 16-byte stores. */
 TS_DEVICE float *ts_gemm_split_slot(const ts_gemm_params *p, long long task, int rank) {
     return p->partials + (task * TS_GEMM_CLUSTER + rank) * (long long)TS_GEMM_TILE_FLOATS;
 }
 
-/* Split-K's second kernel's items: (tile, row, four columns) over the rows C has (at most
- * TS_GEMM_BM a tile); fewer than 2^31, as the tiles are fewer than the clusters. */
-TS_LAYOUT_FN int ts_gemm_split_items(const ts_gemm_params *p) {
+/* Split-K's second kernel's items: (tile, fragment block, a lane's group of four) over the
+ * fragment blocks that hold rows of C; fewer than 2^31, as the tiles are fewer than the clusters. */
+TS_LAYOUT_FN int ts_gemm_split_blocks(const ts_gemm_params *p) {
     const long long rows = p->c.rows < TS_GEMM_BM ? p->c.rows : TS_GEMM_BM;
-    return (int)(p->sk.dp * TS_GEMM_CLUSTER * rows * (TS_GEMM_BN / 4));
+    return (int)((rows + 15) / 16);
+}
+TS_LAYOUT_FN int ts_gemm_split_items(const ts_gemm_params *p) {
+    return (int)(p->sk.dp * TS_GEMM_CLUSTER * ts_gemm_split_blocks(p) * (4 * TS_GEMM_BN));
 }
 
-/* Split-K's second kernel, one item: four columns of a row of one block's tile of C, the tile's
- * pieces added in order (the same sums in every run), then alpha, beta and C's dtype. */
+/* Split-K's second kernel, one item: a lane's group of four values of one fragment block of a
+ * block's tile, the tile's pieces added in order (the same sums in every run), then alpha, beta
+ * and C's dtype at the four elements' places in C (the register tile's layout). */
 TS_DEVICE void ts_gemm_split_reduce_item(const ts_gemm_params *p, int item) {
-    const int quads = TS_GEMM_BN / 4, rows = p->c.rows < TS_GEMM_BM ? (int)p->c.rows : TS_GEMM_BM;
-    const int tile = item / (rows * quads), in_tile = item - tile * (rows * quads);
-    const int r = in_tile / quads, q = in_tile - r * quads;
+    const int quads = 4 * TS_GEMM_BN, per_tile = ts_gemm_split_blocks(p) * quads;
+    const int tile = item / per_tile, in_tile = item - tile * per_tile;
+    const int fb = in_tile / quads, q = in_tile - fb * quads, g = q / TS_WARP_LANES, lane = q - g * TS_WARP_LANES;
     const int unit = tile / TS_GEMM_CLUSTER, rank = tile - unit * TS_GEMM_CLUSTER;
     int tm, tn;
     ts_sched_tile_narrow(&p->sched, (unsigned)unit, &tm, &tn);
@@ -331,24 +337,27 @@ TS_DEVICE void ts_gemm_split_reduce_item(const ts_gemm_params *p, int item) {
         tn = tn * TS_GEMM_CLUSTER + rank;
     else
         tm = tm * TS_GEMM_CLUSTER + rank;
-    const long long row = (long long)tm * TS_GEMM_BM + r, col = (long long)tn * TS_GEMM_BN + 4 * q;
-    if (row >= p->c.rows || col >= p->c.cols) return;
+    const long long row0 = (long long)tm * TS_GEMM_BM + fb * 16, col0 = (long long)tn * TS_GEMM_BN;
+    if (row0 >= p->c.rows || col0 >= p->c.cols) return;
     const int split = p->sk.split;
-    const float *src = ts_gemm_split_slot(p, (long long)unit * split, rank) + r * TS_GEMM_BN + 4 * q;
+    const float *src = ts_gemm_split_slot(p, (long long)unit * split, rank) + fb * (16 * TS_GEMM_BN) + 4 * q;
     float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     for (int j = 0; j < split; ++j) {
         const ts_v16 v = ts_load16(src + (long long)j * TS_GEMM_CLUSTER * TS_GEMM_TILE_FLOATS);
         TS_UNROLL
         for (int i = 0; i < 4; ++i) sum[i] += ts_bits_f32(v.w[i]);
     }
+    const ts_rt_desc d = ts_rt_make_desc(16, TS_GEMM_BN, TS_DTYPE_F32, TS_LAYOUT_ROW);
     TS_UNROLL
-    for (int i = 0; i < 4; ++i)
-        if (col + i < p->c.cols) {
-            const long long idx = row * p->c.stride_row + col + i;
+    for (int i = 0; i < 4; ++i) {
+        const long long row = row0 + ts_rt_elem_row(d, lane, 4 * g + i), col = col0 + ts_rt_elem_col(d, lane, 4 * g + i);
+        if (row < p->c.rows && col < p->c.cols) {
+            const long long idx = row * p->c.stride_row + col;
             float v = p->alpha * sum[i];
             if (p->beta != 0.0f) v += p->beta * ts_gemm_load_c(&p->c, idx);
             ts_gemm_store_c(&p->c, idx, v);
         }
+    }
 }
 
 /* The reduction kernel of kernels/gemm/gemm_split_reduce.c over a split-K call's parameters. */

@@ -218,20 +218,20 @@ TS_DEVICE int TS_GEMM_FN(combine)(const ts_gemm_params *p, const ts_gemm_task *t
 
 #if TS_GEMM_PIECES & TS_GEMM_PIECES_SPLIT
 /* Split-K: a piece's partial results, the block's whole tile in fp32, into its slot of the
- * workspace (gemm_common.h), rows and columns past C left out; the reduction kernel adds a tile's
- * pieces and stores C. Warps with no row of C (a product of 16 rows leaves 7 of a 128-row tile's
- * 8 warps empty) store nothing. */
+ * workspace (gemm_common.h) as the warps hold them, with whole 16-byte stores; the reduction kernel
+ * adds a tile's pieces and stores C. Warps with no row or column of C (a product of 16 rows
+ * leaves 7 of a 128-row tile's 8 warps empty) store nothing. */
 TS_DEVICE void TS_GEMM_FN(store_split_piece)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                              int consumer) {
-    const long long rows = p->c.rows - (long long)t->tm * TS_GEMM_BM, cols = p->c.cols - (long long)t->tn * TS_GEMM_BN;
-    if (rows <= 0 || cols <= 0) return;
-    const ts_gl slot = ts_gl_matrix(ts_gemm_split_slot(p, t->boundary, ts_cluster_rank()), TS_DTYPE_F32,
-                                    rows < TS_GEMM_BM ? rows : TS_GEMM_BM, cols < TS_GEMM_BN ? cols : TS_GEMM_BN,
-                                    TS_GEMM_BN);
+    const int warp = ts_warp_in_group();
+    if ((long long)t->tn * TS_GEMM_BN >= p->c.cols) return;
+    const int values = TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS; /* a lane's values of 16 rows of one 64-row tile */
+    float *slot = ts_gemm_split_slot(p, t->boundary, ts_cluster_rank()) + 4 * ts_lane_id();
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
-        const long long row0 = (long long)(consumer * TS_GEMM_WG_TILES + r) * 64 + ts_warp_in_group() * 16;
-        if (row0 < slot.rows) ts_gemm_epilogue(&c->acc[r].v[0][0][0], TS_RT_DESC(&c->acc[r]), &slot, row0, 0, 1.0f, 0.0f);
+        const int fb = (consumer * TS_GEMM_WG_TILES + r) * 4 + warp;
+        if ((long long)t->tm * TS_GEMM_BM + fb * 16 < p->c.rows)
+            ts_store_f32_groups(slot + fb * (16 * TS_GEMM_BN), &c->acc[r].v[0][0][0], values, 4 * TS_WARP_LANES);
     }
 }
 #endif

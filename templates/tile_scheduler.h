@@ -117,14 +117,15 @@ TS_LAYOUT_FN ts_sk_sched ts_sk_make(long long units, int k_iters, int clusters, 
 
 /* The split-K schedule: each of `units` units in as many pieces as the clusters hold (at most
  * clusters / units) with at least min_iters k iterations each; whole units (split 1) where fewer
- * than two pieces would result. */
-TS_LAYOUT_FN ts_sk_sched ts_sk_make_split(long long units, int k_iters, int clusters, int min_iters) {
+ * than min_pieces pieces would result (a split costs its partial results' round trip through
+ * memory, which two pieces do not repay). */
+TS_LAYOUT_FN ts_sk_sched ts_sk_make_split(long long units, int k_iters, int clusters, int min_iters, int min_pieces) {
     ts_sk_sched s = ts_sk_make(units, k_iters, clusters, 0);
     if (min_iters < 1) min_iters = 1;
     const long long by_clusters = units > 0 ? s.clusters / units : 0;
     const long long by_iters = k_iters / min_iters;
     const long long split = by_clusters < by_iters ? by_clusters : by_iters;
-    if (split >= 2) s.split = (int)split;
+    if (split >= 2 && split >= min_pieces) s.split = (int)split;
     return s;
 }
 

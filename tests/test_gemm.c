@@ -269,10 +269,10 @@ static void check_split_k_cases(int large) {
     cr_assert_eq(ts_malloc(&ws, bytes), TS_SUCCESS);
     gemm_case cases[6] = {
         {TS_NO_TRANS, TS_NO_TRANS, 16, 256, 1000, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
-        {TS_NO_TRANS, TS_TRANS, 5, 300, 777, 8, TS_DTYPE_BF16, TS_DTYPE_F32, 0.5f, -1.0f, ws, bytes},
-        {TS_TRANS, TS_NO_TRANS, 200, 100, 520, 0, TS_DTYPE_FP16, TS_DTYPE_FP16, 1.0f, 0.0f, ws, bytes},
-        {TS_TRANS, TS_TRANS, 37, 300, 1100, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 2.0f, 0.0f, ws, bytes},
-        /* the GPU's decode shapes: 8 and 16 pieces a tile on the H200 */
+        {TS_NO_TRANS, TS_TRANS, 5, 250, 1100, 8, TS_DTYPE_BF16, TS_DTYPE_F32, 0.5f, -1.0f, ws, bytes},
+        {TS_TRANS, TS_NO_TRANS, 200, 100, 1030, 0, TS_DTYPE_FP16, TS_DTYPE_FP16, 1.0f, 0.0f, ws, bytes},
+        {TS_TRANS, TS_TRANS, 37, 200, 1100, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 2.0f, 0.0f, ws, bytes},
+        /* the GPU's decode shapes: 16 and 8 pieces a tile on the H200 */
         {TS_NO_TRANS, TS_NO_TRANS, 64, 2048, 4096, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
         {TS_NO_TRANS, TS_TRANS, 16, 1024, 2056, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
     };
@@ -292,7 +292,7 @@ Test(gemm, split_k_cuts_few_tiles_by_k) {
     if (!ts_test_gemm_split_built()) return;
 #if defined(TESSERA_BACKEND_HOST)
     /* The host's SM count is its block concurrency: 8, 12 and 16 blocks (4, 6 and 8 clusters), all of
-     * which split every case (into 2 to 4 pieces). */
+     * which split every case (one or two tiles, 16 to 18 k tiles) into 4 pieces. */
     const int grids[3] = {8, 12, 16};
     for (int i = 0; i < 3; ++i) {
         ts_host_set_block_concurrency(grids[i]);
@@ -310,9 +310,9 @@ Test(gemm, ping_pong_schedule) {
     TS_TEST_REQUIRE_DEVICE();
     uint64_t seed = ts_test_fresh_seed(), st = seed;
     /* The fourth case has three units of four k tiles on two blocks: stream-K splits the middle one
-     * where the build has it. The last has two units of eight k tiles on four blocks: split-K cuts
-     * each in two. */
-    const int sizes[][3] = {{130, 300, 200}, {17, 65, 33}, {256, 512, 64}, {300, 200, 200}, {20, 300, 512}};
+     * where the build has it. The last has one unit of sixteen k tiles on four blocks: split-K cuts
+     * it in four. */
+    const int sizes[][3] = {{130, 300, 200}, {17, 65, 33}, {256, 512, 64}, {300, 200, 200}, {20, 200, 1024}};
     void *ws = NULL;
     cr_assert_eq(ts_malloc(&ws, ts_test_pingpong_workspace_bytes()), TS_SUCCESS);
     cr_assert_eq(ts_memset(ws, 0, ts_test_pingpong_workspace_bytes()), TS_SUCCESS);

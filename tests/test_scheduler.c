@@ -202,19 +202,20 @@ Test(scheduler, stream_k_covers_each_iteration_once_and_heads_wait_on_earlier_ta
 }
 
 /* Split-K: where the units leave most clusters idle, every unit is cut into the same number of
- * pieces (at most clusters / units, each at least min_iters long), pieces of a unit differing by
+ * pieces (at most clusters / units, each at least min_iters long, and none where that is fewer
+ * than min_pieces), pieces of a unit differing by
  * at most one iteration; every (unit, k) is computed exactly once, piece j of unit u is task
  * u * split + j and leaves its results at its own boundary, the task; elsewhere the units stay
  * whole. */
 Test(scheduler, split_k_cuts_every_unit_into_equal_pieces) {
-    /* units, k iterations, clusters, min iterations, the pieces expected */
-    const int cases[][5] = {{8, 64, 66, 4, 8},   {16, 64, 66, 4, 4}, {28, 64, 66, 4, 2}, {34, 64, 66, 4, 1},
-                            {1, 10, 66, 4, 2},   {1, 7, 66, 4, 1},   {3, 200, 66, 4, 22}, {2, 13, 6, 4, 3},
-                            {4, 224, 66, 4, 16}, {1, 64, 1, 4, 1}};
-    for (int z = 0; z < 10; ++z) {
+    /* units, k iterations, clusters, min iterations, min pieces, the pieces expected */
+    const int cases[][6] = {{8, 64, 66, 4, 4, 8},   {16, 64, 66, 4, 4, 4},  {28, 64, 66, 4, 4, 1},  {28, 64, 66, 4, 2, 2},
+                            {34, 64, 66, 4, 2, 1},  {1, 10, 66, 4, 2, 2},   {1, 7, 66, 4, 2, 1},    {3, 200, 66, 4, 4, 22},
+                            {2, 13, 6, 4, 2, 3},    {4, 224, 66, 4, 4, 16}, {1, 64, 1, 4, 1, 1},    {16, 8, 66, 4, 4, 1}};
+    for (int z = 0; z < 12; ++z) {
         const long long units = cases[z][0];
-        const int k = cases[z][1], g = cases[z][2], min_iters = cases[z][3], expect = cases[z][4];
-        const ts_sk_sched s = ts_sk_make_split(units, k, g, min_iters);
+        const int k = cases[z][1], g = cases[z][2], min_iters = cases[z][3], min_pieces = cases[z][4], expect = cases[z][5];
+        const ts_sk_sched s = ts_sk_make_split(units, k, g, min_iters, min_pieces);
         cr_assert_eq(s.split, expect, "case %d: %d pieces, expected %d", z, s.split, expect);
         cr_assert_eq(s.sk, 0);
         cr_assert_eq(ts_sk_tasks(&s), units * s.split);

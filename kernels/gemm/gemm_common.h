@@ -163,6 +163,12 @@
 #ifndef TS_GEMM_SPLIT_MIN_ITERS
 #define TS_GEMM_SPLIT_MIN_ITERS 4
 #endif
+/* ... and only into TS_GEMM_SPLIT_MIN_PIECES pieces or more: on the H200 two pieces a tile were
+ * slower than whole tiles (M = 64, N = 14336, K = 4096: 28 tiles on 66 clusters, 50 against 46 us;
+ * M = 256, N = 4096, K = 512: 21 against 13 us), four and more faster. */
+#ifndef TS_GEMM_SPLIT_MIN_PIECES
+#define TS_GEMM_SPLIT_MIN_PIECES 4
+#endif
 /* A kernel's pieces (gemm_variant.h, TS_GEMM_PIECES): stream-K's, split-K's alone, or either. */
 #define TS_GEMM_PIECES_STREAM_K 1
 #define TS_GEMM_PIECES_SPLIT 2
@@ -298,7 +304,8 @@ static inline int ts_gemm_use_workspace(ts_gemm_params *params, void *workspace,
     params->partials = (float *)((char *)workspace + ts_gemm_flag_bytes(grid));
     const int clusters = grid / TS_GEMM_CLUSTER;
     if (split) {
-        params->sk = ts_sk_make_split(params->sched.tasks, params->k_iters, clusters, TS_GEMM_SPLIT_MIN_ITERS);
+        params->sk = ts_sk_make_split(params->sched.tasks, params->k_iters, clusters, TS_GEMM_SPLIT_MIN_ITERS,
+                                      TS_GEMM_SPLIT_MIN_PIECES);
         if (params->sk.split > 1) return 1;
     }
     params->sk = ts_sk_make(params->sched.tasks, params->k_iters, clusters, TS_GEMM_STREAM_K);

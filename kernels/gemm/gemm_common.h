@@ -348,9 +348,21 @@ TS_DEVICE void ts_gemm_split_reduce_item(const ts_gemm_params *p, int item) {
     if (row0 >= p->c.rows || col0 >= p->c.cols) return;
     const int split = p->sk.split;
     const float *src = ts_gemm_split_slot(p, (long long)unit * split, rank) + fb * (16 * TS_GEMM_BN) + 4 * q;
+    const long long step = (long long)TS_GEMM_CLUSTER * TS_GEMM_TILE_FLOATS;
     float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    for (int j = 0; j < split; ++j) {
-        const ts_v16 v = ts_load16(src + (long long)j * TS_GEMM_CLUSTER * TS_GEMM_TILE_FLOATS);
+    /* Four pieces' loads in flight at a time, added in order. */
+    int j = 0;
+    for (; j + 4 <= split; j += 4) {
+        ts_v16 v[4];
+        TS_UNROLL
+        for (int u = 0; u < 4; ++u) v[u] = ts_load16(src + (j + u) * step);
+        TS_UNROLL
+        for (int u = 0; u < 4; ++u)
+            TS_UNROLL
+            for (int i = 0; i < 4; ++i) sum[i] += ts_bits_f32(v[u].w[i]);
+    }
+    for (; j < split; ++j) {
+        const ts_v16 v = ts_load16(src + j * step);
         TS_UNROLL
         for (int i = 0; i < 4; ++i) sum[i] += ts_bits_f32(v.w[i]);
     }
@@ -370,11 +382,13 @@ TS_DEVICE void ts_gemm_split_reduce_item(const ts_gemm_params *p, int item) {
 /* The reduction kernel of kernels/gemm/gemm_split_reduce.c over a split-K call's parameters. */
 TS_EXTERN_C ts_status ts_gemm_split_reduce_run(const ts_gemm_params *params, ts_stream stream);
 
-/* Defines kernel `name`, split-K's second kernel over TS_GEMM_SPLIT_REDUCE_WARPS-warp blocks, and
+/* Defines kernel `name`, split-K's second kernel over TS_GEMM_SPLIT_REDUCE_WARPS-warp blocks built
+ * for TS_GEMM_SPLIT_REDUCE_BLOCKS blocks an SM, and
  * its launcher name##_launch(params, stream) (a grid for every item). */
 #define TS_GEMM_SPLIT_REDUCE_WARPS 8
+#define TS_GEMM_SPLIT_REDUCE_BLOCKS 4 /* an SM's, to keep registers low and loads in flight */
 #define TS_GEMM_SPLIT_REDUCE_KERNEL(name)                                                          \
-    TS_KERNEL(name, TS_GEMM_SPLIT_REDUCE_WARPS, ts_gemm_params, p) {                              \
+    TS_KERNEL_RESIDENT(name, TS_GEMM_SPLIT_REDUCE_WARPS, TS_GEMM_SPLIT_REDUCE_BLOCKS, ts_gemm_params, p) { \
         const int item = (ts_block_x() * TS_GEMM_SPLIT_REDUCE_WARPS + ts_warp_id()) * TS_WARP_LANES + ts_lane_id(); \
         if (item < ts_gemm_split_items(p)) ts_gemm_split_reduce_item(p, item);                    \
     }                                                                                              \

@@ -51,13 +51,10 @@ static inline ts_grid ts_grid_3d(unsigned x, unsigned y, unsigned z) {
 #define TS_CAT(a, b) TS_CAT2(a, b)
 
 /* Loops over a register tile's elements must unroll fully so the tile stays in registers. */
-/* A loop kept rolled where unrolling it would hold more values in flight than registers hold. */
 #if defined(__CUDACC__) || defined(__HIP__)
 #define TS_UNROLL _Pragma("unroll")
-#define TS_NO_UNROLL _Pragma("unroll 1")
 #else
 #define TS_UNROLL
-#define TS_NO_UNROLL
 #endif
 
 #endif

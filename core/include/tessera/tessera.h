@@ -207,15 +207,16 @@ ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float
                   float beta, void *c, ts_dtype c_type, long long ldc, ts_stream stream);
 
 /* ts_gemm with a workspace, which lets a tile of C be computed in pieces of its K range on several
- * SMs, one piece adding the others' partial results. Split-K: where the tiles of C are too few for
- * the SMs (at most half as many as the GPU's 2-SM clusters; on the H200 M <= 256 with N = 4096,
- * M <= 64 with N = 14336, K >= 512), each tile's K range is cut into up to clusters / tiles
- * pieces of at least 256 columns of A each: the products of few rows, as in decoding (ts_gemm
+ * SMs. Split-K: where the tiles of C are too few for the SMs (at most a quarter as many as the
+ * GPU's 2-SM clusters, with K of 1024 or more; on the H200 M <= 256 with N = 4096), each tile's K
+ * range is cut into four or more pieces, up to clusters / tiles, of at least 256 columns of A
+ * each, and a second kernel adds the pieces' results in a fixed order: the products of few rows,
+ * as in decoding, 2.2-3.3x faster than with whole tiles on the H200 (docs/results.md; ts_gemm
  * keeps whole tiles). Stream-K, the last waves of tiles shared out by K, only in a build with
- * TS_GEMM_STREAM_K=1 (it measured slower on the H200, docs/results.md). workspace: device memory
- * of at least ts_gemm_workspace_size() bytes, 16-byte aligned, zeroed once before its first use
- * (each call leaves it as it needs it for the next); calls that share a workspace must run one
- * after the other (the same stream). NULL runs as ts_gemm. Too small: TS_ERROR_INVALID_SIZE. */
+ * TS_GEMM_STREAM_K=1 (it measured slower on the H200). workspace: device memory of at least
+ * ts_gemm_workspace_size() bytes, 16-byte aligned, zeroed once before its first use (each call
+ * leaves it as it needs it for the next); calls that share a workspace must run one after the
+ * other (the same stream). NULL runs as ts_gemm. Too small: TS_ERROR_INVALID_SIZE. */
 ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
                      const void *a, ts_dtype a_type, long long lda,
                      const void *b, ts_dtype b_type, long long ldb,

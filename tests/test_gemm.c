@@ -259,8 +259,8 @@ Test(gemm, stream_k_splits_the_last_wave_by_k) {
  * clusters, each leaving its partial results in the workspace for the reduction kernel, which
  * adds them and stores C: alpha, beta, bf16, fp16 and fp32 C, rows that fill part of a warp's 16,
  * every transpose form, at ragged sizes. Each case runs on a zeroed workspace, where the pieces'
- * partial results must show, and then again on the same one (nothing of the first call may leak
- * into the second), which must leave stream-K's counters at 0. */
+ * partial results must show, and then again on the same one: nothing of the first call may leak
+ * into the second, and the counters at the workspace's start (stream-K's) stay 0. */
 static void check_split_k_cases(int large) {
     size_t bytes = 0;
     cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);

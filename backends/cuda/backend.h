@@ -74,11 +74,6 @@ TS_DEVICE void ts_flag_store_release(int *flag, int value) {
     __threadfence();
     asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(flag), "r"(value) : "memory");
 }
-/* Adds to a count in global memory between blocks, publishing as ts_flag_store_release does. */
-TS_DEVICE void ts_flag_add_release(int *flag, int value) {
-    __threadfence();
-    asm volatile("red.release.gpu.global.add.s32 [%0], %1;" ::"l"(flag), "r"(value) : "memory");
-}
 TS_DEVICE int ts_flag_load_acquire(const int *flag) {
     int value;
     asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(value) : "l"(flag) : "memory");

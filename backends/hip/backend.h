@@ -76,10 +76,6 @@ TS_DEVICE void ts_flag_store_release(int *flag, int value) {
     __threadfence();
     __hip_atomic_store(flag, value, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
 }
-TS_DEVICE void ts_flag_add_release(int *flag, int value) {
-    __threadfence();
-    (void)__hip_atomic_fetch_add(flag, value, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
-}
 TS_DEVICE int ts_flag_load_acquire(const int *flag) {
     return __hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);
 }

@@ -81,10 +81,6 @@ TS_DEVICE void ts_flag_store_release(int *flag, int value) {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     __atomic_store_n(flag, value, __ATOMIC_RELEASE);
 }
-TS_DEVICE void ts_flag_add_release(int *flag, int value) {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    (void)__atomic_fetch_add(flag, value, __ATOMIC_RELEASE);
-}
 TS_DEVICE int ts_flag_load_acquire(const int *flag) { return __atomic_load_n(flag, __ATOMIC_ACQUIRE); }
 /* Warps are threads: a spinning one lets the others run. */
 TS_DEVICE void ts_spin_pause(void) { (void)sched_yield(); }

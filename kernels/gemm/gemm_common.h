@@ -189,7 +189,7 @@ typedef struct ts_gemm_params {
     int cluster_n;      /* a cluster's tiles lie across N (sharing A), not down M (sharing B) */
     ts_tile_sched sched; /* units (a cluster's tiles) -> tile coordinates */
     ts_sk_sched sk;      /* tasks -> units and k ranges (stream-K or split-K where a workspace is given) */
-    int *flags;          /* stream-K: two ints per (boundary, block of the cluster, consumer, warp) */
+    int *flags;          /* stream-K: four ints per (boundary, block of the cluster, consumer) */
     float *partials;     /* stream-K: partial results, TS_GEMM_PARTIAL_FLOATS per (boundary, block, consumer);
                           * split-K: a block's tile, TS_GEMM_TILE_FLOATS per (task, block of the cluster) */
 } ts_gemm_params;
@@ -284,12 +284,12 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     return TS_SUCCESS;
 }
 
-/* The workspace of pieces (stream-K, split-K) for a grid of `blocks` blocks: two ints per
- * (block, consumer, warp) (see combine in gemm_variant.h) in whole 256 bytes, then the partial
+/* The workspace of pieces (stream-K, split-K) for a grid of `blocks` blocks: four ints per
+ * (block, consumer) (see stream_k_combine in gemm_variant.h) in whole 256 bytes, then the partial
  * results of as many consumers, which is as many blocks' tiles. Stream-K has fewer boundaries
  * than clusters, split-K fewer tasks. Host code. */
 static inline size_t ts_gemm_flag_bytes(int blocks) {
-    return ((size_t)blocks * TS_GEMM_CONSUMERS * 4 * 2 * sizeof(int) + 255) / 256 * 256;
+    return ((size_t)blocks * TS_GEMM_CONSUMERS * 4 * sizeof(int) + 255) / 256 * 256;
 }
 static inline size_t ts_gemm_workspace_bytes(int blocks) {
     return ts_gemm_flag_bytes(blocks) + (size_t)blocks * TS_GEMM_CONSUMERS * TS_GEMM_PARTIAL_FLOATS * sizeof(float);

@@ -30,9 +30,6 @@ typedef struct TS_GEMM_FN(output) {
 #else
     int unused;
 #endif
-#if (TS_GEMM_PIECES & TS_GEMM_PIECES_STREAM_K) && !TS_GEMM_WARP_STORE
-    int order; /* combine: which of its tile's pieces the consumer's is, for all its warps */
-#endif
 } TS_GEMM_FN(output);
 
 typedef ts_gemm_task TS_GEMM_FN(task);
@@ -158,62 +155,44 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
     return t->iters;
 }
 
-/* Stream-K (templates/tile_scheduler.h): the head and the tail of a split tile meet in the
- * workspace. A counter says which comes first; that one writes its partial results to the
- * workspace and counts itself done; the second waits for that count, adds them in and stores C.
- * The second waits only on a piece already past its multiplies, so the wait ends even where the
- * grid's blocks do not all run at once (the schedule puts tails first and heads last, so the head
- * rarely waits at all). With the warp store each warp of a consumer does this on its own, with its
- * 16 rows of each 64-row tile; otherwise the consumer's four warps go together, as their store
- * does. A lane's values lie in groups of four strided by the warp's lanes, so that each 16-byte
- * store and load of the warp is contiguous. Each warp has two ints (the counter and the count
- * done; a consumer's first warp's serve it all where the warps go together), which the second
- * piece sets back to 0 for the next call. Returns 1 where this piece was first (nothing to store). */
+/* Stream-K (templates/tile_scheduler.h): the two pieces of a split tile meet in the workspace.
+ * Whichever finishes first (a counter says which) writes its partial results there and raises the
+ * ready flag; the second waits for the flag, adds them in and stores C. The second waits only on a
+ * block that is already past its multiplies, so the wait ends even where the grid's blocks do not
+ * all run at once (the schedule puts tails first and heads last, so the head rarely waits at all).
+ * Each consumer warpgroup has its own four ints (counter, ready flag, and the counter's answer to
+ * the head's and to the tail's warps) and area; a lane's values lie in groups of four strided by
+ * the warpgroup's lanes, so that each 16-byte store and load of the warpgroup is contiguous. Returns 1 where this piece
+ * was first (nothing to store). */
 #if TS_GEMM_PIECES & TS_GEMM_PIECES_STREAM_K
-#define TS_GEMM_COMBINE_WARPS (TS_GEMM_WARP_STORE ? 1 : 4)
-TS_DEVICE int TS_GEMM_FN(combine)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
-                                  TS_GEMM_FN(output) *out, int consumer) {
-    (void)out;
-    if (t->kind != TS_SK_HEAD && t->kind != TS_SK_TAIL) return 0;
-    const int warp = ts_warp_in_group(), lane = ts_lane_id();
-    const int group_warp = TS_GEMM_COMBINE_WARPS == 1 ? warp : 0; /* the warp whose ints serve */
-    const int leader = lane == 0 && warp == group_warp;
-    const long long slot = ((long long)t->boundary * TS_GEMM_CLUSTER + ts_cluster_rank()) * TS_GEMM_CONSUMERS + consumer;
-    int *counter = &p->flags[2 * (slot * 4 + group_warp)], *done = counter + 1;
-    const int values = TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS; /* a lane's values of 16 rows of one 64-row tile */
-    const int tile_floats = values * TS_WARP_LANES;
-    float *part = p->partials + slot * TS_GEMM_PARTIAL_FLOATS + warp * TS_GEMM_WG_TILES * tile_floats + 4 * lane;
-    int order = 0;
-    if (leader) order = ts_atomic_add_i32(counter, 1);
-#if TS_GEMM_COMBINE_WARPS == 1
-    order = (int)ts_shfl_u32((unsigned)order, 0);
-#define TS_GEMM_COMBINE_SYNC() ts_sync_warp()
-#else
-    if (leader) out->order = order;
+TS_DEVICE int TS_GEMM_FN(stream_k_combine)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
+                                           int consumer) {
+    if (t->kind == TS_SK_WHOLE) return 0;
+    const int slot = (t->boundary * TS_GEMM_CLUSTER + ts_cluster_rank()) * TS_GEMM_CONSUMERS + consumer;
+    const int threads = 4 * TS_WARP_LANES, thread = ts_warp_in_group() * TS_WARP_LANES + ts_lane_id();
+    const int values = TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS; /* a lane's values of one 64-row tile */
+    int *counter = &p->flags[4 * slot], *ready = counter + 1, *order = counter + 2 + (t->kind == TS_SK_TAIL);
+    float *part = p->partials + (long long)slot * TS_GEMM_PARTIAL_FLOATS + 4 * thread;
+    if (thread == 0) *order = ts_atomic_add_i32(counter, 1);
     ts_sync_named(consumer, 4);
-    order = *(volatile int *)&out->order;
-#define TS_GEMM_COMBINE_SYNC() ts_sync_named(consumer, 4)
-#endif
-    if (order == 0) {
+    if (*(volatile int *)order == 0) {
         TS_UNROLL
         for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
-            ts_store_f32_groups(part + r * tile_floats, &c->acc[r].v[0][0][0], values, 4 * TS_WARP_LANES);
-        TS_GEMM_COMBINE_SYNC();
-        if (leader) ts_flag_add_release(done, 1);
+            ts_store_f32_groups(part + r * values * threads, &c->acc[r].v[0][0][0], values, 4 * threads);
+        ts_sync_named(consumer, 4);
+        if (thread == 0) ts_flag_store_release(ready, 1);
         return 1;
     }
-    if (leader)
-        while (ts_flag_load_acquire(done) == 0) ts_spin_pause();
-    TS_GEMM_COMBINE_SYNC();
-    /* The first piece has counted itself and is done: both back to 0 for the next call. */
-    if (leader) counter[0] = counter[1] = 0;
+    if (thread == 0)
+        while (ts_flag_load_acquire(ready) == 0) ts_spin_pause();
+    ts_sync_named(consumer, 4);
+    /* Every warp has read its answer by now: all four back to 0 for the next call. */
+    if (thread == 0) counter[0] = counter[1] = counter[2] = counter[3] = 0;
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
-        ts_add_f32_groups_l2(&c->acc[r].v[0][0][0], part + r * tile_floats, values, 4 * TS_WARP_LANES);
+        ts_add_f32_groups_l2(&c->acc[r].v[0][0][0], part + r * values * threads, values, 4 * threads);
     return 0;
 }
-#undef TS_GEMM_COMBINE_SYNC
-#undef TS_GEMM_COMBINE_WARPS
 #endif
 
 #if TS_GEMM_PIECES & TS_GEMM_PIECES_SPLIT
@@ -353,7 +332,7 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     }
 #endif
 #if TS_GEMM_PIECES & TS_GEMM_PIECES_STREAM_K
-    if (TS_GEMM_FN(combine)(p, t, c, out, consumer)) return;
+    if (TS_GEMM_FN(stream_k_combine)(p, t, c, consumer)) return;
 #endif
 #ifdef TS_GEMM_PROBE_NO_STORE
     /* One element kept in use, so that the multiplies that produce the accumulators stay. */

@@ -81,10 +81,9 @@ TS_LAYOUT_FN void ts_sched_tile(const ts_tile_sched *s, long long task, int *tm,
  * c + 1. Cluster c's part is the tasks c, c + G, ... : its dp units, then the up to three pieces
  * of its range (some empty). With sk = 0 every task is one whole unit.
  *
- * Split-K, where the units leave most clusters idle (at most half as many units as clusters:
- * a GEMM of few rows, M = 16 with N = 4096 is 8 units on the H200's 66 clusters): every unit is
- * cut into `split` pieces of equal k ranges, task u * split + j being piece j of unit u, one task
- * a cluster; dp is then the units, sk 0. */
+ * Split-K, where the units leave most clusters idle (a GEMM of few rows: M = 16 with N = 4096 is 8
+ * units on the H200's 66 clusters): every unit is cut into `split` pieces of equal k ranges, task
+ * u * split + j being piece j of unit u, one task a cluster; dp is then the units, sk 0. */
 typedef struct ts_sk_sched {
     long long dp, sk; /* units run whole (split by k where split > 1); units shared out by k after them */
     int clusters;     /* G */
@@ -137,8 +136,9 @@ TS_LAYOUT_FN long long ts_sk_tasks(const ts_sk_sched *s) {
 
 /* Task `task`'s piece of a split-K schedule (split > 1): its unit, k iterations
  * [*k_begin, *k_end) (the first k_iters % split pieces one longer), TS_SK_SPLIT, and the task as
- * its boundary (where it leaves its partial results: piece j of unit u is task u * split + j). 32-bit arithmetic, since there are fewer tasks than clusters: a kernel's 64-bit
- * divisions are calls, around which ptxas spilled the GEMM's task counter. */
+ * its boundary (where it leaves its partial results; piece j of unit u is task u * split + j).
+ * 32-bit arithmetic, since there are fewer tasks than clusters: a kernel's 64-bit divisions are
+ * calls, around which ptxas spilled the GEMM's task counter. */
 TS_LAYOUT_FN int ts_sk_split_piece(const ts_sk_sched *s, long long task, long long *unit, int *k_begin, int *k_end,
                                    int *kind, int *boundary) {
     const int t = (int)task, u = t / s->split, j = t - u * s->split;

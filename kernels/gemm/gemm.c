@@ -16,7 +16,7 @@
 #undef TS_GEMM_PIECES
 
 /* A split schedule gives each cluster one task at most, so no next task would cover a deferred
- * store; without it the combine's values fit the consumers' registers. */
+ * store: the split instances store at the task's end. */
 #undef TS_GEMM_DEFER_STORE
 #define TS_GEMM_DEFER_STORE 0
 #define TS_GEMM_KIND _split

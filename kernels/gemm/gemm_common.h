@@ -297,8 +297,8 @@ static inline size_t ts_gemm_workspace_bytes(int blocks) {
 
 /* Pieces over a grid of `grid` blocks (which run all at once), in a workspace of at least
  * ts_gemm_workspace_bytes(grid) bytes, zeroed before its first use: split-K where `split` asks
- * and it cuts the tiles in two or more (returns 1), else stream-K where the build has it (returns
- * 0). Host code. */
+ * and it cuts the tiles into TS_GEMM_SPLIT_MIN_PIECES or more (returns 1), else stream-K where the
+ * build has it (returns 0). Host code. */
 static inline int ts_gemm_use_workspace(ts_gemm_params *params, void *workspace, int grid, int split) {
     params->flags = (int *)workspace;
     params->partials = (float *)((char *)workspace + ts_gemm_flag_bytes(grid));
@@ -383,8 +383,8 @@ TS_DEVICE void ts_gemm_split_reduce_item(const ts_gemm_params *p, int item) {
 TS_EXTERN_C ts_status ts_gemm_split_reduce_run(const ts_gemm_params *params, ts_stream stream);
 
 /* Defines kernel `name`, split-K's second kernel over TS_GEMM_SPLIT_REDUCE_WARPS-warp blocks built
- * for TS_GEMM_SPLIT_REDUCE_BLOCKS blocks an SM, and
- * its launcher name##_launch(params, stream) (a grid for every item). */
+ * for TS_GEMM_SPLIT_REDUCE_BLOCKS blocks an SM, and its launcher name##_launch(params, stream) (a
+ * grid for every item). */
 #define TS_GEMM_SPLIT_REDUCE_WARPS 8
 #define TS_GEMM_SPLIT_REDUCE_BLOCKS 4 /* an SM's, to keep registers low and loads in flight */
 #define TS_GEMM_SPLIT_REDUCE_KERNEL(name)                                                          \

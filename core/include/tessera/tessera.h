@@ -211,7 +211,7 @@ ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float
  * GPU's 2-SM clusters, with K of 1024 or more; on the H200 M <= 256 with N = 4096), each tile's K
  * range is cut into four or more pieces, up to clusters / tiles, of at least 256 columns of A
  * each, and a second kernel adds the pieces' results in a fixed order: the products of few rows,
- * as in decoding, 2.2-3.3x faster than with whole tiles on the H200 (docs/results.md; ts_gemm
+ * as in decoding, 1.5-3.3x faster than with whole tiles on the H200 (docs/results.md; ts_gemm
  * keeps whole tiles). Stream-K, the last waves of tiles shared out by K, only in a build with
  * TS_GEMM_STREAM_K=1 (it measured slower on the H200). workspace: device memory of at least
  * ts_gemm_workspace_size() bytes, 16-byte aligned, zeroed once before its first use (each call

@@ -169,10 +169,9 @@
 #ifndef TS_GEMM_SPLIT_MIN_PIECES
 #define TS_GEMM_SPLIT_MIN_PIECES 4
 #endif
-/* A kernel's pieces (gemm_variant.h, TS_GEMM_PIECES): stream-K's, split-K's alone, or either. */
+/* A kernel's pieces (gemm_variant.h, TS_GEMM_PIECES): stream-K's, or split-K's. */
 #define TS_GEMM_PIECES_STREAM_K 1
 #define TS_GEMM_PIECES_SPLIT 2
-#define TS_GEMM_PIECES_ANY 3
 
 /* Tiles of C are taken down groups of this many tile rows (templates/tile_scheduler.h). */
 #ifndef TS_GEMM_GROUP_M

@@ -7,7 +7,7 @@
  *   TS_GEMM_MMA          the asynchronous warpgroup multiply of that form (ts_wg_mma_AB_async, ...)
  *   TS_GEMM_PIECES       tasks that are pieces of a tile's K range, combined through the workspace:
  *                        TS_GEMM_PIECES_STREAM_K (stream-K where the schedule asks), TS_GEMM_PIECES_SPLIT
- *                        (split-K schedules only), TS_GEMM_PIECES_ANY (either); 0: whole tiles
+ *                        (split-K schedules only); 0: whole tiles
  * The hooks below are the whole kernel; the template (templates/producer_consumer.h) runs them. */
 
 #define TS_GEMM_FN(name) TS_CAT(TS_GEMM_NAME, TS_CAT(_, name))
@@ -120,8 +120,6 @@ TS_DEVICE void TS_GEMM_FN(store_held)(const ts_gemm_params *p, TS_GEMM_FN(consum
 TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) {
 #if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
     return p->sk.dp * p->sk.split;
-#elif TS_GEMM_PIECES & TS_GEMM_PIECES_SPLIT
-    return ts_sk_tasks(&p->sk);
 #else
     return ts_sk_unsplit_tasks(&p->sk);
 #endif
@@ -164,7 +162,7 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
  * the head's and to the tail's warps) and area; a lane's values lie in groups of four strided by
  * the warpgroup's lanes, so that each 16-byte store and load of the warpgroup is contiguous. Returns 1 where this piece
  * was first (nothing to store). */
-#if TS_GEMM_PIECES & TS_GEMM_PIECES_STREAM_K
+#if TS_GEMM_PIECES == TS_GEMM_PIECES_STREAM_K
 TS_DEVICE int TS_GEMM_FN(stream_k_combine)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                            int consumer) {
     if (t->kind == TS_SK_WHOLE) return 0;
@@ -195,7 +193,7 @@ TS_DEVICE int TS_GEMM_FN(stream_k_combine)(const ts_gemm_params *p, const ts_gem
 }
 #endif
 
-#if TS_GEMM_PIECES & TS_GEMM_PIECES_SPLIT
+#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
 /* Split-K: a piece's partial results, the block's whole tile in fp32, into its slot of the
  * workspace (gemm_common.h) as the warps hold them, with whole 16-byte stores; the reduction kernel
  * adds a tile's pieces and stores C. Warps with no row or column of C (a product of 16 rows
@@ -325,13 +323,13 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     /* What this task's stages left of the previous task's results. */
     TS_GEMM_FN(store_held)(p, c, out, consumer, t->iters < TS_GEMM_DEFER_STORE ? t->iters : TS_GEMM_DEFER_STORE);
 #endif
-#if TS_GEMM_PIECES & TS_GEMM_PIECES_SPLIT
+#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
     if (t->kind == TS_SK_SPLIT) {
         TS_GEMM_FN(store_split_piece)(p, t, c, consumer);
         return;
     }
 #endif
-#if TS_GEMM_PIECES & TS_GEMM_PIECES_STREAM_K
+#if TS_GEMM_PIECES == TS_GEMM_PIECES_STREAM_K
     if (TS_GEMM_FN(stream_k_combine)(p, t, c, consumer)) return;
 #endif
 #ifdef TS_GEMM_PROBE_NO_STORE

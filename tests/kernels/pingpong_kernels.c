@@ -11,7 +11,21 @@
 #define TS_GEMM_TRANS_A 0
 #define TS_GEMM_TRANS_B 0
 #define TS_GEMM_MMA ts_wg_mma_AB_async
-#define TS_GEMM_PIECES TS_GEMM_PIECES_ANY
+#define TS_GEMM_PIECES (TS_GEMM_STREAM_K ? TS_GEMM_PIECES_STREAM_K : 0)
+#include "kernels/gemm/gemm_variant.h"
+#undef TS_GEMM_PIECES
+
+/* The same for split-K schedules, as gemm.c builds its split instances (no deferred store), and
+ * split-K's second kernel. */
+#undef TS_GEMM_DEFER_STORE
+#define TS_GEMM_DEFER_STORE 0
+#define TS_GEMM_NAME ts_test_pp_gemm_split
+#define TS_GEMM_A_TILE TS_GEMM_A_ST(bf16, 0)
+#define TS_GEMM_B_TILE TS_GEMM_B_ST(bf16, 0)
+#define TS_GEMM_TRANS_A 0
+#define TS_GEMM_TRANS_B 0
+#define TS_GEMM_MMA ts_wg_mma_AB_async
+#define TS_GEMM_PIECES TS_GEMM_PIECES_SPLIT
 #include "kernels/gemm/gemm_variant.h"
 #undef TS_GEMM_PIECES
 
@@ -28,8 +42,9 @@ TS_EXTERN_C ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, 
     const int pieces = workspace ? ts_gemm_use_workspace(&params, workspace, max_blocks, split) : 0;
     const long long tasks = ts_sk_tasks(&params.sk);
     const long long grid = tasks < max_blocks ? tasks : max_blocks;
-    const ts_status st = ts_test_pp_gemm_launch(&params, (int)grid, NULL);
-    return st == TS_SUCCESS && pieces ? ts_test_pp_split_reduce_launch(&params, NULL) : st;
+    if (!pieces) return ts_test_pp_gemm_launch(&params, (int)grid, NULL);
+    const ts_status st = ts_test_pp_gemm_split_launch(&params, (int)grid, NULL);
+    return st == TS_SUCCESS ? ts_test_pp_split_reduce_launch(&params, NULL) : st;
 }
 
 TS_EXTERN_C size_t ts_test_pingpong_workspace_bytes(void) { return ts_gemm_workspace_bytes(4); }

@@ -151,13 +151,13 @@ TS_LAYOUT_FN int ts_sk_split_piece(const ts_sk_sched *s, long long task, long lo
     return 1;
 }
 
-/* Task `task`'s piece: its unit, k iterations [*k_begin, *k_end), its kind (TS_SK_*) and, for a
- * head or a tail, the boundary it shares with its other half (the head's cluster); for a split
- * unit's piece, the task. Returns 0 for an empty piece (nothing to do). */
+/* Task `task`'s piece of a schedule without split-K (whole units, stream-K; ts_sk_split_piece
+ * takes the split ones): its unit, k iterations [*k_begin, *k_end), its kind (TS_SK_*) and, for a
+ * head or a tail, the boundary it shares with its other half (the head's cluster). Returns 0 for
+ * an empty piece (nothing to do). */
 TS_LAYOUT_FN int ts_sk_piece(const ts_sk_sched *s, long long task, long long *unit, int *k_begin, int *k_end,
                              int *kind, int *boundary) {
     *boundary = 0;
-    if (s->split > 1) return ts_sk_split_piece(s, task, unit, k_begin, k_end, kind, boundary);
     if (task < s->dp) {
         *unit = task;
         *k_begin = 0;

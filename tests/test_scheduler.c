@@ -225,7 +225,9 @@ Test(scheduler, split_k_cuts_every_unit_into_equal_pieces) {
         for (long long task = 0; task < ts_sk_tasks(&s); ++task) {
             long long unit;
             int kb, ke, kind, boundary;
-            cr_assert_eq(ts_sk_piece(&s, task, &unit, &kb, &ke, &kind, &boundary), 1);
+            cr_assert_eq(s.split > 1 ? ts_sk_split_piece(&s, task, &unit, &kb, &ke, &kind, &boundary)
+                                     : ts_sk_piece(&s, task, &unit, &kb, &ke, &kind, &boundary),
+                         1);
             cr_assert(unit >= 0 && unit < units && kb >= 0 && kb < ke && ke <= k, "case %d task %lld", z, task);
             for (int i = kb; i < ke; ++i) cr_assert_eq(seen[unit * k + i]++, 0, "case %d: unit %lld k %d twice", z, unit, i);
             if (s.split == 1) {

@@ -82,9 +82,9 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
     if ((s = ts_gemm_bf16_nn_persistent_grid(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
     if (workspace) {
-        /* Pieces of tiles over the wave's clusters, which run all at once, so a piece may wait for
-         * the others of its tile: split-K where the tiles leave most clusters idle, else stream-K
-         * where the build has it. */
+        /* Pieces of tiles over the wave's clusters: split-K where the tiles leave most clusters
+         * idle (each piece leaves its results to the reduction kernel), else stream-K where the
+         * build has it (the wave's clusters run all at once, so a head may wait for its tail). */
         size_t need = 0;
         if ((uintptr_t)workspace % 16) return TS_ERROR_MISALIGNED;
         if ((s = ts_gemm_workspace_need(&props, &need)) != TS_SUCCESS) return s;

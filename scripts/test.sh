@@ -122,6 +122,7 @@ run_backend() {
                    "gemm-defer-half|-DTS_GEMM_DEFER_STORE=2|test_gemm" \
                    "gemm-stream-k|-DTS_GEMM_STREAM_K=1|test_gemm" \
                    "gemm-split-apart|-DTS_GEMM_USE_SPLIT=0|test_gemm" \
+                   "gemm-skinny-apart|-DTS_GEMM_USE_SKINNY=0|test_gemm" \
                    "rope-general|-DTS_ROPE_USE_WHOLE=0|test_rotary" \
                    "norm-weight-after-row|-DTS_NORM_WEIGHT_AFTER_ROW=1|test_norm" \
                    "norm-params-unheld|-DTS_NORM_HOLD_PARAMS=0|test_norm" \

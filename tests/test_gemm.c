@@ -258,25 +258,32 @@ Test(gemm, stream_k_splits_the_last_wave_by_k) {
  * tiles, a few columns) with a long K, so that each tile's K range is cut into pieces on as many
  * clusters, each leaving its partial results in the workspace for the reduction kernel, which
  * adds them and stores C: alpha, beta, bf16, fp16 and fp32 C, rows that fill part of a warp's 16,
- * every transpose form, at ragged sizes. Each case runs on a zeroed workspace, where the pieces'
- * partial results must show, and then again on the same one: nothing of the first call may leak
- * into the second, and the counters at the workspace's start (stream-K's) stay 0. */
+ * every transpose form, at ragged sizes. Products of at most 64 rows run transposed on the
+ * skinny kernels (kernels/gemm/gemm_skinny.c; the build with TS_GEMM_USE_SKINNY=0 runs them on
+ * the split instances), M = 200 on the split instances. Each case runs on a zeroed workspace,
+ * where the pieces' partial results must show, and then again on the same one: nothing of the
+ * first call may leak into the second, and the counters at the workspace's start (stream-K's)
+ * stay 0. */
 static void check_split_k_cases(int large) {
     size_t bytes = 0;
     cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
     cr_assert(bytes > 0);
     void *ws = NULL;
     cr_assert_eq(ts_malloc(&ws, bytes), TS_SUCCESS);
-    gemm_case cases[6] = {
+    gemm_case cases[8] = {
         {TS_NO_TRANS, TS_NO_TRANS, 16, 256, 1000, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
         {TS_NO_TRANS, TS_TRANS, 5, 250, 1100, 8, TS_DTYPE_BF16, TS_DTYPE_F32, 0.5f, -1.0f, ws, bytes},
         {TS_TRANS, TS_NO_TRANS, 200, 100, 1030, 0, TS_DTYPE_FP16, TS_DTYPE_FP16, 1.0f, 0.0f, ws, bytes},
         {TS_TRANS, TS_TRANS, 37, 200, 1100, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 2.0f, 0.0f, ws, bytes},
-        /* the GPU's decode shapes: 16 and 8 pieces a tile on the H200 */
+        /* 64 rows, a whole column of the transposed product's tile, fp16 C with alpha and beta;
+         * fp32 C with more rows than columns */
+        {TS_TRANS, TS_NO_TRANS, 64, 136, 1040, 8, TS_DTYPE_FP16, TS_DTYPE_FP16, -1.0f, 0.5f, ws, bytes},
+        {TS_NO_TRANS, TS_TRANS, 48, 24, 1100, 0, TS_DTYPE_BF16, TS_DTYPE_F32, 1.0f, 0.0f, ws, bytes},
+        /* the GPU's decode shapes: 8 pieces a tile on the H200 (16 and 8 with TS_GEMM_USE_SKINNY=0) */
         {TS_NO_TRANS, TS_NO_TRANS, 64, 2048, 4096, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
         {TS_NO_TRANS, TS_TRANS, 16, 1024, 2056, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
     };
-    for (int i = 0; i < (large ? 6 : 4); ++i) {
+    for (int i = 0; i < (large ? 8 : 6); ++i) {
         cr_assert_eq(ts_memset(ws, 0, bytes), TS_SUCCESS);
         check_gemm(cases[i]);
         cr_assert(any_byte_set(ws, bytes), "case %d: no piece wrote its partial results", i);

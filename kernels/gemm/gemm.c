@@ -69,28 +69,36 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
     if (lda % 8 || ldb % 8 || ldc % 8 || (((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) & 15u))
         return TS_ERROR_MISALIGNED;
 
-    ts_gemm_params params;
-    ts_status s = ts_gemm_make_params(&params, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c,
-                                      c_type, ldc);
-    if (s != TS_SUCCESS) return s;
-
     /* A persistent grid: one wave of blocks as the launch planner sizes it (one block per SM, which
      * a block's shared memory fills), in whole clusters, no larger than the tasks need. Every
      * variant has the same resources. */
     ts_device_props props;
     int wave = 0, grid = 0, split = 0;
-    if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
+    ts_status s = ts_kernel_device_props(&props);
+    if (s != TS_SUCCESS) return s;
     if ((s = ts_gemm_bf16_nn_persistent_grid(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
+    size_t need = 0;
     if (workspace) {
-        /* Pieces of tiles over the wave's clusters: split-K where the tiles leave most clusters
-         * idle (each piece leaves its results to the reduction kernel), else stream-K where the
-         * build has it (the wave's clusters run all at once, so a head may wait for its tail). */
-        size_t need = 0;
         if ((uintptr_t)workspace % 16) return TS_ERROR_MISALIGNED;
         if ((s = ts_gemm_workspace_need(&props, &need)) != TS_SUCCESS) return s;
         if (workspace_bytes < need) return TS_ERROR_INVALID_SIZE;
-        if (need > 0) split = ts_gemm_use_workspace(&params, workspace, wave, TS_GEMM_USE_SPLIT);
+        if (need > 0) {
+            /* Products of few rows, transposed on the skinny kernels where they split. */
+            int done = 0;
+            s = ts_gemm_skinny_run(trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc,
+                                   workspace, workspace_bytes, stream, &done);
+            if (s != TS_SUCCESS || done) return s;
+        }
     }
+
+    ts_gemm_params params;
+    if ((s = ts_gemm_make_params(&params, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type,
+                                 ldc)) != TS_SUCCESS)
+        return s;
+    /* Pieces of tiles over the wave's clusters: split-K where the tiles leave most clusters idle
+     * (each piece leaves its results to the reduction kernel), else stream-K where the build has
+     * it (the wave's clusters run all at once, so a head may wait for its tail). */
+    if (need > 0) split = ts_gemm_use_workspace(&params, workspace, wave, TS_GEMM_USE_SPLIT);
     if ((s = ts_gemm_bf16_nn_persistent_grid(&props, ts_sk_tasks(&params.sk), &grid)) != TS_SUCCESS) return s;
 
     static const ts_gemm_launcher launchers[2][2][2][2] = {

@@ -35,7 +35,11 @@
 #define TS_GEMM_WG_TILES 1
 #endif
 #ifndef TS_GEMM_BN
+#if TS_GEMM_SKINNY
+#define TS_GEMM_BN 64 /* the transposed product's columns are the few rows of C (gemm_skinny.c) */
+#else
 #define TS_GEMM_BN 256
+#endif
 #endif
 /* 1: bf16/fp16 results go registers -> shared -> TMA store, asynchronously, so the consumers move
  * on to the next tile at once; this needs a 64 x BN output tile per consumer in shared memory,
@@ -191,6 +195,7 @@ typedef struct ts_gemm_params {
     int *flags;          /* stream-K: four ints per (boundary, block of the cluster, consumer) */
     float *partials;     /* stream-K: partial results, TS_GEMM_PARTIAL_FLOATS per (boundary, block, consumer);
                           * split-K: a block's tile, TS_GEMM_TILE_FLOATS per (task, block of the cluster) */
+    int c_transposed;    /* split-K: the product is C^T (gemm_skinny.c), element (i, j) of it at C[j][i] */
 } ts_gemm_params;
 
 /* A task: the block's tile of C, and k tiles [k0, k0 + iters) of it; for a stream-K head or tail
@@ -370,7 +375,7 @@ TS_DEVICE void ts_gemm_split_reduce_item(const ts_gemm_params *p, int item) {
     for (int i = 0; i < 4; ++i) {
         const long long row = row0 + ts_rt_elem_row(d, lane, 4 * g + i), col = col0 + ts_rt_elem_col(d, lane, 4 * g + i);
         if (row < p->c.rows && col < p->c.cols) {
-            const long long idx = row * p->c.stride_row + col;
+            const long long idx = p->c_transposed ? col * p->c.stride_row + row : row * p->c.stride_row + col;
             float v = p->alpha * sum[i];
             if (p->beta != 0.0f) v += p->beta * ts_gemm_load_c(&p->c, idx);
             ts_gemm_store_c(&p->c, idx, v);
@@ -380,6 +385,14 @@ TS_DEVICE void ts_gemm_split_reduce_item(const ts_gemm_params *p, int item) {
 
 /* The reduction kernel of kernels/gemm/gemm_split_reduce.c over a split-K call's parameters. */
 TS_EXTERN_C ts_status ts_gemm_split_reduce_run(const ts_gemm_params *params, ts_stream stream);
+
+/* A product of few rows through the skinny kernels (kernels/gemm/gemm_skinny.c), arguments as
+ * ts_gemm_ex has checked them: *done = 1 where it ran there, 0 where it does not apply (too many
+ * rows, or too few k tiles to split), for the caller to run as usual. Host code. */
+TS_EXTERN_C ts_status ts_gemm_skinny_run(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
+                                         const void *a, ts_dtype ab_type, long long lda, const void *b, long long ldb,
+                                         float beta, void *c, ts_dtype c_type, long long ldc, void *workspace,
+                                         size_t workspace_bytes, ts_stream stream, int *done);
 
 /* Defines kernel `name`, split-K's second kernel over TS_GEMM_SPLIT_REDUCE_WARPS-warp blocks built
  * for TS_GEMM_SPLIT_REDUCE_BLOCKS blocks an SM, and its launcher name##_launch(params, stream) (a

@@ -1,0 +1,62 @@
+/* Products of few rows (M <= TS_GEMM_SKINNY_MAX_M, as in decoding) computed transposed with
+ * split-K: C^T = op(B)^T op(A)^T. The GEMM's block tile is 128 rows of C by 256 columns, and its
+ * multiplies bound a block whatever M is (on the H200 one k tile of it takes 0.56 us, the tensor
+ * cores' rate for 128 x 256 x 64), so a product of 16 rows spends seven eighths of them on rows
+ * that do not exist. Transposed, N runs down the tile's 128 rows and M across its columns, which
+ * are TS_GEMM_BN = 64 here (gemm_skinny.h): a quarter of the multiplies per k tile, while each
+ * block streams 128 rows of B as its A operand. The kernels are the split instances of
+ * gemm_variant.h at that width; every task is a piece (the launch needs TS_GEMM_SPLIT_MIN_PIECES or
+ * more a tile), whose partial tile goes to the workspace, and the reduction
+ * (gemm_skinny_reduce.c) adds the pieces and stores them to C transposed
+ * (ts_gemm_params.c_transposed). */
+#include "kernels/common/device_props.h"
+#include "kernels/gemm/gemm_skinny.h"
+
+/* 0 leaves ts_gemm_ex's products of few rows on the split instances of gemm.c. */
+#ifndef TS_GEMM_USE_SKINNY
+#define TS_GEMM_USE_SKINNY 1
+#endif
+/* The most rows of C (M) taken here: one column of the transposed product's tiles. */
+#ifndef TS_GEMM_SKINNY_MAX_M
+#define TS_GEMM_SKINNY_MAX_M TS_GEMM_BN
+#endif
+
+#define TS_GEMM_KIND _skinny
+#define TS_GEMM_PIECES TS_GEMM_PIECES_SPLIT
+#include "kernels/gemm/gemm_instances.h"
+#undef TS_GEMM_KIND
+#undef TS_GEMM_PIECES
+
+typedef ts_status (*ts_gemm_skinny_launcher)(const ts_gemm_params *, int, ts_stream);
+
+TS_EXTERN_C ts_status ts_gemm_skinny_run(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
+                                         const void *a, ts_dtype ab_type, long long lda, const void *b, long long ldb,
+                                         float beta, void *c, ts_dtype c_type, long long ldc, void *workspace,
+                                         size_t workspace_bytes, ts_stream stream, int *done) {
+    *done = 0;
+    if (!TS_GEMM_USE_SKINNY || !TS_GEMM_USE_SPLIT || m > TS_GEMM_SKINNY_MAX_M) return TS_SUCCESS;
+    /* op(B)^T is N x K: B as stored when op(B) = B^T, else B^T; op(A)^T likewise. */
+    const ts_trans ta = trans_b ? TS_NO_TRANS : TS_TRANS, tb = trans_a ? TS_NO_TRANS : TS_TRANS;
+    ts_gemm_params params;
+    ts_status s = ts_gemm_make_params(&params, ta, tb, n, m, k, alpha, b, ab_type, ldb, a, lda, beta, c, c_type, ldc);
+    if (s != TS_SUCCESS) return s;
+    params.c_transposed = 1;
+    ts_device_props props;
+    int wave = 0, grid = 0;
+    if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
+    if ((s = ts_gemm_bf16_nn_skinny_persistent_grid(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
+    /* ts_gemm_workspace_size is the larger tile's (gemm.c); this one takes less. */
+    if (workspace_bytes < ts_gemm_workspace_bytes(wave)) return TS_SUCCESS;
+    if (!ts_gemm_use_workspace(&params, workspace, wave, 1)) return TS_SUCCESS;
+    if ((s = ts_gemm_bf16_nn_skinny_persistent_grid(&props, ts_sk_tasks(&params.sk), &grid)) != TS_SUCCESS) return s;
+
+    static const ts_gemm_skinny_launcher launchers[2][2][2] = {
+        {{ts_gemm_bf16_nn_skinny_launch, ts_gemm_bf16_nt_skinny_launch},
+         {ts_gemm_bf16_tn_skinny_launch, ts_gemm_bf16_tt_skinny_launch}},
+        {{ts_gemm_fp16_nn_skinny_launch, ts_gemm_fp16_nt_skinny_launch},
+         {ts_gemm_fp16_tn_skinny_launch, ts_gemm_fp16_tt_skinny_launch}},
+    };
+    if ((s = launchers[ab_type == TS_DTYPE_FP16][ta][tb](&params, grid, stream)) != TS_SUCCESS) return s;
+    *done = 1;
+    return ts_gemm_skinny_reduce_run(&params, stream);
+}

@@ -8,7 +8,8 @@
  *   TS_LAUNCH_CLUSTER(kernel, grid, warps, shared_bytes, stream, params, cluster)
  *                                        a launch in clusters of `cluster` consecutive blocks
  *                                        (grid.x a multiple of it; above TS_CLUSTER_MAX:
- *                                        TS_ERROR_UNSUPPORTED)
+ *                                        TS_ERROR_UNSUPPORTED); TS_LAUNCH_CLUSTER_EARLY the same
+ *                                        as TS_LAUNCH_EARLY (backends/cuda/backend.h)
  *   TS_CLUSTER_CAPACITY(kernel, warps, shared_bytes, cluster, &clusters)
  *                                        how many such clusters the device holds at once (a
  *                                        cluster's blocks share a GPC on Hopper), for sizing
@@ -47,6 +48,8 @@ TS_DEVICE void ts_tbar_arrive_cluster_all(ts_tbar *bar, int n) {
 
 #define TS_LAUNCH_CLUSTER(name, grid, warps, shared_bytes, stream, params, cluster)                \
     ((cluster) == 1 ? TS_LAUNCH(name, grid, warps, shared_bytes, stream, params) : TS_ERROR_UNSUPPORTED)
+#define TS_LAUNCH_CLUSTER_EARLY(name, grid, warps, shared_bytes, stream, params, cluster)          \
+    ((cluster) == 1 ? TS_LAUNCH_EARLY(name, grid, warps, shared_bytes, stream, params) : TS_ERROR_UNSUPPORTED)
 /* No cluster placement limits here: as many as are asked for. */
 #define TS_CLUSTER_CAPACITY(name, warps, shared_bytes, cluster, clusters)                          \
     ((void)(shared_bytes), *(clusters) = 1 << 30, TS_SUCCESS)

@@ -3,7 +3,8 @@
  * Every backend provides ts_async_desc, ts_async_check_raw (traps where a tile is not the
  * descriptor's), ts_async_load_unchecked_raw, ts_async_store_unchecked_raw, ts_async_store_commit,
  * ts_async_store_wait_read, ts_async_store_wait and ts_async_fence_shared, and may provide
- * ts_async_load_cluster_unchecked_raw (default below); the checked copies are defined here once,
+ * ts_async_load_cluster_unchecked_raw and ts_async_prefetch_desc (defaults below); the checked
+ * copies are defined here once,
  * and ops/tma.h puts tile types on them. */
 #ifndef TESSERA_BACKENDS_TMA_H
 #define TESSERA_BACKENDS_TMA_H
@@ -25,6 +26,12 @@
 /* Clusters of one block (every backend but CUDA): the cluster load is the plain load. */
 #ifndef ts_async_load_cluster_unchecked_raw
 #define ts_async_load_cluster_unchecked_raw ts_async_load_unchecked_raw
+#endif
+
+/* A descriptor fetched ahead of its first copy (CUDA's tensor maps); elsewhere descriptors are
+ * plain structs read where they are used. */
+#ifndef ts_async_prefetch_desc
+TS_DEVICE void ts_async_prefetch_desc(const ts_async_desc *d) { (void)d; }
 #endif
 
 /* The copies with the check of the tile against the descriptor. */

@@ -40,6 +40,15 @@
  *                     warpgroup's tasks (see P_consumer). Off where nothing crosses tasks: the
  *                     attention kernel without its carry across tasks, with its consumer declared
  *                     per task, measured ~1% faster at D = 128 on the H200
+ *   TS_PC_EARLY       optional, default 0; 1: the launcher launches early (TS_LAUNCH_CLUSTER_EARLY,
+ *                     backends/backend.h): the kernel's set-up (P_prefetch, the barriers, the
+ *                     cluster's first sync) overlaps the end of the stream's previous kernel, every
+ *                     thread then waits for that kernel (ts_grid_wait_prior) before any hook runs,
+ *                     and the stream's next kernel may launch early in turn (ts_grid_launch_next).
+ *                     For short kernels, whose launch and set-up are a large part of their time
+ *   TS_PC_PREFETCH    optional, default 0; 1: one thread calls
+ *                     void P_prefetch(const PARAMS *p) first (tensor maps into the copy engine's
+ *                     cache: ts_async_prefetch_desc)
  *   TS_PC_CLUSTER     optional, default 1: blocks per thread-block cluster (backends/cluster.h),
  *                     at most TS_CLUSTER_MAX. The blocks of a cluster work on the same task at
  *                     once (each tells its part by ts_cluster_rank()), and a stage is refilled
@@ -141,6 +150,13 @@
 #define TS_PC_RELEASE_LAG 0
 #endif
 
+#ifndef TS_PC_EARLY
+#define TS_PC_EARLY 0
+#endif
+#ifndef TS_PC_PREFETCH
+#define TS_PC_PREFETCH 0
+#endif
+
 #ifndef TS_PC_PERSISTENT_CONSUMER
 #define TS_PC_PERSISTENT_CONSUMER 0
 #endif
@@ -235,6 +251,9 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     float *consumer_scratch =
         (float *)ts_smem_take(&smem, sizeof(float) * TS_PC_CONSUMER_SCRATCH * TS_PC_CONSUMERS, 16);
 #endif
+#if TS_PC_PREFETCH
+    if (ts_warp_id() == 0 && ts_lane_id() == 0) TS_PC_HOOK(prefetch)(p);
+#endif
     if (ts_warp_id() == 0) {
         for (int s = 0; s < TS_PC_STAGES; ++s) {
             ts_tbar_init(&full[s], 1);
@@ -247,6 +266,10 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
     }
     /* The barriers must be initialised cluster-wide before any block signals another's. */
     ts_cluster_sync();
+#if TS_PC_EARLY
+    ts_grid_launch_next();
+    ts_grid_wait_prior();
+#endif
 
     /* The blocks of a cluster take the same tasks. */
     const long long tasks = TS_PC_HOOK(tasks)(p);
@@ -443,8 +466,13 @@ static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_str
     const ts_status s = TS_PC_HOOK(max_resident_blocks)(&most);
     if (s != TS_SUCCESS) return s;
     if (grid > most) grid = most;
+#if TS_PC_EARLY
+    return TS_LAUNCH_CLUSTER_EARLY(TS_PC_KERNEL, ts_grid_1d((unsigned)grid), TS_PC_WARPS, TS_PC_SHARED_BYTES, stream,
+                                   *params, TS_PC_CLUSTER);
+#else
     return TS_LAUNCH_CLUSTER(TS_PC_KERNEL, ts_grid_1d((unsigned)grid), TS_PC_WARPS, TS_PC_SHARED_BYTES, stream,
                              *params, TS_PC_CLUSTER);
+#endif
 }
 
 /* The inputs belong to this instantiation only; the next kernel defines its own. */
@@ -463,6 +491,8 @@ static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_str
 #undef TS_PC_LOAD_WARPS
 #undef TS_PC_COMPUTE_WAITS
 #undef TS_PC_PERSISTENT_CONSUMER
+#undef TS_PC_EARLY
+#undef TS_PC_PREFETCH
 #undef TS_PC_PERSISTENT_CONSUMER_DECL
 #undef TS_PC_TASK_CONSUMER
 #undef TS_PC_FINISH_CONSUMER

@@ -43,7 +43,10 @@
 
 #define TS_LAUNCH_IMPL(name, grid, warps, shared_bytes, stream, params)                                 \
     ts_cuda_launch((const void *)(name), (grid), (warps), name##_max_warps, (shared_bytes),       \
-                   (stream), (void *)&(params), 1)
+                   (stream), (void *)&(params), 1, 0)
+#define TS_LAUNCH_EARLY_IMPL(name, grid, warps, shared_bytes, stream, params)                           \
+    ts_cuda_launch((const void *)(name), (grid), (warps), name##_max_warps, (shared_bytes),       \
+                   (stream), (void *)&(params), 1, 1)
 
 /* ---- ids ----------------------------------------------------------------------------------- */
 
@@ -204,5 +207,15 @@ TS_DEVICE void ts_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_
     TS_KERNEL_IMPL(name, max_warps, min_blocks, params_type, params)
 #define TS_LAUNCH(name, grid, warps, shared_bytes, stream, params)                                 \
     TS_LAUNCH_IMPL(name, grid, warps, shared_bytes, stream, params)
+#define TS_LAUNCH_EARLY(name, grid, warps, shared_bytes, stream, params)                           \
+    TS_LAUNCH_EARLY_IMPL(name, grid, warps, shared_bytes, stream, params)
+
+/* Programmatic dependent launch. A kernel launched with TS_LAUNCH_EARLY (TS_LAUNCH_CLUSTER_EARLY)
+ * may start while the stream's previous kernel still runs: it must call ts_grid_wait_prior(), which
+ * returns once that kernel has finished and its writes are visible, before it reads or writes
+ * memory that kernel may touch. ts_grid_launch_next() lets the stream's next kernel, if launched
+ * early, start before this one ends. Both are no-ops in a kernel launched the plain way. */
+TS_DEVICE void ts_grid_wait_prior(void) { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+TS_DEVICE void ts_grid_launch_next(void) { asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory"); }
 
 #endif

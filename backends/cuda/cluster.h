@@ -52,11 +52,12 @@ TS_DEVICE void ts_tbar_arrive_cluster_all(ts_tbar *bar, int n) {
 static inline ts_status ts_cuda_cluster_capacity(const void *kernel, int warps, size_t shared_bytes, int cluster,
                                                  int *clusters) {
     cudaLaunchConfig_t config;
-    cudaLaunchAttribute attr;
+    cudaLaunchAttribute attr[2];
     const ts_status st = ts_cuda_launch_config(kernel, ts_grid_1d((unsigned)cluster), warps, shared_bytes, NULL,
-                                               cluster, &config, &attr);
+                                               cluster, 0, &config, attr);
     if (st != TS_SUCCESS) return st;
-    config.numAttrs = 1; /* the query wants the attribute even for clusters of one */
+    config.attrs = attr; /* the query wants the cluster's shape even for clusters of one */
+    config.numAttrs = 1;
     int n = 0;
     cudaError_t err = cudaOccupancyMaxActiveClusters(&n, kernel, &config);
     if (err != cudaSuccess) {
@@ -69,10 +70,12 @@ static inline ts_status ts_cuda_cluster_capacity(const void *kernel, int warps, 
 #define TS_CLUSTER_CAPACITY(name, warps, shared_bytes, cluster, clusters)                          \
     ts_cuda_cluster_capacity((const void *)(name), (warps), (shared_bytes), (cluster), (clusters))
 
-#define TS_LAUNCH_CLUSTER_IMPL(name, grid, warps, shared_bytes, stream, params, cluster)           \
+#define TS_LAUNCH_CLUSTER_IMPL(name, grid, warps, shared_bytes, stream, params, cluster, early)    \
     ts_cuda_launch((const void *)(name), (grid), (warps), name##_max_warps, (shared_bytes),       \
-                   (stream), (void *)&(params), (cluster))
+                   (stream), (void *)&(params), (cluster), (early))
 #define TS_LAUNCH_CLUSTER(name, grid, warps, shared_bytes, stream, params, cluster)                \
-    TS_LAUNCH_CLUSTER_IMPL(name, grid, warps, shared_bytes, stream, params, cluster)
+    TS_LAUNCH_CLUSTER_IMPL(name, grid, warps, shared_bytes, stream, params, cluster, 0)
+#define TS_LAUNCH_CLUSTER_EARLY(name, grid, warps, shared_bytes, stream, params, cluster)          \
+    TS_LAUNCH_CLUSTER_IMPL(name, grid, warps, shared_bytes, stream, params, cluster, 1)
 
 #endif

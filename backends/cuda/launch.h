@@ -26,9 +26,11 @@ ts_status ts_cuda_map_error(cudaError_t err);
 #define TS_CUDA_MAX_CLUSTER 8
 
 /* The launch configuration of `warps`-warp blocks with `shared_bytes` of dynamic shared memory (opted
- * in above the default limit) in clusters of `cluster` blocks along x; attr must outlive config. */
+ * in above the default limit) in clusters of `cluster` blocks along x, and with `early` as a
+ * programmatic dependent launch (it may start before the stream's previous kernel has finished;
+ * backends/backend.h, ts_grid_wait_prior); attr[2] must outlive config. */
 static inline ts_status ts_cuda_launch_config(const void *kernel, ts_grid grid, int warps, size_t shared_bytes,
-                                              ts_stream stream, int cluster, cudaLaunchConfig_t *config,
+                                              ts_stream stream, int cluster, int early, cudaLaunchConfig_t *config,
                                               cudaLaunchAttribute *attr) {
     if (shared_bytes > TS_CUDA_MAX_DYNAMIC_SHARED) return TS_ERROR_RESOURCES;
     if (shared_bytes > TS_CUDA_DEFAULT_SHARED_LIMIT) {
@@ -41,27 +43,33 @@ static inline ts_status ts_cuda_launch_config(const void *kernel, ts_grid grid, 
     config->blockDim = dim3((unsigned)warps * 32u, 1, 1);
     config->dynamicSmemBytes = shared_bytes;
     config->stream = (cudaStream_t)stream;
-    *attr = cudaLaunchAttribute{};
-    attr->id = cudaLaunchAttributeClusterDimension;
-    attr->val.clusterDim.x = (unsigned)cluster;
-    attr->val.clusterDim.y = 1;
-    attr->val.clusterDim.z = 1;
-    config->attrs = attr;
-    config->numAttrs = cluster > 1 ? 1 : 0;
+    /* attr[0] the cluster's shape (always filled: the cluster capacity query wants it even for
+     * clusters of one), attr[1] the early launch; only those asked for are passed. */
+    attr[0] = cudaLaunchAttribute{};
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    attr[1] = cudaLaunchAttribute{};
+    attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[1].val.programmaticStreamSerializationAllowed = 1;
+    config->attrs = cluster > 1 ? attr : attr + 1;
+    config->numAttrs = (cluster > 1 ? 1 : 0) + (early ? 1 : 0);
     return TS_SUCCESS;
 }
 
-/* cluster: blocks per thread-block cluster along x (backends/cluster.h); 1 launches plain blocks. */
+/* cluster: blocks per thread-block cluster along x (backends/cluster.h); 1 launches plain blocks.
+ * early: a programmatic dependent launch (TS_LAUNCH_EARLY). */
 static inline ts_status ts_cuda_launch(const void *kernel, ts_grid grid, int warps, int max_warps,
-                                       size_t shared_bytes, ts_stream stream, void *params, int cluster) {
+                                       size_t shared_bytes, ts_stream stream, void *params, int cluster, int early) {
     if (warps < 1 || warps > max_warps || warps > 32) return TS_ERROR_RESOURCES;
     if (grid.x < 1 || grid.y < 1 || grid.z < 1) return TS_ERROR_INVALID_SIZE;
     if (grid.y > 65535 || grid.z > 65535 || grid.x > 2147483647u) return TS_ERROR_SIZE_OVERFLOW;
     if (cluster < 1 || cluster > TS_CUDA_MAX_CLUSTER) return TS_ERROR_UNSUPPORTED;
     if (grid.x % (unsigned)cluster != 0) return TS_ERROR_INVALID_VALUE;
     cudaLaunchConfig_t config;
-    cudaLaunchAttribute attr;
-    const ts_status st = ts_cuda_launch_config(kernel, grid, warps, shared_bytes, stream, cluster, &config, &attr);
+    cudaLaunchAttribute attr[2];
+    const ts_status st = ts_cuda_launch_config(kernel, grid, warps, shared_bytes, stream, cluster, early, &config, attr);
     if (st != TS_SUCCESS) return st;
     void *args[1] = {params};
     cudaError_t err = cudaLaunchKernelExC(&config, kernel, args);

@@ -136,6 +136,12 @@ TS_DEVICE void ts_tma_store_wait(void) {
  * store or the multiply. */
 TS_DEVICE void ts_tma_fence_shared(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
+/* Fetches a tensor map into the copy engine's cache ahead of its first copy, which would otherwise
+ * wait for it. */
+TS_DEVICE void ts_tma_prefetch_desc(const ts_async_desc *d) {
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)(const void *)&d->map) : "memory");
+}
+
 /* The backend-neutral names ops/tma.h uses. */
 #define ts_async_load_unchecked_raw ts_tma_load_async_unchecked
 #define ts_async_load_cluster_unchecked_raw ts_tma_load_cluster_async_unchecked
@@ -146,5 +152,6 @@ TS_DEVICE void ts_tma_fence_shared(void) { asm volatile("fence.proxy.async.share
 #define ts_async_store_wait_read_but_last ts_tma_store_wait_read_but_last
 #define ts_async_store_wait ts_tma_store_wait
 #define ts_async_fence_shared ts_tma_fence_shared
+#define ts_async_prefetch_desc ts_tma_prefetch_desc
 
 #endif

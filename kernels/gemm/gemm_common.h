@@ -402,13 +402,14 @@ TS_EXTERN_C ts_status ts_gemm_skinny_run(ts_trans trans_a, ts_trans trans_b, int
 #define TS_GEMM_SPLIT_REDUCE_KERNEL(name)                                                          \
     TS_KERNEL_RESIDENT(name, TS_GEMM_SPLIT_REDUCE_WARPS, TS_GEMM_SPLIT_REDUCE_BLOCKS, ts_gemm_params, p) { \
         const int item = (ts_block_x() * TS_GEMM_SPLIT_REDUCE_WARPS + ts_warp_id()) * TS_WARP_LANES + ts_lane_id(); \
+        ts_grid_wait_prior(); /* launched early, behind the pieces' kernel */                       \
         if (item < ts_gemm_split_items(p)) ts_gemm_split_reduce_item(p, item);                    \
     }                                                                                              \
     static ts_status name##_launch(const ts_gemm_params *params, ts_stream stream) {               \
         const ts_gemm_params p = *params;                                                          \
         const int threads = TS_GEMM_SPLIT_REDUCE_WARPS * TS_WARP_LANES;                            \
         const unsigned blocks = (unsigned)((ts_gemm_split_items(&p) + threads - 1) / threads);     \
-        return TS_LAUNCH(name, ts_grid_1d(blocks), TS_GEMM_SPLIT_REDUCE_WARPS, 0, stream, p);      \
+        return TS_LAUNCH_EARLY(name, ts_grid_1d(blocks), TS_GEMM_SPLIT_REDUCE_WARPS, 0, stream, p); \
     }
 
 #endif

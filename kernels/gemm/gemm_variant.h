@@ -401,6 +401,18 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(consumer) 
     ts_async_store_wait();
 }
 
+#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
+/* Split-K's kernels are short (a product of few rows): their launch and set-up overlap the stream's
+ * previous kernel, the tensor maps are fetched while the barriers are set up, and the reduction
+ * kernel after them launches early in turn. */
+TS_DEVICE void TS_GEMM_FN(prefetch)(const ts_gemm_params *p) {
+    ts_async_prefetch_desc(&p->a);
+    ts_async_prefetch_desc(&p->b);
+}
+#define TS_PC_EARLY 1
+#define TS_PC_PREFETCH 1
+#endif
+
 #define TS_PC_KERNEL TS_GEMM_FN(kernel)
 #define TS_PC_PARAMS ts_gemm_params
 #define TS_PC_HOOK(name) TS_GEMM_FN(name)

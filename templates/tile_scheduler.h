@@ -134,9 +134,10 @@ TS_LAYOUT_FN long long ts_sk_tasks(const ts_sk_sched *s) {
     return s->split > 1 ? s->dp * s->split : ts_sk_unsplit_tasks(s);
 }
 
-/* Task `task`'s piece of a split-K schedule (split > 1): its unit, k iterations
- * [*k_begin, *k_end) (the first k_iters % split pieces one longer), TS_SK_SPLIT, and the task as
- * its boundary (where it leaves its partial results; piece j of unit u is task u * split + j).
+/* Task `task`'s piece of a split-K schedule: its unit, k iterations [*k_begin, *k_end) (the first
+ * k_iters % split pieces one longer), TS_SK_SPLIT (TS_SK_WHOLE where split is 1: whole units), and
+ * the task as its boundary (where it leaves its partial results; piece j of unit u is task
+ * u * split + j).
  * 32-bit arithmetic, since there are fewer tasks than clusters: a kernel's 64-bit divisions are
  * calls, around which ptxas spilled the GEMM's task counter. */
 TS_LAYOUT_FN int ts_sk_split_piece(const ts_sk_sched *s, long long task, long long *unit, int *k_begin, int *k_end,
@@ -146,7 +147,7 @@ TS_LAYOUT_FN int ts_sk_split_piece(const ts_sk_sched *s, long long task, long lo
     *unit = u;
     *k_begin = j * base + (j < longer ? j : longer);
     *k_end = *k_begin + base + (j < longer);
-    *kind = TS_SK_SPLIT;
+    *kind = s->split > 1 ? TS_SK_SPLIT : TS_SK_WHOLE;
     *boundary = t;
     return 1;
 }

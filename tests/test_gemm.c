@@ -95,10 +95,12 @@ static void check_gemm(gemm_case g) {
 Test(gemm, every_transpose_form_at_ragged_sizes) {
     TS_TEST_REQUIRE_DEVICE();
     /* Odd counts of tile rows and of tile columns leave a cluster's second block (CUDA) past the
-     * matrix: down M (300 rows: 3 tile rows) and across N (17 x 600: one tile row, 3 columns). */
-    const int sizes[][3] = {{1, 1, 1},       {17, 63, 65},   {129, 65, 17}, {64, 256, 64},
-                            {200, 300, 130}, {17, 600, 65}, {300, 130, 40}};
-    for (int s = 0; s < 7; ++s)
+     * matrix: down M (300 rows: 3 tile rows) and across N (100 x 600: one tile row, 3 columns).
+     * Up to 64 rows the product runs transposed (kernels/gemm/gemm_skinny.c): 17 x 600 is 5 tile
+     * rows of it, the last cluster's second block past the matrix. */
+    const int sizes[][3] = {{1, 1, 1},       {17, 63, 65},  {129, 65, 17},  {64, 256, 64},
+                            {200, 300, 130}, {17, 600, 65}, {100, 600, 65}, {300, 130, 40}};
+    for (int s = 0; s < 8; ++s)
         for (int f = 0; f < 4; ++f) {
             gemm_case g = {(ts_trans)(f >> 1), (ts_trans)(f & 1), sizes[s][0], sizes[s][1], sizes[s][2], s % 3,
                            TS_DTYPE_BF16, TS_DTYPE_F32, 1.0f, 0.0f, NULL, 0};
@@ -128,7 +130,7 @@ Test(gemm, staged_store_at_ragged_rows_and_padded_ldc) {
     g.n = 264;
     g.tb = TS_TRANS;
     check_gemm(g);
-    g.m = 40; /* one tile row, three tile columns */
+    g.m = 100; /* one tile row, three tile columns */
     g.n = 520;
     check_gemm(g);
 }

@@ -82,14 +82,12 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
         if ((uintptr_t)workspace % 16) return TS_ERROR_MISALIGNED;
         if ((s = ts_gemm_workspace_need(&props, &need)) != TS_SUCCESS) return s;
         if (workspace_bytes < need) return TS_ERROR_INVALID_SIZE;
-        if (need > 0) {
-            /* Products of few rows, transposed on the skinny kernels where they split. */
-            int done = 0;
-            s = ts_gemm_skinny_run(trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc,
-                                   workspace, workspace_bytes, stream, &done);
-            if (s != TS_SUCCESS || done) return s;
-        }
     }
+    /* Products of few rows: transposed, on the skinny kernels (split-K there with a workspace). */
+    int done = 0;
+    s = ts_gemm_skinny_run(trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc,
+                           need > 0 ? workspace : NULL, workspace_bytes, stream, &done);
+    if (s != TS_SUCCESS || done) return s;
 
     ts_gemm_params params;
     if ((s = ts_gemm_make_params(&params, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type,

@@ -195,7 +195,6 @@ typedef struct ts_gemm_params {
     int *flags;          /* stream-K: four ints per (boundary, block of the cluster, consumer) */
     float *partials;     /* stream-K: partial results, TS_GEMM_PARTIAL_FLOATS per (boundary, block, consumer);
                           * split-K: a block's tile, TS_GEMM_TILE_FLOATS per (task, block of the cluster) */
-    int c_transposed;    /* split-K: the product is C^T (gemm_skinny.c), element (i, j) of it at C[j][i] */
 } ts_gemm_params;
 
 /* A task: the block's tile of C, and k tiles [k0, k0 + iters) of it; for a stream-K head or tail
@@ -208,6 +207,15 @@ typedef struct ts_gemm_task {
  * block's: its whole tile. */
 #define TS_GEMM_PARTIAL_FLOATS (TS_GEMM_WG_TILES * 64 * TS_GEMM_BN)
 #define TS_GEMM_TILE_FLOATS (TS_GEMM_BM * TS_GEMM_BN)
+
+/* The place in C of element (r, col) of the product: the skinny kernels' product is C^T
+ * (gemm_skinny.c), whose (r, col) is C's (col, r); c describes the product (C^T: N x M, its
+ * leading dimension C's). */
+#if TS_GEMM_SKINNY
+#define TS_GEMM_C_INDEX(c, r, col) ((col) * (c)->stride_row + (r))
+#else
+#define TS_GEMM_C_INDEX(c, r, col) ((r) * (c)->stride_row + (col))
+#endif
 
 /* C element idx as fp32, and the store of an fp32 value into C's dtype. */
 TS_DEVICE float ts_gemm_load_c(const ts_gl *c, long long idx) {
@@ -233,7 +241,7 @@ TS_DEVICE void ts_gemm_epilogue(const float *acc, ts_rt_desc d, const ts_gl *c, 
     for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
         const long long r = row0 + ts_rt_elem_row(d, lane, e), col = col0 + ts_rt_elem_col(d, lane, e);
         if (r < c->rows && col < c->cols) {
-            const long long idx = r * c->stride_row + col;
+            const long long idx = TS_GEMM_C_INDEX(c, r, col);
             float v = alpha * acc[e];
             if (beta != 0.0f) v += beta * ts_gemm_load_c(c, idx);
             ts_gemm_store_c(c, idx, v);
@@ -375,7 +383,7 @@ TS_DEVICE void ts_gemm_split_reduce_item(const ts_gemm_params *p, int item) {
     for (int i = 0; i < 4; ++i) {
         const long long row = row0 + ts_rt_elem_row(d, lane, 4 * g + i), col = col0 + ts_rt_elem_col(d, lane, 4 * g + i);
         if (row < p->c.rows && col < p->c.cols) {
-            const long long idx = p->c_transposed ? col * p->c.stride_row + row : row * p->c.stride_row + col;
+            const long long idx = TS_GEMM_C_INDEX(&p->c, row, col);
             float v = p->alpha * sum[i];
             if (p->beta != 0.0f) v += p->beta * ts_gemm_load_c(&p->c, idx);
             ts_gemm_store_c(&p->c, idx, v);
@@ -387,8 +395,9 @@ TS_DEVICE void ts_gemm_split_reduce_item(const ts_gemm_params *p, int item) {
 TS_EXTERN_C ts_status ts_gemm_split_reduce_run(const ts_gemm_params *params, ts_stream stream);
 
 /* A product of few rows through the skinny kernels (kernels/gemm/gemm_skinny.c), arguments as
- * ts_gemm_ex has checked them: *done = 1 where it ran there, 0 where it does not apply (too many
- * rows, or too few k tiles to split), for the caller to run as usual. Host code. */
+ * ts_gemm_ex has checked them (workspace NULL or at least ts_gemm_workspace_size bytes): *done = 1
+ * where it ran there, 0 where it does not apply (too many rows), for the caller to run as usual.
+ * Host code. */
 TS_EXTERN_C ts_status ts_gemm_skinny_run(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
                                          const void *a, ts_dtype ab_type, long long lda, const void *b, long long ldb,
                                          float beta, void *c, ts_dtype c_type, long long ldc, void *workspace,

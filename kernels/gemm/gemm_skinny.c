@@ -1,18 +1,19 @@
-/* Products of few rows (M <= TS_GEMM_SKINNY_MAX_M, as in decoding) computed transposed with
- * split-K: C^T = op(B)^T op(A)^T. The GEMM's block tile is 128 rows of C by 256 columns, and its
- * multiplies bound a block whatever M is (on the H200 one k tile of it takes 0.56 us, the tensor
- * cores' rate for 128 x 256 x 64), so a product of 16 rows spends seven eighths of them on rows
- * that do not exist. Transposed, N runs down the tile's 128 rows and M across its columns, which
- * are TS_GEMM_BN = 64 here (gemm_skinny.h): a quarter of the multiplies per k tile, while each
- * block streams 128 rows of B as its A operand. The kernels are the split instances of
- * gemm_variant.h at that width; every task is a piece (the launch needs TS_GEMM_SPLIT_MIN_PIECES or
- * more a tile), whose partial tile goes to the workspace, and the reduction
- * (gemm_skinny_reduce.c) adds the pieces and stores them to C transposed
- * (ts_gemm_params.c_transposed). */
+/* Products of few rows (M <= TS_GEMM_SKINNY_MAX_M, as in decoding) computed transposed:
+ * C^T = op(B)^T op(A)^T. The GEMM's block tile is 128 rows of C by 256 columns, whose multiplies
+ * take a block 0.56 us a k tile on the H200 whatever M is, so a product of 16 rows spends seven
+ * eighths of them on rows that do not exist, and N = 14336 is only 56 such tiles for 132 SMs.
+ * Transposed, N runs down the tile's 128 rows and M across its columns, TS_GEMM_BN = 64 here
+ * (gemm_skinny.h): a quarter of the multiplies per k tile, twice the tiles, and each block streams
+ * 128 rows of B as its A operand. The kernels are the split instances of gemm_variant.h at that
+ * width. With a workspace, where the tiles are too few for the SMs, each tile's K range is cut
+ * into pieces as in gemm.c (at least TS_GEMM_SPLIT_MIN_PIECES), whose partial tiles the reduction
+ * (gemm_skinny_reduce.c) adds and stores to C transposed; otherwise the tiles are whole
+ * (ts_sk_split_piece of a schedule of one piece) and the kernel's epilogue stores them to C
+ * transposed (TS_GEMM_C_INDEX). */
 #include "kernels/common/device_props.h"
 #include "kernels/gemm/gemm_skinny.h"
 
-/* 0 leaves ts_gemm_ex's products of few rows on the split instances of gemm.c. */
+/* 0 leaves products of few rows to gemm.c's kernels. */
 #ifndef TS_GEMM_USE_SKINNY
 #define TS_GEMM_USE_SKINNY 1
 #endif
@@ -34,20 +35,20 @@ TS_EXTERN_C ts_status ts_gemm_skinny_run(ts_trans trans_a, ts_trans trans_b, int
                                          float beta, void *c, ts_dtype c_type, long long ldc, void *workspace,
                                          size_t workspace_bytes, ts_stream stream, int *done) {
     *done = 0;
-    if (!TS_GEMM_USE_SKINNY || !TS_GEMM_USE_SPLIT || m > TS_GEMM_SKINNY_MAX_M) return TS_SUCCESS;
+    if (!TS_GEMM_USE_SKINNY || m > TS_GEMM_SKINNY_MAX_M) return TS_SUCCESS;
     /* op(B)^T is N x K: B as stored when op(B) = B^T, else B^T; op(A)^T likewise. */
     const ts_trans ta = trans_b ? TS_NO_TRANS : TS_TRANS, tb = trans_a ? TS_NO_TRANS : TS_TRANS;
     ts_gemm_params params;
     ts_status s = ts_gemm_make_params(&params, ta, tb, n, m, k, alpha, b, ab_type, ldb, a, lda, beta, c, c_type, ldc);
     if (s != TS_SUCCESS) return s;
-    params.c_transposed = 1;
     ts_device_props props;
-    int wave = 0, grid = 0;
+    int wave = 0, grid = 0, split = 0;
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
     if ((s = ts_gemm_bf16_nn_skinny_persistent_grid(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
-    /* ts_gemm_workspace_size is the larger tile's (gemm.c); this one takes less. */
-    if (workspace_bytes < ts_gemm_workspace_bytes(wave)) return TS_SUCCESS;
-    if (!ts_gemm_use_workspace(&params, workspace, wave, 1)) return TS_SUCCESS;
+    /* ts_gemm_workspace_size is the larger tile's (gemm.c), which holds this one's. */
+    if (workspace && TS_GEMM_USE_SPLIT && workspace_bytes >= ts_gemm_workspace_bytes(wave))
+        split = ts_gemm_use_workspace(&params, workspace, wave, 1);
+    if (!split) params.sk = ts_sk_make(params.sched.tasks, params.k_iters, 1, 0); /* whole tiles */
     if ((s = ts_gemm_bf16_nn_skinny_persistent_grid(&props, ts_sk_tasks(&params.sk), &grid)) != TS_SUCCESS) return s;
 
     static const ts_gemm_skinny_launcher launchers[2][2][2] = {
@@ -58,5 +59,5 @@ TS_EXTERN_C ts_status ts_gemm_skinny_run(ts_trans trans_a, ts_trans trans_b, int
     };
     if ((s = launchers[ab_type == TS_DTYPE_FP16][ta][tb](&params, grid, stream)) != TS_SUCCESS) return s;
     *done = 1;
-    return ts_gemm_skinny_reduce_run(&params, stream);
+    return split ? ts_gemm_skinny_reduce_run(&params, stream) : TS_SUCCESS;
 }

@@ -195,7 +195,7 @@ cuda_gates() {
     # The GEMM and attention kernels, each function of their objects: the warpgroup multiply
     # (HGMMA), TMA loads (UTMALDG) and the register budgets of the warp roles (USETMAXREG).
     local src missing
-    for src in gemm/gemm gemm/gemm_skinny attention/attention; do
+    for src in gemm/gemm gemm/gemm_skinny16 gemm/gemm_skinny64 attention/attention; do
       obj=$(find "$build" -name "kernels_${src%%/*}_${src#*/}_c.cu.o" | head -n 1)
       src=${src#*/}
       [ -n "$obj" ] || continue
@@ -235,7 +235,8 @@ hip_gates() {
   local wg=$dir/tests_kernels_wg_kernels_c.o
   [ -f "$wg" ] || fail "tests/kernels/wg_kernels.c is not among the built kernel sources"
   local obj arch id isa
-  for obj in "$wg" "$dir/tests_kernels_mma_kernels_c.o" "$dir/kernels_gemm_gemm_c.o" "$dir/kernels_gemm_gemm_skinny_c.o" \
+  for obj in "$wg" "$dir/tests_kernels_mma_kernels_c.o" "$dir/kernels_gemm_gemm_c.o" \
+             "$dir/kernels_gemm_gemm_skinny16_c.o" "$dir/kernels_gemm_gemm_skinny64_c.o" \
              "$dir/kernels_attention_attention_c.o"; do
     [ -f "$obj" ] || continue
     id=$(basename "$obj" .o)

@@ -96,11 +96,12 @@ Test(gemm, every_transpose_form_at_ragged_sizes) {
     TS_TEST_REQUIRE_DEVICE();
     /* Odd counts of tile rows and of tile columns leave a cluster's second block (CUDA) past the
      * matrix: down M (300 rows: 3 tile rows) and across N (100 x 600: one tile row, 3 columns).
-     * Up to 64 rows the product runs transposed (kernels/gemm/gemm_skinny.c): 17 x 600 is 5 tile
-     * rows of it, the last cluster's second block past the matrix. */
-    const int sizes[][3] = {{1, 1, 1},       {17, 63, 65},  {129, 65, 17},  {64, 256, 64},
-                            {200, 300, 130}, {17, 600, 65}, {100, 600, 65}, {300, 130, 40}};
-    for (int s = 0; s < 8; ++s)
+     * Up to 64 rows the product runs transposed (kernels/gemm/gemm_skinny_kernels.h, tiles 16
+     * columns wide up to 16 rows, else 64): 17 x 600 and 9 x 700 are 5 and 6 tile rows of it, the
+     * last cluster's second block past the matrix. */
+    const int sizes[][3] = {{1, 1, 1},      {17, 63, 65},   {129, 65, 17},  {64, 256, 64}, {200, 300, 130},
+                            {17, 600, 65},  {9, 700, 80},   {100, 600, 65}, {300, 130, 40}};
+    for (int s = 0; s < 9; ++s)
         for (int f = 0; f < 4; ++f) {
             gemm_case g = {(ts_trans)(f >> 1), (ts_trans)(f & 1), sizes[s][0], sizes[s][1], sizes[s][2], s % 3,
                            TS_DTYPE_BF16, TS_DTYPE_F32, 1.0f, 0.0f, NULL, 0};
@@ -261,8 +262,9 @@ Test(gemm, stream_k_splits_the_last_wave_by_k) {
  * clusters, each leaving its partial results in the workspace for the reduction kernel, which
  * adds them and stores C: alpha, beta, bf16, fp16 and fp32 C, rows that fill part of a warp's 16,
  * every transpose form, at ragged sizes. Products of at most 64 rows run transposed on the
- * skinny kernels (kernels/gemm/gemm_skinny.c; the build with TS_GEMM_USE_SKINNY=0 runs them on
- * the split instances), M = 200 on the split instances. Each case runs on a zeroed workspace,
+ * skinny kernels (kernels/gemm/gemm_skinny_kernels.h: M = 5 and 16 on tiles 16 wide, 37 to 64 on
+ * tiles 64 wide; the build with TS_GEMM_USE_SKINNY=0 runs them on the split instances), M = 200
+ * on the split instances. Each case runs on a zeroed workspace,
  * where the pieces' partial results must show, and then again on the same one: nothing of the
  * first call may leak into the second, and the counters at the workspace's start (stream-K's)
  * stay 0. */

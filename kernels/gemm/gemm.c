@@ -83,10 +83,12 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
         if ((s = ts_gemm_workspace_need(&props, &need)) != TS_SUCCESS) return s;
         if (workspace_bytes < need) return TS_ERROR_INVALID_SIZE;
     }
-    /* Products of few rows: transposed, on the skinny kernels (split-K there with a workspace). */
+    /* Products of few rows: transposed, on the skinny kernels whose tile width holds M (split-K
+     * there with a workspace). */
     int done = 0;
-    s = ts_gemm_skinny_run(trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc,
-                           need > 0 ? workspace : NULL, workspace_bytes, stream, &done);
+    s = (m <= 16 ? ts_gemm_skinny16_run : ts_gemm_skinny64_run)(trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b,
+                                                                ldb, beta, c, c_type, ldc, need > 0 ? workspace : NULL,
+                                                                workspace_bytes, stream, &done);
     if (s != TS_SUCCESS || done) return s;
 
     ts_gemm_params params;

@@ -36,7 +36,7 @@
 #endif
 #ifndef TS_GEMM_BN
 #if TS_GEMM_SKINNY
-#define TS_GEMM_BN 64 /* the transposed product's columns are the few rows of C (gemm_skinny.c) */
+#define TS_GEMM_BN TS_GEMM_SKINNY /* the transposed product's columns are C's few rows (gemm_skinny.h) */
 #else
 #define TS_GEMM_BN 256
 #endif
@@ -81,7 +81,11 @@
 #endif
 #else
 #define TS_GEMM_WG_TILES 1
+#if TS_GEMM_SKINNY
+#define TS_GEMM_BN TS_GEMM_SKINNY
+#else
 #define TS_GEMM_BN 64
+#endif
 #define TS_GEMM_STAGES 2
 #define TS_GEMM_STAGED_STORE 0
 #define TS_GEMM_WARP_STORE 0
@@ -209,7 +213,7 @@ typedef struct ts_gemm_task {
 #define TS_GEMM_TILE_FLOATS (TS_GEMM_BM * TS_GEMM_BN)
 
 /* The place in C of element (r, col) of the product: the skinny kernels' product is C^T
- * (gemm_skinny.c), whose (r, col) is C's (col, r); c describes the product (C^T: N x M, its
+ * (gemm_skinny_kernels.h), whose (r, col) is C's (col, r); c describes the product (C^T: N x M, its
  * leading dimension C's). */
 #if TS_GEMM_SKINNY
 #define TS_GEMM_C_INDEX(c, r, col) ((col) * (c)->stride_row + (r))
@@ -394,14 +398,16 @@ TS_DEVICE void ts_gemm_split_reduce_item(const ts_gemm_params *p, int item) {
 /* The reduction kernel of kernels/gemm/gemm_split_reduce.c over a split-K call's parameters. */
 TS_EXTERN_C ts_status ts_gemm_split_reduce_run(const ts_gemm_params *params, ts_stream stream);
 
-/* A product of few rows through the skinny kernels (kernels/gemm/gemm_skinny.c), arguments as
- * ts_gemm_ex has checked them (workspace NULL or at least ts_gemm_workspace_size bytes): *done = 1
- * where it ran there, 0 where it does not apply (too many rows), for the caller to run as usual.
- * Host code. */
-TS_EXTERN_C ts_status ts_gemm_skinny_run(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
-                                         const void *a, ts_dtype ab_type, long long lda, const void *b, long long ldb,
-                                         float beta, void *c, ts_dtype c_type, long long ldc, void *workspace,
-                                         size_t workspace_bytes, ts_stream stream, int *done);
+/* A product of few rows through the skinny kernels (kernels/gemm/gemm_skinny.h) whose tile is 16 or
+ * 64 columns wide, arguments as ts_gemm_ex has checked them (workspace NULL or at least
+ * ts_gemm_workspace_size bytes): *done = 1 where it ran there, 0 where it does not apply (more
+ * rows than the tile's columns), for the caller to run as usual. Host code. */
+typedef ts_status ts_gemm_skinny_run_fn(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
+                                        const void *a, ts_dtype ab_type, long long lda, const void *b,
+                                        long long ldb, float beta, void *c, ts_dtype c_type, long long ldc,
+                                        void *workspace, size_t workspace_bytes, ts_stream stream, int *done);
+TS_EXTERN_C ts_gemm_skinny_run_fn ts_gemm_skinny16_run;
+TS_EXTERN_C ts_gemm_skinny_run_fn ts_gemm_skinny64_run;
 
 /* Defines kernel `name`, split-K's second kernel over TS_GEMM_SPLIT_REDUCE_WARPS-warp blocks built
  * for TS_GEMM_SPLIT_REDUCE_BLOCKS blocks an SM, and its launcher name##_launch(params, stream) (a

@@ -1,16 +1,21 @@
-/* The skinny GEMM's build settings (kernels/gemm/gemm_skinny.c), for its two sources: the
- * transposed product's tile is 128 x TS_GEMM_BN with TS_GEMM_BN = 64 (gemm_common.h), and its
- * pieces leave their results in the workspace, never through the staged store. Included instead
- * of gemm_common.h. */
+/* The skinny GEMM's build settings (kernels/gemm/gemm_skinny_kernels.h), for the sources of each
+ * tile width: TS_GEMM_SKINNY, defined by the source, is the width, 16 or 64 (gemm_common.h takes it
+ * as TS_GEMM_BN), and the pieces leave their results in the workspace or the epilogue stores them
+ * to C transposed, never through the staged store. Included instead of gemm_common.h. */
 #ifndef TESSERA_KERNELS_GEMM_SKINNY_H
 #define TESSERA_KERNELS_GEMM_SKINNY_H
 
-#define TS_GEMM_SKINNY 1
+#if !defined(TS_GEMM_SKINNY) || (TS_GEMM_SKINNY != 16 && TS_GEMM_SKINNY != 64)
+#error "define TS_GEMM_SKINNY, the tile width: 16 or 64"
+#endif
 #define TS_GEMM_STAGED_STORE 0
 #define TS_GEMM_WARP_STORE 0
 #include "kernels/gemm/gemm_common.h"
 
-/* The reduction kernel of kernels/gemm/gemm_skinny_reduce.c: gemm_split_reduce.c's, for this tile. */
-TS_EXTERN_C ts_status ts_gemm_skinny_reduce_run(const ts_gemm_params *params, ts_stream stream);
+/* This width's names: ts_gemm_skinny16_run, ts_gemm_skinny16_reduce, ... */
+#define TS_GEMM_SKINNY_FN(name) TS_CAT(TS_CAT(ts_gemm_skinny, TS_GEMM_SKINNY), TS_CAT(_, name))
+
+/* The reduction kernel of this width (gemm_skinny_reduce.h): gemm_split_reduce.c's, for its tile. */
+TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(reduce_run)(const ts_gemm_params *params, ts_stream stream);
 
 #endif

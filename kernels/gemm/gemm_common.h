@@ -35,11 +35,7 @@
 #define TS_GEMM_WG_TILES 1
 #endif
 #ifndef TS_GEMM_BN
-#if TS_GEMM_SKINNY
-#define TS_GEMM_BN TS_GEMM_SKINNY /* the transposed product's columns are C's few rows (gemm_skinny.h) */
-#else
 #define TS_GEMM_BN 256
-#endif
 #endif
 /* 1: bf16/fp16 results go registers -> shared -> TMA store, asynchronously, so the consumers move
  * on to the next tile at once; this needs a 64 x BN output tile per consumer in shared memory,
@@ -81,9 +77,7 @@
 #endif
 #else
 #define TS_GEMM_WG_TILES 1
-#if TS_GEMM_SKINNY
-#define TS_GEMM_BN TS_GEMM_SKINNY
-#else
+#ifndef TS_GEMM_BN
 #define TS_GEMM_BN 64
 #endif
 #define TS_GEMM_STAGES 2

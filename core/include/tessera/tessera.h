@@ -200,7 +200,9 @@ typedef enum ts_trans {
  * A and B are both bf16 or both fp16; C is bf16, fp16 or fp32; accumulation is fp32. Any M, N,
  * K >= 1. Leading dimensions are at least the stored row length and multiples of 8 elements, and
  * A, B and C are 16-byte aligned (the tensor-memory copies need 16-byte strides): otherwise
- * TS_ERROR_MISALIGNED. With beta == 0, C is only written (it may hold anything, NaN included). */
+ * TS_ERROR_MISALIGNED. With beta == 0, C is only written (it may hold anything, NaN included).
+ * Products of at most 64 rows (M <= 64, as in decoding) are computed transposed, C^T =
+ * op(B)^T op(A)^T, on tiles 16 (M <= 16) or 64 columns of M wide instead of 256 columns of N. */
 ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
                   const void *a, ts_dtype a_type, long long lda,
                   const void *b, ts_dtype b_type, long long ldb,
@@ -211,11 +213,10 @@ ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float
  * GPU's 2-SM clusters, with K of 1024 or more; on the H200 M <= 256 with N = 4096), each tile's K
  * range is cut into four or more pieces, up to clusters / tiles, of at least 256 columns of A
  * each, and a second kernel adds the pieces' results in a fixed order: the products of few rows,
- * as in decoding, 1.5-3.3x faster than with whole tiles on the H200 (docs/results.md; ts_gemm
- * keeps whole tiles). Stream-K, the last waves of tiles shared out by K, only in a build with
- * TS_GEMM_STREAM_K=1 (it measured slower on the H200). workspace: device memory of at least
- * ts_gemm_workspace_size() bytes, 16-byte aligned, zeroed once before its first use (each call
- * leaves it as it needs it for the next); calls that share a workspace must run one after the
+ * as in decoding (docs/results.md). Stream-K, the last waves of tiles shared out by K, only in a
+ * build with TS_GEMM_STREAM_K=1 (it measured slower on the H200). workspace: device memory of at
+ * least ts_gemm_workspace_size() bytes, 16-byte aligned, zeroed once before its first use (each
+ * call leaves it as it needs it for the next); calls that share a workspace must run one after the
  * other (the same stream). NULL runs as ts_gemm. Too small: TS_ERROR_INVALID_SIZE. */
 ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
                      const void *a, ts_dtype a_type, long long lda,

@@ -138,8 +138,9 @@ TS_LAYOUT_FN long long ts_sk_tasks(const ts_sk_sched *s) {
  * k_iters % split pieces one longer), TS_SK_SPLIT (TS_SK_WHOLE where split is 1: whole units), and
  * the task as its boundary (where it leaves its partial results; piece j of unit u is task
  * u * split + j).
- * 32-bit arithmetic, since there are fewer tasks than clusters: a kernel's 64-bit divisions are
- * calls, around which ptxas spilled the GEMM's task counter. */
+ * 32-bit arithmetic: a split schedule has fewer tasks than clusters, and whole units (the skinny
+ * GEMM's) stay far below 2^31; a kernel's 64-bit divisions are calls, around which ptxas spilled
+ * the GEMM's task counter. */
 TS_LAYOUT_FN int ts_sk_split_piece(const ts_sk_sched *s, long long task, long long *unit, int *k_begin, int *k_end,
                                    int *kind, int *boundary) {
     const int t = (int)task, u = t / s->split, j = t - u * s->split;

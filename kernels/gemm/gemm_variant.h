@@ -132,7 +132,8 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
     t->kind = TS_SK_WHOLE;
     t->boundary = 0;
 #if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
-    /* Fewer tasks and units than clusters: no 64-bit division (a call) in the task loops. */
+    /* Tasks and units far fewer than 2^31 (split-K's are fewer than the clusters, the skinny
+     * kernels' whole units N / 256 at most): no 64-bit division (a call) in the task loops. */
     ts_sk_split_piece(&p->sk, task, &unit, &t->k0, &k_end, &t->kind, &t->boundary);
     ts_sched_tile_narrow(&p->sched, (unsigned)unit, &t->tm, &t->tn);
 #else
@@ -402,9 +403,10 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(consumer) 
 }
 
 #if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
-/* Split-K's kernels are short (a product of few rows): their launch and set-up overlap the stream's
- * previous kernel, the tensor maps are fetched while the barriers are set up, and the reduction
- * kernel after them launches early in turn. */
+/* The split instances serve products of few rows (split-K's pieces, the skinny kernels' tiles),
+ * whose kernels are short: their launch and set-up overlap the stream's previous kernel, the tensor
+ * maps are fetched while the barriers are set up, and the reduction kernel after them launches
+ * early in turn. */
 TS_DEVICE void TS_GEMM_FN(prefetch)(const ts_gemm_params *p) {
     ts_async_prefetch_desc(&p->a);
     ts_async_prefetch_desc(&p->b);

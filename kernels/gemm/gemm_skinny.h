@@ -11,11 +11,13 @@
 /* The tile and the store are the skinny kernels' own, whatever a build sets for gemm.c's kernels
  * (its A/B options). */
 #undef TS_GEMM_BN
+#undef TS_GEMM_BK
 #undef TS_GEMM_WG_TILES
 #undef TS_GEMM_STAGED_STORE
 #undef TS_GEMM_WARP_STORE
 #undef TS_GEMM_DEFER_STORE
 #define TS_GEMM_BN TS_GEMM_SKINNY
+#define TS_GEMM_BK 64
 #define TS_GEMM_WG_TILES 1
 #define TS_GEMM_STAGED_STORE 0
 #define TS_GEMM_WARP_STORE 0

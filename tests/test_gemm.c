@@ -264,10 +264,9 @@ Test(gemm, stream_k_splits_the_last_wave_by_k) {
  * every transpose form, at ragged sizes. Products of at most 64 rows run transposed on the
  * skinny kernels (kernels/gemm/gemm_skinny_kernels.h: M = 5 and 16 on tiles 16 wide, 37 to 64 on
  * tiles 64 wide; the build with TS_GEMM_USE_SKINNY=0 runs them on the split instances), M = 200
- * on the split instances. Each case runs on a zeroed workspace,
- * where the pieces' partial results must show, and then again on the same one: nothing of the
- * first call may leak into the second, and the counters at the workspace's start (stream-K's)
- * stay 0. */
+ * on the split instances. Each case runs on a zeroed workspace, where the pieces' partial results
+ * must show, and then again on the same one: nothing of the first call may leak into the second,
+ * and the counters at the workspace's start (stream-K's) stay 0. */
 static void check_split_k_cases(int large) {
     size_t bytes = 0;
     cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);

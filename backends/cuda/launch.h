@@ -69,7 +69,8 @@ static inline ts_status ts_cuda_launch(const void *kernel, ts_grid grid, int war
     if (grid.x % (unsigned)cluster != 0) return TS_ERROR_INVALID_VALUE;
     cudaLaunchConfig_t config;
     cudaLaunchAttribute attr[2];
-    const ts_status st = ts_cuda_launch_config(kernel, grid, warps, shared_bytes, stream, cluster, early, &config, attr);
+    const ts_status st =
+        ts_cuda_launch_config(kernel, grid, warps, shared_bytes, stream, cluster, early, &config, attr);
     if (st != TS_SUCCESS) return st;
     void *args[1] = {params};
     cudaError_t err = cudaLaunchKernelExC(&config, kernel, args);

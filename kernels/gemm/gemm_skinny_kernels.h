@@ -50,7 +50,8 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b,
     if (workspace && TS_GEMM_USE_SPLIT && workspace_bytes >= ts_gemm_workspace_bytes(wave))
         split = ts_gemm_use_workspace(&params, workspace, wave, 1);
     if (!split) params.sk = ts_sk_make(params.sched.tasks, params.k_iters, 1, 0); /* whole tiles */
-    if ((s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_sk_tasks(&params.sk), &grid)) != TS_SUCCESS) return s;
+    s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_sk_tasks(&params.sk), &grid);
+    if (s != TS_SUCCESS) return s;
 
     static const ts_gemm_skinny_launcher launchers[2][2][2] = {
         {{TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, launch), TS_GEMM_SKINNY_KERNEL_FN(bf16_nt, launch)},

@@ -15,10 +15,6 @@
 #undef TS_GEMM_KIND
 #undef TS_GEMM_PIECES
 
-/* A split schedule gives each cluster one task at most, so no next task would cover a deferred
- * store: the split instances store at the task's end. */
-#undef TS_GEMM_DEFER_STORE
-#define TS_GEMM_DEFER_STORE 0
 #define TS_GEMM_KIND _split
 #define TS_GEMM_PIECES TS_GEMM_PIECES_SPLIT
 #include "kernels/gemm/gemm_instances.h"

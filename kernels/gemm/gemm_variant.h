@@ -12,6 +12,15 @@
 
 #define TS_GEMM_FN(name) TS_CAT(TS_GEMM_NAME, TS_CAT(_, name))
 
+/* The parts of a task's results this instance holds for the next task's stages
+ * (TS_GEMM_DEFER_STORE, gemm_common.h): none in the split instances, which store at the task's
+ * end: a split schedule gives each cluster one task, so no next task would cover them. */
+#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
+#define TS_GEMM_HELD 0
+#else
+#define TS_GEMM_HELD TS_GEMM_DEFER_STORE
+#endif
+
 /* One pipeline stage: each consumer's TS_GEMM_WG_TILES x 64 rows of A (64 rows a tile), and the
  * block's BN columns of B. */
 typedef struct TS_GEMM_FN(input) {
@@ -38,12 +47,12 @@ typedef ts_gemm_task TS_GEMM_FN(task);
 #define TS_GEMM_PART_WORDS (16 * TS_GEMM_OUT_COLS / 2 / TS_WARP_LANES)
 
 /* One accumulator per 64-row A tile: a warp's 16 rows of each. With the deferred store, the
- * previous task's last TS_GEMM_DEFER_STORE parts too, in C's 16 bits, while pending (with their
+ * previous task's last TS_GEMM_HELD parts too, in C's 16 bits, while pending (with their
  * task's first 64-row tile of C and first TS_GEMM_OUT_COLS-column tile). */
 typedef struct TS_GEMM_FN(consumer) {
     TS_CAT(ts_rt_f32_16x, TS_GEMM_BN) acc[TS_GEMM_WG_TILES];
-#if TS_GEMM_DEFER_STORE
-    unsigned held[TS_GEMM_DEFER_STORE][TS_GEMM_PART_WORDS];
+#if TS_GEMM_HELD
+    unsigned held[TS_GEMM_HELD][TS_GEMM_PART_WORDS];
     int pending, pending_m, pending_n;
 #endif
 } TS_GEMM_FN(consumer);
@@ -100,16 +109,16 @@ TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const void *value
 #define TS_GEMM_PART_VALUES(c16, q)                                                                \
     (&(c16)[(q) / (TS_GEMM_BN / TS_GEMM_OUT_COLS)].v[0][(q) % (TS_GEMM_BN / TS_GEMM_OUT_COLS) * (TS_GEMM_OUT_COLS / 16)][0])
 
-#if TS_GEMM_DEFER_STORE
-/* Held part k is the task's part TS_GEMM_STORE_PARTS - TS_GEMM_DEFER_STORE + k. */
-#define TS_GEMM_FIRST_HELD (TS_GEMM_STORE_PARTS - TS_GEMM_DEFER_STORE)
+#if TS_GEMM_HELD
+/* Held part k is the task's part TS_GEMM_STORE_PARTS - TS_GEMM_HELD + k. */
+#define TS_GEMM_FIRST_HELD (TS_GEMM_STORE_PARTS - TS_GEMM_HELD)
 /* Held parts from `from` on (all, from 0; the others went out during the task's first stages);
  * nothing is held afterwards. */
 TS_DEVICE void TS_GEMM_FN(store_held)(const ts_gemm_params *p, TS_GEMM_FN(consumer) *c, TS_GEMM_FN(output) *out,
                                       int consumer, int from) {
     if (!c->pending) return;
     TS_UNROLL /* constant parts keep the results in registers */
-    for (int k = 0; k < TS_GEMM_DEFER_STORE; ++k)
+    for (int k = 0; k < TS_GEMM_HELD; ++k)
         if (k >= from)
             TS_GEMM_FN(store_part)(p, c->held[k], out, consumer, c->pending_m, c->pending_n, TS_GEMM_FIRST_HELD + k, 0);
     c->pending = 0;
@@ -295,13 +304,13 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
 #else
     (void)in, (void)consumer, (void)c;
 #endif
-#if TS_GEMM_DEFER_STORE
+#if TS_GEMM_HELD
     /* The first stages of a task store the previous task's results a part each while their
      * multiplies run: the epilogue no longer leaves the tensor cores idle. */
     ts_wg_commit();
-    if (c->pending && iter < TS_GEMM_DEFER_STORE) {
+    if (c->pending && iter < TS_GEMM_HELD) {
         TS_UNROLL /* constant parts keep the results in registers */
-        for (int k = 0; k < TS_GEMM_DEFER_STORE; ++k)
+        for (int k = 0; k < TS_GEMM_HELD; ++k)
             if (k == iter)
                 TS_GEMM_FN(store_part)(p, c->held[k], out, consumer, c->pending_m, c->pending_n, TS_GEMM_FIRST_HELD + k, 0);
     }
@@ -320,9 +329,9 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     if (t->iters == 0) return; /* an empty stream-K piece */
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r) ts_wg_acc_fence(&c->acc[r]);
-#if TS_GEMM_DEFER_STORE
+#if TS_GEMM_HELD
     /* What this task's stages left of the previous task's results. */
-    TS_GEMM_FN(store_held)(p, c, out, consumer, t->iters < TS_GEMM_DEFER_STORE ? t->iters : TS_GEMM_DEFER_STORE);
+    TS_GEMM_FN(store_held)(p, c, out, consumer, t->iters < TS_GEMM_HELD ? t->iters : TS_GEMM_HELD);
 #endif
 #if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
     if (t->kind == TS_SK_SPLIT) {
@@ -360,7 +369,7 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
                 ts_convert_impl(TS_RT_DATA(&c16[r]), fp16, TS_RT_CDATA(&c->acc[r]), TS_RT_DESC(&c->acc[r]));
         }
         const int n_tile0 = t->tn * (TS_GEMM_BN / TS_GEMM_OUT_COLS);
-#if TS_GEMM_DEFER_STORE
+#if TS_GEMM_HELD
         /* The first parts now, the rest from the next task's first stages (or finish); none checks
          * the tile against C's descriptor again: that is done once here. */
         ts_async_check(&p->c_store, &out->c[0][0]);
@@ -368,7 +377,7 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
         for (int q = 0; q < TS_GEMM_FIRST_HELD; ++q)
             TS_GEMM_FN(store_part)(p, TS_GEMM_PART_VALUES(c16, q), out, consumer, m_tile0, n_tile0, q, 0);
         TS_UNROLL
-        for (int k = 0; k < TS_GEMM_DEFER_STORE; ++k)
+        for (int k = 0; k < TS_GEMM_HELD; ++k)
             memcpy(c->held[k], TS_GEMM_PART_VALUES(c16, TS_GEMM_FIRST_HELD + k), sizeof c->held[k]);
         c->pending = 1;
         c->pending_m = m_tile0;
@@ -394,7 +403,7 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
 TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(consumer) *c, TS_GEMM_FN(output) *out,
                                   int consumer) {
     (void)p, (void)c, (void)out, (void)consumer;
-#if TS_GEMM_DEFER_STORE
+#if TS_GEMM_HELD
     TS_GEMM_FN(store_held)(p, c, out, consumer, 0);
 #endif
     /* The last staged stores must be done before the block's shared memory goes away (each warp
@@ -424,12 +433,13 @@ TS_DEVICE void TS_GEMM_FN(prefetch)(const ts_gemm_params *p) {
 #define TS_PC_CONSUMER_REGS 232
 #define TS_PC_CLUSTER TS_GEMM_CLUSTER
 #define TS_PC_LOAD_WARPS TS_GEMM_LOAD_WARPS
-#if TS_GEMM_DEFER_STORE
+#if TS_GEMM_HELD
 #define TS_PC_COMPUTE_WAITS 1 /* compute stores between its multiplies' commit and wait */
 #define TS_PC_PERSISTENT_CONSUMER 1 /* the held results cross into the next task */
 #endif
 #include "templates/producer_consumer.h"
 
+#undef TS_GEMM_HELD
 #undef TS_GEMM_NAME
 #undef TS_GEMM_A_TILE
 #undef TS_GEMM_B_TILE

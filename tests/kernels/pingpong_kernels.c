@@ -17,8 +17,6 @@
 
 /* The same for split-K schedules, as gemm.c builds its split instances (no deferred store), and
  * split-K's second kernel. */
-#undef TS_GEMM_DEFER_STORE
-#define TS_GEMM_DEFER_STORE 0
 #define TS_GEMM_NAME ts_test_pp_gemm_split
 #define TS_GEMM_A_TILE TS_GEMM_A_ST(bf16, 0)
 #define TS_GEMM_B_TILE TS_GEMM_B_ST(bf16, 0)

@@ -22,6 +22,12 @@ typedef struct ts_softmax_params {
     int stage_bytes;  /* the stream instances' row in shared memory (staged; 0 otherwise) */
 } ts_softmax_params;
 
+/* The causal mask: row r sees columns 0 .. (r mod causal_rows) + causal_offset (a query sees the
+ * keys up to its own position plus the offset); this is its first masked column. */
+TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long row) {
+    return row % p->causal_rows + p->causal_offset + 1;
+}
+
 /* Blocks per SM the short-row instances are built for: 64 registers at four, no spills. */
 #ifndef TS_SOFTMAX_SHORT_MIN_BLOCKS
 #define TS_SOFTMAX_SHORT_MIN_BLOCKS 4

@@ -47,8 +47,8 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_BOUND_WARPS, TS_SOF
         unsigned char *y = (unsigned char *)p->out + row * p->out_stride * out_bytes;
         int live = p->cols; /* the columns before the causal mask */
         if (p->causal) {
-            const long long last = row % p->causal_rows + p->causal_offset; /* last unmasked */
-            if (last + 1 < live) live = last < 0 ? 0 : (int)last + 1;
+            const long long from = ts_softmax_masked_from(p, row);
+            if (from < live) live = from < 0 ? 0 : (int)from;
         }
         /* The body: columns head .. head + body - 1; the edge: the rest, edge index j at column
          * j < head ? j : body + j. The body's first `staged` columns are read in the stage, the rest

@@ -29,8 +29,8 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
                    TS_ROWWISE_DTYPE, n);
         long long live = n; /* elements of the slice that are neither padding nor masked */
         if (p->causal) {
-            const long long last = row % p->causal_rows + p->causal_offset - col0; /* last unmasked */
-            if (last + 1 < live) live = last + 1;
+            const long long from = ts_softmax_masked_from(p, row) - col0; /* in the slice */
+            if (from < live) live = from;
         }
         if (live < TS_ROWWISE_SLICE_E) ts_wv_fill_from(&h, live, -INFINITY);
         float m = ts_wv_max(&h);

@@ -45,7 +45,8 @@ TS_DEVICE void TS_SOFTMAX_ROWS_STRIP(const ts_softmax_params *p, long long first
     if (p->causal) {
         long long from[TS_SOFTMAX_ROWS_PARTS(&h)]; /* the first masked column of the part's row */
         TS_UNROLL
-        for (int k = 0; k < TS_SOFTMAX_ROWS_PARTS(&h); ++k) from[k] = ts_softmax_masked_from(p, first + step * (k / size));
+        for (int k = 0; k < TS_SOFTMAX_ROWS_PARTS(&h); ++k)
+            from[k] = ts_softmax_masked_from(p, first + step * (k / size));
         TS_SOFTMAX_ROWS_FILL(&h, size, from, -INFINITY);
     }
     TS_SOFTMAX_ROWS_MAX(m, &h, size);

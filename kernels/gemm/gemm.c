@@ -21,8 +21,6 @@
 #undef TS_GEMM_KIND
 #undef TS_GEMM_PIECES
 
-typedef ts_status (*ts_gemm_launcher)(const ts_gemm_params *, int, ts_stream);
-
 static int ts_gemm_dtype_valid(ts_dtype t) {
     return t == TS_DTYPE_F32 || t == TS_DTYPE_BF16 || t == TS_DTYPE_FP16;
 }

@@ -389,6 +389,10 @@ TS_DEVICE void ts_gemm_split_reduce_item(const ts_gemm_params *p, int item) {
     }
 }
 
+/* A GEMM instance's launcher (the template's P_launch: parameters, grid, stream), as ts_gemm_ex and
+ * the skinny kernels pick them from tables by dtype and transpose form. */
+typedef ts_status (*ts_gemm_launcher)(const ts_gemm_params *, int, ts_stream);
+
 /* The reduction kernel of kernels/gemm/gemm_split_reduce.c over a split-K call's parameters. */
 TS_EXTERN_C ts_status ts_gemm_split_reduce_run(const ts_gemm_params *params, ts_stream stream);
 

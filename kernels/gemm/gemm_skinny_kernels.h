@@ -29,8 +29,6 @@
 #define TS_GEMM_SKINNY_KERNEL_FN(form, name)                                                       \
     TS_CAT(TS_CAT(TS_CAT(ts_gemm_, form), TS_CAT(_skinny, TS_GEMM_SKINNY)), TS_CAT(_, name))
 
-typedef ts_status (*ts_gemm_skinny_launcher)(const ts_gemm_params *, int, ts_stream);
-
 TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
                                          const void *a, ts_dtype ab_type, long long lda, const void *b, long long ldb,
                                          float beta, void *c, ts_dtype c_type, long long ldc, void *workspace,
@@ -53,7 +51,7 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b,
     s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_sk_tasks(&params.sk), &grid);
     if (s != TS_SUCCESS) return s;
 
-    static const ts_gemm_skinny_launcher launchers[2][2][2] = {
+    static const ts_gemm_launcher launchers[2][2][2] = {
         {{TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, launch), TS_GEMM_SKINNY_KERNEL_FN(bf16_nt, launch)},
          {TS_GEMM_SKINNY_KERNEL_FN(bf16_tn, launch), TS_GEMM_SKINNY_KERNEL_FN(bf16_tt, launch)}},
         {{TS_GEMM_SKINNY_KERNEL_FN(fp16_nn, launch), TS_GEMM_SKINNY_KERNEL_FN(fp16_nt, launch)},

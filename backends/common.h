@@ -4,6 +4,19 @@
 #ifndef TESSERA_BACKENDS_COMMON_H
 #define TESSERA_BACKENDS_COMMON_H
 
+/* A compile-time check usable inside functions and macros in C11 and C++ alike. */
+#ifdef __cplusplus
+#define TS_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define TS_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
+/* Every backend's TS_KERNEL opens with this: a block of more warps than the backend can run (32 on
+ * CUDA and host, 16 on HIP's wave64) fails to compile, naming the limit, rather than at launch. */
+#define TS_CHECK_KERNEL_WARPS(name, max_warps)                                                     \
+    TS_STATIC_ASSERT((max_warps) >= 1 && (max_warps) <= TS_MAX_WARPS_PER_BLOCK,                    \
+                     #name ": max_warps must be 1 .. TS_MAX_WARPS_PER_BLOCK of this backend")
+
 typedef struct ts_grid {
     unsigned x, y, z;
 } ts_grid;

@@ -18,11 +18,4 @@ typedef struct ts_fp16 {
     unsigned short bits;
 } ts_fp16;
 
-/* A compile-time check usable inside functions and macros in C11 and C++ alike. */
-#ifdef __cplusplus
-#define TS_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
-#else
-#define TS_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
-#endif
-
 #endif

@@ -12,6 +12,16 @@
 
 #include "backends/common.h"
 
+/* The architecture this build targets, by name: tuning tables (kernels/<family>/tuning.h) choose
+ * their section by it, never by capability proxies. Device code exists for sm_90a only: wgmma,
+ * TMA and setmaxnreg have no fallback, so any other target is refused here rather than trapping at
+ * run time. */
+#define TS_ARCH_SM90A 1
+#define TS_ARCH_NAME "sm_90a"
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ != 900 || !defined(__CUDA_ARCH_FEAT_SM90_ALL))
+#error "Tessera's CUDA backend targets sm_90a only: compile with -gencode=arch=compute_90a,code=sm_90a (CMake: CUDA_ARCHITECTURES 90a)"
+#endif
+
 #define TS_WARP_LANES 32
 #define TS_MAX_WARPS_PER_BLOCK 32
 #define TS_DEVICE static __device__ __forceinline__
@@ -33,6 +43,7 @@
 #include "backends/cuda/launch.h"
 
 #define TS_KERNEL_IMPL(name, max_warps, min_blocks, params_type, params)                                \
+    TS_CHECK_KERNEL_WARPS(name, max_warps);                                                        \
     enum { name##_max_warps = (max_warps) };                                                       \
     TS_DEVICE void name##_body(const params_type *params);                                         \
     static __global__ void __launch_bounds__((max_warps) * 32, (min_blocks))                       \

@@ -20,6 +20,25 @@
 #error "Tessera's HIP backend is written for wave64 targets (gfx90a, gfx942)"
 #endif
 
+/* The architecture this build targets, by name: tuning tables (kernels/<family>/tuning.h) choose
+ * their section by it. One HIP object holds gfx942 and gfx90a code, and its host pass (launchers,
+ * grid sizes) is shared by both, so host-visible tuning is per family, TS_ARCH_CDNA (wave64, 64 KB
+ * of LDS on both); the device passes also name their target, for device-only choices. */
+#define TS_ARCH_CDNA 1
+#if defined(__HIP_DEVICE_COMPILE__)
+#if defined(__gfx942__)
+#define TS_ARCH_GFX942 1
+#define TS_ARCH_NAME "gfx942"
+#elif defined(__gfx90a__)
+#define TS_ARCH_GFX90A 1
+#define TS_ARCH_NAME "gfx90a"
+#else
+#error "Tessera's HIP backend targets gfx942 (MI300X) and gfx90a (MI200): pass --offload-arch=gfx942 or gfx90a"
+#endif
+#else
+#define TS_ARCH_NAME "cdna"
+#endif
+
 /* ---- qualifiers and constants -------------------------------------------------------------- */
 
 /* warpSize is a run-time value on recent ROCm; CDNA is wave64 only. */
@@ -257,6 +276,7 @@ TS_DEVICE void ts_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_
 /* __launch_bounds__ gets only the block size: its second argument means waves per SIMD on HIP,
  * not blocks per SM. The parameter struct is read in place in the kernarg segment. */
 #define TS_KERNEL_IMPL(name, max_warps, params_type, params)                                        \
+    TS_CHECK_KERNEL_WARPS(name, max_warps);                                                        \
     enum { name##_max_warps = (max_warps) };                                                   \
     TS_DEVICE void name##_body(const params_type *params);                                     \
     static __global__ void __launch_bounds__((max_warps) * TS_WARP_LANES)                      \

@@ -15,6 +15,12 @@
 #include "backends/common.h"
 #include "backends/host/runtime_host.h"
 
+/* The architecture this build targets, by name: tuning tables (kernels/<family>/tuning.h) choose
+ * their section by it. The host mirrors Hopper's limits (32 warps, 227 KiB of shared memory), so
+ * its sections usually repeat sm_90a's numbers and its tests run the instances the GPU runs. */
+#define TS_ARCH_HOST 1
+#define TS_ARCH_NAME "host"
+
 #define TS_WARP_LANES 1
 #define TS_MAX_WARPS_PER_BLOCK TS_HOST_MAX_WARPS
 #define TS_DEVICE static inline
@@ -34,6 +40,7 @@
 /* The wrapper has the one signature the runtime calls; the typedef lets TS_LAUNCH check that the
  * parameters passed are of the kernel's type. */
 #define TS_KERNEL_IMPL(name, max_warps, params_type, params)                                            \
+    TS_CHECK_KERNEL_WARPS(name, max_warps);                                                        \
     enum { name##_max_warps = (max_warps) };                                                       \
     typedef params_type name##_params_type;                                                        \
     static void name##_body(const params_type *params TS_HOST_MAYBE_UNUSED);                       \

@@ -2,13 +2,17 @@
 B16 H16 N4096 D128 (non-causal, then causal), each run back to back for a few seconds while
 nvidia-smi samples the SM clock, the board power and the throttle reasons every 50 ms. It tells a
 kernel that is slower per cycle from one that runs at lower clocks (both draw the board to its power
-cap on an H200). Prints one line a phase: the first and the steady TFLOP/s (median of the second
-half), the mean and lowest SM clock, the mean and highest power, and the throttle reasons seen.
+cap on an H200). Prints one JSON object per round of the two, with the keys of tessera-bench --json:
+Tessera's steady TFLOP/s (median of the second half) as the value, cuDNN's as the baseline, and per
+implementation the first TFLOP/s, the mean and lowest SM clock, the mean and highest power and the
+throttle reasons seen (params, cuDNN's prefixed baseline_); commit and build from the library's
+ts_build_info.
 
     python3 bench/attention_power.py --lib build/gpu/core/libtessera.so [--seconds 2.5]
 """
 import argparse
 import datetime
+import json
 import statistics
 import subprocess
 import sys
@@ -16,6 +20,7 @@ import tempfile
 import time
 
 from compare_torch import attention_runs, load_library
+from torch_timing import build_record
 
 
 def read_samples(path):
@@ -34,11 +39,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lib", default="build/gpu/core/libtessera.so")
     parser.add_argument("--seconds", type=float, default=2.5)
+    parser.add_argument("--commit", help="the commit to record, for a library that does not know its own")
     args = parser.parse_args()
 
     import torch
 
     lib = load_library(args.lib)
+    record = build_record(lib, args.commit)
+    device = torch.cuda.get_device_properties(torch.cuda.current_device()).name
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     log = tempfile.NamedTemporaryFile(mode="w", suffix=".csv", delete=False)
     smi = subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw,clocks_throttle_reasons.active",
                             "--format=csv,noheader", "-lms", "50"], stdout=log)
@@ -70,15 +79,26 @@ def main():
     smi.wait()
     log.close()
     samples = read_samples(log.name)
-    for causal, name, t0, t1, first, steady in phases:
+
+    def phase_params(prefix, phase):
+        """One phase's first TFLOP/s, SM clock, power and throttle reasons (None: no samples)."""
+        _, _, t0, t1, first, _ = phase
         w = [x for x in samples if t0 + 0.5 <= x[0] <= t1]
-        if not w:
-            print(f"causal={causal} {name}: no clock samples")
-            continue
-        print(f"causal={causal} {name:8s} first {first:4.0f} steady {steady:4.0f} TFLOP/s  "
-              f"sm clock {statistics.mean(x[1] for x in w):5.0f} MHz (min {min(x[1] for x in w):.0f})  "
-              f"power {statistics.mean(x[2] for x in w):4.0f} W (max {max(x[2] for x in w):.0f})  "
-              f"throttle {sorted(set(x[3] for x in w))}")
+        return {prefix + "first_value": first,
+                prefix + "sm_clock_mhz": statistics.mean(x[1] for x in w) if w else None,
+                prefix + "sm_clock_min_mhz": min(x[1] for x in w) if w else None,
+                prefix + "power_w": statistics.mean(x[2] for x in w) if w else None,
+                prefix + "power_max_w": max(x[2] for x in w) if w else None,
+                prefix + "throttle": sorted(set(x[3] for x in w))}
+
+    # The phases come in pairs, Tessera's then cuDNN's: one line a pair.
+    for i in range(0, len(phases), 2):
+        ours, theirs = phases[i], phases[i + 1]
+        params = {"B": b, "H": h, "N": n, "D": d, "causal": ours[0], "dtype": "bf16", "round": i // 2 % 2 + 1,
+                  "seconds": args.seconds, **phase_params("", ours), **phase_params("baseline_", theirs)}
+        print(json.dumps({"bench": "attention-power", "backend": "cuda", "device": device, "params": params,
+                          "metric": "TFLOP/s", "value": ours[5], "baseline": "cuDNN", "baseline_value": theirs[5],
+                          "ratio": ours[5] / theirs[5], "date": date, **record}), flush=True)
     return 0
 
 

@@ -3,7 +3,7 @@
 and flash backends, in one process: libtessera.so is loaded through ctypes and runs on the same
 torch tensors. The protocol is tessera-bench's: random normal inputs, warm-up, the median of at
 least 20 timed runs with CUDA events, the L2 flushed before every run, the three implementations
-interleaved. Prints one JSON object per line, with the keys of tessera-bench --json.
+interleaved. Prints one JSON object per line, with the keys of tessera-bench --json (commit and build from the library's ts_build_info).
 
     python3 bench/compare_torch.py --lib build/gpu/core/libtessera.so [--quick]
 
@@ -15,7 +15,8 @@ import json
 import math
 import sys
 
-from torch_timing import bench_context, driver_arguments, parse_driver_arguments, time_interleaved, writeback_charged
+from torch_timing import (bench_context, build_record, driver_arguments, parse_driver_arguments, self_test_build_record,
+                          time_interleaved, writeback_charged)
 
 TS_DTYPE_BF16 = 2
 TS_DTYPE_F32 = 1
@@ -112,7 +113,7 @@ def self_test(lib_path):
         print(f"self-test causal={causal}: largest |O - reference| {err:.3g}, |lse - reference| {lse_err:.3g}")
         if not (err < 3e-2 and lse_err < 1e-3):
             return 1
-    return 0
+    return self_test_build_record(lib, "host")
 
 
 def main():
@@ -125,6 +126,7 @@ def main():
     import torch
 
     lib = load_library(args.lib)
+    record = build_record(lib, args.commit)
     props, flush, date = bench_context(torch)
 
     shapes = [(16, 16, 4096, 128, c) for c in (0, 1)]
@@ -150,7 +152,7 @@ def main():
             "baseline": "cuDNN", "baseline_value": tflops["cuDNN"],
             "ratio": tflops["tessera"] / tflops["cuDNN"], "date": date,
             "flash_value": tflops["flash"], "ratio_flash": tflops["tessera"] / tflops["flash"],
-            "max_rel_diff_vs_cudnn": diff}), flush=True)
+            "max_rel_diff_vs_cudnn": diff, **record}), flush=True)
     return 0
 
 

@@ -7,8 +7,8 @@ softmax), warm-up, the median of at least 20 timed runs with CUDA events, the L2
 every run, the three implementations interleaved. TB/s counts each input read once and each
 output written once, the same bytes for all three. A device copy of the same bytes runs interleaved
 with them: copy_value is this run's copy bandwidth and copy_fraction Tessera's share of it. Prints
-one JSON object per line with the keys of tessera-bench --json; the baseline is torch.compile, and
-eager_value / ratio_eager report eager.
+one JSON object per line with the keys of tessera-bench --json (commit and build from the library's
+ts_build_info); the baseline is torch.compile, and eager_value / ratio_eager report eager.
 
     python3 bench/compare_torch_memory.py --lib build/gpu/core/libtessera.so [--only layernorm,rope]
 
@@ -20,8 +20,8 @@ import json
 import math
 import sys
 
-from torch_timing import (bench_context, driver_arguments, parse_driver_arguments, self_test_timing, time_interleaved,
-                          writeback_charged)
+from torch_timing import (bench_context, build_record, driver_arguments, parse_driver_arguments, self_test_build_record,
+                          self_test_timing, time_interleaved, writeback_charged)
 
 TS_DTYPE_F32, TS_DTYPE_BF16, TS_DTYPE_FP16 = 1, 2, 3
 TS_ROTARY_BNHD, TS_ROTARY_BHND = 0, 1
@@ -167,6 +167,7 @@ def self_test(lib_path):
                 ref = np.stack([a * c - bb * s, bb * c + a * s], axis=-1).reshape(qf.shape)
             report(f"ts_rotary convention={conv} table={table}", np.abs(unbf16(qo) - ref).max(), 3e-2)
     failures += self_test_timing()
+    failures += self_test_build_record(lib, "host")
     return 1 if failures else 0
 
 
@@ -195,6 +196,7 @@ def main():
     import torch.nn.functional as F_
 
     lib = load_library(args.lib)
+    record = build_record(lib, args.commit)
     props, flush, date = bench_context(torch)
     stream = lambda: torch.cuda.current_stream().cuda_stream  # noqa: E731
     bf = torch.bfloat16
@@ -250,7 +252,7 @@ def main():
         print(json.dumps({"bench": bench, "backend": "cuda", "device": props.name, "params": params,
                           "metric": "TB/s", "value": tbs["tessera"], "baseline": "torch.compile",
                           "baseline_value": tbs["compile"], "ratio": tbs["tessera"] / tbs["compile"],
-                          "date": date}), flush=True)
+                          "date": date, **record}), flush=True)
 
     for kind in ("layernorm", "rmsnorm"):
         if kind not in only:

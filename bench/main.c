@@ -38,6 +38,7 @@ static void bench_usage(FILE *out)
             "usage: tessera-bench <bench> [--json] [--device N] [--iters N] [--reps N] "
             "[--warmup N] [--shape MxNxK]\n"
             "       tessera-bench list\n"
+            "       tessera-bench --version   (the library's commit and build options, one JSON line)\n"
             "       tessera-bench --help\n"
             "\n"
             "  --json       one JSON object per result line on stdout instead of a table\n"
@@ -150,17 +151,17 @@ static int bench_parse_args(int argc, char **argv, bench_options *opt, const cha
     return 0;
 }
 
-/* Says where the bench runs, before any result: on stdout for the table, on stderr with --json
- * so that stdout stays one JSON object per line. */
-static void bench_announce(const bench_context *ctx)
+/* Says where the bench runs and what it measures, before any result: on stdout for the table, on
+ * stderr with --json so that stdout stays one JSON object per line. */
+static void bench_announce(const bench_context *ctx, const char *commit)
 {
     FILE *out = ctx->options.json ? stderr : stdout;
     const ts_device_props *p = &ctx->props;
     const char *units = ctx->backend == TS_BACKEND_HIP    ? "CUs"
                         : ctx->backend == TS_BACKEND_HOST ? "worker threads"
                                                           : "SMs";
-    fprintf(out, "tessera-bench: %s backend, device %d: %s (%s, %d %s)\n", ctx->backend_name,
-            ctx->device, p->name, p->arch, p->sm_count, units);
+    fprintf(out, "tessera-bench: %s backend, device %d: %s (%s, %d %s), commit %s\n",
+            ctx->backend_name, ctx->device, p->name, p->arch, p->sm_count, units, commit);
     if (ctx->backend == TS_BACKEND_HOST)
         fprintf(out, "host backend: no GPU found, running on the CPU at small sizes\n");
     fflush(out);
@@ -174,9 +175,17 @@ static int bench_fail(const char *what, ts_status st)
 
 int main(int argc, char **argv)
 {
+    const char *commit = NULL, *build = NULL;
+    ts_status st = ts_build_info(&commit, &build);
+    if (st != TS_SUCCESS)
+        return bench_fail("build info", st);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             bench_usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--version") == 0) {
+            bench_report_version(stdout, commit, build);
             return 0;
         }
     }
@@ -204,7 +213,7 @@ int main(int argc, char **argv)
     memset(&ctx, 0, sizeof ctx);
     ctx.options = opt;
     ctx.device = opt.device;
-    ts_status st = ts_get_backend(&ctx.backend);
+    st = ts_get_backend(&ctx.backend);
     if (st == TS_SUCCESS)
         st = ts_backend_name(ctx.backend, &ctx.backend_name);
     if (st != TS_SUCCESS)
@@ -227,10 +236,10 @@ int main(int argc, char **argv)
         st = ts_device_get_props(opt.device, &ctx.props);
     if (st != TS_SUCCESS)
         return bench_fail("device", st);
-    bench_announce(&ctx);
+    bench_announce(&ctx, commit);
 
     bench_report report;
-    bench_report_init(&report, opt.json, ctx.backend_name, ctx.props.name);
+    bench_report_init(&report, opt.json, ctx.backend_name, ctx.props.name, commit, build);
     ctx.report = &report;
     st = ts_stream_create(&ctx.stream);
     if (st != TS_SUCCESS)

@@ -63,11 +63,14 @@ double bench_result_ratio(const bench_result *r)
     return r->value / r->baseline_value;
 }
 
-void bench_report_init(bench_report *rep, int json, const char *backend, const char *device)
+void bench_report_init(bench_report *rep, int json, const char *backend, const char *device,
+                       const char *commit, const char *build)
 {
     memset(rep, 0, sizeof *rep);
     rep->json = json;
     rep->out = stdout;
+    rep->commit = commit;
+    rep->build = build;
     snprintf(rep->backend, sizeof rep->backend, "%s", backend);
     snprintf(rep->device, sizeof rep->device, "%s", device);
     time_t now = time(NULL);
@@ -166,8 +169,23 @@ static void bench_report_json(bench_report *rep, const bench_result *r)
         bench_json_key(out, "explanation");
         bench_json_string(out, r->explanation);
     }
+    bench_json_key(out, "commit");
+    bench_json_string(out, rep->commit);
+    bench_json_key(out, "build");
+    fputs(rep->build, out);
     fputs("}\n", out);
     fflush(out);
+}
+
+void bench_report_version(FILE *out, const char *commit, const char *build)
+{
+    fprintf(out, "{\"version\": \"%d.%d.%d\"", TESSERA_VERSION_MAJOR, TESSERA_VERSION_MINOR,
+            TESSERA_VERSION_PATCH);
+    bench_json_key(out, "commit");
+    bench_json_string(out, commit);
+    bench_json_key(out, "build");
+    fputs(build, out);
+    fputs("}\n", out);
 }
 
 /* ---- table --------------------------------------------------------------------------------- */

@@ -1,8 +1,9 @@
 /* How tessera-bench reports results: a table for people on stdout, or with --json one JSON object
  * per line with the keys bench, backend, device, params, metric, value, baseline, baseline_value,
  * ratio, date (and, for rows that carry a prediction, predicted_ms, predicted_efficiency,
- * explanation), so that results from different machines and dates can be collected and compared
- * by scripts. */
+ * explanation), then commit and build (the library's ts_build_info: the source tree's commit and
+ * the build's options as an object), so that results from different machines, dates and revisions
+ * can be collected and compared by scripts. */
 #ifndef TESSERA_BENCH_REPORT_H
 #define TESSERA_BENCH_REPORT_H
 
@@ -55,9 +56,15 @@ typedef struct bench_report {
     char backend[16];
     char device[256];
     char date[16]; /* yyyy-mm-dd, UTC, fixed when the report starts */
+    const char *commit; /* ts_build_info's, static storage */
+    const char *build;  /* a JSON object, written into each line as it is */
 } bench_report;
 
-void bench_report_init(bench_report *rep, int json, const char *backend, const char *device);
+void bench_report_init(bench_report *rep, int json, const char *backend, const char *device,
+                       const char *commit, const char *build);
+
+/* One JSON line: {"version": "<major.minor.patch>", "commit": ..., "build": {...}}. */
+void bench_report_version(FILE *out, const char *commit, const char *build);
 
 /* Starts a table (a blank line, the title, the column names); nothing in JSON mode. */
 void bench_report_heading(bench_report *rep, const char *title);

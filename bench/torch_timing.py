@@ -12,7 +12,9 @@ same rounds, is subtracted. The times are then each implementation's own, write-
 plain protocol does not charge that write-back, and kernels that write as much as they read differ
 there by a few MB (bench/results/nvidia-h200-2026-12-02-norm-writeback-race.txt)."""
 import argparse
+import ctypes
 import datetime
+import json
 import os
 import statistics
 
@@ -32,6 +34,8 @@ def driver_arguments(doc, reps, warmup):
     parser.add_argument("--reps", type=int, default=reps, help=f"timed runs (at least {MIN_REPS})")
     parser.add_argument("--warmup", type=int, default=warmup)
     parser.add_argument("--self-test", action="store_true")
+    parser.add_argument("--commit", help="the commit to record in every line instead of the library's (for a "
+                                         "library that does not know its own: ts_build_info says 'unknown')")
     return parser
 
 
@@ -39,6 +43,32 @@ def parse_driver_arguments(parser):
     args = parser.parse_args()
     args.reps = max(args.reps, MIN_REPS)
     return args
+
+
+def build_record(lib, commit=None):
+    """What every JSON line carries besides its measurement: {"commit": ..., "build": {...}}, from the
+    loaded library's ts_build_info (the source tree's commit and the build's options). commit (--commit)
+    replaces the library's; a library built before ts_build_info existed gives "unknown" and {}."""
+    record = {"commit": "unknown", "build": {}}
+    fn = getattr(lib, "ts_build_info", None)
+    if fn is not None:
+        fn.restype = ctypes.c_int
+        fn.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p)]
+        sha, options = ctypes.c_char_p(), ctypes.c_char_p()
+        if fn(ctypes.byref(sha), ctypes.byref(options)) == 0:
+            record = {"commit": sha.value.decode(), "build": json.loads(options.value.decode())}
+    if commit:
+        record["commit"] = commit
+    return record
+
+
+def self_test_build_record(lib, backend):
+    """The library's record names a commit and the backend it was built for. Returns the failures."""
+    record = build_record(lib)
+    ok = record["commit"] != "" and record["build"].get("backend") == backend
+    print(f"self-test build record: commit {record['commit']}, backend {record['build'].get('backend')}"
+          f"{'' if ok else '  FAILED'}")
+    return 0 if ok else 1
 
 
 def bench_context(torch):

@@ -25,6 +25,10 @@
 #   OUT/NAME and stops; carry OUT with the call:
 #     BUILD_ONLY=.ab-rev/pre TESTS=test_norm scripts/gpu-ab.sh base=%kernels_norm_norm_c x="%kernels_norm_norm_c -DX=1"
 #     TESTS=test_norm BENCH=rmsnorm scripts/gpu-ab.sh base=^.ab-rev/pre/base x=^.ab-rev/pre/x   (on the GPU machine)
+# Every variant's commit is printed before the rounds (tessera-bench --version). The GPU machine's copy
+# of this tree has no git history: give its commit as TESSERA_COMMIT=<sha> (cmake/TesseraBuildInfo.cmake),
+# e.g. TESSERA_COMMIT=$(git rev-parse --short=12 HEAD) written into the command; @DIR trees exported by
+# git archive carry their own (cmake/source-commit.txt), and TESSERA_COMMIT does not reach them.
 # scripts/gpu-ab-table.py LOG summarises a saved log: each variant's mean over the rounds against the first.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +43,8 @@ mkdir -p build
 configure_and_build() {
   local src=$1 dir=$2 name=$3
   shift 3
+  # TESSERA_COMMIT names this tree; another tree records its own (or "unknown").
+  [ "$src" = . ] || local -x TESSERA_COMMIT=
   cmake -S "$src" -B "$dir" -DTESSERA_BACKEND=cuda -DTESSERA_BUILD_TESTS="$([ -n "${TESTS:-}" ] && echo ON || echo OFF)" \
         -DTESSERA_BUILD_EXAMPLES=OFF -DTESSERA_PTXAS_VERBOSE=OFF "$@" >"build/ab-$name.log" 2>&1 &&
     cmake --build "$dir" -j "$(nproc)" --target tessera-bench ${TESTS:-} >>"build/ab-$name.log" 2>&1
@@ -100,6 +106,10 @@ for name in "${names[@]}"; do
     grep -m 12 -E "error|Error" "build/ab-$name.log" || tail -n 12 "build/ab-$name.log"
     broken[$name]=1
   fi
+done
+for name in "${names[@]}"; do
+  [ -n "${broken[$name]:-}" ] ||
+    echo "== $name: $("build/ab-$name/bench/tessera-bench" --version 2>/dev/null || echo '(a tessera-bench without --version: commit not recorded)')"
 done
 # A variant whose tests fail, crash or time out (a hang) is not benchmarked: its numbers would mean
 # nothing, and a hanging kernel would spend the bench's timeouts too.

@@ -1,5 +1,6 @@
-/* Status strings and backend identity. */
+/* Status strings, backend identity and the build record. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <tessera/tessera.h>
@@ -42,4 +43,23 @@ Test(backend, rejects_null_and_unknown_values) {
     cr_assert_eq(ts_get_backend(NULL), TS_ERROR_NULL_POINTER);
     cr_assert_eq(ts_backend_name(TS_BACKEND_HOST, NULL), TS_ERROR_NULL_POINTER);
     cr_assert_eq(ts_backend_name((ts_backend)7, &name), TS_ERROR_INVALID_ENUM);
+}
+
+Test(backend, build_info_names_a_commit_and_this_backend) {
+    const char *commit = NULL, *options = NULL, *name = NULL;
+    ts_backend b;
+    cr_assert_eq(ts_build_info(&commit, &options), TS_SUCCESS);
+    cr_assert_eq(ts_get_backend(&b), TS_SUCCESS);
+    cr_assert_eq(ts_backend_name(b, &name), TS_SUCCESS);
+    cr_assert(commit != NULL && commit[0] != '\0');
+    cr_assert(options != NULL && options[0] == '{' && options[strlen(options) - 1] == '}', "options: %s", options);
+    char key[64];
+    snprintf(key, sizeof key, "\"backend\": \"%s\"", name);
+    cr_assert_not_null(strstr(options, key), "options %s lack %s", options, key);
+    const char *only = NULL;
+    cr_assert_eq(ts_build_info(&only, NULL), TS_SUCCESS);
+    cr_assert_eq(only, commit);
+    cr_assert_eq(ts_build_info(NULL, &only), TS_SUCCESS);
+    cr_assert_eq(only, options);
+    cr_assert_eq(ts_build_info(NULL, NULL), TS_ERROR_NULL_POINTER);
 }

@@ -61,6 +61,11 @@ typedef enum ts_backend {
 ts_status ts_get_backend(ts_backend *backend);
 /* "host", "cuda" or "hip" in *name (static storage). */
 ts_status ts_backend_name(ts_backend backend, const char **name);
+/* What this library was built from, for records of results (static storage; either may be NULL,
+ * not both): *commit the source tree's commit, e.g. "763c82f1a2b3", "763c82f1a2b3-dirty" or
+ * "unknown"; *options a one-line JSON object of the build's options (backend, build_type, targets,
+ * c_compiler, c_flags, device_compiler, device_flags, sanitize, kernel_flags). */
+ts_status ts_build_info(const char **commit, const char **options);
 
 typedef struct ts_device_props {
     char name[256];                 /* e.g. "NVIDIA H200", "AMD Instinct MI300X", "host (4 threads)" */

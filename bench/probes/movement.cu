@@ -11,7 +11,8 @@
  * Timing as tessera-bench: L2 flushed (a read of twice its size) before every run, the schemes
  * interleaved in alternating order, the median of 40 runs; TB/s counts 4 x 128 MiB.
  *   build and run (on the GPU machine): nvcc -O3 -std=c++17 -arch=sm_90a -o /tmp/movement
- *   bench/probes/movement.cu && /tmp/movement
+ *   bench/probes/movement.cu && /tmp/movement (or the target probe_movement of a CUDA build
+ *   configured with -DTESSERA_BUILD_PROBES=ON; bench/probes/README.md)
  * Results: bench/results/nvidia-h200-2026-12-01-movement-probe.txt. */
 #include <cstdio>
 #include <string>

@@ -21,7 +21,8 @@
  *          Tessera's, taking ts_norm_params and launched as the whole instance is (one block a
  *          row, ceil(cols / 1024) warps).
  *   build (on the GPU machine): nvcc -O3 -std=c++17 -arch=sm_90a -o /tmp/norm_race
- *          bench/probes/norm_race.cu -lcuda
+ *          bench/probes/norm_race.cu -lcuda (or the target probe_norm_race of a CUDA build
+ *          configured with -DTESSERA_BUILD_PROBES=ON; bench/probes/README.md)
  * Every kernel's output is first checked against a double-precision reference on four rows (the
  * outputs poisoned before); timing as tessera-bench: L2 flushed before each run, the kernels
  * interleaved in alternating order, the median of 40 runs, twice. TB/s counts x, residual, the sum

@@ -18,7 +18,8 @@
 # -DTS_GIT=<git> -DTS_COMMIT=<value> -P TesseraBuildInfo.cmake
 
 # Writes content to path unless the file already holds exactly that, so that an unchanged value
-# rebuilds nothing.
+# rebuilds nothing; through a temporary file and a rename, so that a compile running beside another
+# target's run of this step never reads a half-written header.
 function(_ts_write_if_changed path content)
   if(EXISTS "${path}")
     file(READ "${path}" old)
@@ -26,7 +27,9 @@ function(_ts_write_if_changed path content)
       return()
     endif()
   endif()
-  file(WRITE "${path}" "${content}")
+  string(RANDOM LENGTH 12 suffix)
+  file(WRITE "${path}.${suffix}.tmp" "${content}")
+  file(RENAME "${path}.${suffix}.tmp" "${path}")
 endfunction()
 
 # A string as the body of a C or JSON string literal (both escape \ and " the same way).

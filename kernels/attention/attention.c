@@ -116,7 +116,7 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
     params->tasks = params->heads * params->q_tiles;
     if (params->tasks >= (1LL << 30)) return TS_ERROR_SIZE_OVERFLOW;
     if ((s = ts_async_desc_make(&params->q, &gq, 64, sh.head_dim, dtype)) != TS_SUCCESS) return s;
-    *long_keys = sh.head_dim == 128 && (!causal || TS_ATTN_LONG_CAUSAL) && sh.seq_kv >= TS_ATTN_LONG_KEYS;
+    *long_keys = sh.head_dim == 128 && !causal && sh.seq_kv >= TS_ATTN_LONG_KEYS;
     const int bn = TS_ATTN_BN_OF(sh.head_dim, *long_keys);
     if ((s = ts_async_desc_make(&params->k, &gk, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
     if ((s = ts_async_desc_make(&params->v, &gv, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
@@ -136,16 +136,9 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
 }
 
 TS_EXTERN_C void ts_attn_plan_grid(ts_attn_params *params, int grid) {
-    /* TS_ATTN_HEAD_MAJOR=1, for A/B runs: the causal order before task_order.h's, head after head
-     * with a head's longest tile first (groups of one head, rounds of one task). */
-#if defined(TS_ATTN_HEAD_MAJOR) && TS_ATTN_HEAD_MAJOR
-    (void)grid;
-    const int step = 1, group_heads = 1;
-#else
-    const int step = grid, group_heads = ts_attn_group_heads(params->heads, params->q_tiles, grid);
-#endif
+    const int group_heads = ts_attn_group_heads(params->heads, params->q_tiles, grid);
     params->order = ts_attn_order_make((unsigned)params->heads, (unsigned)params->q_tiles, (unsigned)group_heads,
-                                       (unsigned)step);
+                                       (unsigned)grid);
 }
 
 TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,

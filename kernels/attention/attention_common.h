@@ -78,23 +78,10 @@
 #error "TS_ATTN_P_IN_REGISTERS is 0 or 1"
 #endif
 
-/* Two more schedules of the consumers' work (attention_variant.h says how each runs):
- *   TS_ATTN_OVERLAP   1 (the default where it applies: P in registers and the warp-specialized
- *                     template schedule): each stage's S = Q K^T and the last stage's O += P V
- *                     are issued together, and the softmax runs while the second runs
- *                     (FlashAttention-3's intra-warpgroup overlap). TS_ATTN_OVERLAP_D64 and
- *                     TS_ATTN_OVERLAP_D128 set it for one head dimension.
- *   TS_ATTN_PINGPONG  1: the two consumers take turns at issuing their products (variants of
- *                     two consumers only)
- *                     (FlashAttention-3's inter-warpgroup schedule), with or without the overlap;
- *                     64 or 128: only in the kernels of that head dimension; 0 (default). The
- *                     ping-pong builds measured slower on the H200 had their wgmma serialized by
- *                     ptxas; built without (scripts/gates.sh checks) it measured equal to the
- *                     default (docs/attention.md). */
-#ifndef TS_ATTN_PINGPONG
-#define TS_ATTN_PINGPONG 0
-#endif
-
+/* TS_ATTN_OVERLAP 1 (the default where it applies: P in registers and the warp-specialized
+ * template schedule): each stage's S = Q K^T and the last stage's O += P V are issued together, and
+ * the softmax runs while the second runs (FlashAttention-3's intra-warpgroup overlap).
+ * TS_ATTN_OVERLAP_D64 and TS_ATTN_OVERLAP_D128 set it for one head dimension. */
 #ifndef TS_ATTN_OVERLAP
 #if TS_ATTN_P_IN_REGISTERS && !defined(TS_PREFERS_PINGPONG)
 #define TS_ATTN_OVERLAP 1
@@ -125,12 +112,9 @@
  * one stage late (TS_PC_RELEASE_LAG), since the next stage's compute reads its V. The lag keeps one
  * stage of the ring from the producer: with three stages it loads one stage ahead of the
  * consumers, shifted two. On the H200 the shift ran every D = 128 point 0.5-4% faster
- * (bench/results/nvidia-h200-2026-12-01-attention-shift-v-ab.txt). Not with the ping-pong turns. */
+ * (bench/results/nvidia-h200-2026-12-01-attention-shift-v-ab.txt). */
 #ifndef TS_ATTN_SHIFT_V
-#define TS_ATTN_SHIFT_V (!TS_ATTN_PINGPONG)
-#endif
-#if TS_ATTN_SHIFT_V && TS_ATTN_PINGPONG
-#error "TS_ATTN_SHIFT_V does not run with TS_ATTN_PINGPONG"
+#define TS_ATTN_SHIFT_V 1
 #endif
 /* With the shifted stages, 1 (default): the shift runs on across a block's tasks. The first stage
  * of a task holds its first K and the previous task's last V, so that the previous task's last
@@ -182,13 +166,6 @@
 #endif
 #ifndef TS_ATTN_LONG_KEYS
 #define TS_ATTN_LONG_KEYS 8192
-#endif
-/* 1: causal calls over at least TS_ATTN_LONG_KEYS keys take the long-sequence kernel too; 0
- * (default): they keep TS_ATTN_BN_D128 keys a stage, as FlashAttention-3 keeps 128 under the mask.
- * An A/B option: on the H200 equal or 1-2% slower at causal N = 8192 and 16384
- * (bench/results/nvidia-h200-2026-12-01-attention-long-causal-prefetch-q-ab.txt). */
-#ifndef TS_ATTN_LONG_CAUSAL
-#define TS_ATTN_LONG_CAUSAL 0
 #endif
 #define TS_ATTN_LONG_KERNEL (TS_ATTN_BN_D128_LONG != TS_ATTN_BN_D128)
 #if TS_ATTN_BN_D64 % 16 || TS_ATTN_BN_D64 < 64 || TS_ATTN_BN_D64 > 256 || TS_ATTN_BN_D128 % 16 || \

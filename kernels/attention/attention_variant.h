@@ -158,24 +158,6 @@ TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_params *p, const ts_attn_task
     return TS_ATTN_FN(warp_row0)(p, t, consumer, ts_warp_in_group());
 }
 
-/* TS_ATTN_PINGPONG=1 (in the variants of two consumers, attention_common.h; the others ignore it):
- * the consumers take turns at S = Q K^T, so that one's softmax runs while the other's multiplies
- * keep the tensor cores busy
- * (FlashAttention-3's inter-warpgroup schedule). Consumer c waits at named barrier
- * TS_ATTN_TURN + c for the other's arrival, issues its product, and arrives at the other's barrier
- * before waiting for the product. The turns run on across tasks (both consumers take the same
- * tasks, stage for stage): consumer 1 arrives once for consumer 0 before the block's first task,
- * and consumer 0 takes consumer 1's last arrival in store after the block's last task, so that
- * every use of a barrier has four waiting and four arriving warps and no arrival runs ahead into
- * the next use. With the overlap, the arrival comes once S has landed: a named-barrier arrival
- * between the products' issue and the wait for S, where FlashAttention-3 places it, makes ptxas
- * serialize every wgmma (C7514), as did the conditional arrival of the first version (every
- * ping-pong build measured before had it). Named barriers 0 and 1 are the consumers' own. */
-#define TS_ATTN_PP ((TS_ATTN_PINGPONG == 1 || TS_ATTN_PINGPONG == TS_ATTN_D) && TS_ATTN_VARIANT_CONSUMERS == 2)
-#ifndef TS_ATTN_TURN
-#define TS_ATTN_TURN 2
-#endif
-
 /* The consumer's 64 query rows of task t (zero past the sequence) start on their way to out->q,
  * completing on the consumer's own barrier: one copy per task, issued by the warpgroup's first
  * warp. A consumer before row 0 loads the first rows, which it does not read. */
@@ -209,7 +191,7 @@ TS_DEVICE void TS_ATTN_FN(prefetch_q)(const ts_attn_params *p, const TS_ATTN_FN(
  * consumer stages of which 72 have unmasked scores. (With the overlap a stage also carries the last
  * one's P V; with the ping-pong turns, every stage of one consumer pairs with one of the other.) */
 TS_DEVICE int TS_ATTN_FN(consumer_iters)(const ts_attn_params *p, const ts_attn_task *t, int consumer, int iters) {
-#if TS_ATTN_SKIP_IDLE_ROWS && !TS_ATTN_VARIANT_OVERLAP && !TS_ATTN_PP
+#if TS_ATTN_SKIP_IDLE_ROWS && !TS_ATTN_VARIANT_OVERLAP
     const long long rows_from = TS_ATTN_FN(consumer_row0)(p, t, consumer);
     if (rows_from >= p->seq_q || rows_from < 0) return 0;
     if (p->causal) {
@@ -254,9 +236,6 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
 #endif
     ts_rv_fill(&c->m, -INFINITY);
     ts_rv_zero(&c->l);
-#if TS_ATTN_PP
-    if (consumer == 1 && c->pc.round == 0) ts_arrive_named(TS_ATTN_TURN, 8); /* consumer 0 goes first */
-#endif
 }
 
 /* One store a warp to its consumer's scratch (TS_PC_CONSUMER_SCRATCH): the sum of the lane's row
@@ -347,12 +326,6 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
         return;
     }
 #endif
-#if TS_ATTN_PP
-    /* With the ping-pong turns, both products are issued within the consumer's turn, so the two
-     * consumers' products reach the tensor cores one consumer at a time and each one's softmax
-     * runs beside the other's products (FlashAttention-3 with both overlaps). */
-    ts_sync_named(TS_ATTN_TURN + consumer, 8);
-#endif
 #if TS_ATTN_VARIANT_CARRY
     /* A last stage's P V: this task's, or the previous task's but in the block's first. */
     const int pv = iter > 0 || t->task >= ts_grid_x();
@@ -377,9 +350,6 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
         ts_wg_wait(1); /* groups retire in order: S has landed, P V may still run */
     else
         ts_wg_wait(0);
-#if TS_ATTN_PP
-    ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
-#endif
     ts_wg_acc_fence(&s);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, iter);
     /* Keeps the softmax ahead of the wait below, where ptxas would hoist the wait (attention_common.h). */
@@ -411,19 +381,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     if (iter + 1 == t->iters) ts_wg_mma_AB_rs(&c->o, &c->p, &in->v);
 #endif
 #else
-#if TS_ATTN_PP
-    /* The turn passes as soon as the product is issued: the other consumer's queues behind it. */
-    ts_sync_named(TS_ATTN_TURN + consumer, 8);
-    ts_wg_acc_fence(&s);
-    ts_wg_fence();
-    ts_wg_mm_ABt_async(&s, &out->q, &in->k);
-    ts_wg_commit();
-    ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
-    ts_wg_wait(0);
-    ts_wg_acc_fence(&s);
-#else
     ts_wg_mm_ABt(&s, &out->q, &in->k);
-#endif
     if (iter + 1 == c->pc.live) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, iter);
     ts_mul_row(&c->o, &c->o, &corr);
@@ -449,11 +407,6 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
 TS_DEVICE void TS_ATTN_FN(store)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
                                  TS_ATTN_FN(output) *out, int consumer) {
     (void)out;
-#if TS_ATTN_PP
-    /* After the block's last task, consumer 0 takes consumer 1's arrival from its last stage.
-     * (Here rather than in finish, after the loop, where the wait made ptxas spill at D = 128.) */
-    if (consumer == 0 && c->pc.next_task < 0) ts_sync_named(TS_ATTN_TURN, 8);
-#endif
 #if TS_ATTN_VARIANT_CARRY
     /* But for the block's last task, the last P V runs in the next task's first stage and the
      * epilogue after it. */
@@ -497,7 +450,6 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #endif
 #include "templates/producer_consumer.h"
 
-#undef TS_ATTN_PP
 #undef TS_ATTN_VARIANT_CONSUMERS
 #undef TS_ATTN_VARIANT_BM
 #undef TS_ATTN_VARIANT_BN

@@ -10,7 +10,7 @@
 #       must have 0 bytes of spill stores and loads; ptxas must not report serialized wgmma (C7510,
 #       C7514, C7520, or any other "wgmma.mma_async instructions are serialized" message) or C7508
 #       (setmaxnreg ignored), nor may the build log; the same for the attention kernels built
-#       with the options kept for A/B runs: the lag (TS_ATTN_SHIFT_V=0), no carry across tasks (TS_ATTN_CARRY_V=0), and the overlap at D = 64.
+#       with the option kept for A/B runs: the overlap at D = 64.
 #       tests/kernels/wg_kernels.c must hold wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg.
 #       Where a disassembler is found (cuobjdump with nvdisasm: PATH, the CUDA install, or the
 #       nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm wheels), the built object's SASS must hold
@@ -154,12 +154,8 @@ cuda_gates() {
   local w
   for w in "${wrappers[@]}"; do check_wrapper "$w" "$(basename "$w" .cu)"; done
 
-  # The attention kernels built with the options kept for A/B runs: the stages handed back one
-  # stage late (TS_ATTN_SHIFT_V=0, the overlap's other form), the shift without the carry across
-  # tasks, and the overlap at D = 64 (off by default).
+  # The attention kernels built with the overlap at D = 64 (off by default), kept for A/B runs.
   local attn_wrapper=$build/generated/kernels_attention_attention_c.cu
-  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_lag -DTS_ATTN_SHIFT_V=0
-  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_no_carry -DTS_ATTN_CARRY_V=0
   [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_overlap_d64 -DTS_ATTN_OVERLAP_D64=1
 
   # The build log, where scripts/test.sh keeps one beside the build folder.

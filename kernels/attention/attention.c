@@ -124,7 +124,7 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
     params->scale_log2 = scale * 1.4426950408889634f;
     params->causal = causal;
     /* Under the causal mask a ragged query tile goes first, where it costs least (attention_common.h). */
-    params->q_shift = causal && TS_ATTN_RAGGED_FIRST ? (int)(((long long)params->q_tiles * bm - sh.seq_q) / 64 * 64) : 0;
+    params->q_shift = causal ? (int)(((long long)params->q_tiles * bm - sh.seq_q) / 64 * 64) : 0;
     params->heads_q = sh.heads_q;
     params->group = sh.heads_q / sh.heads_kv;
     params->seq_q = sh.seq_q;

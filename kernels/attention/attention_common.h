@@ -71,19 +71,12 @@
 /* Query rows a block takes at a time: 64 per consumer. */
 #define TS_ATTN_BM_OF(d) (64 * TS_ATTN_CONSUMERS_OF(d))
 
-#ifndef TS_ATTN_P_IN_REGISTERS
-#define TS_ATTN_P_IN_REGISTERS 1
-#endif
-#if TS_ATTN_P_IN_REGISTERS != 0 && TS_ATTN_P_IN_REGISTERS != 1
-#error "TS_ATTN_P_IN_REGISTERS is 0 or 1"
-#endif
-
 /* TS_ATTN_OVERLAP 1 (the default where it applies: P in registers and the warp-specialized
  * template schedule): each stage's S = Q K^T and the last stage's O += P V are issued together, and
  * the softmax runs while the second runs (FlashAttention-3's intra-warpgroup overlap).
  * TS_ATTN_OVERLAP_D64 and TS_ATTN_OVERLAP_D128 set it for one head dimension. */
 #ifndef TS_ATTN_OVERLAP
-#if TS_ATTN_P_IN_REGISTERS && !defined(TS_PREFERS_PINGPONG)
+#if !defined(TS_PREFERS_PINGPONG)
 #define TS_ATTN_OVERLAP 1
 #else
 #define TS_ATTN_OVERLAP 0
@@ -97,39 +90,9 @@
 #ifndef TS_ATTN_OVERLAP_D128
 #define TS_ATTN_OVERLAP_D128 TS_ATTN_OVERLAP
 #endif
-#if (TS_ATTN_OVERLAP_D64 || TS_ATTN_OVERLAP_D128) && (!TS_ATTN_P_IN_REGISTERS || defined(TS_PREFERS_PINGPONG))
-#error "TS_ATTN_OVERLAP needs P in registers and the warp-specialized schedule"
+#if (TS_ATTN_OVERLAP_D64 || TS_ATTN_OVERLAP_D128) && defined(TS_PREFERS_PINGPONG)
+#error "TS_ATTN_OVERLAP needs the warp-specialized schedule"
 #endif
-/* With the overlap, 1 (default): a shared-memory store that needs the whole softmax comes before
- * the wait for the last stage's P V, so that ptxas cannot hoist the wait above the softmax (it did:
- * the softmax then ran after the product, not beside it); 0 leaves it out, for A/B runs. */
-#ifndef TS_ATTN_PIN_SOFTMAX
-#define TS_ATTN_PIN_SOFTMAX 1
-#endif
-/* With the overlap, 1 (default): stage j of a task holds K of key tile j and V of tile j - 1 (the
- * task has one stage more, V only, at its end), so that each stage's two products read only that
- * stage and it is handed back when compute returns; 0: stage j holds K_j and V_j and is handed back
- * one stage late (TS_PC_RELEASE_LAG), since the next stage's compute reads its V. The lag keeps one
- * stage of the ring from the producer: with three stages it loads one stage ahead of the
- * consumers, shifted two. On the H200 the shift ran every D = 128 point 0.5-4% faster
- * (bench/results/nvidia-h200-2026-12-01-attention-shift-v-ab.txt). */
-#ifndef TS_ATTN_SHIFT_V
-#define TS_ATTN_SHIFT_V 1
-#endif
-/* With the shifted stages, 1 (default): the shift runs on across a block's tasks. The first stage
- * of a task holds its first K and the previous task's last V, so that the previous task's last
- * P V runs beside this task's first S = Q K^T (where a task otherwise ends in a stage of that
- * product alone); the previous task's epilogue follows, and only the block's last task has a stage
- * of V alone. 0: each task ends in its own V-only stage. On the H200 the carry ran D = 128 N = 1024
- * 4% (causal 6%), N = 2048 3.6% (5.5%), N = 4096 2% (4%) faster, longer sequences equal or better
- * (bench/results/nvidia-h200-2026-12-01-attention-carry-v-ab.txt). */
-#ifndef TS_ATTN_CARRY_V
-#define TS_ATTN_CARRY_V TS_ATTN_SHIFT_V
-#endif
-#if TS_ATTN_CARRY_V && !TS_ATTN_SHIFT_V
-#error "TS_ATTN_CARRY_V needs TS_ATTN_SHIFT_V"
-#endif
-
 /* A plain number: the tile type names are pasted from it. */
 #ifndef TS_ATTN_BN
 #if TS_MAX_SHARED_BYTES >= 200 * 1024
@@ -158,7 +121,7 @@
  * stages hold the K of one tile and the V of the last (TS_ATTN_SHIFT_V, above): two 176-key stages
  * fit, and with the overlap's one-stage lag the producer could not load ahead. */
 #ifndef TS_ATTN_BN_D128_LONG
-#if TS_MAX_SHARED_BYTES >= 200 * 1024 && TS_ATTN_SHIFT_V && TS_ATTN_OVERLAP_D128
+#if TS_MAX_SHARED_BYTES >= 200 * 1024 && TS_ATTN_OVERLAP_D128
 #define TS_ATTN_BN_D128_LONG 176
 #else
 #define TS_ATTN_BN_D128_LONG TS_ATTN_BN_D128
@@ -200,19 +163,6 @@ TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D64, 64);
 #endif
 
 
-/* 1 (default): under the causal mask a ragged query tile is the first of its head, not the last
- * (ts_attn_params.q_shift); 0: tiles start at row 0. At D = 64, N = 1024 a head's tasks take 27
- * stages instead of 32: on the H200 +11.6% there, +4-5% at N = 2048 and 4096, the rest equal
- * (bench/results/nvidia-h200-2026-12-01-attention-ragged-first-ab.txt). */
-#ifndef TS_ATTN_RAGGED_FIRST
-#define TS_ATTN_RAGGED_FIRST 1
-#endif
-/* Without the overlap, 1 (default): a consumer skips the stages where all its rows are masked
- * (attention_variant.h); 0 computes them, for A/B runs. */
-#ifndef TS_ATTN_SKIP_IDLE_ROWS
-#define TS_ATTN_SKIP_IDLE_ROWS 1
-#endif
-
 typedef struct ts_attn_params {
     ts_async_desc k, v; /* BN x D tiles of (B, Hkv, Nkv, D); tensor maps first (64-byte aligned) */
     ts_async_desc q;    /* 64 x D tiles of (B, Hq, Nq, D) */
@@ -237,7 +187,7 @@ typedef struct ts_attn_params {
 typedef struct ts_attn_task {
     int b, hq, qt;
     int iters;      /* key tiles the task visits */
-    long long task; /* its index (TS_ATTN_CARRY_V: the previous task of its block is task - grid) */
+    long long task; /* its index (with the carried V: the previous task of its block is task - grid) */
 } ts_attn_task;
 
 /* The host side of ts_attention_forward (attention.c), for its launcher and for test kernels built

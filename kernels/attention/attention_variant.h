@@ -37,20 +37,19 @@
 #endif
 /* The overlap's stages, shifted (TS_ATTN_SHIFT_V, attention_common.h): stage j holds K_j and
  * V_{j-1}, and a task has one stage more than key tiles. */
-#define TS_ATTN_VARIANT_SHIFT (TS_ATTN_SHIFT_V && TS_ATTN_VARIANT_OVERLAP)
+#define TS_ATTN_VARIANT_SHIFT TS_ATTN_VARIANT_OVERLAP
 /* The shift runs on across the block's tasks (TS_ATTN_CARRY_V): only the block's last task has the
  * extra stage. Not with more than 128 keys a stage: at 176 the previous task's epilogue beside this
  * one's scores made ptxas spill 172 bytes (and such kernels run long sequences, where a task's end
  * weighs little); nor with three consumers, whose 160 registers a thread spilled 148 bytes (D = 64
  * with the overlap). */
 #define TS_ATTN_VARIANT_CARRY                                                                      \
-    (TS_ATTN_CARRY_V && TS_ATTN_VARIANT_SHIFT && TS_ATTN_VARIANT_BN <= 128 && TS_ATTN_VARIANT_CONSUMERS <= 2)
+    (TS_ATTN_VARIANT_SHIFT && TS_ATTN_VARIANT_BN <= 128 && TS_ATTN_VARIANT_CONSUMERS <= 2)
 /* ts_<kind>_<dt>_<R>x<C>: R and C are plain numbers, pasted into one pp-number. */
 #define TS_ATTN_TILE(kind, R, C)                                                                   \
     TS_CAT(TS_CAT(kind, TS_ATTN_DT), TS_CAT(_, TS_CAT(R, TS_CAT(x, C))))
 #define TS_ATTN_ST_KV TS_ATTN_TILE(ts_st_, TS_ATTN_VARIANT_BN, TS_ATTN_D)
 #define TS_ATTN_ST_Q TS_ATTN_TILE(ts_st_, 64, TS_ATTN_D)
-#define TS_ATTN_ST_P TS_ATTN_TILE(ts_st_, 64, TS_ATTN_VARIANT_BN)
 #define TS_ATTN_RT_P TS_ATTN_TILE(ts_rt_, 16, TS_ATTN_VARIANT_BN)
 #define TS_ATTN_RT_O16 TS_ATTN_TILE(ts_rt_, 16, TS_ATTN_D)
 #define TS_ATTN_RT_S TS_CAT(ts_rt_f32_16x, TS_ATTN_VARIANT_BN)
@@ -60,19 +59,16 @@ typedef struct TS_ATTN_FN(input) {
     TS_ATTN_ST_KV k, v;
 } TS_ATTN_FN(input);
 
-/* A consumer's query rows, and (shared-memory path) its P tile on the way to the second multiply. */
+/* A consumer's query rows. */
 typedef struct TS_ATTN_FN(output) {
     TS_ATTN_ST_Q q;
-#if !TS_ATTN_P_IN_REGISTERS
-    TS_ATTN_ST_P p;
-#endif
 } TS_ATTN_FN(output);
 
 /* The pipeline depth: TS_ATTN_STAGES where the stages and the consumers' areas fit in the block's
  * shared memory with 1 KiB to spare for the barriers, else one stage fewer (D = 128 with
  * BN = 128 and P in shared memory: 3 x 64 + 2 x 32 KiB would not fit; 2 x 64 + 2 x 32 does). */
 #define TS_ATTN_STAGE_BYTES (2u * TS_ATTN_VARIANT_BN * TS_ATTN_D * 2u)
-#define TS_ATTN_OUTPUT_BYTES (64u * TS_ATTN_D * 2u + (TS_ATTN_P_IN_REGISTERS ? 0u : 64u * TS_ATTN_VARIANT_BN * 2u))
+#define TS_ATTN_OUTPUT_BYTES (64u * TS_ATTN_D * 2u)
 #if TS_ATTN_STAGES * TS_ATTN_STAGE_BYTES + TS_ATTN_VARIANT_CONSUMERS * TS_ATTN_OUTPUT_BYTES + 1024u <= TS_MAX_SHARED_BYTES
 #define TS_ATTN_VARIANT_STAGES TS_ATTN_STAGES
 #else
@@ -95,10 +91,7 @@ typedef struct TS_ATTN_FN(consumer) {
     int warp;              /* ts_warp_in_group(), taken once a task: on CUDA it is a shuffle */
     int mask_from;         /* the task's first key tile that needs a mask for the warp's rows */
 #if TS_ATTN_VARIANT_OVERLAP
-    TS_ATTN_RT_P p;               /* the last stage's P, whose product with V is still to come */
-#if !TS_ATTN_VARIANT_SHIFT
-    const TS_ATTN_ST_KV *v_prev;  /* that stage's V, held by the template's release lag */
-#endif
+    TS_ATTN_RT_P p; /* the last stage's P, whose product with V is still to come */
 #endif
 #if TS_ATTN_VARIANT_CARRY
     /* The previous task, whose output waits in o and p for its last P V, and the row maxima and
@@ -191,7 +184,7 @@ TS_DEVICE void TS_ATTN_FN(prefetch_q)(const ts_attn_params *p, const TS_ATTN_FN(
  * consumer stages of which 72 have unmasked scores. (With the overlap a stage also carries the last
  * one's P V; with the ping-pong turns, every stage of one consumer pairs with one of the other.) */
 TS_DEVICE int TS_ATTN_FN(consumer_iters)(const ts_attn_params *p, const ts_attn_task *t, int consumer, int iters) {
-#if TS_ATTN_SKIP_IDLE_ROWS && !TS_ATTN_VARIANT_OVERLAP
+#if !TS_ATTN_VARIANT_OVERLAP
     const long long rows_from = TS_ATTN_FN(consumer_row0)(p, t, consumer);
     if (rows_from >= p->seq_q || rows_from < 0) return 0;
     if (p->causal) {
@@ -318,14 +311,12 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
      * of this stage then rescales it. With the shifted stages (TS_ATTN_VARIANT_SHIFT) the last key
      * tile's V came with this stage, and the task's extra last stage holds that V only: its
      * product completes O. */
-#if TS_ATTN_VARIANT_SHIFT
     if (iter == t->iters) {
         ts_wg_acc_fence(&c->o);
         ts_wg_a_fence(&c->p);
         ts_wg_mma_AB_rs(&c->o, &c->p, &in->v);
         return;
     }
-#endif
 #if TS_ATTN_VARIANT_CARRY
     /* A last stage's P V: this task's, or the previous task's but in the block's first. */
     const int pv = iter > 0 || t->task >= ts_grid_x();
@@ -339,11 +330,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_wg_mm_ABt_async(&s, &out->q, &in->k);
     ts_wg_commit();
     if (pv) {
-#if TS_ATTN_VARIANT_SHIFT
         ts_wg_mma_AB_rs_async(&c->o, &c->p, &in->v);
-#else
-        ts_wg_mma_AB_rs_async(&c->o, &c->p, (const TS_ATTN_ST_KV *)ts_wg_operand(c->v_prev));
-#endif
         ts_wg_commit();
     }
     if (pv)
@@ -353,9 +340,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_wg_acc_fence(&s);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, iter);
     /* Keeps the softmax ahead of the wait below, where ptxas would hoist the wait (attention_common.h). */
-#if TS_ATTN_PIN_SOFTMAX
     TS_ATTN_FN(pin_softmax)(c);
-#endif
     ts_wg_wait(0);
     /* The task's last S has landed and nothing reads out->q any more: the next query tile may
      * come in. */
@@ -374,12 +359,6 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_wg_fence();
 #endif
     ts_mul_row(&c->o, &c->o, &corr);
-#if !TS_ATTN_VARIANT_SHIFT
-    c->v_prev = &in->v;
-    /* The task's last stage has no successor to carry its product: it runs now, while the stage is
-     * still held. */
-    if (iter + 1 == t->iters) ts_wg_mma_AB_rs(&c->o, &c->p, &in->v);
-#endif
 #else
     ts_wg_mm_ABt(&s, &out->q, &in->k);
     if (iter + 1 == c->pc.live) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
@@ -388,19 +367,9 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
 
     TS_ATTN_RT_P pb;
     ts_convert(&pb, &s);
-#if TS_ATTN_P_IN_REGISTERS
     /* The warp's 16 rows of P are its part of the A operand as they stand: no shared memory, and
      * no warp waits for another. The multiply is complete on return, so pb is free again. */
     ts_wg_mma_AB_rs(&c->o, &pb, &in->v);
-#else
-    /* Every warp is done with the last stage's P before any overwrites it, and has written its rows
-     * of this one before the multiply reads them all. */
-    ts_sync_named(consumer, 4);
-    ts_store_r2s_at(&out->p, &pb, ts_warp_in_group() * 16, 0);
-    ts_async_fence_shared();
-    ts_sync_named(consumer, 4);
-    ts_wg_mma_AB(&c->o, &out->p, &in->v);
-#endif
 #endif /* TS_ATTN_VARIANT_OVERLAP */
 }
 
@@ -444,10 +413,6 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #if TS_ATTN_VARIANT_CARRY
 #define TS_PC_PERSISTENT_CONSUMER 1 /* the carried output crosses into the next task */
 #endif
-#if TS_ATTN_VARIANT_OVERLAP && !TS_ATTN_VARIANT_SHIFT
-/* A stage is handed back one stage late: its V is read by the next stage's compute. */
-#define TS_PC_RELEASE_LAG 1
-#endif
 #include "templates/producer_consumer.h"
 
 #undef TS_ATTN_VARIANT_CONSUMERS
@@ -463,7 +428,6 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #undef TS_ATTN_TILE
 #undef TS_ATTN_ST_KV
 #undef TS_ATTN_ST_Q
-#undef TS_ATTN_ST_P
 #undef TS_ATTN_RT_P
 #undef TS_ATTN_RT_O16
 #undef TS_ATTN_RT_S

@@ -9,8 +9,7 @@
 #       sm_90a; those with wgmma.mma_async go through ptxas -v, and each kernel that issues wgmma
 #       must have 0 bytes of spill stores and loads; ptxas must not report serialized wgmma (C7510,
 #       C7514, C7520, or any other "wgmma.mma_async instructions are serialized" message) or C7508
-#       (setmaxnreg ignored), nor may the build log; the same for the attention kernels built
-#       with the option kept for A/B runs: the overlap at D = 64.
+#       (setmaxnreg ignored), nor may the build log.
 #       tests/kernels/wg_kernels.c must hold wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg.
 #       Where a disassembler is found (cuobjdump with nvdisasm: PATH, the CUDA install, or the
 #       nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm wheels), the built object's SASS must hold
@@ -153,10 +152,6 @@ cuda_gates() {
 
   local w
   for w in "${wrappers[@]}"; do check_wrapper "$w" "$(basename "$w" .cu)"; done
-
-  # The attention kernels built with the overlap at D = 64 (off by default), kept for A/B runs.
-  local attn_wrapper=$build/generated/kernels_attention_attention_c.cu
-  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_overlap_d64 -DTS_ATTN_OVERLAP_D64=1
 
   # The build log, where scripts/test.sh keeps one beside the build folder.
   local log=${build%/}.build.log

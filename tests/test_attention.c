@@ -224,14 +224,16 @@ Test(attention_order, fast_division_is_exact) {
 }
 
 /* Every (head, query tile) comes from exactly one task, for groups that do and do not divide the
- * heads and grids that do and do not divide the tasks; without the mask the order is head-major. */
+ * heads and grids that do and do not divide the tasks, with the causal rounds alternating direction
+ * (Hopper, host) or not (CDNA); without the mask the order is head-major. */
 Test(attention_order, every_tile_exactly_once) {
     static const int cfg[][4] = {/* heads, q_tiles, group_heads, step */
                                  {1, 1, 1, 1},     {16, 128, 16, 132}, {256, 8, 66, 132}, {18, 3, 16, 5},
                                  {7, 10, 3, 4},    {5, 33, 16, 132},   {40, 17, 16, 13},  {3, 5, 2, 1000},
                                  {32, 64, 16, 132}, {9, 9, 4, 7}};
     for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; ++i)
-        for (int causal = 0; causal < 2; ++causal) {
+        for (int mode = 0; mode < 3; ++mode) {
+            const int causal = mode > 0, alternate = mode == 2;
             const int heads = cfg[i][0], q = cfg[i][1], g = cfg[i][2], step = cfg[i][3];
             const long long tasks = (long long)heads * q;
             unsigned char *seen = calloc((size_t)tasks, 1);
@@ -240,9 +242,10 @@ Test(attention_order, every_tile_exactly_once) {
             for (long long t = 0; t < tasks; ++t) {
                 unsigned h;
                 int qt;
-                ts_attn_task_tile(&order, (unsigned)t, causal, &h, &qt);
+                ts_attn_task_tile(&order, (unsigned)t, causal, alternate, &h, &qt);
                 cr_assert(h < (unsigned)heads && qt >= 0 && qt < q, "config %zu task %lld: (%u, %d)", i, t, h, qt);
-                cr_assert_eq(seen[h * q + qt]++, 0, "config %zu causal %d: (%u, %d) twice", i, causal, h, qt);
+                cr_assert_eq(seen[h * q + qt]++, 0, "config %zu causal %d alternate %d: (%u, %d) twice", i, causal,
+                             alternate, h, qt);
                 if (!causal) cr_assert(h == t / q && qt == t % q);
             }
             free(seen);
@@ -250,22 +253,25 @@ Test(attention_order, every_tile_exactly_once) {
 }
 
 /* Groups of one head and rounds of one task are the head-major order, each head's longest tile
- * first (what TS_ATTN_HEAD_MAJOR=1 builds, for comparing the two on a GPU). */
+ * first, whether rounds alternate or not. */
 Test(attention_order, one_head_groups_are_head_major) {
     const int heads = 5, q = 7;
     const ts_attn_order order = ts_attn_order_make(heads, q, 1, 1);
-    for (long long t = 0; t < heads * q; ++t) {
-        unsigned h;
-        int qt;
-        ts_attn_task_tile(&order, (unsigned)t, 1, &h, &qt);
-        cr_assert(h == t / q && qt == q - 1 - (int)(t % q), "task %lld: (%u, %d)", t, h, qt);
-    }
+    for (int alternate = 0; alternate < 2; ++alternate)
+        for (long long t = 0; t < heads * q; ++t) {
+            unsigned h;
+            int qt;
+            ts_attn_task_tile(&order, (unsigned)t, 1, alternate, &h, &qt);
+            cr_assert(h == t / q && qt == q - 1 - (int)(t % q), "alternate %d task %lld: (%u, %d)", alternate, t, h,
+                      qt);
+        }
 }
 
 /* Work per block under the causal mask (tile q costs q + 1), with block c running tasks c, c +
- * step, ...: the busiest block of the benchmark's causal sweep (a grid of 132) has at most 5% above
- * the average; the head-major order had up to 57% (N = 16384) and 38% (N = 1024). And the tasks that
- * run at once (a window of step consecutive tasks) come from at most two groups of heads. */
+ * step, ... and the rounds alternating (Hopper's order): the busiest block of the benchmark's causal
+ * sweep (a grid of 132) has at most 5% above the average, where a head-major order has up to 57%
+ * (N = 16384). And the tasks that run at once (a window of step consecutive tasks) come from at
+ * most two groups of heads. */
 Test(attention_order, causal_blocks_balanced_and_heads_grouped) {
     static const int sweep[][2] = {{16 * 16, 1024}, {8 * 16, 2048}, {4 * 16, 4096}, {2 * 16, 8192},
                                    {16, 16384},     {16 * 16, 4096}, {1, 16384},    {3, 5000}};
@@ -279,7 +285,7 @@ Test(attention_order, causal_blocks_balanced_and_heads_grouped) {
         for (long long t = 0; t < tasks; ++t) {
             unsigned h;
             int qt;
-            ts_attn_task_tile(&order, (unsigned)t, 1, &h, &qt);
+            ts_attn_task_tile(&order, (unsigned)t, 1, 1, &h, &qt);
             work[t % step] += qt + 1;
             total += qt + 1;
         }
@@ -295,7 +301,7 @@ Test(attention_order, causal_blocks_balanced_and_heads_grouped) {
             for (long long t = w; t < w + step; ++t) {
                 unsigned h;
                 int qt;
-                ts_attn_task_tile(&order, (unsigned)t, 1, &h, &qt);
+                ts_attn_task_tile(&order, (unsigned)t, 1, 1, &h, &qt);
                 lo = (long long)h < lo ? (long long)h : lo;
                 hi = (long long)h > hi ? (long long)h : hi;
             }

@@ -116,7 +116,7 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
     params->tasks = params->heads * params->q_tiles;
     if (params->tasks >= (1LL << 30)) return TS_ERROR_SIZE_OVERFLOW;
     if ((s = ts_async_desc_make(&params->q, &gq, 64, sh.head_dim, dtype)) != TS_SUCCESS) return s;
-    *long_keys = sh.head_dim == 128 && !causal && sh.seq_kv >= TS_ATTN_LONG_KEYS;
+    *long_keys = TS_ATTN_LONG_KERNEL && sh.head_dim == 128 && !causal && sh.seq_kv >= TS_ATTN_LONG_KEYS;
     const int bn = TS_ATTN_BN_OF(sh.head_dim, *long_keys);
     if ((s = ts_async_desc_make(&params->k, &gk, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
     if ((s = ts_async_desc_make(&params->v, &gv, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;

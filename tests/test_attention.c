@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/fragment_layout.h"
 #include "backends/half_bits.h"
 #include "kernels/attention/task_order.h"
 #include "support/test_support.h"
 #include "tests/kernels/pingpong_kernels.h"
+#include "tests/kernels/pin_kernels.h"
 
 static unsigned short to_bits(float x, ts_dtype t) {
     return t == TS_DTYPE_BF16 ? ts_bf16_bits_from_f32(x) : ts_fp16_bits_from_f32(x);
@@ -309,6 +311,38 @@ Test(attention_order, causal_blocks_balanced_and_heads_grouped) {
                          heads, q, w, lo, hi, g);
         }
     }
+}
+
+/* ---- the pin that keeps the softmax ahead of the wait for P V (ops/pin.h) --------------------- */
+
+/* Each warp's slot receives the sum of the entries of its vector that lane 0 holds (every entry on
+ * the host backend; the backend's fragment layout says which), and the slots around them keep
+ * their sentinel. */
+Test(attention_pin, stores_lane_zero_sum_in_the_warp_slot) {
+    TS_TEST_REQUIRE_DEVICE();
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    float in[64], out[4];
+    for (int i = 0; i < 64; ++i) in[i] = (float)ts_test_normal(&st);
+    const float sentinel = 1e30f;
+    float *d_in = ts_test_device_copy(in, sizeof in), *d_out = ts_test_device_copy(NULL, sizeof out);
+    cr_assert(d_in && d_out);
+    cr_assert_eq(ts_test_pin(d_in, d_out, sentinel), TS_SUCCESS);
+    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(out, d_out, sizeof out), TS_SUCCESS);
+    cr_assert(out[0] == sentinel && out[3] == sentinel, "slots beside the warps' written: %g %g", out[0], out[3]);
+    for (int w = 0; w < 2; ++w) {
+        double want = 0.0, size = 0.0;
+        for (int blk = 0; blk < 2; ++blk)
+            for (int s = 0; s < ts_rv_row_slots(TS_LAYOUT_ROW, 4); ++s) {
+                const double x = in[32 * w + 16 * blk + ts_rv_row_of_slot(TS_LAYOUT_ROW, 4, 0, s)];
+                want += x;
+                size += fabs(x);
+            }
+        cr_assert(fabs(out[1 + w] - want) <= 1e-5 * size, "warp %d: %.9g, want %.9g (seed %llu)", w,
+                  out[1 + w], want, (unsigned long long)seed);
+    }
+    cr_assert_eq(ts_free(d_in), TS_SUCCESS);
+    cr_assert_eq(ts_free(d_out), TS_SUCCESS);
 }
 
 Test(attention, bad_arguments) {

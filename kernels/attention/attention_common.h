@@ -17,6 +17,7 @@
 #include "ops/maps.h"
 #include "ops/masks.h"
 #include "ops/memory.h"
+#include "ops/pin.h"
 #include "ops/reductions.h"
 #include "ops/tma.h"
 #include "ops/warpgroup.h"

@@ -231,16 +231,6 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
     ts_rv_zero(&c->l);
 }
 
-/* One store a warp to its consumer's scratch (TS_PC_CONSUMER_SCRATCH): the sum of the lane's row
- * sums, a value that needs the whole softmax, from lane 0; nothing reads it. */
-TS_DEVICE void TS_ATTN_FN(pin_softmax)(const TS_ATTN_FN(consumer) *c) {
-    const float *l = (const float *)TS_RV_DATA(&c->l);
-    float all = 0.0f;
-    TS_UNROLL
-    for (int i = 0; i < (int)(sizeof(c->l.v) / sizeof(float)); ++i) all += l[i];
-    if (ts_lane_id() == 0) ((volatile float *)c->pc.scratch)[c->warp] = all;
-}
-
 /* The online softmax of one stage's scores s (in place: s becomes the numerators P in fp32): mask,
  * new row maxima, the correction corr = exp2(m_old - m_new) and the running sums. The maxima are
  * kept in scaled base-2 units, so that each numerator is one fused multiply-add and one exp2,
@@ -340,7 +330,7 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_wg_acc_fence(&s);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, iter);
     /* Keeps the softmax ahead of the wait below, where ptxas would hoist the wait (attention_common.h). */
-    TS_ATTN_FN(pin_softmax)(c);
+    ts_rv_pin(c->pc.scratch + c->warp, &c->l);
     ts_wg_wait(0);
     /* The task's last S has landed and nothing reads out->q any more: the next query tile may
      * come in. */

@@ -150,9 +150,11 @@ Test(attention, long_sequences_wrap_the_stage_ring) {
     check_attention((attn_case){1, 1, 1, 300, 300, 64, 1, 0, TS_DTYPE_FP16, 1.0f, 0, 0.0f, 0});
     /* Several query tiles at D = 128 too, the last one partial whatever the block's rows. */
     check_attention((attn_case){1, 1, 1, 333, 333, 128, 1, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f, 0});
-    /* Past TS_ATTN_LONG_KEYS (8192 by default) non-causal D = 128 calls take the long-sequence
-     * kernel (176 keys a stage on Hopper and the host); a ragged last tile, fp16. */
+    /* Past TS_ATTN_LONG_KEYS (8192, kernels/attention/tuning.h) non-causal D = 128 calls take the
+     * long-sequence kernel (176 keys a stage on Hopper and the host); a ragged last tile, fp16; and
+     * bf16 with grouped heads in (B, N, H, D) memory, padded, with maxima rising over its tiles. */
     check_attention((attn_case){1, 1, 1, 70, 8300, 128, 0, 0, TS_DTYPE_FP16, 1.0f, 0, 0.0f, 0});
+    check_attention((attn_case){1, 2, 1, 40, 8200, 128, 0, 8, TS_DTYPE_BF16, 3.0f, 1, 3.0f, 0});
 }
 
 Test(attention, huge_scores_stay_finite) {

@@ -202,9 +202,9 @@ cuda_gates() {
     done
     # Attention's overlap: in each kernel the softmax's exponentials lie between the wait for a
     # stage's S (DEPBAR.LE gsb0, 0x1) and the wait for the last stage's P V (the last DEPBAR.LE
-    # gsb0, 0x0 before the next WARPGROUP.ARRIVE), not after the second, where ptxas put them
-    # before kernels/attention pinned the softmax ahead of that wait (TS_ATTN_PIN_SOFTMAX). The
-    # SASS is the one disassembled above.
+    # gsb0, 0x0 before the next WARPGROUP.ARRIVE), not after the second, where ptxas puts them
+    # unless the kernel pins the softmax ahead of that wait (ts_rv_pin, ops/pin.h). The SASS is
+    # the one disassembled above.
     if [ -s "$tmp/attention.sass" ]; then
       python3 "$root/scripts/attention-overlap-gate.py" "$tmp/attention.sass" --require d128 >"$tmp/attn.gate" 2>&1
       local rc=$?

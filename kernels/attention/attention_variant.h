@@ -4,20 +4,15 @@
  *   TS_ATTN_D           the head dimension (64 or 128)
  *   TS_ATTN_DT          the dtype as it appears in tile names (bf16 or fp16)
  *   TS_ATTN_KEYS        (optional) keys a stage, where not the head dimension's TS_ATTN_BN_OF
- * The tile types follow from them and TS_ATTN_BN_OF (attention_common.h): K and V stages of BN x D,
- * Q of 64 x D per consumer, S of 16 x BN per warp.
+ * The tile types follow from them and tuning.h: K and V stages of BN x D, Q of 64 x D per
+ * consumer, S of 16 x BN per warp.
  *
  * Per stage, each consumer warpgroup computes S = Q K^T for its 64 query rows against BN keys,
  * masks it, folds it into the running row maxima and sums (the online softmax of FlashAttention,
- * in base 2), rescales its output accumulator, and adds P V. P, the 16-bit softmax numerators,
- * is the A operand of that product, and takes one of two paths (TS_ATTN_P_IN_REGISTERS):
- *   0: each warp stores its 16 rows of P to a shared 64 x BN tile, the warpgroup meets at a named
- *      barrier (all rows written) and the multiply reads A from shared memory; a second barrier
- *      first keeps the tile from being overwritten while the last stage's multiply may read it;
- *   1: each warp's 16-bit P register tile is itself its 16 rows of the A operand
- *      (ts_wg_mma_AB_rs: a 16-bit row-layout tile is the register A operand on every backend, and
- *      on Hopper S converts to it without leaving the lane), so P never leaves registers and the
- *      warps need no barrier. */
+ * in base 2), rescales its output accumulator, and adds P V. Each warp's 16-bit P register tile is
+ * itself its 16 rows of that product's A operand (ts_wg_mma_AB_rs), so P never leaves registers.
+ * With the overlap (TS_ATTN_OVERLAP_D64 / _D128, tuning.h) a stage's S = Q K^T and the last stage's
+ * P V run together and the softmax runs beside the second (docs/attention.md). */
 
 #define TS_ATTN_FN(name) TS_CAT(TS_ATTN_NAME, TS_CAT(_, name))
 #define TS_ATTN_VARIANT_CONSUMERS TS_ATTN_CONSUMERS_OF(TS_ATTN_D)
@@ -35,14 +30,13 @@
 #undef TS_ATTN_VARIANT_BN
 #define TS_ATTN_VARIANT_BN TS_ATTN_KEYS
 #endif
-/* The overlap's stages, shifted (TS_ATTN_SHIFT_V, attention_common.h): stage j holds K_j and
- * V_{j-1}, and a task has one stage more than key tiles. */
+/* With the overlap, V is shifted one stage: stage j holds K_j and V_{j-1}, so that both products of
+ * a stage read only that stage and it is handed back when compute returns; a task has one stage
+ * more than key tiles. */
 #define TS_ATTN_VARIANT_SHIFT TS_ATTN_VARIANT_OVERLAP
-/* The shift runs on across the block's tasks (TS_ATTN_CARRY_V): only the block's last task has the
- * extra stage. Not with more than 128 keys a stage: at 176 the previous task's epilogue beside this
- * one's scores made ptxas spill 172 bytes (and such kernels run long sequences, where a task's end
- * weighs little); nor with three consumers, whose 160 registers a thread spilled 148 bytes (D = 64
- * with the overlap). */
+/* The shift runs on across the block's tasks (the carried V): a task's first stage holds the last V
+ * of the block's previous task, and only the block's last task has the extra stage. Not with more
+ * than 128 keys a stage, nor with three consumers (160 registers a thread): ptxas spills there. */
 #define TS_ATTN_VARIANT_CARRY                                                                      \
     (TS_ATTN_VARIANT_SHIFT && TS_ATTN_VARIANT_BN <= 128 && TS_ATTN_VARIANT_CONSUMERS <= 2)
 /* ts_<kind>_<dt>_<R>x<C>: R and C are plain numbers, pasted into one pp-number. */
@@ -65,8 +59,8 @@ typedef struct TS_ATTN_FN(output) {
 } TS_ATTN_FN(output);
 
 /* The pipeline depth: TS_ATTN_STAGES where the stages and the consumers' areas fit in the block's
- * shared memory with 1 KiB to spare for the barriers, else one stage fewer (D = 128 with
- * BN = 128 and P in shared memory: 3 x 64 + 2 x 32 KiB would not fit; 2 x 64 + 2 x 32 does). */
+ * shared memory with 1 KiB to spare for the barriers, else one stage fewer (the 176-key D = 128
+ * kernel: 88 KiB a stage). */
 #define TS_ATTN_STAGE_BYTES (2u * TS_ATTN_VARIANT_BN * TS_ATTN_D * 2u)
 #define TS_ATTN_OUTPUT_BYTES (64u * TS_ATTN_D * 2u)
 #if TS_ATTN_STAGES * TS_ATTN_STAGE_BYTES + TS_ATTN_VARIANT_CONSUMERS * TS_ATTN_OUTPUT_BYTES + 1024u <= TS_MAX_SHARED_BYTES
@@ -175,14 +169,12 @@ TS_DEVICE void TS_ATTN_FN(prefetch_q)(const ts_attn_params *p, const TS_ATTN_FN(
     TS_ATTN_FN(load_q)(p, &next, &c->pc, out, consumer);
 }
 
-/* The stages of task t that consumer computes: the first `iters`, but without the overlap
- * (TS_ATTN_SKIP_IDLE_ROWS) none where its 64 rows all lie past the queries (in the last query
- * tile) and, under the causal mask, none past the key tile that holds its last row's diagonal:
- * every score there is masked. The template hands the rest back unread (TS_PC_CONSUMER_ITERS) and
- * the tensor cores run the other consumers' products. With three consumers (192 rows) over key
- * tiles of 128 the diagonal crosses a query tile mid-consumer: at N = 1024 causal a block runs 96
- * consumer stages of which 72 have unmasked scores. (With the overlap a stage also carries the last
- * one's P V; with the ping-pong turns, every stage of one consumer pairs with one of the other.) */
+/* The stages of task t that consumer computes: the first `iters`, but without the overlap none
+ * where its 64 rows all lie past the queries (in the last query tile) and, under the causal mask,
+ * none past the key tile that holds its last row's diagonal: every score there is masked. The
+ * template hands the rest back unread (TS_PC_CONSUMER_ITERS) and the tensor cores run the other
+ * consumers' products. With three consumers (192 rows) over key tiles of 128 the diagonal crosses
+ * a query tile mid-consumer. (With the overlap a stage also carries the last one's P V.) */
 TS_DEVICE int TS_ATTN_FN(consumer_iters)(const ts_attn_params *p, const ts_attn_task *t, int consumer, int iters) {
 #if !TS_ATTN_VARIANT_OVERLAP
     const long long rows_from = TS_ATTN_FN(consumer_row0)(p, t, consumer);
@@ -206,10 +198,9 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
     c->warp = ts_warp_in_group();
     {
         /* Key tile j needs the causal mask when (j + 1) BN - 1 > row0, the end of the keys when
-         * (j + 1) BN > seq_kv: from j = (row0 + 1) / BN and seq_kv / BN on. Found once a task, a
-         * stage tests one integer (testing both conditions in 64-bit arithmetic each stage put 16
-         * uniform instructions between the wait for S and the softmax at D = 128, and measured
-         * 0.2-1% slower on the H200, 2026-12-01 A/B). */
+         * (j + 1) BN > seq_kv: from j = (row0 + 1) / BN and seq_kv / BN on. Found once a task, so
+         * that a stage tests one integer, not two conditions in 64-bit arithmetic between the wait
+         * for S and the softmax. */
         const long long row0 = TS_ATTN_FN(warp_row0)(p, t, consumer, c->warp);
         long long from = p->seq_kv / TS_ATTN_VARIANT_BN;
         if (p->causal && (row0 + 1) / TS_ATTN_VARIANT_BN < from) from = (row0 + 1) / TS_ATTN_VARIANT_BN;
@@ -298,9 +289,8 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
      * softmax of S runs while the second product does. Invariant at entry: O holds the products
      * of the stages before the last, scaled to the last stage's maxima, in which c->p is also
      * expressed; so O is complete for the last stage once its product lands, and the correction
-     * of this stage then rescales it. With the shifted stages (TS_ATTN_VARIANT_SHIFT) the last key
-     * tile's V came with this stage, and the task's extra last stage holds that V only: its
-     * product completes O. */
+     * of this stage then rescales it. V is shifted: the last key tile's V came with this stage, and
+     * the task's extra last stage holds that V only: its product completes O. */
     if (iter == t->iters) {
         ts_wg_acc_fence(&c->o);
         ts_wg_a_fence(&c->p);
@@ -329,7 +319,8 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
         ts_wg_wait(0);
     ts_wg_acc_fence(&s);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, iter);
-    /* Keeps the softmax ahead of the wait below, where ptxas would hoist the wait (attention_common.h). */
+    /* A store that needs the whole softmax keeps it ahead of the wait below, which ptxas would
+     * otherwise hoist above it (ops/pin.h). */
     ts_rv_pin(c->pc.scratch + c->warp, &c->l);
     ts_wg_wait(0);
     /* The task's last S has landed and nothing reads out->q any more: the next query tile may
@@ -396,7 +387,7 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #define TS_PC_CONSUMER_REGS 232
 #endif
 #define TS_PC_CONSUMER_BARRIER 1
-#define TS_PC_CONSUMER_SCRATCH 4 /* a float a warp: pin_softmax */
+#define TS_PC_CONSUMER_SCRATCH 4 /* a float a warp: the pin of the softmax */
 /* compute commits and waits for its own products (every one has landed when it returns). */
 #define TS_PC_COMPUTE_WAITS 1
 #define TS_PC_CONSUMER_ITERS 1

@@ -1,9 +1,9 @@
 /* Attention forward: O = softmax(scale * Q K^T [+ causal mask]) V, with the log-sum-exp of each
  * row (tessera.h). One kernel per head dimension (64, 128) and dtype (bf16, fp16), and at D = 128
- * a second one for non-causal calls over long sequences (TS_ATTN_BN_D128_LONG keys a stage),
- * instantiated from attention_variant.h on the producer-consumer template. Ragged sequence lengths need no
- * special code: the key/value loads zero-fill past the sequence, the scores of keys past it are
- * masked to -inf, and rows past the queries are not stored. */
+ * a second one for non-causal calls over long sequences where the architecture has one
+ * (tuning.h), instantiated from attention_variant.h on the producer-consumer template. Ragged
+ * sequence lengths need no special code: the key/value loads zero-fill past the sequence, the
+ * scores of keys past it are masked to -inf, and rows past the queries are not stored. */
 #include "kernels/common/device_props.h"
 #include "kernels/attention/attention_common.h"
 
@@ -27,8 +27,8 @@
 #define TS_ATTN_DT fp16
 #include "kernels/attention/attention_variant.h"
 
-/* The D = 128 kernels of non-causal calls over long sequences, where their keys a stage differ
- * (TS_ATTN_BN_D128_LONG). */
+/* The D = 128 kernels of non-causal calls over at least TS_ATTN_LONG_KEYS keys, with
+ * TS_ATTN_BN_D128_LONG keys a stage; without them such calls take the D = 128 kernels. */
 #if TS_ATTN_LONG_KERNEL
 #define TS_ATTN_NAME ts_attn_bf16_d128_long
 #define TS_ATTN_D 128

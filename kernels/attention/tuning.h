@@ -38,8 +38,8 @@
 #define TS_ATTN_BN_D128_LONG 176
 #define TS_ATTN_ALTERNATE_ROUNDS 1
 #elif defined(TS_ARCH_CDNA)
-/* 64 KiB of LDS: one consumer wave group and one stage of 64 keys; the ping-pong schedule, so no
- * overlap; no 176-key stage fits, so no long-sequence kernel. The alternating rounds' arithmetic,
+/* 64 KiB of LDS: one consumer warpgroup and one stage of 64 keys; the ping-pong schedule, so no
+ * overlap; no wider stage fits, so no long-sequence kernel. The alternating rounds' arithmetic,
  * live beside the accumulators, cost the gfx942 fp16 D = 128 kernel its second wave per SIMD. */
 #define TS_ATTN_CONSUMERS_D64 1
 #define TS_ATTN_CONSUMERS_D128 1

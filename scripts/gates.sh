@@ -9,9 +9,7 @@
 #       sm_90a; those with wgmma.mma_async go through ptxas -v, and each kernel that issues wgmma
 #       must have 0 bytes of spill stores and loads; ptxas must not report serialized wgmma (C7510,
 #       C7514, C7520, or any other "wgmma.mma_async instructions are serialized" message) or C7508
-#       (setmaxnreg ignored), nor may the build log; the same for the attention kernels built
-#       with the options kept for A/B runs: the ping-pong turns (TS_ATTN_PINGPONG=1), the lag
-#       (TS_ATTN_SHIFT_V=0), no carry across tasks (TS_ATTN_CARRY_V=0), and the overlap at D = 64.
+#       (setmaxnreg ignored), nor may the build log.
 #       tests/kernels/wg_kernels.c must hold wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg.
 #       Where a disassembler is found (cuobjdump with nvdisasm: PATH, the CUDA install, or the
 #       nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm wheels), the built object's SASS must hold
@@ -155,17 +153,6 @@ cuda_gates() {
   local w
   for w in "${wrappers[@]}"; do check_wrapper "$w" "$(basename "$w" .cu)"; done
 
-  # The attention kernels' ping-pong schedule (TS_ATTN_PINGPONG=1), kept for A/B runs: the same
-  # checks, or an A/B would measure something else (every ping-pong build measured before had
-  # its wgmma serialized by ptxas).
-  local attn_wrapper=$build/generated/kernels_attention_attention_c.cu
-  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_pingpong -DTS_ATTN_PINGPONG=1
-  # The same for the stages handed back one stage late (TS_ATTN_SHIFT_V=0, the overlap's other
-  # form), the shift without the carry across tasks, and the overlap at D = 64 (off by default).
-  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_lag -DTS_ATTN_SHIFT_V=0
-  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_no_carry -DTS_ATTN_CARRY_V=0
-  [ -f "$attn_wrapper" ] && check_wrapper "$attn_wrapper" attention_overlap_d64 -DTS_ATTN_OVERLAP_D64=1
-
   # The build log, where scripts/test.sh keeps one beside the build folder.
   local log=${build%/}.build.log
   if [ -f "$log" ] && grep -qE "$serialized" "$log"; then
@@ -215,9 +202,9 @@ cuda_gates() {
     done
     # Attention's overlap: in each kernel the softmax's exponentials lie between the wait for a
     # stage's S (DEPBAR.LE gsb0, 0x1) and the wait for the last stage's P V (the last DEPBAR.LE
-    # gsb0, 0x0 before the next WARPGROUP.ARRIVE), not after the second, where ptxas put them
-    # before kernels/attention pinned the softmax ahead of that wait (TS_ATTN_PIN_SOFTMAX). The
-    # SASS is the one disassembled above.
+    # gsb0, 0x0 before the next WARPGROUP.ARRIVE), not after the second, where ptxas puts them
+    # unless the kernel pins the softmax ahead of that wait (ts_rv_pin, ops/pin.h). The SASS is
+    # the one disassembled above.
     if [ -s "$tmp/attention.sass" ]; then
       python3 "$root/scripts/attention-overlap-gate.py" "$tmp/attention.sass" --require d128 >"$tmp/attn.gate" 2>&1
       local rc=$?

@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/fragment_layout.h"
 #include "backends/half_bits.h"
 #include "kernels/attention/task_order.h"
 #include "support/test_support.h"
 #include "tests/kernels/pingpong_kernels.h"
+#include "tests/kernels/pin_kernels.h"
 
 static unsigned short to_bits(float x, ts_dtype t) {
     return t == TS_DTYPE_BF16 ? ts_bf16_bits_from_f32(x) : ts_fp16_bits_from_f32(x);
@@ -148,9 +150,11 @@ Test(attention, long_sequences_wrap_the_stage_ring) {
     check_attention((attn_case){1, 1, 1, 300, 300, 64, 1, 0, TS_DTYPE_FP16, 1.0f, 0, 0.0f, 0});
     /* Several query tiles at D = 128 too, the last one partial whatever the block's rows. */
     check_attention((attn_case){1, 1, 1, 333, 333, 128, 1, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f, 0});
-    /* Past TS_ATTN_LONG_KEYS (8192 by default) non-causal D = 128 calls take the long-sequence
-     * kernel (176 keys a stage on Hopper and the host); a ragged last tile, fp16. */
+    /* Past TS_ATTN_LONG_KEYS (8192, kernels/attention/tuning.h) non-causal D = 128 calls take the
+     * long-sequence kernel (176 keys a stage on Hopper and the host); a ragged last tile, fp16; and
+     * bf16 with grouped heads in (B, N, H, D) memory, padded, with maxima rising over its tiles. */
     check_attention((attn_case){1, 1, 1, 70, 8300, 128, 0, 0, TS_DTYPE_FP16, 1.0f, 0, 0.0f, 0});
+    check_attention((attn_case){1, 2, 1, 40, 8200, 128, 0, 8, TS_DTYPE_BF16, 3.0f, 1, 3.0f, 0});
 }
 
 Test(attention, huge_scores_stay_finite) {
@@ -224,14 +228,16 @@ Test(attention_order, fast_division_is_exact) {
 }
 
 /* Every (head, query tile) comes from exactly one task, for groups that do and do not divide the
- * heads and grids that do and do not divide the tasks; without the mask the order is head-major. */
+ * heads and grids that do and do not divide the tasks, with the causal rounds alternating direction
+ * (Hopper, host) or not (CDNA); without the mask the order is head-major. */
 Test(attention_order, every_tile_exactly_once) {
     static const int cfg[][4] = {/* heads, q_tiles, group_heads, step */
                                  {1, 1, 1, 1},     {16, 128, 16, 132}, {256, 8, 66, 132}, {18, 3, 16, 5},
                                  {7, 10, 3, 4},    {5, 33, 16, 132},   {40, 17, 16, 13},  {3, 5, 2, 1000},
                                  {32, 64, 16, 132}, {9, 9, 4, 7}};
     for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; ++i)
-        for (int causal = 0; causal < 2; ++causal) {
+        for (int mode = 0; mode < 3; ++mode) {
+            const int causal = mode > 0, alternate = mode == 2;
             const int heads = cfg[i][0], q = cfg[i][1], g = cfg[i][2], step = cfg[i][3];
             const long long tasks = (long long)heads * q;
             unsigned char *seen = calloc((size_t)tasks, 1);
@@ -240,9 +246,10 @@ Test(attention_order, every_tile_exactly_once) {
             for (long long t = 0; t < tasks; ++t) {
                 unsigned h;
                 int qt;
-                ts_attn_task_tile(&order, (unsigned)t, causal, &h, &qt);
+                ts_attn_task_tile(&order, (unsigned)t, causal, alternate, &h, &qt);
                 cr_assert(h < (unsigned)heads && qt >= 0 && qt < q, "config %zu task %lld: (%u, %d)", i, t, h, qt);
-                cr_assert_eq(seen[h * q + qt]++, 0, "config %zu causal %d: (%u, %d) twice", i, causal, h, qt);
+                cr_assert_eq(seen[h * q + qt]++, 0, "config %zu causal %d alternate %d: (%u, %d) twice", i, causal,
+                             alternate, h, qt);
                 if (!causal) cr_assert(h == t / q && qt == t % q);
             }
             free(seen);
@@ -250,22 +257,25 @@ Test(attention_order, every_tile_exactly_once) {
 }
 
 /* Groups of one head and rounds of one task are the head-major order, each head's longest tile
- * first (what TS_ATTN_HEAD_MAJOR=1 builds, for comparing the two on a GPU). */
+ * first, whether rounds alternate or not. */
 Test(attention_order, one_head_groups_are_head_major) {
     const int heads = 5, q = 7;
     const ts_attn_order order = ts_attn_order_make(heads, q, 1, 1);
-    for (long long t = 0; t < heads * q; ++t) {
-        unsigned h;
-        int qt;
-        ts_attn_task_tile(&order, (unsigned)t, 1, &h, &qt);
-        cr_assert(h == t / q && qt == q - 1 - (int)(t % q), "task %lld: (%u, %d)", t, h, qt);
-    }
+    for (int alternate = 0; alternate < 2; ++alternate)
+        for (long long t = 0; t < heads * q; ++t) {
+            unsigned h;
+            int qt;
+            ts_attn_task_tile(&order, (unsigned)t, 1, alternate, &h, &qt);
+            cr_assert(h == t / q && qt == q - 1 - (int)(t % q), "alternate %d task %lld: (%u, %d)", alternate, t, h,
+                      qt);
+        }
 }
 
 /* Work per block under the causal mask (tile q costs q + 1), with block c running tasks c, c +
- * step, ...: the busiest block of the benchmark's causal sweep (a grid of 132) has at most 5% above
- * the average; the head-major order had up to 57% (N = 16384) and 38% (N = 1024). And the tasks that
- * run at once (a window of step consecutive tasks) come from at most two groups of heads. */
+ * step, ... and the rounds alternating (Hopper's order): the busiest block of the benchmark's causal
+ * sweep (a grid of 132) has at most 5% above the average, where a head-major order has up to 57%
+ * (N = 16384). And the tasks that run at once (a window of step consecutive tasks) come from at
+ * most two groups of heads. */
 Test(attention_order, causal_blocks_balanced_and_heads_grouped) {
     static const int sweep[][2] = {{16 * 16, 1024}, {8 * 16, 2048}, {4 * 16, 4096}, {2 * 16, 8192},
                                    {16, 16384},     {16 * 16, 4096}, {1, 16384},    {3, 5000}};
@@ -279,7 +289,7 @@ Test(attention_order, causal_blocks_balanced_and_heads_grouped) {
         for (long long t = 0; t < tasks; ++t) {
             unsigned h;
             int qt;
-            ts_attn_task_tile(&order, (unsigned)t, 1, &h, &qt);
+            ts_attn_task_tile(&order, (unsigned)t, 1, 1, &h, &qt);
             work[t % step] += qt + 1;
             total += qt + 1;
         }
@@ -295,7 +305,7 @@ Test(attention_order, causal_blocks_balanced_and_heads_grouped) {
             for (long long t = w; t < w + step; ++t) {
                 unsigned h;
                 int qt;
-                ts_attn_task_tile(&order, (unsigned)t, 1, &h, &qt);
+                ts_attn_task_tile(&order, (unsigned)t, 1, 1, &h, &qt);
                 lo = (long long)h < lo ? (long long)h : lo;
                 hi = (long long)h > hi ? (long long)h : hi;
             }
@@ -303,6 +313,38 @@ Test(attention_order, causal_blocks_balanced_and_heads_grouped) {
                          heads, q, w, lo, hi, g);
         }
     }
+}
+
+/* ---- the pin that keeps the softmax ahead of the wait for P V (ops/pin.h) --------------------- */
+
+/* Each warp's slot receives the sum of the entries of its vector that lane 0 holds (every entry on
+ * the host backend; the backend's fragment layout says which), and the slots around them keep
+ * their sentinel. */
+Test(attention_pin, stores_lane_zero_sum_in_the_warp_slot) {
+    TS_TEST_REQUIRE_DEVICE();
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    float in[64], out[4];
+    for (int i = 0; i < 64; ++i) in[i] = (float)ts_test_normal(&st);
+    const float sentinel = 1e30f;
+    float *d_in = ts_test_device_copy(in, sizeof in), *d_out = ts_test_device_copy(NULL, sizeof out);
+    cr_assert(d_in && d_out);
+    cr_assert_eq(ts_test_pin(d_in, d_out, sentinel), TS_SUCCESS);
+    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(out, d_out, sizeof out), TS_SUCCESS);
+    cr_assert(out[0] == sentinel && out[3] == sentinel, "slots beside the warps' written: %g %g", out[0], out[3]);
+    for (int w = 0; w < 2; ++w) {
+        double want = 0.0, size = 0.0;
+        for (int blk = 0; blk < 2; ++blk)
+            for (int s = 0; s < ts_rv_row_slots(TS_LAYOUT_ROW, 4); ++s) {
+                const double x = in[32 * w + 16 * blk + ts_rv_row_of_slot(TS_LAYOUT_ROW, 4, 0, s)];
+                want += x;
+                size += fabs(x);
+            }
+        cr_assert(fabs(out[1 + w] - want) <= 1e-5 * size, "warp %d: %.9g, want %.9g (seed %llu)", w,
+                  out[1 + w], want, (unsigned long long)seed);
+    }
+    cr_assert_eq(ts_free(d_in), TS_SUCCESS);
+    cr_assert_eq(ts_free(d_out), TS_SUCCESS);
 }
 
 Test(attention, bad_arguments) {

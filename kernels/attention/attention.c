@@ -1,9 +1,9 @@
 /* Attention forward: O = softmax(scale * Q K^T [+ causal mask]) V, with the log-sum-exp of each
  * row (tessera.h). One kernel per head dimension (64, 128) and dtype (bf16, fp16), and at D = 128
- * a second one for non-causal calls over long sequences (TS_ATTN_BN_D128_LONG keys a stage),
- * instantiated from attention_variant.h on the producer-consumer template. Ragged sequence lengths need no
- * special code: the key/value loads zero-fill past the sequence, the scores of keys past it are
- * masked to -inf, and rows past the queries are not stored. */
+ * a second one for non-causal calls over long sequences where the architecture has one
+ * (tuning.h), instantiated from attention_variant.h on the producer-consumer template. Ragged
+ * sequence lengths need no special code: the key/value loads zero-fill past the sequence, the
+ * scores of keys past it are masked to -inf, and rows past the queries are not stored. */
 #include "kernels/common/device_props.h"
 #include "kernels/attention/attention_common.h"
 
@@ -27,8 +27,8 @@
 #define TS_ATTN_DT fp16
 #include "kernels/attention/attention_variant.h"
 
-/* The D = 128 kernels of non-causal calls over long sequences, where their keys a stage differ
- * (TS_ATTN_BN_D128_LONG). */
+/* The D = 128 kernels of non-causal calls over at least TS_ATTN_LONG_KEYS keys, with
+ * TS_ATTN_BN_D128_LONG keys a stage; without them such calls take the D = 128 kernels. */
 #if TS_ATTN_LONG_KERNEL
 #define TS_ATTN_NAME ts_attn_bf16_d128_long
 #define TS_ATTN_D 128
@@ -116,7 +116,7 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
     params->tasks = params->heads * params->q_tiles;
     if (params->tasks >= (1LL << 30)) return TS_ERROR_SIZE_OVERFLOW;
     if ((s = ts_async_desc_make(&params->q, &gq, 64, sh.head_dim, dtype)) != TS_SUCCESS) return s;
-    *long_keys = sh.head_dim == 128 && (!causal || TS_ATTN_LONG_CAUSAL) && sh.seq_kv >= TS_ATTN_LONG_KEYS;
+    *long_keys = TS_ATTN_LONG_KERNEL && sh.head_dim == 128 && !causal && sh.seq_kv >= TS_ATTN_LONG_KEYS;
     const int bn = TS_ATTN_BN_OF(sh.head_dim, *long_keys);
     if ((s = ts_async_desc_make(&params->k, &gk, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
     if ((s = ts_async_desc_make(&params->v, &gv, bn, sh.head_dim, dtype)) != TS_SUCCESS) return s;
@@ -124,7 +124,7 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
     params->scale_log2 = scale * 1.4426950408889634f;
     params->causal = causal;
     /* Under the causal mask a ragged query tile goes first, where it costs least (attention_common.h). */
-    params->q_shift = causal && TS_ATTN_RAGGED_FIRST ? (int)(((long long)params->q_tiles * bm - sh.seq_q) / 64 * 64) : 0;
+    params->q_shift = causal ? (int)(((long long)params->q_tiles * bm - sh.seq_q) / 64 * 64) : 0;
     params->heads_q = sh.heads_q;
     params->group = sh.heads_q / sh.heads_kv;
     params->seq_q = sh.seq_q;
@@ -136,16 +136,9 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
 }
 
 TS_EXTERN_C void ts_attn_plan_grid(ts_attn_params *params, int grid) {
-    /* TS_ATTN_HEAD_MAJOR=1, for A/B runs: the causal order before task_order.h's, head after head
-     * with a head's longest tile first (groups of one head, rounds of one task). */
-#if defined(TS_ATTN_HEAD_MAJOR) && TS_ATTN_HEAD_MAJOR
-    (void)grid;
-    const int step = 1, group_heads = 1;
-#else
-    const int step = grid, group_heads = ts_attn_group_heads(params->heads, params->q_tiles, grid);
-#endif
+    const int group_heads = ts_attn_group_heads(params->heads, params->q_tiles, grid);
     params->order = ts_attn_order_make((unsigned)params->heads, (unsigned)params->q_tiles, (unsigned)group_heads,
-                                       (unsigned)step);
+                                       (unsigned)grid);
 }
 
 TS_EXTERN_C ts_status ts_attention_forward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,

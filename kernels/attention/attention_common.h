@@ -1,24 +1,8 @@
 /* What every attention variant shares: the block tile, the kernel parameters and the task map. A
- * block takes TS_ATTN_BM_OF(D) query rows of one (batch, query head), TS_ATTN_CONSUMERS_OF(D)
+ * block takes TS_ATTN_BM_OF(D) query rows of one (batch, query head) with TS_ATTN_CONSUMERS_OF(D)
  * consumer warpgroups of 64 rows each, and streams the keys and values through the pipeline
- * TS_ATTN_BN at a time: three consumers at D = 64, two at D = 128 and three stages where a block
- * may have 227 KiB of shared memory (Hopper, host), one consumer and one stage where it has 63 KiB
- * (CDNA).
- *
- * Two compile-time switches, for tuning on the GPU (-D in CMAKE_CUDA_FLAGS / CMAKE_C_FLAGS):
- *   TS_ATTN_P_IN_REGISTERS  1 (default): P stays in each warp's registers and O += P V takes A from
- *                           them (ts_wg_mma_AB_rs); 0: P goes to shared memory and O += P V reads
- *                           both operands from there (two named barriers per stage).
- *   TS_ATTN_BN              keys per stage, 64 or 128 (the default where a block has the shared
- *                           memory for it, 64 elsewhere). A stage of K and V is 2 x BN x D 16-bit
- *                           values; where three stages and the consumers' areas do not fit, the
- *                           variant runs two stages (attention_variant.h). TS_ATTN_BN_D64 and
- *                           TS_ATTN_BN_D128 set it for one head dimension: any multiple of 16 from
- *                           64 to 256 there, and TS_ATTN_BN_D128_LONG for non-causal calls over
- *                           long sequences at D = 128 (below).
- * On the H200 (B16 H16 N4096 D128, bf16, 2026-11-30, scripts/gpu-ab.sh) P in registers took the
- * kernel from 281 to 348 TFLOP/s, and 128 keys per stage on top of it to 376 (non-causal; causal
- * 202 -> 256); docs/attention.md and docs/results.md have every step since. */
+ * TS_ATTN_BN_OF(D) at a time. The numbers come from kernels/attention/tuning.h, one section per
+ * architecture; docs/attention.md explains the design. */
 #ifndef TESSERA_KERNELS_ATTENTION_COMMON_H
 #define TESSERA_KERNELS_ATTENTION_COMMON_H
 
@@ -28,42 +12,17 @@
 
 #include "backends/backend.h"
 #include "kernels/attention/task_order.h"
+#include "kernels/attention/tuning.h"
 #include "ops/convert.h"
 #include "ops/maps.h"
 #include "ops/masks.h"
 #include "ops/memory.h"
+#include "ops/pin.h"
 #include "ops/reductions.h"
 #include "ops/tma.h"
 #include "ops/warpgroup.h"
 #include "templates/consumer_info.h"
 
-/* Consumer warpgroups of a block, by head dimension. At D = 64 the softmax weighs as much as the
- * products (the same exponentials for half the multiply-adds), and a third consumer gives the
- * tensor cores a third warpgroup's products to run while two do their softmax, as
- * FlashAttention-3 does at D = 64: +4-18% on the H200 over N = 1024 .. 16384 but for N = 1024
- * causal (-4%; bench/results/nvidia-h200-2026-12-01-attention-d64-three-consumers-ab.txt). At
- * D = 128 three do not fit the 160 registers a thread with the overlap (the output, S and the last
- * stage's P: 252 bytes of spills) but do without it (TS_ATTN_OVERLAP_D128=0, two stages; 0 spills),
- * an A/B option that measured 27-33% slower on the H200 (...-attention-d128-three-consumers-ab.txt).
- * Four at D = 64 (256 rows a block) would leave 120 registers a consumer thread: ptxas spilled
- * 476 bytes there. */
-#if TS_MAX_SHARED_BYTES >= 200 * 1024
-#ifndef TS_ATTN_CONSUMERS_D64
-#define TS_ATTN_CONSUMERS_D64 3
-#endif
-#ifndef TS_ATTN_CONSUMERS_D128
-#define TS_ATTN_CONSUMERS_D128 2
-#endif
-/* Three stages; four measured 5-7% slower at D = 64 on the H200 (D = 128 has room for three only;
- * bench/results/nvidia-h200-2026-12-01-attention-skip-idle-stages-ab.txt). */
-#ifndef TS_ATTN_STAGES
-#define TS_ATTN_STAGES 3
-#endif
-#else
-#define TS_ATTN_CONSUMERS_D64 1
-#define TS_ATTN_CONSUMERS_D128 1
-#define TS_ATTN_STAGES 1
-#endif
 #if TS_ATTN_CONSUMERS_D64 < 1 || TS_ATTN_CONSUMERS_D64 > 3 || TS_ATTN_CONSUMERS_D128 < 1 || TS_ATTN_CONSUMERS_D128 > 3
 #error "TS_ATTN_CONSUMERS_D64 and TS_ATTN_CONSUMERS_D128 are 1 to 3"
 #endif
@@ -71,126 +30,14 @@
 /* Query rows a block takes at a time: 64 per consumer. */
 #define TS_ATTN_BM_OF(d) (64 * TS_ATTN_CONSUMERS_OF(d))
 
-#ifndef TS_ATTN_P_IN_REGISTERS
-#define TS_ATTN_P_IN_REGISTERS 1
-#endif
-#if TS_ATTN_P_IN_REGISTERS != 0 && TS_ATTN_P_IN_REGISTERS != 1
-#error "TS_ATTN_P_IN_REGISTERS is 0 or 1"
-#endif
-
-/* Two more schedules of the consumers' work (attention_variant.h says how each runs):
- *   TS_ATTN_OVERLAP   1 (the default where it applies: P in registers and the warp-specialized
- *                     template schedule): each stage's S = Q K^T and the last stage's O += P V
- *                     are issued together, and the softmax runs while the second runs
- *                     (FlashAttention-3's intra-warpgroup overlap). TS_ATTN_OVERLAP_D64 and
- *                     TS_ATTN_OVERLAP_D128 set it for one head dimension.
- *   TS_ATTN_PINGPONG  1: the two consumers take turns at issuing their products (variants of
- *                     two consumers only)
- *                     (FlashAttention-3's inter-warpgroup schedule), with or without the overlap;
- *                     64 or 128: only in the kernels of that head dimension; 0 (default). The
- *                     ping-pong builds measured slower on the H200 had their wgmma serialized by
- *                     ptxas; built without (scripts/gates.sh checks) it measured equal to the
- *                     default (docs/attention.md). */
-#ifndef TS_ATTN_PINGPONG
-#define TS_ATTN_PINGPONG 0
+/* The overlap issues a stage's products together and waits for them apart: it needs the
+ * warp-specialized schedule (asynchronous warpgroup products). */
+#if (TS_ATTN_OVERLAP_D64 || TS_ATTN_OVERLAP_D128) && defined(TS_PREFERS_PINGPONG)
+#error "the overlap (TS_ATTN_OVERLAP_D64, TS_ATTN_OVERLAP_D128) needs the warp-specialized schedule"
 #endif
 
-#ifndef TS_ATTN_OVERLAP
-#if TS_ATTN_P_IN_REGISTERS && !defined(TS_PREFERS_PINGPONG)
-#define TS_ATTN_OVERLAP 1
-#else
-#define TS_ATTN_OVERLAP 0
-#endif
-#endif
-/* D64 runs without the overlap: its three consumers have the registers for it, but the H200 ran
- * every D64 point 2.5-5% faster without (bench/results/nvidia-h200-2026-12-01-attention-d64-overlap-ab.txt). */
-#ifndef TS_ATTN_OVERLAP_D64
-#define TS_ATTN_OVERLAP_D64 0
-#endif
-#ifndef TS_ATTN_OVERLAP_D128
-#define TS_ATTN_OVERLAP_D128 TS_ATTN_OVERLAP
-#endif
-#if (TS_ATTN_OVERLAP_D64 || TS_ATTN_OVERLAP_D128) && (!TS_ATTN_P_IN_REGISTERS || defined(TS_PREFERS_PINGPONG))
-#error "TS_ATTN_OVERLAP needs P in registers and the warp-specialized schedule"
-#endif
-/* With the overlap, 1 (default): a shared-memory store that needs the whole softmax comes before
- * the wait for the last stage's P V, so that ptxas cannot hoist the wait above the softmax (it did:
- * the softmax then ran after the product, not beside it); 0 leaves it out, for A/B runs. */
-#ifndef TS_ATTN_PIN_SOFTMAX
-#define TS_ATTN_PIN_SOFTMAX 1
-#endif
-/* With the overlap, 1 (default): stage j of a task holds K of key tile j and V of tile j - 1 (the
- * task has one stage more, V only, at its end), so that each stage's two products read only that
- * stage and it is handed back when compute returns; 0: stage j holds K_j and V_j and is handed back
- * one stage late (TS_PC_RELEASE_LAG), since the next stage's compute reads its V. The lag keeps one
- * stage of the ring from the producer: with three stages it loads one stage ahead of the
- * consumers, shifted two. On the H200 the shift ran every D = 128 point 0.5-4% faster
- * (bench/results/nvidia-h200-2026-12-01-attention-shift-v-ab.txt). Not with the ping-pong turns. */
-#ifndef TS_ATTN_SHIFT_V
-#define TS_ATTN_SHIFT_V (!TS_ATTN_PINGPONG)
-#endif
-#if TS_ATTN_SHIFT_V && TS_ATTN_PINGPONG
-#error "TS_ATTN_SHIFT_V does not run with TS_ATTN_PINGPONG"
-#endif
-/* With the shifted stages, 1 (default): the shift runs on across a block's tasks. The first stage
- * of a task holds its first K and the previous task's last V, so that the previous task's last
- * P V runs beside this task's first S = Q K^T (where a task otherwise ends in a stage of that
- * product alone); the previous task's epilogue follows, and only the block's last task has a stage
- * of V alone. 0: each task ends in its own V-only stage. On the H200 the carry ran D = 128 N = 1024
- * 4% (causal 6%), N = 2048 3.6% (5.5%), N = 4096 2% (4%) faster, longer sequences equal or better
- * (bench/results/nvidia-h200-2026-12-01-attention-carry-v-ab.txt). */
-#ifndef TS_ATTN_CARRY_V
-#define TS_ATTN_CARRY_V TS_ATTN_SHIFT_V
-#endif
-#if TS_ATTN_CARRY_V && !TS_ATTN_SHIFT_V
-#error "TS_ATTN_CARRY_V needs TS_ATTN_SHIFT_V"
-#endif
-
-/* A plain number: the tile type names are pasted from it. */
-#ifndef TS_ATTN_BN
-#if TS_MAX_SHARED_BYTES >= 200 * 1024
-#define TS_ATTN_BN 128
-#else
-#define TS_ATTN_BN 64
-#endif
-#endif
-#if TS_ATTN_BN != 64 && TS_ATTN_BN != 128
-#error "TS_ATTN_BN is 64 or 128"
-#endif
-#if TS_ATTN_BN == 128 && TS_MAX_SHARED_BYTES < 200 * 1024
-/* One stage of K and V of 128 x 128 is 64 KiB. */
-#error "TS_ATTN_BN=128 needs more shared memory per block than this backend has"
-#endif
-#ifndef TS_ATTN_BN_D64
-#define TS_ATTN_BN_D64 TS_ATTN_BN
-#endif
-#ifndef TS_ATTN_BN_D128
-#define TS_ATTN_BN_D128 TS_ATTN_BN
-#endif
-/* Keys a stage of the D = 128 kernel that non-causal calls over at least TS_ATTN_LONG_KEYS keys run;
- * where it differs from TS_ATTN_BN_D128, a second D = 128 kernel per dtype is built for them
- * (FlashAttention-3 takes 176 keys at D = 128 without the mask). A 176-key tile does less work per
- * key but pads a sequence of a power of two keys by 3% (1024 keys take 6 x 176 = 1056), and its
- * stages hold the K of one tile and the V of the last (TS_ATTN_SHIFT_V, above): two 176-key stages
- * fit, and with the overlap's one-stage lag the producer could not load ahead. */
-#ifndef TS_ATTN_BN_D128_LONG
-#if TS_MAX_SHARED_BYTES >= 200 * 1024 && TS_ATTN_SHIFT_V && TS_ATTN_OVERLAP_D128
-#define TS_ATTN_BN_D128_LONG 176
-#else
-#define TS_ATTN_BN_D128_LONG TS_ATTN_BN_D128
-#endif
-#endif
-#ifndef TS_ATTN_LONG_KEYS
-#define TS_ATTN_LONG_KEYS 8192
-#endif
-/* 1: causal calls over at least TS_ATTN_LONG_KEYS keys take the long-sequence kernel too; 0
- * (default): they keep TS_ATTN_BN_D128 keys a stage, as FlashAttention-3 keeps 128 under the mask.
- * An A/B option: on the H200 equal or 1-2% slower at causal N = 8192 and 16384
- * (bench/results/nvidia-h200-2026-12-01-attention-long-causal-prefetch-q-ab.txt). */
-#ifndef TS_ATTN_LONG_CAUSAL
-#define TS_ATTN_LONG_CAUSAL 0
-#endif
-#define TS_ATTN_LONG_KERNEL (TS_ATTN_BN_D128_LONG != TS_ATTN_BN_D128)
+/* A second D = 128 kernel per dtype for non-causal calls over long sequences (tuning.h). */
+#define TS_ATTN_LONG_KERNEL (TS_ATTN_LONG_KEYS > 0)
 #if TS_ATTN_BN_D64 % 16 || TS_ATTN_BN_D64 < 64 || TS_ATTN_BN_D64 > 256 || TS_ATTN_BN_D128 % 16 || \
     TS_ATTN_BN_D128 < 64 || TS_ATTN_BN_D128 > 256 || TS_ATTN_BN_D128_LONG % 16 ||                  \
     TS_ATTN_BN_D128_LONG < 64 || TS_ATTN_BN_D128_LONG > 256
@@ -201,17 +48,17 @@
 #define TS_ATTN_BN_OF(d, long_keys) ((d) == 64 ? TS_ATTN_BN_D64 : (long_keys) ? TS_ATTN_BN_D128_LONG : TS_ATTN_BN_D128)
 
 /* The tile shapes of a key tile other than 64 or 128 keys (the tile headers define those): S and P
- * (16 x BN), the K and V stages (BN x D) and the shared P (64 x BN). The extra level expands the
- * sizes before the tile macros paste them into names. */
+ * (16 x BN) and the K and V stages (BN x D). The extra level expands the sizes before the tile
+ * macros paste them into names. */
 #define TS_ATTN_DEFINE_ST(r, c) TS_ST_DEFINE_ALL(r, c)
 #define TS_ATTN_DEFINE_TILES(bn, d)                                                                \
     TS_RT_DEFINE_ALL(16, bn);                                                                      \
-    TS_ST_DEFINE_ALL(64, bn);                                                                      \
     TS_ST_DEFINE_ALL(bn, d)
 #if TS_ATTN_BN_D128 != 64 && TS_ATTN_BN_D128 != 128
 TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D128, 128);
 #endif
-#if TS_ATTN_LONG_KERNEL && TS_ATTN_BN_D128_LONG != 64 && TS_ATTN_BN_D128_LONG != 128
+#if TS_ATTN_LONG_KERNEL && TS_ATTN_BN_D128_LONG != TS_ATTN_BN_D128 && TS_ATTN_BN_D128_LONG != 64 && \
+    TS_ATTN_BN_D128_LONG != 128
 TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D128_LONG, 128);
 #endif
 #if TS_ATTN_BN_D64 != 64 && TS_ATTN_BN_D64 != 128
@@ -220,20 +67,6 @@ TS_ATTN_DEFINE_ST(TS_ATTN_BN_D64, 64);
 #else
 TS_ATTN_DEFINE_TILES(TS_ATTN_BN_D64, 64);
 #endif
-#endif
-
-
-/* 1 (default): under the causal mask a ragged query tile is the first of its head, not the last
- * (ts_attn_params.q_shift); 0: tiles start at row 0. At D = 64, N = 1024 a head's tasks take 27
- * stages instead of 32: on the H200 +11.6% there, +4-5% at N = 2048 and 4096, the rest equal
- * (bench/results/nvidia-h200-2026-12-01-attention-ragged-first-ab.txt). */
-#ifndef TS_ATTN_RAGGED_FIRST
-#define TS_ATTN_RAGGED_FIRST 1
-#endif
-/* Without the overlap, 1 (default): a consumer skips the stages where all its rows are masked
- * (attention_variant.h); 0 computes them, for A/B runs. */
-#ifndef TS_ATTN_SKIP_IDLE_ROWS
-#define TS_ATTN_SKIP_IDLE_ROWS 1
 #endif
 
 typedef struct ts_attn_params {
@@ -260,7 +93,7 @@ typedef struct ts_attn_params {
 typedef struct ts_attn_task {
     int b, hq, qt;
     int iters;      /* key tiles the task visits */
-    long long task; /* its index (TS_ATTN_CARRY_V: the previous task of its block is task - grid) */
+    long long task; /* its index (with the carried V: the previous task of its block is task - grid) */
 } ts_attn_task;
 
 /* The host side of ts_attention_forward (attention.c), for its launcher and for test kernels built
@@ -283,7 +116,7 @@ TS_DEVICE int ts_attn_q_shift(const ts_attn_params *p, int bm) { return bm > 64 
  * row (its rows start at qt bm - q_shift). */
 TS_DEVICE int ts_attn_setup(const ts_attn_params *p, long long task, int bm, int bn, ts_attn_task *t) {
     unsigned bh;
-    ts_attn_task_tile(&p->order, (unsigned)task, p->causal, &bh, &t->qt);
+    ts_attn_task_tile(&p->order, (unsigned)task, p->causal, TS_ATTN_ALTERNATE_ROUNDS, &bh, &t->qt);
     const unsigned b = ts_fast_div_quot(p->by_heads_q, bh);
     t->hq = (int)(bh - b * (unsigned)p->heads_q);
     t->b = (int)b;

@@ -4,20 +4,15 @@
  *   TS_ATTN_D           the head dimension (64 or 128)
  *   TS_ATTN_DT          the dtype as it appears in tile names (bf16 or fp16)
  *   TS_ATTN_KEYS        (optional) keys a stage, where not the head dimension's TS_ATTN_BN_OF
- * The tile types follow from them and TS_ATTN_BN_OF (attention_common.h): K and V stages of BN x D,
- * Q of 64 x D per consumer, S of 16 x BN per warp.
+ * The tile types follow from them and tuning.h: K and V stages of BN x D, Q of 64 x D per
+ * consumer, S of 16 x BN per warp.
  *
  * Per stage, each consumer warpgroup computes S = Q K^T for its 64 query rows against BN keys,
  * masks it, folds it into the running row maxima and sums (the online softmax of FlashAttention,
- * in base 2), rescales its output accumulator, and adds P V. P, the 16-bit softmax numerators,
- * is the A operand of that product, and takes one of two paths (TS_ATTN_P_IN_REGISTERS):
- *   0: each warp stores its 16 rows of P to a shared 64 x BN tile, the warpgroup meets at a named
- *      barrier (all rows written) and the multiply reads A from shared memory; a second barrier
- *      first keeps the tile from being overwritten while the last stage's multiply may read it;
- *   1: each warp's 16-bit P register tile is itself its 16 rows of the A operand
- *      (ts_wg_mma_AB_rs: a 16-bit row-layout tile is the register A operand on every backend, and
- *      on Hopper S converts to it without leaving the lane), so P never leaves registers and the
- *      warps need no barrier. */
+ * in base 2), rescales its output accumulator, and adds P V. Each warp's 16-bit P register tile is
+ * itself its 16 rows of that product's A operand (ts_wg_mma_AB_rs), so P never leaves registers.
+ * With the overlap (TS_ATTN_OVERLAP_D64 / _D128, tuning.h) a stage's S = Q K^T and the last stage's
+ * P V run together and the softmax runs beside the second (docs/attention.md). */
 
 #define TS_ATTN_FN(name) TS_CAT(TS_ATTN_NAME, TS_CAT(_, name))
 #define TS_ATTN_VARIANT_CONSUMERS TS_ATTN_CONSUMERS_OF(TS_ATTN_D)
@@ -35,22 +30,20 @@
 #undef TS_ATTN_VARIANT_BN
 #define TS_ATTN_VARIANT_BN TS_ATTN_KEYS
 #endif
-/* The overlap's stages, shifted (TS_ATTN_SHIFT_V, attention_common.h): stage j holds K_j and
- * V_{j-1}, and a task has one stage more than key tiles. */
-#define TS_ATTN_VARIANT_SHIFT (TS_ATTN_SHIFT_V && TS_ATTN_VARIANT_OVERLAP)
-/* The shift runs on across the block's tasks (TS_ATTN_CARRY_V): only the block's last task has the
- * extra stage. Not with more than 128 keys a stage: at 176 the previous task's epilogue beside this
- * one's scores made ptxas spill 172 bytes (and such kernels run long sequences, where a task's end
- * weighs little); nor with three consumers, whose 160 registers a thread spilled 148 bytes (D = 64
- * with the overlap). */
+/* With the overlap, V is shifted one stage: stage j holds K_j and V_{j-1}, so that both products of
+ * a stage read only that stage and it is handed back when compute returns; a task has one stage
+ * more than key tiles. */
+#define TS_ATTN_VARIANT_SHIFT TS_ATTN_VARIANT_OVERLAP
+/* The shift runs on across the block's tasks (the carried V): a task's first stage holds the last V
+ * of the block's previous task, and only the block's last task has the extra stage. Not with more
+ * than 128 keys a stage, nor with three consumers (160 registers a thread): ptxas spills there. */
 #define TS_ATTN_VARIANT_CARRY                                                                      \
-    (TS_ATTN_CARRY_V && TS_ATTN_VARIANT_SHIFT && TS_ATTN_VARIANT_BN <= 128 && TS_ATTN_VARIANT_CONSUMERS <= 2)
+    (TS_ATTN_VARIANT_SHIFT && TS_ATTN_VARIANT_BN <= 128 && TS_ATTN_VARIANT_CONSUMERS <= 2)
 /* ts_<kind>_<dt>_<R>x<C>: R and C are plain numbers, pasted into one pp-number. */
 #define TS_ATTN_TILE(kind, R, C)                                                                   \
     TS_CAT(TS_CAT(kind, TS_ATTN_DT), TS_CAT(_, TS_CAT(R, TS_CAT(x, C))))
 #define TS_ATTN_ST_KV TS_ATTN_TILE(ts_st_, TS_ATTN_VARIANT_BN, TS_ATTN_D)
 #define TS_ATTN_ST_Q TS_ATTN_TILE(ts_st_, 64, TS_ATTN_D)
-#define TS_ATTN_ST_P TS_ATTN_TILE(ts_st_, 64, TS_ATTN_VARIANT_BN)
 #define TS_ATTN_RT_P TS_ATTN_TILE(ts_rt_, 16, TS_ATTN_VARIANT_BN)
 #define TS_ATTN_RT_O16 TS_ATTN_TILE(ts_rt_, 16, TS_ATTN_D)
 #define TS_ATTN_RT_S TS_CAT(ts_rt_f32_16x, TS_ATTN_VARIANT_BN)
@@ -60,19 +53,16 @@ typedef struct TS_ATTN_FN(input) {
     TS_ATTN_ST_KV k, v;
 } TS_ATTN_FN(input);
 
-/* A consumer's query rows, and (shared-memory path) its P tile on the way to the second multiply. */
+/* A consumer's query rows. */
 typedef struct TS_ATTN_FN(output) {
     TS_ATTN_ST_Q q;
-#if !TS_ATTN_P_IN_REGISTERS
-    TS_ATTN_ST_P p;
-#endif
 } TS_ATTN_FN(output);
 
 /* The pipeline depth: TS_ATTN_STAGES where the stages and the consumers' areas fit in the block's
- * shared memory with 1 KiB to spare for the barriers, else one stage fewer (D = 128 with
- * BN = 128 and P in shared memory: 3 x 64 + 2 x 32 KiB would not fit; 2 x 64 + 2 x 32 does). */
+ * shared memory with 1 KiB to spare for the barriers, else one stage fewer (the 176-key D = 128
+ * kernel: 88 KiB a stage). */
 #define TS_ATTN_STAGE_BYTES (2u * TS_ATTN_VARIANT_BN * TS_ATTN_D * 2u)
-#define TS_ATTN_OUTPUT_BYTES (64u * TS_ATTN_D * 2u + (TS_ATTN_P_IN_REGISTERS ? 0u : 64u * TS_ATTN_VARIANT_BN * 2u))
+#define TS_ATTN_OUTPUT_BYTES (64u * TS_ATTN_D * 2u)
 #if TS_ATTN_STAGES * TS_ATTN_STAGE_BYTES + TS_ATTN_VARIANT_CONSUMERS * TS_ATTN_OUTPUT_BYTES + 1024u <= TS_MAX_SHARED_BYTES
 #define TS_ATTN_VARIANT_STAGES TS_ATTN_STAGES
 #else
@@ -95,10 +85,7 @@ typedef struct TS_ATTN_FN(consumer) {
     int warp;              /* ts_warp_in_group(), taken once a task: on CUDA it is a shuffle */
     int mask_from;         /* the task's first key tile that needs a mask for the warp's rows */
 #if TS_ATTN_VARIANT_OVERLAP
-    TS_ATTN_RT_P p;               /* the last stage's P, whose product with V is still to come */
-#if !TS_ATTN_VARIANT_SHIFT
-    const TS_ATTN_ST_KV *v_prev;  /* that stage's V, held by the template's release lag */
-#endif
+    TS_ATTN_RT_P p; /* the last stage's P, whose product with V is still to come */
 #endif
 #if TS_ATTN_VARIANT_CARRY
     /* The previous task, whose output waits in o and p for its last P V, and the row maxima and
@@ -158,24 +145,6 @@ TS_DEVICE long long TS_ATTN_FN(row0)(const ts_attn_params *p, const ts_attn_task
     return TS_ATTN_FN(warp_row0)(p, t, consumer, ts_warp_in_group());
 }
 
-/* TS_ATTN_PINGPONG=1 (in the variants of two consumers, attention_common.h; the others ignore it):
- * the consumers take turns at S = Q K^T, so that one's softmax runs while the other's multiplies
- * keep the tensor cores busy
- * (FlashAttention-3's inter-warpgroup schedule). Consumer c waits at named barrier
- * TS_ATTN_TURN + c for the other's arrival, issues its product, and arrives at the other's barrier
- * before waiting for the product. The turns run on across tasks (both consumers take the same
- * tasks, stage for stage): consumer 1 arrives once for consumer 0 before the block's first task,
- * and consumer 0 takes consumer 1's last arrival in store after the block's last task, so that
- * every use of a barrier has four waiting and four arriving warps and no arrival runs ahead into
- * the next use. With the overlap, the arrival comes once S has landed: a named-barrier arrival
- * between the products' issue and the wait for S, where FlashAttention-3 places it, makes ptxas
- * serialize every wgmma (C7514), as did the conditional arrival of the first version (every
- * ping-pong build measured before had it). Named barriers 0 and 1 are the consumers' own. */
-#define TS_ATTN_PP ((TS_ATTN_PINGPONG == 1 || TS_ATTN_PINGPONG == TS_ATTN_D) && TS_ATTN_VARIANT_CONSUMERS == 2)
-#ifndef TS_ATTN_TURN
-#define TS_ATTN_TURN 2
-#endif
-
 /* The consumer's 64 query rows of task t (zero past the sequence) start on their way to out->q,
  * completing on the consumer's own barrier: one copy per task, issued by the warpgroup's first
  * warp. A consumer before row 0 loads the first rows, which it does not read. */
@@ -200,16 +169,14 @@ TS_DEVICE void TS_ATTN_FN(prefetch_q)(const ts_attn_params *p, const TS_ATTN_FN(
     TS_ATTN_FN(load_q)(p, &next, &c->pc, out, consumer);
 }
 
-/* The stages of task t that consumer computes: the first `iters`, but without the overlap
- * (TS_ATTN_SKIP_IDLE_ROWS) none where its 64 rows all lie past the queries (in the last query
- * tile) and, under the causal mask, none past the key tile that holds its last row's diagonal:
- * every score there is masked. The template hands the rest back unread (TS_PC_CONSUMER_ITERS) and
- * the tensor cores run the other consumers' products. With three consumers (192 rows) over key
- * tiles of 128 the diagonal crosses a query tile mid-consumer: at N = 1024 causal a block runs 96
- * consumer stages of which 72 have unmasked scores. (With the overlap a stage also carries the last
- * one's P V; with the ping-pong turns, every stage of one consumer pairs with one of the other.) */
+/* The stages of task t that consumer computes: the first `iters`, but without the overlap none
+ * where its 64 rows all lie past the queries (in the last query tile) and, under the causal mask,
+ * none past the key tile that holds its last row's diagonal: every score there is masked. The
+ * template hands the rest back unread (TS_PC_CONSUMER_ITERS) and the tensor cores run the other
+ * consumers' products. With three consumers (192 rows) over key tiles of 128 the diagonal crosses
+ * a query tile mid-consumer. (With the overlap a stage also carries the last one's P V.) */
 TS_DEVICE int TS_ATTN_FN(consumer_iters)(const ts_attn_params *p, const ts_attn_task *t, int consumer, int iters) {
-#if TS_ATTN_SKIP_IDLE_ROWS && !TS_ATTN_VARIANT_OVERLAP && !TS_ATTN_PP
+#if !TS_ATTN_VARIANT_OVERLAP
     const long long rows_from = TS_ATTN_FN(consumer_row0)(p, t, consumer);
     if (rows_from >= p->seq_q || rows_from < 0) return 0;
     if (p->causal) {
@@ -231,10 +198,9 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
     c->warp = ts_warp_in_group();
     {
         /* Key tile j needs the causal mask when (j + 1) BN - 1 > row0, the end of the keys when
-         * (j + 1) BN > seq_kv: from j = (row0 + 1) / BN and seq_kv / BN on. Found once a task, a
-         * stage tests one integer (testing both conditions in 64-bit arithmetic each stage put 16
-         * uniform instructions between the wait for S and the softmax at D = 128, and measured
-         * 0.2-1% slower on the H200, 2026-12-01 A/B). */
+         * (j + 1) BN > seq_kv: from j = (row0 + 1) / BN and seq_kv / BN on. Found once a task, so
+         * that a stage tests one integer, not two conditions in 64-bit arithmetic between the wait
+         * for S and the softmax. */
         const long long row0 = TS_ATTN_FN(warp_row0)(p, t, consumer, c->warp);
         long long from = p->seq_kv / TS_ATTN_VARIANT_BN;
         if (p->causal && (row0 + 1) / TS_ATTN_VARIANT_BN < from) from = (row0 + 1) / TS_ATTN_VARIANT_BN;
@@ -254,19 +220,6 @@ TS_DEVICE void TS_ATTN_FN(init)(const ts_attn_params *p, const ts_attn_task *t, 
 #endif
     ts_rv_fill(&c->m, -INFINITY);
     ts_rv_zero(&c->l);
-#if TS_ATTN_PP
-    if (consumer == 1 && c->pc.round == 0) ts_arrive_named(TS_ATTN_TURN, 8); /* consumer 0 goes first */
-#endif
-}
-
-/* One store a warp to its consumer's scratch (TS_PC_CONSUMER_SCRATCH): the sum of the lane's row
- * sums, a value that needs the whole softmax, from lane 0; nothing reads it. */
-TS_DEVICE void TS_ATTN_FN(pin_softmax)(const TS_ATTN_FN(consumer) *c) {
-    const float *l = (const float *)TS_RV_DATA(&c->l);
-    float all = 0.0f;
-    TS_UNROLL
-    for (int i = 0; i < (int)(sizeof(c->l.v) / sizeof(float)); ++i) all += l[i];
-    if (ts_lane_id() == 0) ((volatile float *)c->pc.scratch)[c->warp] = all;
 }
 
 /* The online softmax of one stage's scores s (in place: s becomes the numerators P in fp32): mask,
@@ -336,23 +289,14 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
      * softmax of S runs while the second product does. Invariant at entry: O holds the products
      * of the stages before the last, scaled to the last stage's maxima, in which c->p is also
      * expressed; so O is complete for the last stage once its product lands, and the correction
-     * of this stage then rescales it. With the shifted stages (TS_ATTN_VARIANT_SHIFT) the last key
-     * tile's V came with this stage, and the task's extra last stage holds that V only: its
-     * product completes O. */
-#if TS_ATTN_VARIANT_SHIFT
+     * of this stage then rescales it. V is shifted: the last key tile's V came with this stage, and
+     * the task's extra last stage holds that V only: its product completes O. */
     if (iter == t->iters) {
         ts_wg_acc_fence(&c->o);
         ts_wg_a_fence(&c->p);
         ts_wg_mma_AB_rs(&c->o, &c->p, &in->v);
         return;
     }
-#endif
-#if TS_ATTN_PP
-    /* With the ping-pong turns, both products are issued within the consumer's turn, so the two
-     * consumers' products reach the tensor cores one consumer at a time and each one's softmax
-     * runs beside the other's products (FlashAttention-3 with both overlaps). */
-    ts_sync_named(TS_ATTN_TURN + consumer, 8);
-#endif
 #if TS_ATTN_VARIANT_CARRY
     /* A last stage's P V: this task's, or the previous task's but in the block's first. */
     const int pv = iter > 0 || t->task >= ts_grid_x();
@@ -366,26 +310,18 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_wg_mm_ABt_async(&s, &out->q, &in->k);
     ts_wg_commit();
     if (pv) {
-#if TS_ATTN_VARIANT_SHIFT
         ts_wg_mma_AB_rs_async(&c->o, &c->p, &in->v);
-#else
-        ts_wg_mma_AB_rs_async(&c->o, &c->p, (const TS_ATTN_ST_KV *)ts_wg_operand(c->v_prev));
-#endif
         ts_wg_commit();
     }
     if (pv)
         ts_wg_wait(1); /* groups retire in order: S has landed, P V may still run */
     else
         ts_wg_wait(0);
-#if TS_ATTN_PP
-    ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
-#endif
     ts_wg_acc_fence(&s);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, iter);
-    /* Keeps the softmax ahead of the wait below, where ptxas would hoist the wait (attention_common.h). */
-#if TS_ATTN_PIN_SOFTMAX
-    TS_ATTN_FN(pin_softmax)(c);
-#endif
+    /* A store that needs the whole softmax keeps it ahead of the wait below, which ptxas would
+     * otherwise hoist above it (ops/pin.h). */
+    ts_rv_pin(c->pc.scratch + c->warp, &c->l);
     ts_wg_wait(0);
     /* The task's last S has landed and nothing reads out->q any more: the next query tile may
      * come in. */
@@ -404,56 +340,23 @@ TS_DEVICE void TS_ATTN_FN(compute)(const ts_attn_params *p, const ts_attn_task *
     ts_wg_fence();
 #endif
     ts_mul_row(&c->o, &c->o, &corr);
-#if !TS_ATTN_VARIANT_SHIFT
-    c->v_prev = &in->v;
-    /* The task's last stage has no successor to carry its product: it runs now, while the stage is
-     * still held. */
-    if (iter + 1 == t->iters) ts_wg_mma_AB_rs(&c->o, &c->p, &in->v);
-#endif
-#else
-#if TS_ATTN_PP
-    /* The turn passes as soon as the product is issued: the other consumer's queues behind it. */
-    ts_sync_named(TS_ATTN_TURN + consumer, 8);
-    ts_wg_acc_fence(&s);
-    ts_wg_fence();
-    ts_wg_mm_ABt_async(&s, &out->q, &in->k);
-    ts_wg_commit();
-    ts_arrive_named(TS_ATTN_TURN + 1 - consumer, 8);
-    ts_wg_wait(0);
-    ts_wg_acc_fence(&s);
 #else
     ts_wg_mm_ABt(&s, &out->q, &in->k);
-#endif
     if (iter + 1 == c->pc.live) TS_ATTN_FN(prefetch_q)(p, c, out, consumer);
     TS_ATTN_FN(softmax)(p, c, &s, &corr, row0, iter);
     ts_mul_row(&c->o, &c->o, &corr);
 
     TS_ATTN_RT_P pb;
     ts_convert(&pb, &s);
-#if TS_ATTN_P_IN_REGISTERS
     /* The warp's 16 rows of P are its part of the A operand as they stand: no shared memory, and
      * no warp waits for another. The multiply is complete on return, so pb is free again. */
     ts_wg_mma_AB_rs(&c->o, &pb, &in->v);
-#else
-    /* Every warp is done with the last stage's P before any overwrites it, and has written its rows
-     * of this one before the multiply reads them all. */
-    ts_sync_named(consumer, 4);
-    ts_store_r2s_at(&out->p, &pb, ts_warp_in_group() * 16, 0);
-    ts_async_fence_shared();
-    ts_sync_named(consumer, 4);
-    ts_wg_mma_AB(&c->o, &out->p, &in->v);
-#endif
 #endif /* TS_ATTN_VARIANT_OVERLAP */
 }
 
 TS_DEVICE void TS_ATTN_FN(store)(const ts_attn_params *p, const ts_attn_task *t, TS_ATTN_FN(consumer) *c,
                                  TS_ATTN_FN(output) *out, int consumer) {
     (void)out;
-#if TS_ATTN_PP
-    /* After the block's last task, consumer 0 takes consumer 1's arrival from its last stage.
-     * (Here rather than in finish, after the loop, where the wait made ptxas spill at D = 128.) */
-    if (consumer == 0 && c->pc.next_task < 0) ts_sync_named(TS_ATTN_TURN, 8);
-#endif
 #if TS_ATTN_VARIANT_CARRY
     /* But for the block's last task, the last P V runs in the next task's first stage and the
      * epilogue after it. */
@@ -484,20 +387,15 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #define TS_PC_CONSUMER_REGS 232
 #endif
 #define TS_PC_CONSUMER_BARRIER 1
-#define TS_PC_CONSUMER_SCRATCH 4 /* a float a warp: pin_softmax */
+#define TS_PC_CONSUMER_SCRATCH 4 /* a float a warp: the pin of the softmax */
 /* compute commits and waits for its own products (every one has landed when it returns). */
 #define TS_PC_COMPUTE_WAITS 1
 #define TS_PC_CONSUMER_ITERS 1
 #if TS_ATTN_VARIANT_CARRY
 #define TS_PC_PERSISTENT_CONSUMER 1 /* the carried output crosses into the next task */
 #endif
-#if TS_ATTN_VARIANT_OVERLAP && !TS_ATTN_VARIANT_SHIFT
-/* A stage is handed back one stage late: its V is read by the next stage's compute. */
-#define TS_PC_RELEASE_LAG 1
-#endif
 #include "templates/producer_consumer.h"
 
-#undef TS_ATTN_PP
 #undef TS_ATTN_VARIANT_CONSUMERS
 #undef TS_ATTN_VARIANT_BM
 #undef TS_ATTN_VARIANT_BN
@@ -511,7 +409,6 @@ TS_DEVICE void TS_ATTN_FN(finish)(const ts_attn_params *p, TS_ATTN_FN(consumer) 
 #undef TS_ATTN_TILE
 #undef TS_ATTN_ST_KV
 #undef TS_ATTN_ST_Q
-#undef TS_ATTN_ST_P
 #undef TS_ATTN_RT_P
 #undef TS_ATTN_RT_O16
 #undef TS_ATTN_RT_S

@@ -16,18 +16,6 @@
 #include "backends/common.h"
 #include "templates/fast_div.h"
 
-/* 1 (default): a group's rounds alternate direction. On CDNA (ping-pong schedule) the reversal's
- * arithmetic, live beside the accumulators where the schedule follows the load cursor, took the
- * fp16 D = 128 kernel from 224 + 32 to 225 + 32 registers and its occupancy from two waves to one;
- * there the rounds keep one direction (the groups stay). */
-#ifndef TS_ATTN_ALTERNATE_ROUNDS
-#if defined(TS_PREFERS_PINGPONG)
-#define TS_ATTN_ALTERNATE_ROUNDS 0
-#else
-#define TS_ATTN_ALTERNATE_ROUNDS 1
-#endif
-#endif
-
 /* Heads (batch x query head pairs) per causal group: at least 16, and enough that a group holds
  * four rounds of the grid, so that alternating rounds can even the blocks out; at most all of them.
  * Host code, for the launcher. */
@@ -64,8 +52,10 @@ TS_LAYOUT_FN ts_attn_order ts_attn_order_make(unsigned heads, unsigned q_tiles, 
 }
 
 /* Task `task` (< heads x q_tiles) of the order: its head (batch x query head, head-major) and query
- * tile; each (head, tile) comes from exactly one task. */
-TS_LAYOUT_FN void ts_attn_task_tile(const ts_attn_order *o, unsigned task, int causal, unsigned *head, int *q_tile) {
+ * tile; each (head, tile) comes from exactly one task. alternate (a constant of the build:
+ * TS_ATTN_ALTERNATE_ROUNDS, tuning.h): whether a causal group's rounds alternate direction. */
+TS_LAYOUT_FN void ts_attn_task_tile(const ts_attn_order *o, unsigned task, int causal, int alternate, unsigned *head,
+                                    int *q_tile) {
     if (!causal) {
         const unsigned h = ts_fast_div_quot(o->by_q_tiles, task);
         *head = h;
@@ -76,11 +66,11 @@ TS_LAYOUT_FN void ts_attn_task_tile(const ts_attn_order *o, unsigned task, int c
     unsigned local = task - g * o->group_heads * o->q_tiles;
     const int last = g == o->last_group;
     const unsigned g_heads = last ? o->last_group_heads : o->group_heads;
-#if TS_ATTN_ALTERNATE_ROUNDS
-    const unsigned round = ts_fast_div_quot(o->by_step, local);
-    if ((round & 1) && (unsigned long long)(round + 1) * o->step <= (unsigned long long)g_heads * o->q_tiles)
-        local = (unsigned)((2ull * round + 1) * o->step - 1 - local);
-#endif
+    if (alternate) {
+        const unsigned round = ts_fast_div_quot(o->by_step, local);
+        if ((round & 1) && (unsigned long long)(round + 1) * o->step <= (unsigned long long)g_heads * o->q_tiles)
+            local = (unsigned)((2ull * round + 1) * o->step - 1 - local);
+    }
     const unsigned in_head = ts_fast_div_quot_either(last, o->by_last_group_heads, o->by_group_heads, local);
     *head = g * o->group_heads + (local - in_head * g_heads);
     *q_tile = (int)(o->q_tiles - 1 - in_head);

@@ -1,11 +1,14 @@
 /* The D = 64 attention of kernels/attention on the ping-pong schedule (CDNA's: no producer
- * warpgroup, the consumers take turns loading); see pingpong_kernels.h. Without the overlap, which
- * needs the warp-specialized schedule; the consumers, keys a stage and idle-stage skip are the
- * library's, so ts_attn_prepare's parameters fit the kernel. */
+ * warpgroup, the consumers take turns loading); see pingpong_kernels.h. The consumers and keys a
+ * stage are the library's (kernels/attention/tuning.h), so ts_attn_prepare's parameters fit the
+ * kernel; D = 64 runs without the overlap, which needs the warp-specialized schedule. */
 #define TS_PC_SCHEDULE TS_PC_PINGPONG
-#define TS_ATTN_OVERLAP 0
 #include "kernels/attention/attention_common.h"
 #include "tests/kernels/pingpong_kernels.h"
+
+#if TS_ATTN_OVERLAP_D64
+#error "the D = 64 kernel overlaps its products here: it cannot run on the ping-pong schedule"
+#endif
 
 #define TS_ATTN_NAME ts_test_pp_attn_bf16_d64
 #define TS_ATTN_D 64

@@ -133,12 +133,7 @@ run_backend() {
                    "softmax-stream-partial|-DTS_SOFTMAX_STREAM_MIN_COLS=1 -DTS_SOFTMAX_STAGED_MAX_BYTES=12288 -DTS_SOFTMAX_PARTIAL_BLOCKS_PER_SM=19|test_softmax" \
                    "softmax-stream-unstaged|-DTS_SOFTMAX_STREAM_MIN_COLS=1 -DTS_SOFTMAX_USE_STAGED=0|test_softmax" \
                    "long-rows-apart|-DTS_NORM_USE_LONG_ROW=0 -DTS_SOFTMAX_USE_LONG_ROW=0|test_norm test_softmax" \
-                   "long-rows-narrow-mid-apart|-DTS_NORM_USE_LONG_ROW_NARROW=0 -DTS_NORM_USE_LONG_ROW_MID=0 -DTS_SOFTMAX_USE_LONG_ROW_NARROW=0 -DTS_SOFTMAX_USE_LONG_ROW_MID=0|test_norm test_softmax" \
-                   "attention-pingpong|-DTS_ATTN_PINGPONG=1|test_attention" \
-                   "attention-d128-three|-DTS_ATTN_CONSUMERS_D128=3 -DTS_ATTN_OVERLAP_D128=0|test_attention" \
-                   "attention-lag|-DTS_ATTN_SHIFT_V=0|test_attention" \
-                   "attention-no-carry|-DTS_ATTN_CARRY_V=0|test_attention" \
-                   "attention-long-keys-overlap-d64|-DTS_ATTN_LONG_KEYS=1 -DTS_ATTN_LONG_CAUSAL=1 -DTS_ATTN_OVERLAP_D64=1|test_attention"; do
+                   "long-rows-narrow-mid-apart|-DTS_NORM_USE_LONG_ROW_NARROW=0 -DTS_NORM_USE_LONG_ROW_MID=0 -DTS_SOFTMAX_USE_LONG_ROW_NARROW=0 -DTS_SOFTMAX_USE_LONG_ROW_MID=0|test_norm test_softmax"; do
       IFS='|' read -r name flags tests <<<"$variant"
       say "host: $name ($flags): $tests"
       cmake -S "$root" -B "$build/host-$name" -DTESSERA_BACKEND=host -DCMAKE_BUILD_TYPE=Release \

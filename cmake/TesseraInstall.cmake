@@ -59,9 +59,9 @@ endif()
 
 # What a static link needs beyond libtessera itself, per backend.
 if(TESSERA_BACKEND STREQUAL "cuda")
-  set(TESSERA_PC_LIBS_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lstdc++ -ldl -lrt -lpthread")
+  set(TESSERA_PC_LIBS_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lstdc++ -ldl -lrt -lpthread -lm")
 elseif(TESSERA_BACKEND STREQUAL "hip")
-  set(TESSERA_PC_LIBS_PRIVATE "-lamdhip64 -lstdc++ -lpthread")
+  set(TESSERA_PC_LIBS_PRIVATE "-lamdhip64 -lstdc++ -lpthread -lm")
 else()
   set(TESSERA_PC_LIBS_PRIVATE "-lpthread -lm")
 endif()

@@ -2,6 +2,8 @@
 add_compile_options($<$<COMPILE_LANGUAGE:C>:-Wall> $<$<COMPILE_LANGUAGE:C>:-Wextra>
                     $<$<COMPILE_LANGUAGE:C>:-Werror>)
 add_compile_definitions($<$<COMPILE_LANGUAGE:C>:_POSIX_C_SOURCE=200809L>)
+# The HIP kernel compiles are custom commands, out of reach of the options above.
+set(TESSERA_KERNELS_WERROR ON)
 
 if(TESSERA_SANITIZE)
   if(NOT TESSERA_BACKEND STREQUAL "host")

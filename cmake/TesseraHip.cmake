@@ -1,5 +1,7 @@
 # The HIP backend's build: kernel sources compiled by clang-19 as HIP for gfx942 (MI300X) and
-# gfx90a (MI200) into one object each, and the HIP runtime linked into C targets.
+# gfx90a (MI200) into one object each, and the HIP runtime linked into C targets. Installed with
+# Tessera (TesseraKernels.cmake includes it for a HIP Tessera), so it works from the source tree
+# and from an install alike: what it generates goes into the including project's build folder.
 #
 # CMake's own HIP language is not used: 3.25 insists on a ROCm install layout that Debian does not
 # have. Instead each kernel source is one add_custom_command running clang directly. clang-19 is the
@@ -128,6 +130,9 @@ endif()
 
 # ---- configuration: find the toolchain --------------------------------------------------------
 
+# Once per build tree: the settings below are cache entries, the functions global.
+include_guard(GLOBAL)
+
 set(TESSERA_HIP_ARCHITECTURES "gfx942;gfx90a" CACHE STRING
     "AMD targets each HIP kernel object holds (clang --offload-arch)")
 set(_ts_hip_llvm_bin /usr/lib/llvm-19/bin)
@@ -178,7 +183,8 @@ endif()
 
 # ---- the bitcode shim: ROCm's device libraries plus the gfx942 ISA version ---------------------
 
-set(TESSERA_HIP_DEVICE_LIB_DIR ${PROJECT_BINARY_DIR}/hip-bitcode)
+set(TESSERA_HIP_DEVICE_LIB_DIR ${PROJECT_BINARY_DIR}/hip-bitcode CACHE INTERNAL
+    "ROCm's device bitcode with the gfx942 ISA version added")
 file(MAKE_DIRECTORY ${TESSERA_HIP_DEVICE_LIB_DIR})
 file(GLOB _ts_hip_bitcode ${TESSERA_HIP_BITCODE_DIR}/*.bc)
 foreach(_ts_bc IN LISTS _ts_hip_bitcode)
@@ -219,17 +225,19 @@ if(NOT EXISTS ${TESSERA_HIP_BITCODE_DIR}/oclc_isa_version_942.bc)
 endif()
 
 # clang finds the HIP headers under <rocm-path>/include.
-get_filename_component(TESSERA_HIP_ROCM_PATH ${TESSERA_HIP_INCLUDE_DIR} DIRECTORY)
-set(_ts_hip_module ${CMAKE_CURRENT_LIST_FILE})
+get_filename_component(_ts_hip_rocm_path ${TESSERA_HIP_INCLUDE_DIR} DIRECTORY)
+set(TESSERA_HIP_ROCM_PATH ${_ts_hip_rocm_path} CACHE INTERNAL "The root clang finds the HIP headers under")
 message(STATUS "Tessera: HIP kernels with ${TESSERA_HIP_CLANG} for ${TESSERA_HIP_ARCHITECTURES}")
 
 # ---- kernel sources ---------------------------------------------------------------------------
 
-# tessera_hip_compile(<target> <absolute source> <id>): compiles one kernel source as HIP for every
-# target of TESSERA_HIP_ARCHITECTURES into ${PROJECT_BINARY_DIR}/hip/<id>.o, adds that object to
-# <target>, and writes the kernels' register, scratch, occupancy and LDS report to
-# ${PROJECT_BINARY_DIR}/hip/<id>.resource.txt.
-function(tessera_hip_compile target src id)
+# tessera_hip_compile(<target> <absolute source> <id> <options>): compiles one kernel source as HIP
+# for every target of TESSERA_HIP_ARCHITECTURES into ${PROJECT_BINARY_DIR}/hip/<id>.o, adds that
+# object to <target>, and writes the kernels' register, scratch, occupancy and LDS report to
+# ${PROJECT_BINARY_DIR}/hip/<id>.resource.txt. The include folders and definitions are
+# tessera::kernels' and then the target's folders; warnings are errors where
+# TESSERA_KERNELS_WERROR is set (the Tessera tree sets it). tessera_add_kernels() calls this.
+function(tessera_hip_compile target src id options)
   set(dir ${PROJECT_BINARY_DIR}/hip)
   set(obj ${dir}/${id}.o)
   set(dep ${dir}/${id}.d)
@@ -240,19 +248,26 @@ function(tessera_hip_compile target src id)
     list(APPEND arch_flags --offload-arch=${arch})
   endforeach()
   string(REPLACE ";" "," archs "${TESSERA_HIP_ARCHITECTURES}")
+  set(warnings -Wall)
+  if(TESSERA_KERNELS_WERROR)
+    list(APPEND warnings -Werror)
+  endif()
   file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${src})
+  set(defines "$<TARGET_PROPERTY:tessera::kernels,INTERFACE_COMPILE_DEFINITIONS>")
+  set(includes "$<REMOVE_DUPLICATES:$<TARGET_PROPERTY:tessera::kernels,INTERFACE_INCLUDE_DIRECTORIES>;$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>>")
   add_custom_command(
     OUTPUT ${obj} ${log}
-    COMMAND ${CMAKE_COMMAND} -DTS_HIP_LOG=${log} -DTS_HIP_ARCHS=${archs} -P ${_ts_hip_module} --
+    COMMAND ${CMAKE_COMMAND} -DTS_HIP_LOG=${log} -DTS_HIP_ARCHS=${archs} -P ${CMAKE_CURRENT_FUNCTION_LIST_FILE} --
             ${TESSERA_HIP_CLANG} -x hip ${arch_flags} -O3 -std=c++17
-            -DTESSERA_BACKEND_HIP -D__HIP_PLATFORM_AMD__ -fPIC
-            -I${PROJECT_SOURCE_DIR} -I${PROJECT_SOURCE_DIR}/core/include
+            "$<$<BOOL:${defines}>:-D$<JOIN:${defines},;-D>>" -D__HIP_PLATFORM_AMD__ -fPIC
+            "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
             --rocm-path=${TESSERA_HIP_ROCM_PATH} --rocm-device-lib-path=${TESSERA_HIP_DEVICE_LIB_DIR}
-            -Wall -Werror -Rpass-analysis=kernel-resource-usage
-            ${TESSERA_KERNEL_FLAGS_${id}} -MD -MF ${dep} -c ${src} -o ${obj}
-    DEPENDS ${src} ${_ts_hip_module}
+            ${warnings} -Rpass-analysis=kernel-resource-usage
+            ${options} -MD -MF ${dep} -c ${src} -o ${obj}
+    DEPENDS ${src} ${CMAKE_CURRENT_FUNCTION_LIST_FILE}
     DEPFILE ${dep}
     COMMENT "Building HIP object ${rel} (${archs})"
+    COMMAND_EXPAND_LISTS
     VERBATIM)
   set_source_files_properties(${obj} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
   target_sources(${target} PRIVATE ${obj})

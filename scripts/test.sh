@@ -4,8 +4,9 @@
 #   host  - gcc, C11, under AddressSanitizer and UndefinedBehaviorSanitizer
 #   cuda  - nvcc for sm_90a (needs /usr/local/cuda; it is not a Debian package)
 #   hip   - clang-19 for gfx942 and gfx90a
-# and builds the examples out of tree against an installed Tessera, as a user would. GPU tests
-# skip where there is no GPU. Exits non-zero on any failure.
+# and builds the examples and a user's kernel (examples/out-of-tree) against an installed Tessera,
+# as a user would (scripts/test-install.sh). GPU tests skip where there is no GPU. Exits non-zero
+# on any failure.
 #   usage: scripts/test.sh [host|cuda|hip]...   (default: all three)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,7 +71,7 @@ run_backend() {
   cmake --build "$dir" -j "$jobs" >"$dir.build.log" 2>&1 || { tail -n 60 "$dir.build.log"; return 1; }
   say "$backend: test"
   ( cd "$dir" && ctest --output-on-failure -j "$jobs" ) || return 1
-  say "$backend: install, then build the examples against the installed library"
+  say "$backend: install, then build the examples and a user's kernel against the installed library"
   local lib=$dir
   if [ "$backend" = host ]; then
     # The sanitized build is for the tests; a user installs a plain one.
@@ -79,34 +80,7 @@ run_backend() {
       -DCMAKE_INSTALL_PREFIX="$lib/install" >/dev/null \
       && cmake --build "$lib" -j "$jobs" >/dev/null || return 1
   fi
-  cmake --install "$lib" >/dev/null || return 1
-  rm -rf "$lib/examples-out-of-tree"
-  cmake -S "$root/examples" -B "$lib/examples-out-of-tree" -DCMAKE_PREFIX_PATH="$lib/install" >/dev/null \
-    && cmake --build "$lib/examples-out-of-tree" -j "$jobs" >/dev/null || return 1
-  "$lib/examples-out-of-tree/example_device_query" || return 1
-  "$lib/examples-out-of-tree/example_tile_add" || return 1
-  "$lib/examples-out-of-tree/example_gemm" || return 1
-  "$lib/examples-out-of-tree/example_decoder_block" || return 1
-  "$lib/examples-out-of-tree/example_next_token" || return 1
-  # The same through pkg-config, as a plain C program outside CMake.
-  local pc; pc=$(dirname "$(find "$lib/install" -name tessera.pc | head -n1)")
-  cc -std=c11 -o "$lib/example_device_query_pc" "$root/examples/device_query.c" \
-    $(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs --static tessera) || return 1
-  LD_LIBRARY_PATH="$(dirname "$pc")" "$lib/example_device_query_pc" >/dev/null || return 1
-  if [ "$backend" = host ]; then
-    # BUILD_SHARED_LIBS=ON installs libtessera.so beside libtessera.a, exporting the whole API.
-    local so; so=$(find "$lib/install" -name 'libtessera.so' | head -n1)
-    [ -n "$so" ] && nm -D --defined-only "$so" | grep -q ' T ts_gemm$' \
-      || { echo "libtessera.so missing or not exporting ts_gemm" >&2; return 1; }
-    # The Python benchmark driver's ctypes bindings, through the installed shared library.
-    python3 -c 'import numpy' >/dev/null 2>&1 || python3 -m pip install --quiet --disable-pip-version-check numpy >/dev/null 2>&1
-    if python3 -c 'import numpy' >/dev/null 2>&1; then
-      python3 "$root/bench/compare_torch.py" --self-test --lib "$so" || return 1
-      python3 "$root/bench/compare_torch_memory.py" --self-test --lib "$so" || return 1
-    else
-      echo "note: numpy could not be installed; the Python driver's self-test was skipped"
-    fi
-  fi
+  TESSERA_JOBS=$jobs "$root/scripts/test-install.sh" "$backend" "$lib" || return 1
   if [ -x "$root/scripts/gates.sh" ]; then
     say "$backend: compile and ISA gates"
     "$root/scripts/gates.sh" "$backend" "$dir" || return 1

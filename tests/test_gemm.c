@@ -204,23 +204,6 @@ static void check_stream_k_cases(void) {
     cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
     cr_assert_eq(ts_gemm_workspace_size(NULL), TS_ERROR_NULL_POINTER);
     const int m = 128 * (p.sm_count + 1);
-    if (!ts_test_gemm_stream_k_built() && !ts_test_gemm_split_built()) {
-        cr_assert_eq(bytes, 0, "a build without stream-K or split-K asks for %zu workspace bytes", bytes);
-        void *small = NULL;
-        cr_assert_eq(ts_malloc(&small, 256), TS_SUCCESS);
-        gemm_case cases[2] = {
-            {TS_NO_TRANS, TS_NO_TRANS, m, 256, 200, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, NULL, 0},
-            {TS_NO_TRANS, TS_TRANS, m + 37, 296, 300, 8, TS_DTYPE_BF16, TS_DTYPE_F32, 0.5f, -1.0f, small, 256},
-        };
-        for (int i = 0; i < 2; ++i) check_gemm(cases[i]);
-        unsigned short buf[64] __attribute__((aligned(16))) = {0};
-        const ts_dtype B = TS_DTYPE_BF16;
-        cr_assert_eq(ts_gemm_ex(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, buf, B, 8, buf, B, 8, 0, buf, B, 8,
-                                (char *)small + 4, 252, NULL),
-                     TS_ERROR_MISALIGNED);
-        cr_assert_eq(ts_free(small), TS_SUCCESS);
-        return;
-    }
     cr_assert(bytes > 0);
     void *ws = NULL;
     cr_assert_eq(ts_malloc(&ws, bytes), TS_SUCCESS);
@@ -263,7 +246,7 @@ Test(gemm, stream_k_splits_the_last_wave_by_k) {
  * adds them and stores C: alpha, beta, bf16, fp16 and fp32 C, rows that fill part of a warp's 16,
  * every transpose form, at ragged sizes. Products of at most 64 rows run transposed on the
  * skinny kernels (kernels/gemm/gemm_skinny_kernels.h: M = 5 and 16 on tiles 16 wide, 37 to 64 on
- * tiles 64 wide; the build with TS_GEMM_USE_SKINNY=0 runs them on the split instances), M = 200
+ * tiles 64 wide), M = 200
  * on the split instances. Each case runs on a zeroed workspace, where the pieces' partial results
  * must show, and then again on the same one: nothing of the first call may leak into the second,
  * and the counters at the workspace's start (stream-K's) stay 0. */
@@ -282,7 +265,7 @@ static void check_split_k_cases(int large) {
          * fp32 C with more rows than columns */
         {TS_TRANS, TS_NO_TRANS, 64, 136, 1040, 8, TS_DTYPE_FP16, TS_DTYPE_FP16, -1.0f, 0.5f, ws, bytes},
         {TS_NO_TRANS, TS_TRANS, 48, 24, 1100, 0, TS_DTYPE_BF16, TS_DTYPE_F32, 1.0f, 0.0f, ws, bytes},
-        /* the GPU's decode shapes: 8 pieces a tile on the H200 (16 and 8 with TS_GEMM_USE_SKINNY=0) */
+        /* the GPU's decode shapes: 8 pieces a tile on the H200 */
         {TS_NO_TRANS, TS_NO_TRANS, 64, 2048, 4096, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
         {TS_NO_TRANS, TS_TRANS, 16, 1024, 2056, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
     };
@@ -299,7 +282,6 @@ static void check_split_k_cases(int large) {
 
 Test(gemm, split_k_cuts_few_tiles_by_k) {
     TS_TEST_REQUIRE_DEVICE();
-    if (!ts_test_gemm_split_built()) return;
 #if defined(TESSERA_BACKEND_HOST)
     /* The host's SM count is its block concurrency: 8, 12 and 16 blocks (4, 6 and 8 clusters), all of
      * which split every case (one or two tiles, 16 to 18 k tiles) into 4 pieces. */

@@ -30,7 +30,7 @@ static int ts_gemm_dtype_valid(ts_dtype t) {
 static ts_status ts_gemm_workspace_need(const ts_device_props *props, size_t *bytes) {
     int grid = 0;
     const ts_status s = ts_gemm_bf16_nn_persistent_grid(props, 1LL << 40, &grid);
-    if (s == TS_SUCCESS) *bytes = TS_GEMM_STREAM_K || TS_GEMM_USE_SPLIT ? ts_gemm_workspace_bytes(grid) : 0;
+    if (s == TS_SUCCESS) *bytes = ts_gemm_workspace_bytes(grid);
     return s;
 }
 
@@ -92,7 +92,7 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
     /* Pieces of tiles over the wave's clusters: split-K where the tiles leave most clusters idle
      * (each piece leaves its results to the reduction kernel), else stream-K where the build has
      * it (the wave's clusters run all at once, so a head may wait for its tail). */
-    if (need > 0) split = ts_gemm_use_workspace(&params, workspace, wave, TS_GEMM_USE_SPLIT);
+    if (need > 0) split = ts_gemm_use_workspace(&params, workspace, wave, 1);
     if ((s = ts_gemm_bf16_nn_persistent_grid(&props, ts_sk_tasks(&params.sk), &grid)) != TS_SUCCESS) return s;
 
     static const ts_gemm_launcher launchers[2][2][2][2] = {

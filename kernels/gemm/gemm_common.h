@@ -21,91 +21,45 @@
 #include "ops/memory.h"
 #include "ops/tma.h"
 #include "ops/warpgroup.h"
+#include "kernels/gemm/tuning.h"
 #include "templates/tile_scheduler.h"
 
-#define TS_GEMM_CONSUMERS 2
-#ifndef TS_GEMM_BK
-#define TS_GEMM_BK 64 /* a plain number: tile type names are pasted from it */
-#endif
-#if TS_GEMM_BK != 32 && TS_GEMM_BK != 64
-#error "TS_GEMM_BK is 32 or 64"
-#endif
-#if TS_MAX_SHARED_BYTES >= 200 * 1024
-#ifndef TS_GEMM_WG_TILES
-#define TS_GEMM_WG_TILES 1
-#endif
-#ifndef TS_GEMM_BN
-#define TS_GEMM_BN 256
-#endif
-/* 1: bf16/fp16 results go registers -> shared -> TMA store, asynchronously, so the consumers move
- * on to the next tile at once; this needs a 64 x BN output tile per consumer in shared memory,
- * which leaves room for three stages instead of four. */
-#ifndef TS_GEMM_STAGED_STORE
-#define TS_GEMM_STAGED_STORE 1
-#endif
-/* 1 (the default): each consumer warp stages and TMA-stores its own 16 rows of C, in two
- * 16 x TS_GEMM_OUT_COLS tiles used in turn, waiting only for its own store before last; no warp
- * waits for another. 0: the consumer's four warps fill one 64-row tile together between two named
- * barriers, one warp stores it, and the next fill waits for that store to have read the tile. On
- * the H200 (same-run A/B, two runs) it took 4096^3 from 760-773 to 777-782 TFLOP/s, and made it
- * steadier; each warp with one tile, waiting for its last store, measured 766-770. */
-#ifndef TS_GEMM_WARP_STORE
-#define TS_GEMM_WARP_STORE 1
-#endif
-/* Columns of C a consumer stages at a time: 64 with the warp store (two 16 x 64 tiles a warp,
- * 16 KiB a consumer), else 128, in BN / 128 rounds through a 64 x 128 tile (16 KiB); either
- * leaves room for four stages, where all BN at once (64 x 256, 32 KiB a consumer) leaves three.
- * On the H200 (scripts/gpu-ab.sh, 2026-11-30, two interleaved rounds) four stages with the
- * half-width store took 4096^3 from 580 to 667 TFLOP/s and 8192^3 from 565-601 to 618-655. */
-#ifndef TS_GEMM_OUT_COLS
-#if TS_GEMM_BN >= 128 && TS_GEMM_WARP_STORE
-#define TS_GEMM_OUT_COLS 64
-#elif TS_GEMM_BN > 128
-#define TS_GEMM_OUT_COLS 128 /* a plain number: tile type names are pasted from it */
-#else
-#define TS_GEMM_OUT_COLS TS_GEMM_BN
-#endif
-#endif
-/* As many stages as fit beside the output tiles, at most eight. */
-#define TS_GEMM_STAGE_BYTES ((TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES * 64 + TS_GEMM_BN) * TS_GEMM_BK * 2)
-#define TS_GEMM_OUT_BYTES (TS_GEMM_STAGED_STORE ? TS_GEMM_CONSUMERS * 64 * TS_GEMM_OUT_COLS * 2 * (TS_GEMM_WARP_STORE ? 2 : 1) : 0)
-#ifndef TS_GEMM_STAGES
-#define TS_GEMM_STAGES                                                                             \
-    ((int)(TS_MAX_SHARED_BYTES - TS_GEMM_OUT_BYTES - 1024) / TS_GEMM_STAGE_BYTES < 8               \
-         ? (int)(TS_MAX_SHARED_BYTES - TS_GEMM_OUT_BYTES - 1024) / TS_GEMM_STAGE_BYTES             \
-         : 8)
-#endif
-#else
-#define TS_GEMM_WG_TILES 1
-#ifndef TS_GEMM_BN
-#define TS_GEMM_BN 64
-#endif
-#define TS_GEMM_STAGES 2
+/* The block tile (kernels/gemm/tuning.h): the skinny kernels' where the including source defines
+ * TS_GEMM_SKINNY, its width (gemm_skinny.h), else gemm.c's. The skinny kernels store C transposed,
+ * element by element, never through the staged store. */
+#if TS_GEMM_SKINNY
+#define TS_GEMM_BN TS_GEMM_SKINNY
+#define TS_GEMM_BK TS_GEMM_SKINNY_BK
+#define TS_GEMM_WG_TILES TS_GEMM_SKINNY_WG_TILES
 #define TS_GEMM_STAGED_STORE 0
-#define TS_GEMM_WARP_STORE 0
-#define TS_GEMM_OUT_COLS TS_GEMM_BN
-#endif
-/* The parts of a consumer's results the staged store moves one at a time. */
-#define TS_GEMM_STORE_PARTS (TS_GEMM_WG_TILES * (TS_GEMM_BN / TS_GEMM_OUT_COLS))
-/* With the warp store, how many of a task's last parts wait in registers (C's 16 bits) and go out
- * one a stage during the next task's first stages, each after that stage's multiplies are issued
- * (the last task's in finish); the others go out at the end of the task, while no multiply runs
- * (on the H200 that whole epilogue took ~7 of 183 us at 4096^3, bench/results/
- * nvidia-h200-2026-12-01-gemm-epilogue-probes.txt). 0: none wait. Each costs a warp's
- * 16 x TS_GEMM_OUT_COLS 16-bit results in registers through the main loop. */
-#ifndef TS_GEMM_DEFER_STORE
-#define TS_GEMM_DEFER_STORE (TS_GEMM_STAGED_STORE && TS_GEMM_WARP_STORE ? TS_GEMM_STORE_PARTS : 0)
-#endif
-#if TS_GEMM_DEFER_STORE && !(TS_GEMM_STAGED_STORE && TS_GEMM_WARP_STORE)
-#error "TS_GEMM_DEFER_STORE needs the staged warp store"
-#endif
-#if TS_GEMM_DEFER_STORE > TS_GEMM_STORE_PARTS
-#error "TS_GEMM_DEFER_STORE is at most TS_GEMM_STORE_PARTS"
-#endif
-#if TS_GEMM_WARP_STORE && TS_GEMM_STORE_PARTS % 2
-#error "TS_GEMM_WARP_STORE takes an even count of parts (BN / TS_GEMM_OUT_COLS per 64-row tile)"
+#else
+#define TS_GEMM_BN TS_GEMM_LARGE_BN
+#define TS_GEMM_BK TS_GEMM_LARGE_BK
+#define TS_GEMM_WG_TILES TS_GEMM_LARGE_WG_TILES
+#define TS_GEMM_STAGED_STORE TS_GEMM_LARGE_STAGED_STORE
 #endif
 #define TS_GEMM_BM (64 * TS_GEMM_WG_TILES * TS_GEMM_CONSUMERS)
+
+/* The staged store: each consumer warp converts its 16 rows of C to 16 bits and stores them
+ * TS_GEMM_OUT_COLS columns at a time, a part, through two 16 x TS_GEMM_OUT_COLS shared tiles used
+ * in turn and a TMA store each, waiting only for its own store before last (gemm_variant.h). */
+#if TS_GEMM_STAGED_STORE
+#define TS_GEMM_OUT_BYTES (TS_GEMM_CONSUMERS * 4 * 2 * 16 * TS_GEMM_OUT_COLS * 2)
+/* The parts of a consumer warp's results. */
+#define TS_GEMM_STORE_PARTS (TS_GEMM_WG_TILES * (TS_GEMM_BN / TS_GEMM_OUT_COLS))
+#if TS_GEMM_STORE_PARTS % 2
+#error "the staged store takes an even count of parts a task (its two tiles keep their turn across tasks)"
+#endif
+#else
+#define TS_GEMM_OUT_BYTES 0
+#endif
+
+/* As many stages as fit beside the output tiles, at most TS_GEMM_MAX_STAGES. */
+#define TS_GEMM_STAGE_BYTES ((TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES * 64 + TS_GEMM_BN) * TS_GEMM_BK * 2)
+#define TS_GEMM_STAGES                                                                             \
+    ((int)(TS_MAX_SHARED_BYTES - TS_GEMM_OUT_BYTES - 1024) / TS_GEMM_STAGE_BYTES < TS_GEMM_MAX_STAGES \
+         ? (int)(TS_MAX_SHARED_BYTES - TS_GEMM_OUT_BYTES - 1024) / TS_GEMM_STAGE_BYTES             \
+         : TS_GEMM_MAX_STAGES)
 
 /* The stage tiles of a dtype (bf16 or fp16) and transpose form: A's 64 x BK tile of M x K as
  * stored, or BK x 64 of A^T; B's BK x BN tile as stored, or BN x BK of B^T. */
@@ -116,32 +70,17 @@
 #define TS_GEMM_B_ST(dt, trans) TS_GEMM_B_ST_##trans(dt)
 #define TS_GEMM_B_ST_0(dt) TS_GEMM_ST(dt, TS_GEMM_BK, TS_GEMM_BN)
 #define TS_GEMM_B_ST_1(dt) TS_GEMM_ST(dt, TS_GEMM_BN, TS_GEMM_BK)
-/* Blocks per cluster: a cluster computes TS_GEMM_CLUSTER vertically adjacent tiles of C, which share
- * their columns of B, so each block loads a share of the B stage and multicasts it (A stays per
- * block; for a single row of tiles, horizontally adjacent tiles sharing A instead). This cuts the bytes each SM pulls from L2 per stage from 48 KiB to 32 KiB: on the H200,
- * the loads alone of the 4096^3 product took 0.17 ms and the multiplies alone 0.18 ms, so the
- * unclustered kernel (0.23 ms) was bound by L2 -> SM bandwidth. Clusters of one elsewhere. */
-#if !defined(TS_GEMM_CLUSTER)
-#if TS_CLUSTER_MAX >= 2
-#define TS_GEMM_CLUSTER 2
-#else
-#define TS_GEMM_CLUSTER 1
-#endif
+/* Blocks per cluster: a cluster computes TS_GEMM_CLUSTER tiles of C adjacent in M, which share
+ * their columns of B, so that each block loads a share of the B stage and multicasts it to all
+ * (for a single row of tiles, tiles adjacent in N sharing A). An including source may ask for
+ * clusters of one (the ping-pong schedule's test kernels); else the tuning table's. */
+#ifndef TS_GEMM_CLUSTER
+#define TS_GEMM_CLUSTER TS_GEMM_CLUSTER_BLOCKS
 #endif
 
-/* 1, an A/B option: a cluster's tiles always lie across N and share the A stage, as in cuBLAS's
- * 256 x 128 kernel on the H200 (with TS_GEMM_WG_TILES=2 TS_GEMM_BN=128, A is the larger operand);
- * 0: down M, sharing B, unless M has a single row of tiles. That shape with this option measured
- * 720-723 TFLOP/s at 4096^3 against 770 for the default (H200, 2026-11-30). */
-#ifndef TS_GEMM_CLUSTER_ACROSS_N
-#define TS_GEMM_CLUSTER_ACROSS_N 0
-#endif
-
-/* Producer warps that issue a stage's copies, each its share of the A tiles and the B tile
- * (TS_PC_LOAD_WARPS): one copy each where there are warps for them. */
-#ifndef TS_GEMM_LOAD_WARPS
+/* Producer warps that issue a stage's copies (TS_PC_LOAD_WARPS): one copy each, the A tiles and
+ * the B tile, where a warpgroup has warps for them. */
 #define TS_GEMM_LOAD_WARPS (TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + 1 < 4 ? TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + 1 : 4)
-#endif
 
 /* 1: ts_gemm_ex shares the last waves of tiles out by K where it is given a workspace (stream-K,
  * templates/tile_scheduler.h); 0 (the default) leaves the code out of the default kernels. On
@@ -153,36 +92,18 @@
 #define TS_GEMM_STREAM_K 0
 #endif
 
-/* Split-K (ts_gemm_ex with a workspace): where the tiles of C leave most clusters idle (a GEMM of
- * few rows: M = 16 to 256 with N = 4096 is 8 to 16 cluster tiles on the H200's 66 clusters), the
- * split instances (gemm.c, NAME_split) cut each tile's K range into up to clusters / tiles pieces
- * of at least TS_GEMM_SPLIT_MIN_ITERS k tiles each, one piece a cluster; each piece leaves its
- * partial results in the workspace, and a second kernel (ts_gemm_split_reduce) adds a tile's
- * pieces in order and stores C. TS_GEMM_USE_SPLIT 0 leaves them unused. */
-#ifndef TS_GEMM_USE_SPLIT
-#define TS_GEMM_USE_SPLIT 1
-#endif
-#ifndef TS_GEMM_SPLIT_MIN_ITERS
-#define TS_GEMM_SPLIT_MIN_ITERS 4
-#endif
-/* ... and only into TS_GEMM_SPLIT_MIN_PIECES pieces or more: on the H200 two pieces a tile were
- * slower than whole tiles (M = 64, N = 14336, K = 4096: 28 tiles on 66 clusters, 50 against 46 us;
- * M = 256, N = 4096, K = 512: 21 against 13 us), four and more faster. */
-#ifndef TS_GEMM_SPLIT_MIN_PIECES
-#define TS_GEMM_SPLIT_MIN_PIECES 4
-#endif
+/* Split-K (ts_gemm_ex with a workspace): where the tiles of C leave most clusters idle, the split
+ * instances (gemm.c, NAME_split) cut each tile's K range into pieces, one a cluster, of at least
+ * TS_GEMM_SPLIT_MIN_ITERS k tiles, and only where that makes TS_GEMM_SPLIT_MIN_PIECES pieces or
+ * more; each piece leaves its partial results in the workspace, and a second kernel
+ * (ts_gemm_split_reduce) adds a tile's pieces in order and stores C. */
 /* A kernel's pieces (gemm_variant.h, TS_GEMM_PIECES): stream-K's, or split-K's. */
 #define TS_GEMM_PIECES_STREAM_K 1
 #define TS_GEMM_PIECES_SPLIT 2
 
-/* Tiles of C are taken down groups of this many tile rows (templates/tile_scheduler.h). */
-#ifndef TS_GEMM_GROUP_M
-#define TS_GEMM_GROUP_M 8
-#endif
-
 typedef struct ts_gemm_params {
     ts_async_desc a, b; /* tensor maps first: they need 64-byte alignment */
-    ts_async_desc c_store; /* C as 16-bit elements in 64 (or per warp 16) x TS_GEMM_OUT_COLS tiles, for the staged store */
+    ts_async_desc c_store; /* C as 16-bit elements in 16 x TS_GEMM_OUT_COLS tiles, for the staged store */
     ts_gl c;
     float alpha, beta;
     int k_iters;
@@ -270,7 +191,7 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     if (c_type != TS_DTYPE_F32 && beta == 0.0f && n % 8 == 0) {
         /* bf16 and fp16 are both 2-byte elements to the copy engine. */
         const ts_gl gc = ts_gl_matrix(c, TS_DTYPE_BF16, m, n, ldc);
-        if ((s = ts_async_desc_make(&params->c_store, &gc, TS_GEMM_WARP_STORE ? 16 : 64, TS_GEMM_OUT_COLS, TS_DTYPE_BF16)) !=
+        if ((s = ts_async_desc_make(&params->c_store, &gc, 16, TS_GEMM_OUT_COLS, TS_DTYPE_BF16)) !=
             TS_SUCCESS)
             return s;
         params->staged = 1;
@@ -280,12 +201,11 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     params->beta = beta;
     params->k_iters = (k + TS_GEMM_BK - 1) / TS_GEMM_BK;
     /* A cluster's tiles go down M, sharing B (the larger stage operand), unless M has a single
-     * row of tiles, where half the blocks would have nothing to do, or TS_GEMM_CLUSTER_ACROSS_N
-     * asks; then across N, sharing A. The
+     * row of tiles, where half the blocks would have nothing to do; then across N, sharing A. The
      * scheduler counts clusters' worth of tiles; the last may reach past the matrix, where the
      * loads fill zeros and the stores write nothing. */
     const int tiles_m = (m + TS_GEMM_BM - 1) / TS_GEMM_BM, tiles_n = (n + TS_GEMM_BN - 1) / TS_GEMM_BN;
-    params->cluster_n = TS_GEMM_CLUSTER > 1 && tiles_n > 1 && (TS_GEMM_CLUSTER_ACROSS_N || tiles_m < TS_GEMM_CLUSTER);
+    params->cluster_n = TS_GEMM_CLUSTER > 1 && tiles_n > 1 && tiles_m < TS_GEMM_CLUSTER;
     params->sched = params->cluster_n
                         ? ts_sched_make(tiles_m, (tiles_n + TS_GEMM_CLUSTER - 1) / TS_GEMM_CLUSTER, TS_GEMM_GROUP_M)
                         : ts_sched_make((tiles_m + TS_GEMM_CLUSTER - 1) / TS_GEMM_CLUSTER, tiles_n, TS_GEMM_GROUP_M);
@@ -410,8 +330,6 @@ TS_EXTERN_C ts_gemm_skinny_run_fn ts_gemm_skinny64_run;
 /* Defines kernel `name`, split-K's second kernel over TS_GEMM_SPLIT_REDUCE_WARPS-warp blocks built
  * for TS_GEMM_SPLIT_REDUCE_BLOCKS blocks an SM, and its launcher name##_launch(params, stream) (a
  * grid for every item). */
-#define TS_GEMM_SPLIT_REDUCE_WARPS 8
-#define TS_GEMM_SPLIT_REDUCE_BLOCKS 4 /* an SM's, to keep registers low and loads in flight */
 #define TS_GEMM_SPLIT_REDUCE_KERNEL(name)                                                          \
     TS_KERNEL_RESIDENT(name, TS_GEMM_SPLIT_REDUCE_WARPS, TS_GEMM_SPLIT_REDUCE_BLOCKS, ts_gemm_params, p) { \
         const int item = (ts_block_x() * TS_GEMM_SPLIT_REDUCE_WARPS + ts_warp_id()) * TS_WARP_LANES + ts_lane_id(); \

@@ -14,11 +14,6 @@
 #include "kernels/common/device_props.h"
 #include "kernels/gemm/gemm_skinny.h"
 
-/* 0 leaves products of few rows to gemm.c's kernels. */
-#ifndef TS_GEMM_USE_SKINNY
-#define TS_GEMM_USE_SKINNY 1
-#endif
-
 #define TS_GEMM_KIND TS_CAT(_skinny, TS_GEMM_SKINNY)
 #define TS_GEMM_PIECES TS_GEMM_PIECES_SPLIT
 #include "kernels/gemm/gemm_instances.h"
@@ -34,7 +29,7 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b,
                                          float beta, void *c, ts_dtype c_type, long long ldc, void *workspace,
                                          size_t workspace_bytes, ts_stream stream, int *done) {
     *done = 0;
-    if (!TS_GEMM_USE_SKINNY || m > TS_GEMM_SKINNY) return TS_SUCCESS;
+    if (m > TS_GEMM_SKINNY) return TS_SUCCESS;
     /* op(B)^T is N x K: B as stored when op(B) = B^T, else B^T; op(A)^T likewise. */
     const ts_trans ta = trans_b ? TS_NO_TRANS : TS_TRANS, tb = trans_a ? TS_NO_TRANS : TS_TRANS;
     ts_gemm_params params;
@@ -45,7 +40,7 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b,
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
     if ((s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
     /* ts_gemm_workspace_size is the larger tile's (gemm.c), which holds this one's. */
-    if (workspace && TS_GEMM_USE_SPLIT && workspace_bytes >= ts_gemm_workspace_bytes(wave))
+    if (workspace && workspace_bytes >= ts_gemm_workspace_bytes(wave))
         split = ts_gemm_use_workspace(&params, workspace, wave, 1);
     if (!split) params.sk = ts_sk_make(params.sched.tasks, params.k_iters, 1, 0); /* whole tiles */
     s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_sk_tasks(&params.sk), &grid);

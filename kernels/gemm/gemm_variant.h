@@ -12,13 +12,15 @@
 
 #define TS_GEMM_FN(name) TS_CAT(TS_GEMM_NAME, TS_CAT(_, name))
 
-/* The parts of a task's results this instance holds for the next task's stages
- * (TS_GEMM_DEFER_STORE, gemm_common.h): none in the split instances, which store at the task's
- * end: a split schedule gives each cluster one task, so no next task would cover them. */
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
+/* The deferred store: with the staged store, a task's results wait in registers (C's 16 bits) and
+ * go out a part a stage during the next task's first stages, each after that stage's multiplies
+ * are issued (the last task's in finish), so that the tensor cores work through the epilogue. TS_GEMM_HELD
+ * is the parts held: all of them, but in the split instances, which store at the task's end (a
+ * split schedule gives each cluster one task, so no next task would cover them). */
+#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT || !TS_GEMM_STAGED_STORE
 #define TS_GEMM_HELD 0
 #else
-#define TS_GEMM_HELD TS_GEMM_DEFER_STORE
+#define TS_GEMM_HELD TS_GEMM_STORE_PARTS
 #endif
 
 /* One pipeline stage: each consumer's TS_GEMM_WG_TILES x 64 rows of A (64 rows a tile), and the
@@ -29,13 +31,11 @@ typedef struct TS_GEMM_FN(input) {
 } TS_GEMM_FN(input);
 
 /* A consumer's results on their way to C (the staged store), TS_GEMM_OUT_COLS columns at a time:
- * two 16-row tiles per warp (TS_GEMM_WARP_STORE), or one 64-row tile. The bits are C's 16-bit
- * dtype, bf16 or fp16, which the copy engine moves alike. */
+ * two 16-row tiles per warp, used in turn. The bits are C's 16-bit dtype, bf16 or fp16, which the
+ * copy engine moves alike. */
 typedef struct TS_GEMM_FN(output) {
-#if TS_GEMM_STAGED_STORE && TS_GEMM_WARP_STORE
+#if TS_GEMM_STAGED_STORE
     TS_CAT(ts_st_bf16_16x, TS_GEMM_OUT_COLS) c[4][2]; /* [warp][tile used in turn] */
-#elif TS_GEMM_STAGED_STORE
-    TS_CAT(ts_st_bf16_64x, TS_GEMM_OUT_COLS) c;
 #else
     int unused;
 #endif
@@ -47,8 +47,8 @@ typedef ts_gemm_task TS_GEMM_FN(task);
 #define TS_GEMM_PART_WORDS (16 * TS_GEMM_OUT_COLS / 2 / TS_WARP_LANES)
 
 /* One accumulator per 64-row A tile: a warp's 16 rows of each. With the deferred store, the
- * previous task's last TS_GEMM_HELD parts too, in C's 16 bits, while pending (with their
- * task's first 64-row tile of C and first TS_GEMM_OUT_COLS-column tile). */
+ * previous task's parts too, in C's 16 bits, while pending (with their task's first 64-row tile of
+ * C and first TS_GEMM_OUT_COLS-column tile). */
 typedef struct TS_GEMM_FN(consumer) {
     TS_CAT(ts_rt_f32_16x, TS_GEMM_BN) acc[TS_GEMM_WG_TILES];
 #if TS_GEMM_HELD
@@ -58,51 +58,30 @@ typedef struct TS_GEMM_FN(consumer) {
 } TS_GEMM_FN(consumer);
 
 #if TS_GEMM_STAGED_STORE
-/* Part q of a consumer's results in 16 bits to C through shared memory and a TMA store, which
- * reads the tile while the warps go on: 64-row tile q / halves, columns q % halves; C's tile
+/* Part q of a consumer warp's results in 16 bits to C through shared memory and a TMA store, which
+ * reads the tile while the warp goes on: 64-row tile q / halves, columns q % halves; C's tile
  * (m_tile, n_tile) in 64 x TS_GEMM_OUT_COLS units is the consumer's first. `values` are the part's
  * TS_GEMM_PART_WORDS words, a 16 x TS_GEMM_OUT_COLS register tile of their own (one row of
  * subtiles, laid out column after column); the bits are bf16 or fp16, stored alike. q must be a
  * constant where this is inlined: an indexed register tile would go to local memory. checked 0:
  * the tensor store does not check the tile against C's descriptor (ops/tma.h: for stores issued
- * inside the main loop; the task's store checked it). */
+ * inside the main loop; the task's store checked it). Each warp stores its own 16 rows, waiting
+ * only for its own stores, and parts alternate between its two tiles (an even count of parts a
+ * task keeps the turn). */
 TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const void *values, TS_GEMM_FN(output) *out,
-                                      int consumer, int m_tile, int n_tile, int q, int checked) {
+                                      int m_tile, int n_tile, int q, int checked) {
     const int halves = TS_GEMM_BN / TS_GEMM_OUT_COLS, r = q / halves, h = q % halves;
     const ts_rt_desc part = ts_rt_make_desc(16, TS_GEMM_OUT_COLS, TS_DTYPE_BF16, TS_LAYOUT_ROW);
     const int warp = ts_warp_in_group();
-#if TS_GEMM_WARP_STORE
-    /* Each warp its own 16 rows: it waits only for its own stores, and no warp for another. */
-    (void)consumer, (void)checked;
-    /* Parts alternate between the two tiles (an even count of parts a task keeps the turn). */
-#ifndef TS_GEMM_PROBE_NO_STORE_WAIT
     ts_async_store_wait_read_but_last();
-#endif
     TS_CAT(ts_st_bf16_16x, TS_GEMM_OUT_COLS) *tile = &out->c[warp][q % 2];
     ts_store_r2s_impl(TS_ST_DATA(tile), TS_ST_DESC(tile), values, part, 0, 0);
     ts_async_fence_shared();
-#ifndef TS_GEMM_PROBE_NO_TMA_STORE
     if (checked)
         ts_async_store(&p->c_store, tile, 0, 0, (m_tile + r) * 4 + warp, n_tile + h);
     else
         ts_async_store_unchecked(&p->c_store, tile, 0, 0, (m_tile + r) * 4 + warp, n_tile + h);
     ts_async_store_commit();
-#endif
-#else
-    /* The previous store must have read the output tile before it is overwritten. */
-    if (warp == 0) ts_async_store_wait_read();
-    ts_sync_named(consumer, 4);
-    ts_store_r2s_impl(TS_ST_DATA(&out->c), TS_ST_DESC(&out->c), values, part, warp * 16, 0);
-    ts_async_fence_shared();
-    ts_sync_named(consumer, 4);
-    if (warp == 0) {
-        if (checked)
-            ts_async_store(&p->c_store, &out->c, 0, 0, m_tile + r, n_tile + h);
-        else
-            ts_async_store_unchecked(&p->c_store, &out->c, 0, 0, m_tile + r, n_tile + h);
-        ts_async_store_commit();
-    }
-#endif
 }
 
 /* The words of part q of c16 (c16[r] holds 64-row tile r's results: a warp's 16 rows). */
@@ -110,17 +89,14 @@ TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const void *value
     (&(c16)[(q) / (TS_GEMM_BN / TS_GEMM_OUT_COLS)].v[0][(q) % (TS_GEMM_BN / TS_GEMM_OUT_COLS) * (TS_GEMM_OUT_COLS / 16)][0])
 
 #if TS_GEMM_HELD
-/* Held part k is the task's part TS_GEMM_STORE_PARTS - TS_GEMM_HELD + k. */
-#define TS_GEMM_FIRST_HELD (TS_GEMM_STORE_PARTS - TS_GEMM_HELD)
 /* Held parts from `from` on (all, from 0; the others went out during the task's first stages);
  * nothing is held afterwards. */
 TS_DEVICE void TS_GEMM_FN(store_held)(const ts_gemm_params *p, TS_GEMM_FN(consumer) *c, TS_GEMM_FN(output) *out,
-                                      int consumer, int from) {
+                                      int from) {
     if (!c->pending) return;
     TS_UNROLL /* constant parts keep the results in registers */
     for (int k = 0; k < TS_GEMM_HELD; ++k)
-        if (k >= from)
-            TS_GEMM_FN(store_part)(p, c->held[k], out, consumer, c->pending_m, c->pending_n, TS_GEMM_FIRST_HELD + k, 0);
+        if (k >= from) TS_GEMM_FN(store_part)(p, c->held[k], out, c->pending_m, c->pending_n, k, 0);
     c->pending = 0;
 }
 #endif
@@ -239,19 +215,8 @@ TS_DEVICE void TS_GEMM_FN(store_split_piece)(const ts_gemm_params *p, const ts_g
 #define TS_GEMM_B_COL(k_tile, n_tile) (n_tile)
 #endif
 
-/* Timing probes for scripts/gpu-ab.sh, never set in a build that computes: TS_GEMM_PROBE_NO_LOAD
- * (stages are announced but never loaded), TS_GEMM_PROBE_NO_MMA (loads without multiplies),
- * TS_GEMM_PROBE_NO_STORE (no epilogue: what a fully hidden one would give), and in the staged warp
- * store TS_GEMM_PROBE_NO_TMA_STORE (results staged in shared memory, never copied out) and
- * TS_GEMM_PROBE_NO_STORE_WAIT (copied out without waiting for the copy to read the staging tile)
- * time one part of the kernel at a time; each gives wrong results on purpose. */
 TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(input) *in,
                                 ts_tbar *full, int iter) {
-#ifdef TS_GEMM_PROBE_NO_LOAD
-    (void)p, (void)t, (void)in, (void)iter;
-    if (ts_warp_in_group() == 0) ts_tbar_expect_bytes(full, 0);
-    return;
-#endif
     const int warp = ts_warp_in_group(); /* 0 .. TS_GEMM_LOAD_WARPS - 1 */
     if (warp == 0)
         ts_tbar_expect_bytes(full, TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES * TS_ASYNC_BYTES(&in->a[0]) +
@@ -296,14 +261,10 @@ TS_DEVICE void TS_GEMM_FN(init)(const ts_gemm_params *p, const ts_gemm_task *t, 
 TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                    const TS_GEMM_FN(input) *in, TS_GEMM_FN(output) *out, int iter, int consumer) {
     (void)p, (void)t, (void)out, (void)iter;
-#ifndef TS_GEMM_PROBE_NO_MMA
     ts_wg_fence();
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
         TS_GEMM_MMA(&c->acc[r], &in->a[consumer * TS_GEMM_WG_TILES + r], &in->b);
-#else
-    (void)in, (void)consumer, (void)c;
-#endif
 #if TS_GEMM_HELD
     /* The first stages of a task store the previous task's results a part each while their
      * multiplies run: the epilogue no longer leaves the tensor cores idle. */
@@ -311,14 +272,9 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
     if (c->pending && iter < TS_GEMM_HELD) {
         TS_UNROLL /* constant parts keep the results in registers */
         for (int k = 0; k < TS_GEMM_HELD; ++k)
-            if (k == iter)
-                TS_GEMM_FN(store_part)(p, c->held[k], out, consumer, c->pending_m, c->pending_n, TS_GEMM_FIRST_HELD + k, 0);
+            if (k == iter) TS_GEMM_FN(store_part)(p, c->held[k], out, c->pending_m, c->pending_n, k, 0);
     }
-#if TS_PC_RELEASE_LAG
-    ts_wg_wait(1); /* the previous stage's multiplies: the template hands that stage back */
-#else
     ts_wg_wait(0);
-#endif
 #endif
     /* Without the deferred store the multiplies are only issued here: the template commits them
      * and waits (templates/producer_consumer.h). */
@@ -331,7 +287,7 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r) ts_wg_acc_fence(&c->acc[r]);
 #if TS_GEMM_HELD
     /* What this task's stages left of the previous task's results. */
-    TS_GEMM_FN(store_held)(p, c, out, consumer, t->iters < TS_GEMM_HELD ? t->iters : TS_GEMM_HELD);
+    TS_GEMM_FN(store_held)(p, c, out, t->iters < TS_GEMM_HELD ? t->iters : TS_GEMM_HELD);
 #endif
 #if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
     if (t->kind == TS_SK_SPLIT) {
@@ -341,12 +297,6 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
 #endif
 #if TS_GEMM_PIECES == TS_GEMM_PIECES_STREAM_K
     if (TS_GEMM_FN(stream_k_combine)(p, t, c, consumer)) return;
-#endif
-#ifdef TS_GEMM_PROBE_NO_STORE
-    /* One element kept in use, so that the multiplies that produce the accumulators stay. */
-    (void)t, (void)out, (void)consumer;
-    if (c->acc[0].v[0][0][0] == -1.25e-30f) ((unsigned short *)p->c.ptr)[0] = 0;
-    return;
 #endif
     /* The consumer's 64-row tiles of C, r = 0 .. TS_GEMM_WG_TILES - 1. */
     const int m_tile0 = (t->tm * TS_GEMM_CONSUMERS + consumer) * TS_GEMM_WG_TILES;
@@ -370,22 +320,18 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
         }
         const int n_tile0 = t->tn * (TS_GEMM_BN / TS_GEMM_OUT_COLS);
 #if TS_GEMM_HELD
-        /* The first parts now, the rest from the next task's first stages (or finish); none checks
-         * the tile against C's descriptor again: that is done once here. */
+        /* The parts go out during the next task's first stages (or finish); none checks the tile
+         * against C's descriptor again: that is done once here. */
         ts_async_check(&p->c_store, &out->c[0][0]);
-        TS_UNROLL /* constant parts keep the results in registers */
-        for (int q = 0; q < TS_GEMM_FIRST_HELD; ++q)
-            TS_GEMM_FN(store_part)(p, TS_GEMM_PART_VALUES(c16, q), out, consumer, m_tile0, n_tile0, q, 0);
         TS_UNROLL
-        for (int k = 0; k < TS_GEMM_HELD; ++k)
-            memcpy(c->held[k], TS_GEMM_PART_VALUES(c16, TS_GEMM_FIRST_HELD + k), sizeof c->held[k]);
+        for (int k = 0; k < TS_GEMM_HELD; ++k) memcpy(c->held[k], TS_GEMM_PART_VALUES(c16, k), sizeof c->held[k]);
         c->pending = 1;
         c->pending_m = m_tile0;
         c->pending_n = n_tile0;
 #else
         TS_UNROLL /* constant parts keep the results in registers */
         for (int q = 0; q < TS_GEMM_STORE_PARTS; ++q)
-            TS_GEMM_FN(store_part)(p, TS_GEMM_PART_VALUES(c16, q), out, consumer, m_tile0, n_tile0, q, 1);
+            TS_GEMM_FN(store_part)(p, TS_GEMM_PART_VALUES(c16, q), out, m_tile0, n_tile0, q, 1);
 #endif
         return;
     }
@@ -404,7 +350,7 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(consumer) 
                                   int consumer) {
     (void)p, (void)c, (void)out, (void)consumer;
 #if TS_GEMM_HELD
-    TS_GEMM_FN(store_held)(p, c, out, consumer, 0);
+    TS_GEMM_FN(store_held)(p, c, out, 0);
 #endif
     /* The last staged stores must be done before the block's shared memory goes away (each warp
      * waits for those it issued). */
@@ -429,8 +375,8 @@ TS_DEVICE void TS_GEMM_FN(prefetch)(const ts_gemm_params *p) {
 #define TS_PC_HOOK(name) TS_GEMM_FN(name)
 #define TS_PC_STAGES TS_GEMM_STAGES
 #define TS_PC_CONSUMERS TS_GEMM_CONSUMERS
-#define TS_PC_PRODUCER_REGS 40
-#define TS_PC_CONSUMER_REGS 232
+#define TS_PC_PRODUCER_REGS TS_GEMM_PRODUCER_REGS
+#define TS_PC_CONSUMER_REGS TS_GEMM_CONSUMER_REGS
 #define TS_PC_CLUSTER TS_GEMM_CLUSTER
 #define TS_PC_LOAD_WARPS TS_GEMM_LOAD_WARPS
 #if TS_GEMM_HELD

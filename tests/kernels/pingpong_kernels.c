@@ -48,5 +48,3 @@ TS_EXTERN_C ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, 
 TS_EXTERN_C size_t ts_test_pingpong_workspace_bytes(void) { return ts_gemm_workspace_bytes(4); }
 
 TS_EXTERN_C int ts_test_gemm_stream_k_built(void) { return TS_GEMM_STREAM_K; }
-
-TS_EXTERN_C int ts_test_gemm_split_built(void) { return TS_GEMM_USE_SPLIT; }

@@ -18,8 +18,6 @@ ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, long long ld
 size_t ts_test_pingpong_workspace_bytes(void);
 /* TS_GEMM_STREAM_K as the GEMM kernels of this build see it (1: stream-K is built in). */
 int ts_test_gemm_stream_k_built(void);
-/* TS_GEMM_USE_SPLIT as the GEMM kernels of this build see it (1: ts_gemm_ex uses split-K). */
-int ts_test_gemm_split_built(void);
 
 /* ts_attention_forward at D = 64 (bf16 or fp16) on the ping-pong schedule, on at most max_blocks
  * blocks (at least 1), so that blocks loop over several tasks; TS_ERROR_UNSUPPORTED for D = 128. */

@@ -82,24 +82,11 @@
  * the B tile, where a warpgroup has warps for them. */
 #define TS_GEMM_LOAD_WARPS (TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + 1 < 4 ? TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + 1 : 4)
 
-/* 1: ts_gemm_ex shares the last waves of tiles out by K where it is given a workspace (stream-K,
- * templates/tile_scheduler.h); 0 (the default) leaves the code out of the default kernels. On
- * the H200 stream-K made 4096^3 5% slower (730-746 against 768-786 TFLOP/s, two runs,
- * bench/results/nvidia-h200-2026-11-30-stream-k-load-hint-ab.txt): each split tile's partial
- * results cost more than the 3% of idle clusters in the last wave it recovers. On gfx942 it cost
- * the ping-pong kernels 15-25 VGPRs and a wave per SIMD. Kept for A/B runs; CI tests it (host). */
-#ifndef TS_GEMM_STREAM_K
-#define TS_GEMM_STREAM_K 0
-#endif
-
 /* Split-K (ts_gemm_ex with a workspace): where the tiles of C leave most clusters idle, the split
  * instances (gemm.c, NAME_split) cut each tile's K range into pieces, one a cluster, of at least
  * TS_GEMM_SPLIT_MIN_ITERS k tiles, and only where that makes TS_GEMM_SPLIT_MIN_PIECES pieces or
  * more; each piece leaves its partial results in the workspace, and a second kernel
  * (ts_gemm_split_reduce) adds a tile's pieces in order and stores C. */
-/* A kernel's pieces (gemm_variant.h, TS_GEMM_PIECES): stream-K's, or split-K's. */
-#define TS_GEMM_PIECES_STREAM_K 1
-#define TS_GEMM_PIECES_SPLIT 2
 
 typedef struct ts_gemm_params {
     ts_async_desc a, b; /* tensor maps first: they need 64-byte alignment */
@@ -107,24 +94,20 @@ typedef struct ts_gemm_params {
     ts_gl c;
     float alpha, beta;
     int k_iters;
-    int staged;         /* nonzero: store C through shared memory (16-bit C, beta == 0) */
-    int cluster_n;      /* a cluster's tiles lie across N (sharing A), not down M (sharing B) */
-    ts_tile_sched sched; /* units (a cluster's tiles) -> tile coordinates */
-    ts_sk_sched sk;      /* tasks -> units and k ranges (stream-K or split-K where a workspace is given) */
-    int *flags;          /* stream-K: four ints per (boundary, block of the cluster, consumer) */
-    float *partials;     /* stream-K: partial results, TS_GEMM_PARTIAL_FLOATS per (boundary, block, consumer);
-                          * split-K: a block's tile, TS_GEMM_TILE_FLOATS per (task, block of the cluster) */
+    int staged;            /* nonzero: store C through shared memory (16-bit C, beta == 0) */
+    int cluster_n;         /* a cluster's tiles lie across N (sharing A), not down M (sharing B) */
+    ts_tile_sched sched;   /* units (a cluster's tiles) -> tile coordinates */
+    ts_split_sched split;  /* tasks -> units and k ranges (split-K where a workspace is given) */
+    float *partials;       /* split-K: a block's tile, TS_GEMM_TILE_FLOATS per (task, block of the cluster) */
 } ts_gemm_params;
 
-/* A task: the block's tile of C, and k tiles [k0, k0 + iters) of it; for a stream-K head or tail
- * (TS_SK_*), the boundary where the two meet, for a split tile's piece its task (its slot). */
+/* A task: the block's tile of C, and k tiles [k0, k0 + iters) of it; for a split tile's piece, the
+ * workspace slot of its partial results (its task), else -1. */
 typedef struct ts_gemm_task {
-    int tm, tn, k0, iters, kind, boundary;
+    int tm, tn, k0, iters, slot;
 } ts_gemm_task;
 
-/* A consumer's partial results of one tile: its TS_GEMM_WG_TILES x 64 x TS_GEMM_BN values; a
- * block's: its whole tile. */
-#define TS_GEMM_PARTIAL_FLOATS (TS_GEMM_WG_TILES * 64 * TS_GEMM_BN)
+/* A block's partial results of one tile. */
 #define TS_GEMM_TILE_FLOATS (TS_GEMM_BM * TS_GEMM_BN)
 
 /* The place in C of element (r, col) of the product: the skinny kernels' product is C^T
@@ -209,37 +192,26 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     params->sched = params->cluster_n
                         ? ts_sched_make(tiles_m, (tiles_n + TS_GEMM_CLUSTER - 1) / TS_GEMM_CLUSTER, TS_GEMM_GROUP_M)
                         : ts_sched_make((tiles_m + TS_GEMM_CLUSTER - 1) / TS_GEMM_CLUSTER, tiles_n, TS_GEMM_GROUP_M);
-    /* Every unit whole, until a caller with a workspace asks for stream-K (ts_gemm_use_workspace). */
-    params->sk = ts_sk_make(params->sched.tasks, params->k_iters, 1, 0);
+    /* Every unit whole, unless a caller with a workspace splits them (ts_gemm_split_k). */
+    params->split = ts_split_whole(params->sched.tasks, params->k_iters);
     return TS_SUCCESS;
 }
 
-/* The workspace of pieces (stream-K, split-K) for a grid of `blocks` blocks: four ints per
- * (block, consumer) (see stream_k_combine in gemm_variant.h) in whole 256 bytes, then the partial
- * results of as many consumers, which is as many blocks' tiles. Stream-K has fewer boundaries
- * than clusters, split-K fewer tasks. Host code. */
-static inline size_t ts_gemm_flag_bytes(int blocks) {
-    return ((size_t)blocks * TS_GEMM_CONSUMERS * 4 * sizeof(int) + 255) / 256 * 256;
-}
+/* The workspace for a grid of `blocks` blocks: a block's tile of partial results for each (split-K
+ * has fewer tasks than clusters). Host code. */
 static inline size_t ts_gemm_workspace_bytes(int blocks) {
-    return ts_gemm_flag_bytes(blocks) + (size_t)blocks * TS_GEMM_CONSUMERS * TS_GEMM_PARTIAL_FLOATS * sizeof(float);
+    return (size_t)blocks * TS_GEMM_TILE_FLOATS * sizeof(float);
 }
 
-/* Pieces over a grid of `grid` blocks (which run all at once), in a workspace of at least
- * ts_gemm_workspace_bytes(grid) bytes, zeroed before its first use: split-K where `split` asks
- * and it cuts the tiles into TS_GEMM_SPLIT_MIN_PIECES or more (returns 1), else stream-K where the
- * build has it (returns 0). Host code. */
-static inline int ts_gemm_use_workspace(ts_gemm_params *params, void *workspace, int grid, int split) {
-    params->flags = (int *)workspace;
-    params->partials = (float *)((char *)workspace + ts_gemm_flag_bytes(grid));
-    const int clusters = grid / TS_GEMM_CLUSTER;
-    if (split) {
-        params->sk = ts_sk_make_split(params->sched.tasks, params->k_iters, clusters, TS_GEMM_SPLIT_MIN_ITERS,
-                                      TS_GEMM_SPLIT_MIN_PIECES);
-        if (params->sk.split > 1) return 1;
-    }
-    params->sk = ts_sk_make(params->sched.tasks, params->k_iters, clusters, TS_GEMM_STREAM_K);
-    return 0;
+/* Split-K over a grid of `grid` blocks (which run all at once), in a workspace of at least
+ * ts_gemm_workspace_bytes(grid) bytes: returns 1 where it cuts the tiles into
+ * TS_GEMM_SPLIT_MIN_PIECES or more pieces (for the split instances), else 0, the tiles whole. Host
+ * code. */
+static inline int ts_gemm_split_k(ts_gemm_params *params, void *workspace, int grid) {
+    params->partials = (float *)workspace;
+    params->split = ts_split_make(params->sched.tasks, params->k_iters, grid / TS_GEMM_CLUSTER, TS_GEMM_SPLIT_MIN_ITERS,
+                                  TS_GEMM_SPLIT_MIN_PIECES);
+    return params->split.split > 1;
 }
 
 /* Split-K: the slot of block `rank` of a cluster's piece `task`: its tile of fp32 results as the
@@ -257,7 +229,7 @@ TS_LAYOUT_FN int ts_gemm_split_blocks(const ts_gemm_params *p) {
     return (int)((rows + 15) / 16);
 }
 TS_LAYOUT_FN int ts_gemm_split_items(const ts_gemm_params *p) {
-    return (int)(p->sk.dp * TS_GEMM_CLUSTER * ts_gemm_split_blocks(p) * (4 * TS_GEMM_BN));
+    return (int)(p->split.units * TS_GEMM_CLUSTER * ts_gemm_split_blocks(p) * (4 * TS_GEMM_BN));
 }
 
 /* Split-K's second kernel, one item: a lane's group of four values of one fragment block of a
@@ -276,7 +248,7 @@ TS_DEVICE void ts_gemm_split_reduce_item(const ts_gemm_params *p, int item) {
         tm = tm * TS_GEMM_CLUSTER + rank;
     const long long row0 = (long long)tm * TS_GEMM_BM + fb * 16, col0 = (long long)tn * TS_GEMM_BN;
     if (row0 >= p->c.rows || col0 >= p->c.cols) return;
-    const int split = p->sk.split;
+    const int split = p->split.split;
     const float *src = ts_gemm_split_slot(p, (long long)unit * split, rank) + fb * (16 * TS_GEMM_BN) + 4 * q;
     const long long step = (long long)TS_GEMM_CLUSTER * TS_GEMM_TILE_FLOATS;
     float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};

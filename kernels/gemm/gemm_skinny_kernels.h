@@ -15,10 +15,10 @@
 #include "kernels/gemm/gemm_skinny.h"
 
 #define TS_GEMM_KIND TS_CAT(_skinny, TS_GEMM_SKINNY)
-#define TS_GEMM_PIECES TS_GEMM_PIECES_SPLIT
+#define TS_GEMM_SPLIT_K 1
 #include "kernels/gemm/gemm_instances.h"
 #undef TS_GEMM_KIND
-#undef TS_GEMM_PIECES
+#undef TS_GEMM_SPLIT_K
 
 /* This width's kernel of each dtype and transpose form, by the gemm_instances.h names. */
 #define TS_GEMM_SKINNY_KERNEL_FN(form, name)                                                       \
@@ -40,10 +40,8 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b,
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
     if ((s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
     /* ts_gemm_workspace_size is the larger tile's (gemm.c), which holds this one's. */
-    if (workspace && workspace_bytes >= ts_gemm_workspace_bytes(wave))
-        split = ts_gemm_use_workspace(&params, workspace, wave, 1);
-    if (!split) params.sk = ts_sk_make(params.sched.tasks, params.k_iters, 1, 0); /* whole tiles */
-    s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_sk_tasks(&params.sk), &grid);
+    if (workspace && workspace_bytes >= ts_gemm_workspace_bytes(wave)) split = ts_gemm_split_k(&params, workspace, wave);
+    s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_split_tasks(&params.split), &grid);
     if (s != TS_SUCCESS) return s;
 
     static const ts_gemm_launcher launchers[2][2][2] = {

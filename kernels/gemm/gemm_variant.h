@@ -5,9 +5,9 @@
  *   TS_GEMM_B_TILE       the B stage tile type: BK x BN (B as stored) or BN x BK (B^T)
  *   TS_GEMM_TRANS_A, TS_GEMM_TRANS_B   0 or 1
  *   TS_GEMM_MMA          the asynchronous warpgroup multiply of that form (ts_wg_mma_AB_async, ...)
- *   TS_GEMM_PIECES       tasks that are pieces of a tile's K range, combined through the workspace:
- *                        TS_GEMM_PIECES_STREAM_K (stream-K where the schedule asks), TS_GEMM_PIECES_SPLIT
- *                        (split-K schedules only); 0: whole tiles
+ *   TS_GEMM_SPLIT_K      1: a split instance, whose tasks are the pieces of a split-K schedule
+ *                        (templates/tile_scheduler.h), or whole tiles where it has one piece a
+ *                        tile; 0: whole tiles
  * The hooks below are the whole kernel; the template (templates/producer_consumer.h) runs them. */
 
 #define TS_GEMM_FN(name) TS_CAT(TS_GEMM_NAME, TS_CAT(_, name))
@@ -17,7 +17,7 @@
  * are issued (the last task's in finish), so that the tensor cores work through the epilogue. TS_GEMM_HELD
  * is the parts held: all of them, but in the split instances, which store at the task's end (a
  * split schedule gives each cluster one task, so no next task would cover them). */
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT || !TS_GEMM_STAGED_STORE
+#if TS_GEMM_SPLIT_K || !TS_GEMM_STAGED_STORE
 #define TS_GEMM_HELD 0
 #else
 #define TS_GEMM_HELD TS_GEMM_STORE_PARTS
@@ -103,10 +103,10 @@ TS_DEVICE void TS_GEMM_FN(store_held)(const ts_gemm_params *p, TS_GEMM_FN(consum
 #endif
 
 TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) {
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
-    return p->sk.dp * p->sk.split;
+#if TS_GEMM_SPLIT_K
+    return ts_split_tasks(&p->split);
 #else
-    return ts_sk_unsplit_tasks(&p->sk);
+    return p->sched.tasks;
 #endif
 }
 
@@ -114,20 +114,14 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
     long long unit = task;
     int k_end = p->k_iters;
     t->tm = t->tn = t->k0 = 0;
-    t->kind = TS_SK_WHOLE;
-    t->boundary = 0;
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
+    t->slot = -1;
+#if TS_GEMM_SPLIT_K
     /* Tasks and units far fewer than 2^31 (split-K's are fewer than the clusters, the skinny
      * kernels' whole units N / 256 at most): no 64-bit division (a call) in the task loops. */
-    ts_sk_split_piece(&p->sk, task, &unit, &t->k0, &k_end, &t->kind, &t->boundary);
+    ts_split_piece(&p->split, task, &unit, &t->k0, &k_end);
+    if (p->split.split > 1) t->slot = (int)task;
     ts_sched_tile_narrow(&p->sched, (unsigned)unit, &t->tm, &t->tn);
 #else
-#if TS_GEMM_PIECES
-    if (!ts_sk_piece(&p->sk, task, &unit, &t->k0, &k_end, &t->kind, &t->boundary)) {
-        t->iters = 0; /* an empty stream-K piece */
-        return 0;
-    }
-#endif
     ts_sched_tile(&p->sched, unit, &t->tm, &t->tn);
 #endif
     /* A cluster's blocks take adjacent tiles down M (sharing B) or, with cluster_n, across N. */
@@ -139,47 +133,7 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
     return t->iters;
 }
 
-/* Stream-K (templates/tile_scheduler.h): the two pieces of a split tile meet in the workspace.
- * Whichever finishes first (a counter says which) writes its partial results there and raises the
- * ready flag; the second waits for the flag, adds them in and stores C. The second waits only on a
- * block that is already past its multiplies, so the wait ends even where the grid's blocks do not
- * all run at once (the schedule puts tails first and heads last, so the head rarely waits at all).
- * Each consumer warpgroup has its own four ints (counter, ready flag, and the counter's answer to
- * the head's and to the tail's warps) and area; a lane's values lie in groups of four strided by
- * the warpgroup's lanes, so that each 16-byte store and load of the warpgroup is contiguous. Returns 1 where this piece
- * was first (nothing to store). */
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_STREAM_K
-TS_DEVICE int TS_GEMM_FN(stream_k_combine)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
-                                           int consumer) {
-    if (t->kind == TS_SK_WHOLE) return 0;
-    const int slot = (t->boundary * TS_GEMM_CLUSTER + ts_cluster_rank()) * TS_GEMM_CONSUMERS + consumer;
-    const int threads = 4 * TS_WARP_LANES, thread = ts_warp_in_group() * TS_WARP_LANES + ts_lane_id();
-    const int values = TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS; /* a lane's values of one 64-row tile */
-    int *counter = &p->flags[4 * slot], *ready = counter + 1, *order = counter + 2 + (t->kind == TS_SK_TAIL);
-    float *part = p->partials + (long long)slot * TS_GEMM_PARTIAL_FLOATS + 4 * thread;
-    if (thread == 0) *order = ts_atomic_add_i32(counter, 1);
-    ts_sync_named(consumer, 4);
-    if (*(volatile int *)order == 0) {
-        TS_UNROLL
-        for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
-            ts_store_f32_groups(part + r * values * threads, &c->acc[r].v[0][0][0], values, 4 * threads);
-        ts_sync_named(consumer, 4);
-        if (thread == 0) ts_flag_store_release(ready, 1);
-        return 1;
-    }
-    if (thread == 0)
-        while (ts_flag_load_acquire(ready) == 0) ts_spin_pause();
-    ts_sync_named(consumer, 4);
-    /* Every warp has read its answer by now: all four back to 0 for the next call. */
-    if (thread == 0) counter[0] = counter[1] = counter[2] = counter[3] = 0;
-    TS_UNROLL
-    for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
-        ts_add_f32_groups_l2(&c->acc[r].v[0][0][0], part + r * values * threads, values, 4 * threads);
-    return 0;
-}
-#endif
-
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
+#if TS_GEMM_SPLIT_K
 /* Split-K: a piece's partial results, the block's whole tile in fp32, into its slot of the
  * workspace (gemm_common.h) as the warps hold them, with whole 16-byte stores; the reduction kernel
  * adds a tile's pieces and stores C. Warps with no row or column of C (a product of 16 rows
@@ -189,7 +143,7 @@ TS_DEVICE void TS_GEMM_FN(store_split_piece)(const ts_gemm_params *p, const ts_g
     const int warp = ts_warp_in_group();
     if ((long long)t->tn * TS_GEMM_BN >= p->c.cols) return;
     const int values = TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS; /* a lane's values of 16 rows of one 64-row tile */
-    float *slot = ts_gemm_split_slot(p, t->boundary, ts_cluster_rank()) + 4 * ts_lane_id();
+    float *slot = ts_gemm_split_slot(p, t->slot, ts_cluster_rank()) + 4 * ts_lane_id();
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
         const int fb = (consumer * TS_GEMM_WG_TILES + r) * 4 + warp;
@@ -282,21 +236,17 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
 
 TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                  TS_GEMM_FN(output) *out, int consumer) {
-    if (t->iters == 0) return; /* an empty stream-K piece */
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r) ts_wg_acc_fence(&c->acc[r]);
 #if TS_GEMM_HELD
     /* What this task's stages left of the previous task's results. */
     TS_GEMM_FN(store_held)(p, c, out, t->iters < TS_GEMM_HELD ? t->iters : TS_GEMM_HELD);
 #endif
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
-    if (t->kind == TS_SK_SPLIT) {
+#if TS_GEMM_SPLIT_K
+    if (t->slot >= 0) {
         TS_GEMM_FN(store_split_piece)(p, t, c, consumer);
         return;
     }
-#endif
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_STREAM_K
-    if (TS_GEMM_FN(stream_k_combine)(p, t, c, consumer)) return;
 #endif
     /* The consumer's 64-row tiles of C, r = 0 .. TS_GEMM_WG_TILES - 1. */
     const int m_tile0 = (t->tm * TS_GEMM_CONSUMERS + consumer) * TS_GEMM_WG_TILES;
@@ -357,7 +307,7 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(consumer) 
     ts_async_store_wait();
 }
 
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
+#if TS_GEMM_SPLIT_K
 /* The split instances serve products of few rows (split-K's pieces, the skinny kernels' tiles),
  * whose kernels are short: their launch and set-up overlap the stream's previous kernel, the tensor
  * maps are fetched while the barriers are set up, and the reduction kernel after them launches

@@ -46,9 +46,9 @@
  *                     thread then waits for that kernel (ts_grid_wait_prior) before any hook runs,
  *                     and the stream's next kernel may launch early in turn (ts_grid_launch_next).
  *                     For short kernels, whose launch and set-up are a large part of their time
- *   TS_PC_PREFETCH    optional, default 0; 1: one thread calls
- *                     void P_prefetch(const PARAMS *p) first (tensor maps into the copy engine's
- *                     cache: ts_async_prefetch_desc)
+ *   TS_PC_PREFETCH    optional, default 0; 1: warp 0 calls void P_prefetch(const PARAMS *p)
+ *                     first (tensor maps into the copy engine's cache: ts_async_prefetch,
+ *                     ops/async_prefetch.h)
  *   TS_PC_CLUSTER     optional, default 1: blocks per thread-block cluster (backends/cluster.h),
  *                     at most TS_CLUSTER_MAX. The blocks of a cluster work on the same task at
  *                     once (each tells its part by ts_cluster_rank()), and a stage is refilled
@@ -252,7 +252,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         (float *)ts_smem_take(&smem, sizeof(float) * TS_PC_CONSUMER_SCRATCH * TS_PC_CONSUMERS, 16);
 #endif
 #if TS_PC_PREFETCH
-    if (ts_warp_id() == 0 && ts_lane_id() == 0) TS_PC_HOOK(prefetch)(p);
+    if (ts_warp_id() == 0) TS_PC_HOOK(prefetch)(p);
 #endif
     if (ts_warp_id() == 0) {
         for (int s = 0; s < TS_PC_STAGES; ++s) {

@@ -16,9 +16,12 @@
 #include "backends/backend.h"
 #include "backends/cluster.h"
 #include "backends/lane_ops.h"
+#include "ops/async_prefetch.h"
 #include "ops/convert.h"
+#include "ops/fragment_groups.h"
 #include "ops/maps.h"
 #include "ops/memory.h"
+#include "ops/store_axpby.h"
 #include "ops/tma.h"
 #include "ops/warpgroup.h"
 #include "kernels/gemm/tuning.h"
@@ -110,46 +113,14 @@ typedef struct ts_gemm_task {
 /* A block's partial results of one tile. */
 #define TS_GEMM_TILE_FLOATS (TS_GEMM_BM * TS_GEMM_BN)
 
-/* The place in C of element (r, col) of the product: the skinny kernels' product is C^T
- * (gemm_skinny_kernels.h), whose (r, col) is C's (col, r); c describes the product (C^T: N x M, its
- * leading dimension C's). */
+/* 1 where the product is C^T (the skinny kernels, gemm_skinny_kernels.h): params.c describes the
+ * product (C^T: N x M, C's leading dimension), whose element (r, c) is C's (c, r) (the
+ * `transposed` of ops/store_axpby.h). */
 #if TS_GEMM_SKINNY
-#define TS_GEMM_C_INDEX(c, r, col) ((col) * (c)->stride_row + (r))
+#define TS_GEMM_C_TRANSPOSED 1
 #else
-#define TS_GEMM_C_INDEX(c, r, col) ((r) * (c)->stride_row + (col))
+#define TS_GEMM_C_TRANSPOSED 0
 #endif
-
-/* C element idx as fp32, and the store of an fp32 value into C's dtype. */
-TS_DEVICE float ts_gemm_load_c(const ts_gl *c, long long idx) {
-    if (c->dtype == TS_DTYPE_F32) return ((const float *)c->ptr)[idx];
-    const unsigned short bits = ((const unsigned short *)c->ptr)[idx];
-    return c->dtype == TS_DTYPE_BF16 ? ts_unpack_bf16(bits) : ts_unpack_fp16(bits);
-}
-TS_DEVICE void ts_gemm_store_c(const ts_gl *c, long long idx, float v) {
-    if (c->dtype == TS_DTYPE_F32)
-        ((float *)c->ptr)[idx] = v;
-    else
-        ((unsigned short *)c->ptr)[idx] =
-            (unsigned short)(c->dtype == TS_DTYPE_BF16 ? ts_pack_bf16x2(v, 0.0f) : ts_pack_fp16x2(v, 0.0f));
-}
-
-/* A warp's 16 rows of a consumer's accumulator to C, starting at (row0, col0): alpha, beta and the
- * conversion to C's dtype, masked at C's edges. One store per element: storing pairs of adjacent
- * columns at once measured 30% slower on the H200 (bench/results, 2026-11-30). */
-TS_DEVICE void ts_gemm_epilogue(const float *acc, ts_rt_desc d, const ts_gl *c, long long row0,
-                                long long col0, float alpha, float beta) {
-    const int lane = ts_lane_id();
-    TS_UNROLL
-    for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
-        const long long r = row0 + ts_rt_elem_row(d, lane, e), col = col0 + ts_rt_elem_col(d, lane, e);
-        if (r < c->rows && col < c->cols) {
-            const long long idx = TS_GEMM_C_INDEX(c, r, col);
-            float v = alpha * acc[e];
-            if (beta != 0.0f) v += beta * ts_gemm_load_c(c, idx);
-            ts_gemm_store_c(c, idx, v);
-        }
-    }
-}
 
 /* The kernel parameters of one GEMM call, from arguments ts_gemm has already checked: tensor maps
  * of the stored A and B for their stage tiles, C, and the tile scheduler. Host code. */
@@ -214,31 +185,32 @@ static inline int ts_gemm_split_k(ts_gemm_params *params, void *workspace, int g
     return params->split.split > 1;
 }
 
-/* Split-K: the slot of block `rank` of a cluster's piece `task`: its tile of fp32 results as the
- * block's warps hold them, 16 rows x TS_GEMM_BN a warp and 64-row tile (a fragment block, fb =
- * (consumer * TS_GEMM_WG_TILES + r) * 4 + warp), each lane's values in groups of four strided by
- * the warp's lanes (ts_store_f32_groups), so that the pieces write with whole 16-byte stores. */
+/* Split-K: the slot of block `rank` of a cluster's piece `task`: its tile of fp32 results, a
+ * fragment block after another, each a warp's 16 x TS_GEMM_BN accumulator in group order
+ * (ops/fragment_groups.h); fragment block fb = (consumer * TS_GEMM_WG_TILES + r) * 4 + warp. */
+#define TS_GEMM_FRAGMENT_FLOATS (16 * TS_GEMM_BN)
 TS_DEVICE float *ts_gemm_split_slot(const ts_gemm_params *p, long long task, int rank) {
     return p->partials + (task * TS_GEMM_CLUSTER + rank) * (long long)TS_GEMM_TILE_FLOATS;
 }
 
-/* Split-K's second kernel's items: (tile, fragment block, a lane's group of four) over the
- * fragment blocks that hold rows of C; fewer than 2^31, as the tiles are fewer than the clusters. */
+/* Split-K's second kernel's items, one a warp: (tile, fragment block, group) over the fragment
+ * blocks that hold rows of C; fewer than 2^31, as the tiles are fewer than the clusters. */
+#define TS_GEMM_FRAGMENT_DESC ts_rt_make_desc(16, TS_GEMM_BN, TS_DTYPE_F32, TS_LAYOUT_ROW)
 TS_LAYOUT_FN int ts_gemm_split_blocks(const ts_gemm_params *p) {
     const long long rows = p->c.rows < TS_GEMM_BM ? p->c.rows : TS_GEMM_BM;
     return (int)((rows + 15) / 16);
 }
 TS_LAYOUT_FN int ts_gemm_split_items(const ts_gemm_params *p) {
-    return (int)(p->split.units * TS_GEMM_CLUSTER * ts_gemm_split_blocks(p) * (4 * TS_GEMM_BN));
+    return (int)(p->split.units * TS_GEMM_CLUSTER * ts_gemm_split_blocks(p) * TS_RT_GROUPS(TS_GEMM_FRAGMENT_DESC));
 }
 
-/* Split-K's second kernel, one item: a lane's group of four values of one fragment block of a
- * block's tile, the tile's pieces added in order (the same sums in every run), then alpha, beta
- * and C's dtype at the four elements' places in C (the register tile's layout). */
+/* Split-K's second kernel, one item: a group of one fragment block of a block's tile, the tile's
+ * pieces added in order (the same sums in every run), then alpha, beta and C's dtype. */
 TS_DEVICE void ts_gemm_split_reduce_item(const ts_gemm_params *p, int item) {
-    const int quads = 4 * TS_GEMM_BN, per_tile = ts_gemm_split_blocks(p) * quads;
+    const ts_rt_desc d = TS_GEMM_FRAGMENT_DESC;
+    const int groups = TS_RT_GROUPS(d), per_tile = ts_gemm_split_blocks(p) * groups;
     const int tile = item / per_tile, in_tile = item - tile * per_tile;
-    const int fb = in_tile / quads, q = in_tile - fb * quads, g = q / TS_WARP_LANES, lane = q - g * TS_WARP_LANES;
+    const int fb = in_tile / groups, group = in_tile - fb * groups;
     const int unit = tile / TS_GEMM_CLUSTER, rank = tile - unit * TS_GEMM_CLUSTER;
     int tm, tn;
     ts_sched_tile_narrow(&p->sched, (unsigned)unit, &tm, &tn);
@@ -249,36 +221,9 @@ TS_DEVICE void ts_gemm_split_reduce_item(const ts_gemm_params *p, int item) {
     const long long row0 = (long long)tm * TS_GEMM_BM + fb * 16, col0 = (long long)tn * TS_GEMM_BN;
     if (row0 >= p->c.rows || col0 >= p->c.cols) return;
     const int split = p->split.split;
-    const float *src = ts_gemm_split_slot(p, (long long)unit * split, rank) + fb * (16 * TS_GEMM_BN) + 4 * q;
-    const long long step = (long long)TS_GEMM_CLUSTER * TS_GEMM_TILE_FLOATS;
-    float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    /* Four pieces' loads in flight at a time, added in order. */
-    int j = 0;
-    for (; j + 4 <= split; j += 4) {
-        ts_v16 v[4];
-        TS_UNROLL
-        for (int u = 0; u < 4; ++u) v[u] = ts_load16(src + (j + u) * step);
-        TS_UNROLL
-        for (int u = 0; u < 4; ++u)
-            TS_UNROLL
-            for (int i = 0; i < 4; ++i) sum[i] += ts_bits_f32(v[u].w[i]);
-    }
-    for (; j < split; ++j) {
-        const ts_v16 v = ts_load16(src + j * step);
-        TS_UNROLL
-        for (int i = 0; i < 4; ++i) sum[i] += ts_bits_f32(v.w[i]);
-    }
-    const ts_rt_desc d = ts_rt_make_desc(16, TS_GEMM_BN, TS_DTYPE_F32, TS_LAYOUT_ROW);
-    TS_UNROLL
-    for (int i = 0; i < 4; ++i) {
-        const long long row = row0 + ts_rt_elem_row(d, lane, 4 * g + i), col = col0 + ts_rt_elem_col(d, lane, 4 * g + i);
-        if (row < p->c.rows && col < p->c.cols) {
-            const long long idx = TS_GEMM_C_INDEX(&p->c, row, col);
-            float v = p->alpha * sum[i];
-            if (p->beta != 0.0f) v += p->beta * ts_gemm_load_c(&p->c, idx);
-            ts_gemm_store_c(&p->c, idx, v);
-        }
-    }
+    const float *first = ts_gemm_split_slot(p, (long long)unit * split, rank) + fb * TS_GEMM_FRAGMENT_FLOATS;
+    ts_reduce_groups_r2g_axpby(&p->c, d, first, (long long)TS_GEMM_CLUSTER * TS_GEMM_TILE_FLOATS, split, group, row0,
+                               col0, p->alpha, p->beta, TS_GEMM_C_TRANSPOSED);
 }
 
 /* A GEMM instance's launcher (the template's P_launch: parameters, grid, stream), as ts_gemm_ex and
@@ -301,17 +246,17 @@ TS_EXTERN_C ts_gemm_skinny_run_fn ts_gemm_skinny64_run;
 
 /* Defines kernel `name`, split-K's second kernel over TS_GEMM_SPLIT_REDUCE_WARPS-warp blocks built
  * for TS_GEMM_SPLIT_REDUCE_BLOCKS blocks an SM, and its launcher name##_launch(params, stream) (a
- * grid for every item). */
+ * warp for every item). */
 #define TS_GEMM_SPLIT_REDUCE_KERNEL(name)                                                          \
     TS_KERNEL_RESIDENT(name, TS_GEMM_SPLIT_REDUCE_WARPS, TS_GEMM_SPLIT_REDUCE_BLOCKS, ts_gemm_params, p) { \
-        const int item = (ts_block_x() * TS_GEMM_SPLIT_REDUCE_WARPS + ts_warp_id()) * TS_WARP_LANES + ts_lane_id(); \
+        const int item = ts_block_x() * TS_GEMM_SPLIT_REDUCE_WARPS + ts_warp_id();                 \
         ts_grid_wait_prior(); /* launched early, behind the pieces' kernel */                       \
         if (item < ts_gemm_split_items(p)) ts_gemm_split_reduce_item(p, item);                    \
     }                                                                                              \
     static ts_status name##_launch(const ts_gemm_params *params, ts_stream stream) {               \
         const ts_gemm_params p = *params;                                                          \
-        const int threads = TS_GEMM_SPLIT_REDUCE_WARPS * TS_WARP_LANES;                            \
-        const unsigned blocks = (unsigned)((ts_gemm_split_items(&p) + threads - 1) / threads);     \
+        const unsigned blocks =                                                                    \
+            (unsigned)((ts_gemm_split_items(&p) + TS_GEMM_SPLIT_REDUCE_WARPS - 1) / TS_GEMM_SPLIT_REDUCE_WARPS); \
         return TS_LAUNCH_EARLY(name, ts_grid_1d(blocks), TS_GEMM_SPLIT_REDUCE_WARPS, 0, stream, p); \
     }
 

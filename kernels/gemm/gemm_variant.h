@@ -142,13 +142,12 @@ TS_DEVICE void TS_GEMM_FN(store_split_piece)(const ts_gemm_params *p, const ts_g
                                              int consumer) {
     const int warp = ts_warp_in_group();
     if ((long long)t->tn * TS_GEMM_BN >= p->c.cols) return;
-    const int values = TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS; /* a lane's values of 16 rows of one 64-row tile */
-    float *slot = ts_gemm_split_slot(p, t->slot, ts_cluster_rank()) + 4 * ts_lane_id();
+    float *slot = ts_gemm_split_slot(p, t->slot, ts_cluster_rank());
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
         const int fb = (consumer * TS_GEMM_WG_TILES + r) * 4 + warp;
         if ((long long)t->tm * TS_GEMM_BM + fb * 16 < p->c.rows)
-            ts_store_f32_groups(slot + fb * (16 * TS_GEMM_BN), &c->acc[r].v[0][0][0], values, 4 * TS_WARP_LANES);
+            ts_store_r2g_groups(slot + fb * TS_GEMM_FRAGMENT_FLOATS, &c->acc[r]);
     }
 }
 #endif
@@ -292,7 +291,7 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
         const long long row0 = (long long)(m_tile0 + r) * 64 + ts_warp_in_group() * 16;
-        ts_gemm_epilogue(&c->acc[r].v[0][0][0], TS_RT_DESC(&c->acc[r]), &p->c, row0, col0, p->alpha, p->beta);
+        ts_store_r2g_axpby(&p->c, &c->acc[r], row0, col0, p->alpha, p->beta, TS_GEMM_C_TRANSPOSED);
     }
 }
 
@@ -313,8 +312,8 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(consumer) 
  * maps are fetched while the barriers are set up, and the reduction kernel after them launches
  * early in turn. */
 TS_DEVICE void TS_GEMM_FN(prefetch)(const ts_gemm_params *p) {
-    ts_async_prefetch_desc(&p->a);
-    ts_async_prefetch_desc(&p->b);
+    ts_async_prefetch(&p->a);
+    ts_async_prefetch(&p->b);
 }
 #define TS_PC_EARLY 1
 #define TS_PC_PREFETCH 1

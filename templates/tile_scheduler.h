@@ -108,8 +108,8 @@ TS_LAYOUT_FN long long ts_split_tasks(const ts_split_sched *s) { return s->units
 
 /* Task `task`'s piece: its unit and k iterations [*k_begin, *k_end), the first k_iters % split
  * pieces one longer. 32-bit arithmetic: a split schedule has fewer tasks than clusters, and whole
- * units (the skinny GEMM's) stay far below 2^31; a kernel's 64-bit divisions are calls, around
- * which ptxas spilled the GEMM's task counter. */
+ * units (the skinny GEMM's) stay far below 2^31, while a kernel's 64-bit divisions are calls that
+ * hold registers across the task loop. */
 TS_LAYOUT_FN void ts_split_piece(const ts_split_sched *s, long long task, long long *unit, int *k_begin, int *k_end) {
     const int t = (int)task, u = t / s->split, j = t - u * s->split;
     const int base = s->k_iters / s->split, longer = s->k_iters - base * s->split;

@@ -1,13 +1,12 @@
-/* What every GEMM variant shares: the block tile, the kernel parameters and the epilogue. A block
- * computes a TS_GEMM_BM x TS_GEMM_BN tile of C with TS_GEMM_CONSUMERS consumer warpgroups, each
- * owning TS_GEMM_WG_TILES x 64 rows, stepping through K TS_GEMM_BK at a time through a ring of
- * TS_GEMM_STAGES stages. The sizes follow the backend's shared memory: 128 x 256 x 64 in four
- * stages (192 KiB, plus 32 KiB for the staged store) where a block may have 227 KiB (Hopper, host),
- * 128 x 64 x 64 in two stages where it has 63 KiB (CDNA). TS_GEMM_WG_TILES=2 with TS_GEMM_BN=128
- * gives cuBLAS's shape on the H200, 256 x 128 with each consumer owning 128 rows (an A/B option).
- * TS_GEMM_BK=32 (an A/B option) halves each stage and doubles the stages that fit (eight): with the
- * template's release lag (TS_PC_RELEASE_LAG=1), which holds every stage one stage longer, the lag
- * then costs an eighth of the ring instead of a quarter. */
+/* What every GEMM variant shares: the block tile, the kernel parameters, split-K's workspace and
+ * its reduction kernel. A block computes a TS_GEMM_BM x TS_GEMM_BN tile of C with
+ * TS_GEMM_CONSUMERS consumer warpgroups, each owning TS_GEMM_WG_TILES x 64 rows, stepping through K
+ * TS_GEMM_BK at a time through a ring of TS_GEMM_STAGES stages; the numbers per architecture are in
+ * kernels/gemm/tuning.h, the design in docs/writing-a-kernel.md ("The GEMM, hook by hook").
+ *
+ * Instance parameters an including source may define first:
+ *   TS_GEMM_SKINNY    the skinny kernels' tile width, 16 or 64 (gemm_skinny.h); undefined: gemm.c's tile
+ *   TS_GEMM_CLUSTER   blocks per cluster; 1 for the ping-pong schedule (its test kernels) */
 #ifndef TESSERA_KERNELS_GEMM_COMMON_H
 #define TESSERA_KERNELS_GEMM_COMMON_H
 
@@ -15,7 +14,6 @@
 
 #include "backends/backend.h"
 #include "backends/cluster.h"
-#include "backends/lane_ops.h"
 #include "ops/async_prefetch.h"
 #include "ops/convert.h"
 #include "ops/fragment_groups.h"
@@ -73,6 +71,7 @@
 #define TS_GEMM_B_ST(dt, trans) TS_GEMM_B_ST_##trans(dt)
 #define TS_GEMM_B_ST_0(dt) TS_GEMM_ST(dt, TS_GEMM_BK, TS_GEMM_BN)
 #define TS_GEMM_B_ST_1(dt) TS_GEMM_ST(dt, TS_GEMM_BN, TS_GEMM_BK)
+
 /* Blocks per cluster: a cluster computes TS_GEMM_CLUSTER tiles of C adjacent in M, which share
  * their columns of B, so that each block loads a share of the B stage and multicasts it to all
  * (for a single row of tiles, tiles adjacent in N sharing A). An including source may ask for
@@ -84,12 +83,6 @@
 /* Producer warps that issue a stage's copies (TS_PC_LOAD_WARPS): one copy each, the A tiles and
  * the B tile, where a warpgroup has warps for them. */
 #define TS_GEMM_LOAD_WARPS (TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + 1 < 4 ? TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES + 1 : 4)
-
-/* Split-K (ts_gemm_ex with a workspace): where the tiles of C leave most clusters idle, the split
- * instances (gemm.c, NAME_split) cut each tile's K range into pieces, one a cluster, of at least
- * TS_GEMM_SPLIT_MIN_ITERS k tiles, and only where that makes TS_GEMM_SPLIT_MIN_PIECES pieces or
- * more; each piece leaves its partial results in the workspace, and a second kernel
- * (ts_gemm_split_reduce) adds a tile's pieces in order and stores C. */
 
 typedef struct ts_gemm_params {
     ts_async_desc a, b; /* tensor maps first: they need 64-byte alignment */
@@ -139,9 +132,9 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     if (s != TS_SUCCESS) return s;
     params->c = ts_gl_matrix(c, c_type, m, n, ldc);
 #if TS_GEMM_STAGED_STORE
-    /* Only where C's rows end on a 16-byte boundary: on the H200 a tensor store into a row that
-     * ends mid-way through 16 bytes wrote the elements past the end (tests/test_gemm.c caught it
-     * at N = 140 and 300), so other widths take the direct epilogue. */
+    /* Only where C's rows end on a 16-byte boundary: a tensor store into a row that ends mid-way
+     * through 16 bytes writes the elements past its end (tests/test_gemm.c, N = 140 and 300), so
+     * other widths take the direct epilogue. */
     if (c_type != TS_DTYPE_F32 && beta == 0.0f && n % 8 == 0) {
         /* bf16 and fp16 are both 2-byte elements to the copy engine. */
         const ts_gl gc = ts_gl_matrix(c, TS_DTYPE_BF16, m, n, ldc);
@@ -168,7 +161,13 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     return TS_SUCCESS;
 }
 
-/* The workspace for a grid of `blocks` blocks: a block's tile of partial results for each (split-K
+/* Split-K (ts_gemm_ex with a workspace): where the tiles of C leave most clusters idle, the split
+ * instances (gemm.c, NAME_split) cut each tile's K range into pieces, one a cluster, of at least
+ * TS_GEMM_SPLIT_MIN_ITERS k tiles, and only where that makes TS_GEMM_SPLIT_MIN_PIECES pieces or
+ * more; each piece leaves its partial results in the workspace, and a second kernel
+ * (ts_gemm_split_reduce) adds a tile's pieces in order and stores C.
+ *
+ * The workspace for a grid of `blocks` blocks: a block's tile of partial results for each (split-K
  * has fewer tasks than clusters). Host code. */
 static inline size_t ts_gemm_workspace_bytes(int blocks) {
     return (size_t)blocks * TS_GEMM_TILE_FLOATS * sizeof(float);

@@ -1,16 +1,14 @@
-/* Products of few rows (M <= 64, as in decoding) computed transposed:
- * C^T = op(B)^T op(A)^T. The GEMM's block tile is 128 rows of C by 256 columns, whose multiplies
- * take a block 0.56 us a k tile on the H200 whatever M is, so a product of 16 rows spends seven
- * eighths of them on rows that do not exist, and N = 14336 is only 56 such tiles for 132 SMs.
- * Transposed, N runs down the tile's 128 rows and M across its columns, TS_GEMM_SKINNY of them
- * (gemm_skinny.h): 64 (M <= 64, gemm_skinny64.c) is a quarter of the multiplies per k tile, 16
- * (M <= 16, gemm_skinny16.c) a sixteenth; twice the tiles, and each block streams 128 rows of B as
- * its A operand. The kernels are the split instances of gemm_variant.h at that width (this header
- * is their source and launcher, included by each width's source). With a workspace, where the
- * tiles are too few for the SMs, each tile's K range is cut into pieces as in gemm.c (at least
- * TS_GEMM_SPLIT_MIN_PIECES), whose partial tiles the reduction (gemm_skinny_reduce.h) adds and
- * stores to C transposed; otherwise the tiles are whole (ts_sk_split_piece of a schedule of one
- * piece) and the kernel's epilogue stores them to C transposed (TS_GEMM_C_INDEX). */
+/* Products of few rows (M <= 64, as in decoding) computed transposed: C^T = op(B)^T op(A)^T.
+ * gemm.c's block tile is 128 rows of C by 256 columns, whose multiplies take as long whatever M
+ * is, so a product of 16 rows would spend seven eighths of them on rows that do not exist.
+ * Transposed, N runs down the tile's 128 rows and M across its columns, TS_GEMM_SKINNY of them:
+ * 64 (M <= 64, gemm_skinny64.c) or 16 (M <= 16, gemm_skinny16.c). The kernels are the split
+ * instances of gemm_variant.h at that width (this header is their source and launcher, included
+ * by each width's source). With a workspace, where the tiles are too few for the SMs, each tile's
+ * K range is cut into pieces as in gemm.c, whose partial tiles the reduction
+ * (gemm_skinny_reduce.h) adds and stores to C transposed; otherwise the tiles are whole (a split
+ * schedule of one piece a tile) and the kernel's epilogue stores them to C transposed
+ * (TS_GEMM_C_TRANSPOSED). Measurements: bench/results/nvidia-h200-2026-12-04-gemm-skinny.txt. */
 #include "kernels/common/device_props.h"
 #include "kernels/gemm/gemm_skinny.h"
 

@@ -1,5 +1,6 @@
 /* One GEMM kernel on the producer-consumer template, for one operand dtype and transpose form.
- * Included by gemm.c once per variant after defining:
+ * Included once per variant (gemm_instances.h; the ping-pong test kernels) after gemm_common.h,
+ * after defining:
  *   TS_GEMM_NAME         the variant's prefix (its kernel is TS_GEMM_NAME##_kernel)
  *   TS_GEMM_A_TILE       the A stage tile type: 64 x BK of M x K (A as stored) or BK x 64 (A^T)
  *   TS_GEMM_B_TILE       the B stage tile type: BK x BN (B as stored) or BN x BK (B^T)
@@ -14,9 +15,10 @@
 
 /* The deferred store: with the staged store, a task's results wait in registers (C's 16 bits) and
  * go out a part a stage during the next task's first stages, each after that stage's multiplies
- * are issued (the last task's in finish), so that the tensor cores work through the epilogue. TS_GEMM_HELD
- * is the parts held: all of them, but in the split instances, which store at the task's end (a
- * split schedule gives each cluster one task, so no next task would cover them). */
+ * are issued (the last task's in finish), so that the tensor cores work through the epilogue
+ * (bench/results/nvidia-h200-2026-12-01-gemm-deferred-store-ab.txt). TS_GEMM_HELD is the parts
+ * held: all of them, but none in the split instances, which store at the task's end (a split
+ * schedule gives each cluster one task, so no next task would cover them). */
 #if TS_GEMM_SPLIT_K || !TS_GEMM_STAGED_STORE
 #define TS_GEMM_HELD 0
 #else
@@ -220,7 +222,7 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
         TS_GEMM_MMA(&c->acc[r], &in->a[consumer * TS_GEMM_WG_TILES + r], &in->b);
 #if TS_GEMM_HELD
     /* The first stages of a task store the previous task's results a part each while their
-     * multiplies run: the epilogue no longer leaves the tensor cores idle. */
+     * multiplies run. */
     ts_wg_commit();
     if (c->pending && iter < TS_GEMM_HELD) {
         TS_UNROLL /* constant parts keep the results in registers */

@@ -2,8 +2,9 @@
  * ops/fragment_groups.h), against references in double on fresh random tiles: alpha and beta,
  * every output dtype, the transposed form, ragged edges (nothing written past the product's rows
  * and columns, nothing read with beta == 0), and the group order's round trip through memory for
- * one to nine pieces, added in order. On the CPU: the group order of every backend's fragment
- * layout places each element of a tile exactly once. */
+ * one to nine pieces, added in order; a register tile's column blocks as tiles of their own
+ * (ops/register_slices.h). On the CPU: the group order of every backend's fragment layout places
+ * each element of a tile exactly once. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -149,6 +150,27 @@ Test(accumulator_ops, group_order_round_trip_and_reduction) {
                                   spots[k][4], pieces % 2 ? 1.0f : 0.5f, pieces % 3 ? 0.0f : -1.0f};
             check_case(s, pieces);
         }
+}
+
+Test(accumulator_ops, column_blocks_of_a_register_tile) {
+    TS_TEST_REQUIRE_DEVICE();
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    for (int dtype = 1; dtype <= 2; ++dtype) {
+        const size_t n = 16 * 256, bytes = n * dtype_bytes(dtype);
+        unsigned char *in = malloc(bytes), *got = malloc(bytes);
+        for (size_t i = 0; i < n; ++i) set_elem(in, dtype, i, (float)ts_test_normal(&st));
+        void *d_in = ts_test_device_copy(in, bytes), *d_out = ts_test_device_copy(NULL, bytes);
+        cr_assert(d_in && d_out);
+        cr_assert_eq(ts_test_copy_cols(d_in, d_out, dtype), TS_SUCCESS);
+        cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(got, d_out, bytes), TS_SUCCESS);
+        cr_assert_eq(memcmp(got, in, bytes), 0, "dtype %d: a column block moved (seed %llu)", dtype,
+                     (unsigned long long)seed);
+        cr_assert_eq(ts_free(d_in), TS_SUCCESS);
+        cr_assert_eq(ts_free(d_out), TS_SUCCESS);
+        free(in);
+        free(got);
+    }
 }
 
 /* The group order: lane l's element e at 4 * ((e / 4) * lanes + l) + e % 4. For each backend's

@@ -19,6 +19,7 @@
 #include "ops/fragment_groups.h"
 #include "ops/maps.h"
 #include "ops/memory.h"
+#include "ops/register_slices.h"
 #include "ops/store_axpby.h"
 #include "ops/tma.h"
 #include "ops/warpgroup.h"

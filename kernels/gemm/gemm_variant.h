@@ -45,8 +45,9 @@ typedef struct TS_GEMM_FN(output) {
 
 typedef ts_gemm_task TS_GEMM_FN(task);
 
-/* A lane's 32-bit words of one store part: a warp's 16 x TS_GEMM_OUT_COLS 16-bit results. */
-#define TS_GEMM_PART_WORDS (16 * TS_GEMM_OUT_COLS / 2 / TS_WARP_LANES)
+/* One part of a warp's results for the staged store: 16 x TS_GEMM_OUT_COLS in C's 16 bits (bf16 or
+ * fp16 bits alike). */
+#define TS_GEMM_PART_TILE TS_CAT(ts_rt_bf16_16x, TS_GEMM_OUT_COLS)
 
 /* One accumulator per 64-row A tile: a warp's 16 rows of each. With the deferred store, the
  * previous task's parts too, in C's 16 bits, while pending (with their task's first 64-row tile of
@@ -54,7 +55,7 @@ typedef ts_gemm_task TS_GEMM_FN(task);
 typedef struct TS_GEMM_FN(consumer) {
     TS_CAT(ts_rt_f32_16x, TS_GEMM_BN) acc[TS_GEMM_WG_TILES];
 #if TS_GEMM_HELD
-    unsigned held[TS_GEMM_HELD][TS_GEMM_PART_WORDS];
+    TS_GEMM_PART_TILE held[TS_GEMM_HELD];
     int pending, pending_m, pending_n;
 #endif
 } TS_GEMM_FN(consumer);
@@ -62,22 +63,19 @@ typedef struct TS_GEMM_FN(consumer) {
 #if TS_GEMM_STAGED_STORE
 /* Part q of a consumer warp's results in 16 bits to C through shared memory and a TMA store, which
  * reads the tile while the warp goes on: 64-row tile q / halves, columns q % halves; C's tile
- * (m_tile, n_tile) in 64 x TS_GEMM_OUT_COLS units is the consumer's first. `values` are the part's
- * TS_GEMM_PART_WORDS words, a 16 x TS_GEMM_OUT_COLS register tile of their own (one row of
- * subtiles, laid out column after column); the bits are bf16 or fp16, stored alike. q must be a
- * constant where this is inlined: an indexed register tile would go to local memory. checked 0:
+ * (m_tile, n_tile) in 64 x TS_GEMM_OUT_COLS units is the consumer's first. q must be a constant
+ * where this is inlined: an indexed register tile would go to local memory. checked 0:
  * the tensor store does not check the tile against C's descriptor (ops/tma.h: for stores issued
  * inside the main loop; the task's store checked it). Each warp stores its own 16 rows, waiting
  * only for its own stores, and parts alternate between its two tiles (an even count of parts a
  * task keeps the turn). */
-TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const void *values, TS_GEMM_FN(output) *out,
-                                      int m_tile, int n_tile, int q, int checked) {
+TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const TS_GEMM_PART_TILE *part,
+                                      TS_GEMM_FN(output) *out, int m_tile, int n_tile, int q, int checked) {
     const int halves = TS_GEMM_BN / TS_GEMM_OUT_COLS, r = q / halves, h = q % halves;
-    const ts_rt_desc part = ts_rt_make_desc(16, TS_GEMM_OUT_COLS, TS_DTYPE_BF16, TS_LAYOUT_ROW);
     const int warp = ts_warp_in_group();
     ts_async_store_wait_read_but_last();
     TS_CAT(ts_st_bf16_16x, TS_GEMM_OUT_COLS) *tile = &out->c[warp][q % 2];
-    ts_store_r2s_impl(TS_ST_DATA(tile), TS_ST_DESC(tile), values, part, 0, 0);
+    ts_store_r2s_impl(TS_ST_DATA(tile), TS_ST_DESC(tile), TS_RT_CDATA(part), TS_RT_DESC(part), 0, 0);
     ts_async_fence_shared();
     if (checked)
         ts_async_store(&p->c_store, tile, 0, 0, (m_tile + r) * 4 + warp, n_tile + h);
@@ -86,9 +84,10 @@ TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const void *value
     ts_async_store_commit();
 }
 
-/* The words of part q of c16 (c16[r] holds 64-row tile r's results: a warp's 16 rows). */
-#define TS_GEMM_PART_VALUES(c16, q)                                                                \
-    (&(c16)[(q) / (TS_GEMM_BN / TS_GEMM_OUT_COLS)].v[0][(q) % (TS_GEMM_BN / TS_GEMM_OUT_COLS) * (TS_GEMM_OUT_COLS / 16)][0])
+/* Part q of c16 (c16[r] holds 64-row tile r's results: a warp's 16 rows) into dst. */
+#define TS_GEMM_TAKE_PART(dst, c16, q)                                                             \
+    ts_rt_copy_cols((dst), &(c16)[(q) / (TS_GEMM_BN / TS_GEMM_OUT_COLS)],                          \
+                    (q) % (TS_GEMM_BN / TS_GEMM_OUT_COLS) * TS_GEMM_OUT_COLS)
 
 #if TS_GEMM_HELD
 /* Held parts from `from` on (all, from 0; the others went out during the task's first stages);
@@ -98,7 +97,7 @@ TS_DEVICE void TS_GEMM_FN(store_held)(const ts_gemm_params *p, TS_GEMM_FN(consum
     if (!c->pending) return;
     TS_UNROLL /* constant parts keep the results in registers */
     for (int k = 0; k < TS_GEMM_HELD; ++k)
-        if (k >= from) TS_GEMM_FN(store_part)(p, c->held[k], out, c->pending_m, c->pending_n, k, 0);
+        if (k >= from) TS_GEMM_FN(store_part)(p, &c->held[k], out, c->pending_m, c->pending_n, k, 0);
     c->pending = 0;
 }
 #endif
@@ -227,7 +226,7 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
     if (c->pending && iter < TS_GEMM_HELD) {
         TS_UNROLL /* constant parts keep the results in registers */
         for (int k = 0; k < TS_GEMM_HELD; ++k)
-            if (k == iter) TS_GEMM_FN(store_part)(p, c->held[k], out, c->pending_m, c->pending_n, k, 0);
+            if (k == iter) TS_GEMM_FN(store_part)(p, &c->held[k], out, c->pending_m, c->pending_n, k, 0);
     }
     ts_wg_wait(0);
 #endif
@@ -275,14 +274,17 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
          * against C's descriptor again: that is done once here. */
         ts_async_check(&p->c_store, &out->c[0][0]);
         TS_UNROLL
-        for (int k = 0; k < TS_GEMM_HELD; ++k) memcpy(c->held[k], TS_GEMM_PART_VALUES(c16, k), sizeof c->held[k]);
+        for (int k = 0; k < TS_GEMM_HELD; ++k) TS_GEMM_TAKE_PART(&c->held[k], c16, k);
         c->pending = 1;
         c->pending_m = m_tile0;
         c->pending_n = n_tile0;
 #else
         TS_UNROLL /* constant parts keep the results in registers */
-        for (int q = 0; q < TS_GEMM_STORE_PARTS; ++q)
-            TS_GEMM_FN(store_part)(p, TS_GEMM_PART_VALUES(c16, q), out, m_tile0, n_tile0, q, 1);
+        for (int q = 0; q < TS_GEMM_STORE_PARTS; ++q) {
+            TS_GEMM_PART_TILE part;
+            TS_GEMM_TAKE_PART(&part, c16, q);
+            TS_GEMM_FN(store_part)(p, &part, out, m_tile0, n_tile0, q, 1);
+        }
 #endif
         return;
     }
@@ -337,6 +339,8 @@ TS_DEVICE void TS_GEMM_FN(prefetch)(const ts_gemm_params *p) {
 #include "templates/producer_consumer.h"
 
 #undef TS_GEMM_HELD
+#undef TS_GEMM_PART_TILE
+#undef TS_GEMM_TAKE_PART
 #undef TS_GEMM_NAME
 #undef TS_GEMM_A_TILE
 #undef TS_GEMM_B_TILE

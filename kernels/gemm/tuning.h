@@ -9,7 +9,8 @@
  *   TS_GEMM_SKINNY_BK, _WG_TILES       the skinny kernels' tile (its width is TS_GEMM_SKINNY)
  *   TS_GEMM_CONSUMERS                  consumer warpgroups a block
  *   TS_GEMM_MAX_STAGES                 the ring holds as many stages as fit, at most this many
- *   TS_GEMM_OUT_COLS                   columns of a warp's 16 x OUT_COLS staged-store tile
+ *   TS_GEMM_OUT_COLS                   columns of a warp's 16 x OUT_COLS staged-store tile (only
+ *                                      with the staged store)
  *   TS_GEMM_CLUSTER_BLOCKS             blocks per cluster (tiles adjacent in M sharing B)
  *   TS_GEMM_GROUP_M                    tile rows the scheduler walks down before moving right
  *   TS_GEMM_SPLIT_MIN_ITERS, _PIECES   split-K: k tiles a piece, pieces a tile, at least
@@ -43,7 +44,6 @@
 #define TS_GEMM_LARGE_BK 64
 #define TS_GEMM_LARGE_WG_TILES 1
 #define TS_GEMM_LARGE_STAGED_STORE 0
-#define TS_GEMM_OUT_COLS TS_GEMM_LARGE_BN
 #define TS_GEMM_MAX_STAGES 2
 #define TS_GEMM_CLUSTER_BLOCKS 1
 #else

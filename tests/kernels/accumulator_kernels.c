@@ -4,6 +4,7 @@
 #include "backends/backend.h"
 #include "ops/fragment_groups.h"
 #include "ops/memory.h"
+#include "ops/register_slices.h"
 #include "ops/store_axpby.h"
 #include "tests/kernels/accumulator_kernels.h"
 
@@ -81,4 +82,34 @@ TS_EXTERN_C ts_status ts_test_reduce_groups(const float *in, int pieces, float *
     const ts_status s = TS_LAUNCH(ts_test_store_groups_kernel, ts_grid_1d((unsigned)pieces), 1, 0, NULL, p);
     if (s != TS_SUCCESS) return s;
     return TS_LAUNCH(ts_test_reduce_groups_kernel, ts_grid_1d((unsigned)ts_test_acc_groups()), 1, 0, NULL, p);
+}
+
+typedef struct ts_test_cols_params {
+    ts_gl in, out;
+} ts_test_cols_params;
+
+#define TS_TEST_COPY_COLS_KERNEL(NAME, WIDE, PART)                                                 \
+    TS_KERNEL(NAME, 1, ts_test_cols_params, p) {                                                   \
+        WIDE t;                                                                                    \
+        ts_load_g2r(&t, &p->in, 0, 0, 0, 0);                                                       \
+        PART part;                                                                                 \
+        ts_rt_copy_cols(&part, &t, 0);                                                             \
+        ts_store_r2g(&p->out, &part, 0, 0, 0, 0);                                                  \
+        ts_rt_copy_cols(&part, &t, 64);                                                            \
+        ts_store_r2g(&p->out, &part, 0, 0, 0, 1);                                                  \
+        ts_rt_copy_cols(&part, &t, 128);                                                           \
+        ts_store_r2g(&p->out, &part, 0, 0, 0, 2);                                                  \
+        ts_rt_copy_cols(&part, &t, 192);                                                           \
+        ts_store_r2g(&p->out, &part, 0, 0, 0, 3);                                                  \
+    }
+TS_TEST_COPY_COLS_KERNEL(ts_test_copy_cols_f32_kernel, ts_rt_f32_16x256, ts_rt_f32_16x64)
+TS_TEST_COPY_COLS_KERNEL(ts_test_copy_cols_bf16_kernel, ts_rt_bf16_16x256, ts_rt_bf16_16x64)
+
+TS_EXTERN_C ts_status ts_test_copy_cols(const void *in, void *out, int dtype) {
+    ts_test_cols_params p;
+    p.in = ts_gl_matrix((void *)in, dtype, 16, 256, 256);
+    p.out = ts_gl_matrix(out, dtype, 16, 256, 256);
+    if (dtype == TS_DTYPE_F32) return TS_LAUNCH(ts_test_copy_cols_f32_kernel, ts_grid_1d(1), 1, 0, NULL, p);
+    if (dtype == TS_DTYPE_BF16) return TS_LAUNCH(ts_test_copy_cols_bf16_kernel, ts_grid_1d(1), 1, 0, NULL, p);
+    return TS_ERROR_INVALID_ENUM;
 }

@@ -34,6 +34,11 @@ ts_status ts_test_reduce_groups(const float *in, int pieces, float *area, long l
 /* The groups of a 16 x 64 fp32 tile on this backend. */
 int ts_test_acc_groups(void);
 
+/* ts_rt_copy_cols: in is 16 x 256 (ld 256) of dtype 1 (fp32) or 2 (bf16); out (16 x 256, ld 256)
+ * receives column block k (columns 64k .. 64k + 63) of the register tile loaded from in at its
+ * own place, for every k, each through a 16 x 64 tile of its own. */
+ts_status ts_test_copy_cols(const void *in, void *out, int dtype);
+
 #ifdef __cplusplus
 }
 #endif

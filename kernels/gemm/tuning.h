@@ -31,8 +31,8 @@
 #define TS_GEMM_LARGE_STAGED_STORE 1
 #define TS_GEMM_OUT_COLS 64
 #define TS_GEMM_MAX_STAGES 8
-/* Two blocks share each B stage by multicast: bench/results/nvidia-h200-2026-11-30-gemm-producer-ab.txt.
- * The host runs clusters of one block. */
+/* Two blocks share each B stage by multicast (docs/writing-a-kernel.md, "Clusters"; clusters of
+ * four: bench/results/nvidia-h200-2026-11-30-gemm-producer-ab.txt). The host runs clusters of one. */
 #if defined(TS_ARCH_SM90A)
 #define TS_GEMM_CLUSTER_BLOCKS 2
 #else

@@ -89,15 +89,7 @@ run_backend() {
     # The schedules kept behind switches for A/B runs on the GPU stay correct: the kernels'
     # tests, built with each switch set.
     local name flags tests
-    for variant in "gemm-bk32-lag|-DTS_GEMM_BK=32 -DTS_PC_RELEASE_LAG=1|test_gemm" \
-                   "gemm-256x128|-DTS_GEMM_WG_TILES=2 -DTS_GEMM_BN=128 -DTS_GEMM_CLUSTER_ACROSS_N=1|test_gemm" \
-                   "gemm-block-store|-DTS_GEMM_WARP_STORE=0|test_gemm" \
-                   "gemm-store-at-end|-DTS_GEMM_DEFER_STORE=0|test_gemm" \
-                   "gemm-defer-half|-DTS_GEMM_DEFER_STORE=2|test_gemm" \
-                   "gemm-stream-k|-DTS_GEMM_STREAM_K=1|test_gemm" \
-                   "gemm-split-apart|-DTS_GEMM_USE_SPLIT=0|test_gemm" \
-                   "gemm-skinny-apart|-DTS_GEMM_USE_SKINNY=0|test_gemm" \
-                   "rope-general|-DTS_ROPE_USE_WHOLE=0|test_rotary" \
+    for variant in "rope-general|-DTS_ROPE_USE_WHOLE=0|test_rotary" \
                    "norm-weight-after-row|-DTS_NORM_WEIGHT_AFTER_ROW=1|test_norm" \
                    "norm-params-unheld|-DTS_NORM_HOLD_PARAMS=0|test_norm" \
                    "norm-quad-rows-apart|-DTS_NORM_USE_QUAD_ROWS=0|test_norm" \

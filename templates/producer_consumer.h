@@ -24,6 +24,9 @@
  *                     after it but for the last stage of a task (on Hopper a commit with nothing
  *                     issued costs a placeholder multiply, which queues behind the other
  *                     consumers' on the tensor cores)
+ *   TS_PC_RELEASE_LAG optional, default 0; 1: a consumer hands a stage back one stage late, once
+ *                     the next stage's multiplies are issued and the stage's own have finished,
+ *                     for a compute that still reads the previous stage (attention's V)
  *   TS_PC_CONSUMER_BARRIER  optional, default 0; 1 gives each consumer warpgroup a transaction
  *                     barrier of its own (arrival count 1), for operands the warpgroup loads itself
  *                     rather than through the stages: a tile that lasts the whole task, which it may
@@ -37,23 +40,24 @@
  *                     part of the work is empty, such as fully masked scores); the loop over the
  *                     computed stages is the same code as without it
  *   TS_PC_PERSISTENT_CONSUMER  optional, default 0; 1: one P_consumer lives through a consumer
- *                     warpgroup's tasks (see P_consumer). Off where nothing crosses tasks: the
- *                     attention kernel without its carry across tasks, with its consumer declared
- *                     per task, measured ~1% faster at D = 128 on the H200
+ *                     warpgroup's tasks (see P_consumer). Off where nothing crosses tasks: a
+ *                     consumer declared per task leaves the compiler more room
  *   TS_PC_EARLY       optional, default 0; 1: the launcher launches early (TS_LAUNCH_CLUSTER_EARLY,
  *                     backends/backend.h): the kernel's set-up (P_prefetch, the barriers, the
  *                     cluster's first sync) overlaps the end of the stream's previous kernel, every
  *                     thread then waits for that kernel (ts_grid_wait_prior) before any hook runs,
  *                     and the stream's next kernel may launch early in turn (ts_grid_launch_next).
  *                     For short kernels, whose launch and set-up are a large part of their time
- *   TS_PC_PREFETCH    optional, default 0; 1: one thread calls
- *                     void P_prefetch(const PARAMS *p) first (tensor maps into the copy engine's
- *                     cache: ts_async_prefetch_desc)
+ *   TS_PC_PREFETCH    optional, default 0; 1: warp 0 calls void P_prefetch(const PARAMS *p)
+ *                     first (tensor maps into the copy engine's cache: ts_async_prefetch,
+ *                     ops/async_prefetch.h)
  *   TS_PC_CLUSTER     optional, default 1: blocks per thread-block cluster (backends/cluster.h),
  *                     at most TS_CLUSTER_MAX. The blocks of a cluster work on the same task at
  *                     once (each tells its part by ts_cluster_rank()), and a stage is refilled
  *                     only once every block's consumers have released it, so that load may
  *                     multicast into all of the cluster's copies of a stage (ts_async_load_cluster)
+ *   TS_PC_SCHEDULE    optional: TS_PC_PINGPONG or TS_PC_WARP_SPECIALIZED (below), to run a kernel
+ *                     on the schedule its backend does not prefer (the host tests both)
  *
  * and these types and hooks (P = the kernel's prefix):
  *
@@ -143,9 +147,6 @@
 /* A warp hands stage s back to every block of its cluster (their loads may write into its copy). */
 #define TS_PC_RELEASE(bar) ts_tbar_arrive_cluster_all((bar), TS_PC_CLUSTER)
 
-/* 0 (the default): a stage is handed back as soon as its multiplies finish; 1: one stage late,
- * keeping a group of multiplies in flight behind the next. On the H200 GEMM the two measured within
- * a few percent of each other, 0 ahead. */
 #ifndef TS_PC_RELEASE_LAG
 #define TS_PC_RELEASE_LAG 0
 #endif
@@ -224,7 +225,7 @@
 #define TS_PC_RING_DEFINED
 /* A place in the ring of stages: the stage, and the parity of the laps round the ring so far (the
  * phase its barriers are in). Kept by increments rather than taken from a count of stages with a
- * division: the ring of three stages cost a 64-bit division by 3 every stage, on the path from a
+ * division, which for a ring of three stages is a 64-bit division every stage, on the path from a
  * stage's release to the next one's products. */
 typedef struct {
     int stage, phase;
@@ -252,7 +253,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
         (float *)ts_smem_take(&smem, sizeof(float) * TS_PC_CONSUMER_SCRATCH * TS_PC_CONSUMERS, 16);
 #endif
 #if TS_PC_PREFETCH
-    if (ts_warp_id() == 0 && ts_lane_id() == 0) TS_PC_HOOK(prefetch)(p);
+    if (ts_warp_id() == 0) TS_PC_HOOK(prefetch)(p);
 #endif
     if (ts_warp_id() == 0) {
         for (int s = 0; s < TS_PC_STAGES; ++s) {
@@ -280,8 +281,8 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
      * whichever warpgroup's turn it is knows what to load; only its first TS_PC_LOAD_WARPS warps
      * issue. Loads run TS_PC_STAGES - 1 stages ahead of the computation. This schedule keeps counts
      * of stages, not ts_pc_ring places: on gfx942 the places (stage, phase, the first lap, whose
-     * turn) took 1-8 more VGPRs and cost the TT GEMM a wave per SIMD (6 -> 5), and its stage
-     * counts (2 for the GEMM, 1 for attention) make the divisions shifts. */
+     * turn) take more VGPRs, and its stage counts (2 for the GEMM, 1 for attention) make the
+     * divisions shifts. */
     long long load_task = first, load_ring = 0;
     int load_iter = 0, load_iters = 0;
     TS_PC_HOOK(task) lt;

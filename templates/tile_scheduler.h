@@ -71,114 +71,51 @@ TS_LAYOUT_FN void ts_sched_tile(const ts_tile_sched *s, long long task, int *tm,
     ts_sched_tile_narrow(s, (unsigned)task, tm, tn);
 }
 
-/* Stream-K for the last waves of a persistent grid of G clusters over `units` tiles of k_iters
- * iterations each. Where the units do not fill whole waves, the last wave leaves clusters idle
- * (at 4096^3 the GEMM's 256 units on 66 clusters take 4 rounds for 3.88 rounds of work). Here the
- * units of all waves but the last two run whole (data-parallel, dp of them); the k iterations of
- * the rest (sk units, between G and 2G) are cut into G ranges of equal length, one per cluster,
- * each at least one unit long, so that a unit is split between at most two clusters: its head
- * (k from 0) ends the range of cluster c, its tail (k to the end) opens the range of cluster
- * c + 1. Cluster c's part is the tasks c, c + G, ... : its dp units, then the up to three pieces
- * of its range (some empty). With sk = 0 every task is one whole unit.
- *
- * Split-K, where the units leave most clusters idle (a GEMM of few rows: M = 16 with N = 4096 is 8
- * units on the H200's 66 clusters): every unit is cut into `split` pieces of equal k ranges, task
- * u * split + j being piece j of unit u, one task a cluster; dp is then the units, sk 0. */
-typedef struct ts_sk_sched {
-    long long dp, sk; /* units run whole (split by k where split > 1); units shared out by k after them */
-    int clusters;     /* G */
+/* Split-K: where the units (tiles of C, or clusters' worth of them) leave most of a persistent
+ * grid's clusters idle, each unit's k_iters k iterations are cut into `split` pieces, task
+ * u * split + j being piece j of unit u, one task a cluster; each piece leaves its partial results
+ * for a reduction afterwards. split 1: every task a whole unit. */
+typedef struct ts_split_sched {
+    long long units;
     int k_iters;
-    int split;        /* pieces a unit (1: whole units) */
-} ts_sk_sched;
+    int split; /* pieces a unit */
+} ts_split_sched;
 
-/* The pieces of a unit: whole, its head (k from 0, finished by combining the tail's partial
- * result), its tail (k to the end, which hands its partial result to the head), or one of a split
- * unit's pieces (each leaves its partial result for a reduction afterwards). */
-#define TS_SK_WHOLE 0
-#define TS_SK_HEAD 1
-#define TS_SK_TAIL 2
-#define TS_SK_SPLIT 3
-
-/* The schedule; stream-K only where it helps (a partial last wave, more units than clusters). */
-TS_LAYOUT_FN ts_sk_sched ts_sk_make(long long units, int k_iters, int clusters, int enable) {
-    ts_sk_sched s;
-    s.clusters = clusters < 1 ? 1 : clusters;
+/* Whole units: one task each. */
+TS_LAYOUT_FN ts_split_sched ts_split_whole(long long units, int k_iters) {
+    ts_split_sched s;
+    s.units = units;
     s.k_iters = k_iters;
-    s.dp = units;
-    s.sk = 0;
     s.split = 1;
-    if (enable && k_iters > 1 && units > s.clusters && units % s.clusters != 0) {
-        s.dp = (units / s.clusters - 1) * s.clusters;
-        s.sk = units - s.dp;
-    }
     return s;
 }
 
-/* The split-K schedule: each of `units` units in as many pieces as the clusters hold (at most
- * clusters / units) with at least min_iters k iterations each; whole units (split 1) where fewer
- * than min_pieces pieces would result (a split costs its partial results' round trip through
- * memory, which two pieces do not repay). */
-TS_LAYOUT_FN ts_sk_sched ts_sk_make_split(long long units, int k_iters, int clusters, int min_iters, int min_pieces) {
-    ts_sk_sched s = ts_sk_make(units, k_iters, clusters, 0);
+/* Each of `units` units in as many pieces as `clusters` hold (at most clusters / units) with at
+ * least min_iters k iterations each; whole units where fewer than min_pieces pieces would result
+ * (a split costs its partial results' round trip through memory, which two pieces do not repay). */
+TS_LAYOUT_FN ts_split_sched ts_split_make(long long units, int k_iters, int clusters, int min_iters, int min_pieces) {
+    ts_split_sched s = ts_split_whole(units, k_iters);
+    if (clusters < 1) clusters = 1;
     if (min_iters < 1) min_iters = 1;
-    const long long by_clusters = units > 0 ? s.clusters / units : 0;
+    const long long by_clusters = units > 0 ? clusters / units : 0;
     const long long by_iters = k_iters / min_iters;
     const long long split = by_clusters < by_iters ? by_clusters : by_iters;
     if (split >= 2 && split >= min_pieces) s.split = (int)split;
     return s;
 }
 
-/* The tasks of a schedule without split-K (whole units, stream-K), and of any schedule. */
-TS_LAYOUT_FN long long ts_sk_unsplit_tasks(const ts_sk_sched *s) { return s->dp + (s->sk > 0 ? 3LL * s->clusters : 0); }
-TS_LAYOUT_FN long long ts_sk_tasks(const ts_sk_sched *s) {
-    return s->split > 1 ? s->dp * s->split : ts_sk_unsplit_tasks(s);
-}
+TS_LAYOUT_FN long long ts_split_tasks(const ts_split_sched *s) { return s->units * s->split; }
 
-/* Task `task`'s piece of a split-K schedule: its unit, k iterations [*k_begin, *k_end) (the first
- * k_iters % split pieces one longer), TS_SK_SPLIT (TS_SK_WHOLE where split is 1: whole units), and
- * the task as its boundary (where it leaves its partial results; piece j of unit u is task
- * u * split + j).
- * 32-bit arithmetic: a split schedule has fewer tasks than clusters, and whole units (the skinny
- * GEMM's) stay far below 2^31; a kernel's 64-bit divisions are calls, around which ptxas spilled
- * the GEMM's task counter. */
-TS_LAYOUT_FN int ts_sk_split_piece(const ts_sk_sched *s, long long task, long long *unit, int *k_begin, int *k_end,
-                                   int *kind, int *boundary) {
+/* Task `task`'s piece: its unit and k iterations [*k_begin, *k_end), the first k_iters % split
+ * pieces one longer. 32-bit arithmetic: a split schedule has fewer tasks than clusters, and whole
+ * units (the skinny GEMM's) stay far below 2^31, while a kernel's 64-bit divisions are calls that
+ * hold registers across the task loop. */
+TS_LAYOUT_FN void ts_split_piece(const ts_split_sched *s, long long task, long long *unit, int *k_begin, int *k_end) {
     const int t = (int)task, u = t / s->split, j = t - u * s->split;
     const int base = s->k_iters / s->split, longer = s->k_iters - base * s->split;
     *unit = u;
     *k_begin = j * base + (j < longer ? j : longer);
     *k_end = *k_begin + base + (j < longer);
-    *kind = s->split > 1 ? TS_SK_SPLIT : TS_SK_WHOLE;
-    *boundary = t;
-    return 1;
-}
-
-/* Task `task`'s piece of a schedule without split-K (whole units, stream-K; ts_sk_split_piece
- * takes the split ones): its unit, k iterations [*k_begin, *k_end), its kind (TS_SK_*) and, for a
- * head or a tail, the boundary it shares with its other half (the head's cluster). Returns 0 for
- * an empty piece (nothing to do). */
-TS_LAYOUT_FN int ts_sk_piece(const ts_sk_sched *s, long long task, long long *unit, int *k_begin, int *k_end,
-                             int *kind, int *boundary) {
-    *boundary = 0;
-    if (task < s->dp) {
-        *unit = task;
-        *k_begin = 0;
-        *k_end = s->k_iters;
-        *kind = TS_SK_WHOLE;
-        return 1;
-    }
-    const long long r = task - s->dp, k = s->k_iters, total = s->sk * k;
-    const int c = (int)(r % s->clusters), piece = (int)(r / s->clusters);
-    const long long start = total * c / s->clusters, end = total * (c + 1) / s->clusters;
-    const long long tile = start / k + piece;
-    if (tile * k >= end) return 0;
-    const long long lo = start > tile * k ? start : tile * k, hi = end < (tile + 1) * k ? end : (tile + 1) * k;
-    *unit = s->dp + tile;
-    *k_begin = (int)(lo - tile * k);
-    *k_end = (int)(hi - tile * k);
-    *kind = *k_begin > 0 ? TS_SK_TAIL : *k_end < k ? TS_SK_HEAD : TS_SK_WHOLE;
-    *boundary = *kind == TS_SK_TAIL ? c - 1 : c;
-    return 1;
 }
 
 /* The grid of a persistent kernel with `tasks` tasks, each taken by a cluster of `cluster` blocks:

@@ -186,16 +186,11 @@ static void check_workspace_refusals(void *ws, size_t bytes) {
                  TS_ERROR_MISALIGNED);
 }
 
-/* Stream-K (ts_gemm_ex with a workspace, in a build with TS_GEMM_STREAM_K=1): one tile column and
- * one more row of tiles than the SMs (with clusters of two, one more cluster's worth than the
- * clusters) leave a last wave that is shared out by K, so that some tiles are split between two
- * blocks, one adding the other's partial results before its store: through the staged store
- * (bf16 C) and the direct one (fp32 C with beta), at ragged sizes. Each case runs twice on one
- * workspace, which the first call must leave ready for the second. Without stream-K these tiles
- * are too many for split-K: they run whole and leave the workspace as it was. A build with
- * neither needs no workspace: it asks for none and takes the same calls with a NULL or a small
- * one. */
-static void check_stream_k_cases(void) {
+/* ts_gemm_ex with a workspace where the tiles are too many for split-K: one tile column and one
+ * more row of tiles than the SMs (with clusters of two, one more cluster's worth than the
+ * clusters), through the staged store (bf16 C) and the direct one (fp32 C with beta), at ragged
+ * sizes. The tiles run whole, twice on one workspace, and leave it as it was. */
+static void check_whole_tiles_with_workspace(void) {
     int count = 0;
     ts_device_props p;
     cr_assert_eq(ts_device_count(&count), TS_SUCCESS);
@@ -204,23 +199,6 @@ static void check_stream_k_cases(void) {
     cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
     cr_assert_eq(ts_gemm_workspace_size(NULL), TS_ERROR_NULL_POINTER);
     const int m = 128 * (p.sm_count + 1);
-    if (!ts_test_gemm_stream_k_built() && !ts_test_gemm_split_built()) {
-        cr_assert_eq(bytes, 0, "a build without stream-K or split-K asks for %zu workspace bytes", bytes);
-        void *small = NULL;
-        cr_assert_eq(ts_malloc(&small, 256), TS_SUCCESS);
-        gemm_case cases[2] = {
-            {TS_NO_TRANS, TS_NO_TRANS, m, 256, 200, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, NULL, 0},
-            {TS_NO_TRANS, TS_TRANS, m + 37, 296, 300, 8, TS_DTYPE_BF16, TS_DTYPE_F32, 0.5f, -1.0f, small, 256},
-        };
-        for (int i = 0; i < 2; ++i) check_gemm(cases[i]);
-        unsigned short buf[64] __attribute__((aligned(16))) = {0};
-        const ts_dtype B = TS_DTYPE_BF16;
-        cr_assert_eq(ts_gemm_ex(TS_NO_TRANS, TS_NO_TRANS, 8, 8, 8, 1, buf, B, 8, buf, B, 8, 0, buf, B, 8,
-                                (char *)small + 4, 252, NULL),
-                     TS_ERROR_MISALIGNED);
-        cr_assert_eq(ts_free(small), TS_SUCCESS);
-        return;
-    }
     cr_assert(bytes > 0);
     void *ws = NULL;
     cr_assert_eq(ts_malloc(&ws, bytes), TS_SUCCESS);
@@ -234,25 +212,20 @@ static void check_stream_k_cases(void) {
         check_gemm(cases[i]);
         check_gemm(cases[i]);
     }
-    if (ts_test_gemm_stream_k_built()) {
-        /* The flags open the workspace, and every split tile's last piece cleared its own. */
-        cr_assert(!any_byte_set(ws, 256), "workspace flags left set");
-    } else {
-        cr_assert(!any_byte_set(ws, bytes), "whole tiles wrote to the workspace");
-    }
+    cr_assert(!any_byte_set(ws, bytes), "whole tiles wrote to the workspace");
     check_workspace_refusals(ws, bytes);
     cr_assert_eq(ts_free(ws), TS_SUCCESS);
 }
 
-Test(gemm, stream_k_splits_the_last_wave_by_k) {
+Test(gemm, workspace_leaves_many_tiles_whole) {
     TS_TEST_REQUIRE_DEVICE();
-    check_stream_k_cases();
+    check_whole_tiles_with_workspace();
 #if defined(TESSERA_BACKEND_HOST)
     /* Other grids (the host's SM count is its block concurrency): other splits and interleavings. */
     const int grids[3] = {3, 5, 0};
     for (int i = 0; i < 3; ++i) {
         ts_host_set_block_concurrency(grids[i]);
-        check_stream_k_cases();
+        check_whole_tiles_with_workspace();
     }
 #endif
 }
@@ -263,10 +236,10 @@ Test(gemm, stream_k_splits_the_last_wave_by_k) {
  * adds them and stores C: alpha, beta, bf16, fp16 and fp32 C, rows that fill part of a warp's 16,
  * every transpose form, at ragged sizes. Products of at most 64 rows run transposed on the
  * skinny kernels (kernels/gemm/gemm_skinny_kernels.h: M = 5 and 16 on tiles 16 wide, 37 to 64 on
- * tiles 64 wide; the build with TS_GEMM_USE_SKINNY=0 runs them on the split instances), M = 200
+ * tiles 64 wide), M = 200
  * on the split instances. Each case runs on a zeroed workspace, where the pieces' partial results
- * must show, and then again on the same one: nothing of the first call may leak into the second,
- * and the counters at the workspace's start (stream-K's) stay 0. */
+ * must show, and then again on the same one: nothing of the first call may leak into the
+ * second. */
 static void check_split_k_cases(int large) {
     size_t bytes = 0;
     cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
@@ -282,7 +255,7 @@ static void check_split_k_cases(int large) {
          * fp32 C with more rows than columns */
         {TS_TRANS, TS_NO_TRANS, 64, 136, 1040, 8, TS_DTYPE_FP16, TS_DTYPE_FP16, -1.0f, 0.5f, ws, bytes},
         {TS_NO_TRANS, TS_TRANS, 48, 24, 1100, 0, TS_DTYPE_BF16, TS_DTYPE_F32, 1.0f, 0.0f, ws, bytes},
-        /* the GPU's decode shapes: 8 pieces a tile on the H200 (16 and 8 with TS_GEMM_USE_SKINNY=0) */
+        /* the GPU's decode shapes: 8 pieces a tile on the H200 */
         {TS_NO_TRANS, TS_NO_TRANS, 64, 2048, 4096, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
         {TS_NO_TRANS, TS_TRANS, 16, 1024, 2056, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
     };
@@ -291,7 +264,6 @@ static void check_split_k_cases(int large) {
         check_gemm(cases[i]);
         cr_assert(any_byte_set(ws, bytes), "case %d: no piece wrote its partial results", i);
         check_gemm(cases[i]);
-        cr_assert(!any_byte_set(ws, 256), "case %d: workspace counters left set", i);
     }
     check_workspace_refusals(ws, bytes);
     cr_assert_eq(ts_free(ws), TS_SUCCESS);
@@ -299,7 +271,6 @@ static void check_split_k_cases(int large) {
 
 Test(gemm, split_k_cuts_few_tiles_by_k) {
     TS_TEST_REQUIRE_DEVICE();
-    if (!ts_test_gemm_split_built()) return;
 #if defined(TESSERA_BACKEND_HOST)
     /* The host's SM count is its block concurrency: 8, 12 and 16 blocks (4, 6 and 8 clusters), all of
      * which split every case (one or two tiles, 16 to 18 k tiles) into 4 pieces. */
@@ -319,9 +290,8 @@ Test(gemm, split_k_cuts_few_tiles_by_k) {
 Test(gemm, ping_pong_schedule) {
     TS_TEST_REQUIRE_DEVICE();
     uint64_t seed = ts_test_fresh_seed(), st = seed;
-    /* The fourth case has three units of four k tiles on two blocks: stream-K splits the middle one
-     * where the build has it. The last has one unit of sixteen k tiles on four blocks: split-K cuts
-     * it in four. */
+    /* The fourth case has three units on two blocks with a workspace: too many for split-K, so
+     * whole. The last has one unit of sixteen k tiles on four blocks: split-K cuts it in four. */
     const int sizes[][3] = {{130, 300, 200}, {17, 65, 33}, {256, 512, 64}, {300, 200, 200}, {20, 200, 1024}};
     void *ws = NULL;
     cr_assert_eq(ts_malloc(&ws, ts_test_pingpong_workspace_bytes()), TS_SUCCESS);
@@ -336,7 +306,7 @@ Test(gemm, ping_pong_schedule) {
         void *da = ts_test_device_copy(a, (size_t)m * lda * 2), *db = ts_test_device_copy(b, (size_t)k * ldb * 2);
         float *dc = ts_test_device_copy(NULL, (size_t)m * ldc * 4);
         cr_assert(da && db && dc);
-        cr_assert_eq(ts_test_pingpong_gemm(m, n, k, da, lda, db, ldb, dc, ldc, z == 4 ? 4 : 2, z >= 3 ? ws : NULL, z == 4),
+        cr_assert_eq(ts_test_pingpong_gemm(m, n, k, da, lda, db, ldb, dc, ldc, z == 4 ? 4 : 2, z >= 3 ? ws : NULL),
                      TS_SUCCESS);
         cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
         cr_assert_eq(ts_test_copy_back(c, dc, (size_t)m * ldc * 4), TS_SUCCESS);

@@ -1,7 +1,7 @@
 /* The tile scheduler on the CPU: the grouped order visits every tile exactly once, keeps a group's
  * tasks inside group_m tile rows, and the chiplet remap is a permutation that gives each chiplet a
  * run of consecutive numbers; the persistent grid is the planner's wave in whole clusters; the
- * stream-K schedule computes every iteration once in an order where no head waits on later work. */
+ * split-K schedule computes every iteration once, in equal pieces. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,74 +139,11 @@ Test(scheduler, persistent_grid_is_one_wave_in_whole_clusters) {
     cr_assert_eq(ts_sched_persistent_grid(&h200, &gemm, 10, 0, &grid), TS_ERROR_INVALID_SIZE);
 }
 
-/* Stream-K: every (unit, k) is computed exactly once; cluster c's tasks are c, c + G, ...; a split
- * unit has one head, the last non-empty piece of its cluster, and one tail, the first piece of the
- * next cluster's range (so a head waits only for work that cluster starts before it); the ranges
- * differ by at most one iteration; and stream-K stays off where the units fill whole waves. */
-Test(scheduler, stream_k_covers_each_iteration_once_and_heads_wait_on_earlier_tails) {
-    const int cases[][3] = {{256, 64, 66}, {67, 64, 66}, {5, 5, 2}, {1024, 128, 66}, {130, 3, 66}, {7, 2, 3}};
-    for (int z = 0; z < 6; ++z) {
-        const long long units = cases[z][0];
-        const int k = cases[z][1], g = cases[z][2];
-        const ts_sk_sched s = ts_sk_make(units, k, g, 1);
-        cr_assert(s.sk > s.clusters || s.sk == 0, "case %d: %lld units shared out", z, s.sk);
-        cr_assert_eq(s.dp % g, 0);
-        cr_assert_eq(s.dp + s.sk, units);
-        char *seen = calloc((size_t)(units * k), 1);
-        long long *work = calloc((size_t)g, sizeof *work);
-        int *heads = calloc((size_t)g, sizeof *heads), *tails = calloc((size_t)g, sizeof *tails);
-        for (long long task = 0; task < ts_sk_tasks(&s); ++task) {
-            long long unit;
-            int kb, ke, kind, boundary;
-            if (!ts_sk_piece(&s, task, &unit, &kb, &ke, &kind, &boundary)) continue;
-            const int cluster = (int)(task % g);
-            cr_assert(unit >= 0 && unit < units && kb >= 0 && kb < ke && ke <= k, "case %d task %lld", z, task);
-            for (int i = kb; i < ke; ++i) cr_assert_eq(seen[unit * k + i]++, 0, "case %d: unit %lld k %d twice", z, unit, i);
-            if (task >= s.dp) work[cluster] += ke - kb;
-            cr_assert_eq(kind, kb > 0 ? TS_SK_TAIL : ke < k ? TS_SK_HEAD : TS_SK_WHOLE);
-            if (kind == TS_SK_HEAD) {
-                cr_assert_eq(boundary, cluster);
-                ++heads[boundary];
-                /* No later task of this cluster has work: the head comes last. */
-                for (long long later = task + g; later < ts_sk_tasks(&s); later += g) {
-                    long long u2;
-                    int a, b, c2, d;
-                    cr_assert_eq(ts_sk_piece(&s, later, &u2, &a, &b, &c2, &d), 0);
-                }
-            } else if (kind == TS_SK_TAIL) {
-                cr_assert_eq(boundary, cluster - 1);
-                cr_assert_eq(task, s.dp + cluster, "case %d: a tail opens its cluster's range", z);
-                ++tails[boundary];
-            }
-        }
-        for (long long i = 0; i < units * k; ++i) cr_assert_eq(seen[i], 1, "case %d: iteration %lld missed", z, i);
-        for (int c = 0; c < g; ++c) {
-            cr_assert_eq(heads[c], tails[c], "case %d boundary %d: %d heads, %d tails", z, c, heads[c], tails[c]);
-            cr_assert(heads[c] <= 1);
-            if (s.sk) cr_assert(work[c] - work[0] <= 1 && work[0] - work[c] <= 1, "case %d: ranges unequal", z);
-        }
-        free(seen);
-        free(work);
-        free(heads);
-        free(tails);
-    }
-    /* Off where it cannot help: whole waves, fewer units than clusters, one iteration, or not asked. */
-    cr_assert_eq(ts_sk_make(132, 64, 66, 1).sk, 0);
-    cr_assert_eq(ts_sk_make(40, 64, 66, 1).sk, 0);
-    cr_assert_eq(ts_sk_make(67, 1, 66, 1).sk, 0);
-    cr_assert_eq(ts_sk_make(256, 64, 66, 0).sk, 0);
-    /* The H200's 4096^3: 256 units on 66 clusters, the last 124 shared out (3.76 units a cluster). */
-    const ts_sk_sched h = ts_sk_make(256, 64, 66, 1);
-    cr_assert_eq(h.dp, 132);
-    cr_assert_eq(h.sk, 124);
-}
-
 /* Split-K: where the units leave most clusters idle, every unit is cut into the same number of
  * pieces (at most clusters / units, each at least min_iters long, and none where that is fewer
- * than min_pieces), pieces of a unit differing by
- * at most one iteration; every (unit, k) is computed exactly once, piece j of unit u is task
- * u * split + j and leaves its results at its own boundary, the task; elsewhere the units stay
- * whole. */
+ * than min_pieces), pieces of a unit differing by at most one iteration; every (unit, k) is
+ * computed exactly once, piece j of unit u is task u * split + j; elsewhere the units stay whole,
+ * as ts_split_whole makes them. */
 Test(scheduler, split_k_cuts_every_unit_into_equal_pieces) {
     /* units, k iterations, clusters, min iterations, min pieces, the pieces expected */
     const int cases[][6] = {{8, 64, 66, 4, 4, 8},   {16, 64, 66, 4, 4, 4},  {28, 64, 66, 4, 4, 1},  {28, 64, 66, 4, 2, 2},
@@ -215,30 +152,26 @@ Test(scheduler, split_k_cuts_every_unit_into_equal_pieces) {
     for (int z = 0; z < 12; ++z) {
         const long long units = cases[z][0];
         const int k = cases[z][1], g = cases[z][2], min_iters = cases[z][3], min_pieces = cases[z][4], expect = cases[z][5];
-        const ts_sk_sched s = ts_sk_make_split(units, k, g, min_iters, min_pieces);
+        const ts_split_sched s = ts_split_make(units, k, g, min_iters, min_pieces);
         cr_assert_eq(s.split, expect, "case %d: %d pieces, expected %d", z, s.split, expect);
-        cr_assert_eq(s.sk, 0);
-        cr_assert_eq(ts_sk_tasks(&s), units * s.split);
+        cr_assert_eq(s.units, units);
+        cr_assert_eq(s.k_iters, k);
+        cr_assert_eq(ts_split_tasks(&s), units * s.split);
         cr_assert(s.split == 1 || units * s.split <= g, "case %d: more pieces than clusters", z);
+        const ts_split_sched whole = ts_split_whole(units, k);
+        cr_assert(whole.split == 1 && whole.units == units && whole.k_iters == k && ts_split_tasks(&whole) == units);
         char *seen = calloc((size_t)(units * k), 1);
         int *count = calloc((size_t)units, sizeof *count);
-        for (long long task = 0; task < ts_sk_tasks(&s); ++task) {
+        for (long long task = 0; task < ts_split_tasks(&s); ++task) {
             long long unit;
-            int kb, ke, kind, boundary;
-            cr_assert_eq(ts_sk_split_piece(&s, task, &unit, &kb, &ke, &kind, &boundary), 1);
+            int kb, ke;
+            ts_split_piece(&s, task, &unit, &kb, &ke);
             cr_assert(unit >= 0 && unit < units && kb >= 0 && kb < ke && ke <= k, "case %d task %lld", z, task);
             for (int i = kb; i < ke; ++i) cr_assert_eq(seen[unit * k + i]++, 0, "case %d: unit %lld k %d twice", z, unit, i);
             if (s.split == 1) {
-                /* Whole units, as the schedule without split-K has them (the skinny kernels' whole tiles). */
-                long long unit1;
-                int kb1, ke1, kind1, boundary1;
-                cr_assert_eq(ts_sk_piece(&s, task, &unit1, &kb1, &ke1, &kind1, &boundary1), 1);
-                cr_assert(kind == TS_SK_WHOLE && kind1 == TS_SK_WHOLE && unit == unit1 && kb == kb1 && ke == ke1,
-                          "case %d task %lld: not the whole unit", z, task);
+                cr_assert(unit == task && kb == 0 && ke == k, "case %d task %lld: not the whole unit", z, task);
                 continue;
             }
-            cr_assert_eq(kind, TS_SK_SPLIT);
-            cr_assert_eq(boundary, task);
             cr_assert_eq(unit, task / s.split, "case %d: piece j of unit u is task u * split + j", z);
             cr_assert(ke - kb >= min_iters && ke - kb >= k / s.split && ke - kb <= k / s.split + 1, "case %d: piece of %d",
                       z, ke - kb);

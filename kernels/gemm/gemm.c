@@ -6,31 +6,29 @@
 #include "kernels/common/device_props.h"
 #include "kernels/gemm/gemm_common.h"
 
-/* The default kernels (whole tiles, or with TS_GEMM_STREAM_K the last waves shared out by K) and
- * the split instances (NAME_split: split-K for few tiles, gemm_common.h), whose pieces the
- * reduction kernel then adds. */
+/* The default kernels (whole tiles) and the split instances (NAME_split: split-K for few tiles,
+ * gemm_common.h), whose pieces the reduction kernel then adds. */
 #define TS_GEMM_KIND
-#define TS_GEMM_PIECES (TS_GEMM_STREAM_K ? TS_GEMM_PIECES_STREAM_K : 0)
+#define TS_GEMM_SPLIT_K 0
 #include "kernels/gemm/gemm_instances.h"
 #undef TS_GEMM_KIND
-#undef TS_GEMM_PIECES
+#undef TS_GEMM_SPLIT_K
 
 #define TS_GEMM_KIND _split
-#define TS_GEMM_PIECES TS_GEMM_PIECES_SPLIT
+#define TS_GEMM_SPLIT_K 1
 #include "kernels/gemm/gemm_instances.h"
 #undef TS_GEMM_KIND
-#undef TS_GEMM_PIECES
+#undef TS_GEMM_SPLIT_K
 
 static int ts_gemm_dtype_valid(ts_dtype t) {
     return t == TS_DTYPE_F32 || t == TS_DTYPE_BF16 || t == TS_DTYPE_FP16;
 }
 
-/* The workspace for the largest persistent grid the GEMM kernels take on a device (stream-K and
- * split-K both fit it); none where neither is built or used. */
+/* The workspace for the largest persistent grid the GEMM kernels take on a device. */
 static ts_status ts_gemm_workspace_need(const ts_device_props *props, size_t *bytes) {
     int grid = 0;
     const ts_status s = ts_gemm_bf16_nn_persistent_grid(props, 1LL << 40, &grid);
-    if (s == TS_SUCCESS) *bytes = TS_GEMM_STREAM_K || TS_GEMM_USE_SPLIT ? ts_gemm_workspace_bytes(grid) : 0;
+    if (s == TS_SUCCESS) *bytes = ts_gemm_workspace_bytes(grid);
     return s;
 }
 
@@ -90,10 +88,9 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
                                  ldc)) != TS_SUCCESS)
         return s;
     /* Pieces of tiles over the wave's clusters: split-K where the tiles leave most clusters idle
-     * (each piece leaves its results to the reduction kernel), else stream-K where the build has
-     * it (the wave's clusters run all at once, so a head may wait for its tail). */
-    if (need > 0) split = ts_gemm_use_workspace(&params, workspace, wave, TS_GEMM_USE_SPLIT);
-    if ((s = ts_gemm_bf16_nn_persistent_grid(&props, ts_sk_tasks(&params.sk), &grid)) != TS_SUCCESS) return s;
+     * (each piece leaves its results to the reduction kernel). */
+    if (need > 0) split = ts_gemm_split_k(&params, workspace, wave);
+    if ((s = ts_gemm_bf16_nn_persistent_grid(&props, ts_split_tasks(&params.split), &grid)) != TS_SUCCESS) return s;
 
     static const ts_gemm_launcher launchers[2][2][2][2] = {
         {{{ts_gemm_bf16_nn_launch, ts_gemm_bf16_nt_launch}, {ts_gemm_bf16_tn_launch, ts_gemm_bf16_tt_launch}},

@@ -1,6 +1,6 @@
 /* The eight GEMM kernels of one kind: each operand dtype (bf16, fp16) and transpose form (NN, NT,
  * TN, TT), as gemm_variant.h builds them. Included by gemm.c once per kind after defining
- * TS_GEMM_KIND (appended to each kernel's name: nothing, or _split) and TS_GEMM_PIECES (see
+ * TS_GEMM_KIND (appended to each kernel's name: nothing, or _split) and TS_GEMM_SPLIT_K (see
  * gemm_variant.h); leaves both defined. */
 #define TS_GEMM_INSTANCE_NAME(form) TS_CAT(TS_CAT(ts_gemm_, form), TS_GEMM_KIND)
 

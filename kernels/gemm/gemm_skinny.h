@@ -1,27 +1,12 @@
-/* The skinny GEMM's build settings (kernels/gemm/gemm_skinny_kernels.h), for the sources of each
- * tile width: TS_GEMM_SKINNY, defined by the source, is the width, 16 or 64 (the tile's
- * TS_GEMM_BN), and the pieces leave their results in the workspace or the epilogue stores them to
- * C transposed, never through the staged store. Included instead of gemm_common.h. */
+/* gemm_common.h for the skinny GEMM's sources (kernels/gemm/gemm_skinny_kernels.h) of one tile
+ * width: TS_GEMM_SKINNY, defined by the source, is the width, 16 or 64 (the tile's TS_GEMM_BN;
+ * the rest of the tile is in kernels/gemm/tuning.h). Included instead of gemm_common.h. */
 #ifndef TESSERA_KERNELS_GEMM_SKINNY_H
 #define TESSERA_KERNELS_GEMM_SKINNY_H
 
 #if !defined(TS_GEMM_SKINNY) || (TS_GEMM_SKINNY != 16 && TS_GEMM_SKINNY != 64)
 #error "define TS_GEMM_SKINNY, the tile width: 16 or 64"
 #endif
-/* The tile and the store are the skinny kernels' own, whatever a build sets for gemm.c's kernels
- * (its A/B options). */
-#undef TS_GEMM_BN
-#undef TS_GEMM_BK
-#undef TS_GEMM_WG_TILES
-#undef TS_GEMM_STAGED_STORE
-#undef TS_GEMM_WARP_STORE
-#undef TS_GEMM_DEFER_STORE
-#define TS_GEMM_BN TS_GEMM_SKINNY
-#define TS_GEMM_BK 64
-#define TS_GEMM_WG_TILES 1
-#define TS_GEMM_STAGED_STORE 0
-#define TS_GEMM_WARP_STORE 0
-#define TS_GEMM_DEFER_STORE 0
 #include "kernels/gemm/gemm_common.h"
 
 /* This width's names: ts_gemm_skinny16_run, ts_gemm_skinny16_reduce, ... */

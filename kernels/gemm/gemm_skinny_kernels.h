@@ -1,29 +1,22 @@
-/* Products of few rows (M <= 64, as in decoding) computed transposed:
- * C^T = op(B)^T op(A)^T. The GEMM's block tile is 128 rows of C by 256 columns, whose multiplies
- * take a block 0.56 us a k tile on the H200 whatever M is, so a product of 16 rows spends seven
- * eighths of them on rows that do not exist, and N = 14336 is only 56 such tiles for 132 SMs.
- * Transposed, N runs down the tile's 128 rows and M across its columns, TS_GEMM_SKINNY of them
- * (gemm_skinny.h): 64 (M <= 64, gemm_skinny64.c) is a quarter of the multiplies per k tile, 16
- * (M <= 16, gemm_skinny16.c) a sixteenth; twice the tiles, and each block streams 128 rows of B as
- * its A operand. The kernels are the split instances of gemm_variant.h at that width (this header
- * is their source and launcher, included by each width's source). With a workspace, where the
- * tiles are too few for the SMs, each tile's K range is cut into pieces as in gemm.c (at least
- * TS_GEMM_SPLIT_MIN_PIECES), whose partial tiles the reduction (gemm_skinny_reduce.h) adds and
- * stores to C transposed; otherwise the tiles are whole (ts_sk_split_piece of a schedule of one
- * piece) and the kernel's epilogue stores them to C transposed (TS_GEMM_C_INDEX). */
+/* Products of few rows (M <= 64, as in decoding) computed transposed: C^T = op(B)^T op(A)^T.
+ * gemm.c's block tile is 128 rows of C by 256 columns, whose multiplies take as long whatever M
+ * is, so a product of 16 rows would spend seven eighths of them on rows that do not exist.
+ * Transposed, N runs down the tile's 128 rows and M across its columns, TS_GEMM_SKINNY of them:
+ * 64 (M <= 64, gemm_skinny64.c) or 16 (M <= 16, gemm_skinny16.c). The kernels are the split
+ * instances of gemm_variant.h at that width (this header is their source and launcher, included
+ * by each width's source). With a workspace, where the tiles are too few for the SMs, each tile's
+ * K range is cut into pieces as in gemm.c, whose partial tiles the reduction
+ * (gemm_skinny_reduce.h) adds and stores to C transposed; otherwise the tiles are whole (a split
+ * schedule of one piece a tile) and the kernel's epilogue stores them to C transposed
+ * (TS_GEMM_C_TRANSPOSED). Measurements: bench/results/nvidia-h200-2026-12-04-gemm-skinny.txt. */
 #include "kernels/common/device_props.h"
 #include "kernels/gemm/gemm_skinny.h"
 
-/* 0 leaves products of few rows to gemm.c's kernels. */
-#ifndef TS_GEMM_USE_SKINNY
-#define TS_GEMM_USE_SKINNY 1
-#endif
-
 #define TS_GEMM_KIND TS_CAT(_skinny, TS_GEMM_SKINNY)
-#define TS_GEMM_PIECES TS_GEMM_PIECES_SPLIT
+#define TS_GEMM_SPLIT_K 1
 #include "kernels/gemm/gemm_instances.h"
 #undef TS_GEMM_KIND
-#undef TS_GEMM_PIECES
+#undef TS_GEMM_SPLIT_K
 
 /* This width's kernel of each dtype and transpose form, by the gemm_instances.h names. */
 #define TS_GEMM_SKINNY_KERNEL_FN(form, name)                                                       \
@@ -34,7 +27,7 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b,
                                          float beta, void *c, ts_dtype c_type, long long ldc, void *workspace,
                                          size_t workspace_bytes, ts_stream stream, int *done) {
     *done = 0;
-    if (!TS_GEMM_USE_SKINNY || m > TS_GEMM_SKINNY) return TS_SUCCESS;
+    if (m > TS_GEMM_SKINNY) return TS_SUCCESS;
     /* op(B)^T is N x K: B as stored when op(B) = B^T, else B^T; op(A)^T likewise. */
     const ts_trans ta = trans_b ? TS_NO_TRANS : TS_TRANS, tb = trans_a ? TS_NO_TRANS : TS_TRANS;
     ts_gemm_params params;
@@ -45,10 +38,8 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b,
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
     if ((s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
     /* ts_gemm_workspace_size is the larger tile's (gemm.c), which holds this one's. */
-    if (workspace && TS_GEMM_USE_SPLIT && workspace_bytes >= ts_gemm_workspace_bytes(wave))
-        split = ts_gemm_use_workspace(&params, workspace, wave, 1);
-    if (!split) params.sk = ts_sk_make(params.sched.tasks, params.k_iters, 1, 0); /* whole tiles */
-    s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_sk_tasks(&params.sk), &grid);
+    if (workspace && workspace_bytes >= ts_gemm_workspace_bytes(wave)) split = ts_gemm_split_k(&params, workspace, wave);
+    s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_split_tasks(&params.split), &grid);
     if (s != TS_SUCCESS) return s;
 
     static const ts_gemm_launcher launchers[2][2][2] = {

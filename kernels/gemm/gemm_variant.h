@@ -1,24 +1,28 @@
 /* One GEMM kernel on the producer-consumer template, for one operand dtype and transpose form.
- * Included by gemm.c once per variant after defining:
+ * Included once per variant (gemm_instances.h; the ping-pong test kernels) after gemm_common.h,
+ * after defining:
  *   TS_GEMM_NAME         the variant's prefix (its kernel is TS_GEMM_NAME##_kernel)
  *   TS_GEMM_A_TILE       the A stage tile type: 64 x BK of M x K (A as stored) or BK x 64 (A^T)
  *   TS_GEMM_B_TILE       the B stage tile type: BK x BN (B as stored) or BN x BK (B^T)
  *   TS_GEMM_TRANS_A, TS_GEMM_TRANS_B   0 or 1
  *   TS_GEMM_MMA          the asynchronous warpgroup multiply of that form (ts_wg_mma_AB_async, ...)
- *   TS_GEMM_PIECES       tasks that are pieces of a tile's K range, combined through the workspace:
- *                        TS_GEMM_PIECES_STREAM_K (stream-K where the schedule asks), TS_GEMM_PIECES_SPLIT
- *                        (split-K schedules only); 0: whole tiles
+ *   TS_GEMM_SPLIT_K      1: a split instance, whose tasks are the pieces of a split-K schedule
+ *                        (templates/tile_scheduler.h), or whole tiles where it has one piece a
+ *                        tile; 0: whole tiles
  * The hooks below are the whole kernel; the template (templates/producer_consumer.h) runs them. */
 
 #define TS_GEMM_FN(name) TS_CAT(TS_GEMM_NAME, TS_CAT(_, name))
 
-/* The parts of a task's results this instance holds for the next task's stages
- * (TS_GEMM_DEFER_STORE, gemm_common.h): none in the split instances, which store at the task's
- * end: a split schedule gives each cluster one task, so no next task would cover them. */
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
+/* The deferred store: with the staged store, a task's results wait in registers (C's 16 bits) and
+ * go out a part a stage during the next task's first stages, each after that stage's multiplies
+ * are issued (the last task's in finish), so that the tensor cores work through the epilogue
+ * (bench/results/nvidia-h200-2026-12-01-gemm-deferred-store-ab.txt). TS_GEMM_HELD is the parts
+ * held: all of them, but none in the split instances, which store at the task's end (a split
+ * schedule gives each cluster one task, so no next task would cover them). */
+#if TS_GEMM_SPLIT_K || !TS_GEMM_STAGED_STORE
 #define TS_GEMM_HELD 0
 #else
-#define TS_GEMM_HELD TS_GEMM_DEFER_STORE
+#define TS_GEMM_HELD TS_GEMM_STORE_PARTS
 #endif
 
 /* One pipeline stage: each consumer's TS_GEMM_WG_TILES x 64 rows of A (64 rows a tile), and the
@@ -29,13 +33,11 @@ typedef struct TS_GEMM_FN(input) {
 } TS_GEMM_FN(input);
 
 /* A consumer's results on their way to C (the staged store), TS_GEMM_OUT_COLS columns at a time:
- * two 16-row tiles per warp (TS_GEMM_WARP_STORE), or one 64-row tile. The bits are C's 16-bit
- * dtype, bf16 or fp16, which the copy engine moves alike. */
+ * two 16-row tiles per warp, used in turn. The bits are C's 16-bit dtype, bf16 or fp16, which the
+ * copy engine moves alike. */
 typedef struct TS_GEMM_FN(output) {
-#if TS_GEMM_STAGED_STORE && TS_GEMM_WARP_STORE
+#if TS_GEMM_STAGED_STORE
     TS_CAT(ts_st_bf16_16x, TS_GEMM_OUT_COLS) c[4][2]; /* [warp][tile used in turn] */
-#elif TS_GEMM_STAGED_STORE
-    TS_CAT(ts_st_bf16_64x, TS_GEMM_OUT_COLS) c;
 #else
     int unused;
 #endif
@@ -43,94 +45,69 @@ typedef struct TS_GEMM_FN(output) {
 
 typedef ts_gemm_task TS_GEMM_FN(task);
 
-/* A lane's 32-bit words of one store part: a warp's 16 x TS_GEMM_OUT_COLS 16-bit results. */
-#define TS_GEMM_PART_WORDS (16 * TS_GEMM_OUT_COLS / 2 / TS_WARP_LANES)
+/* One part of a warp's results for the staged store: 16 x TS_GEMM_OUT_COLS in C's 16 bits (bf16 or
+ * fp16 bits alike). */
+#define TS_GEMM_PART_TILE TS_CAT(ts_rt_bf16_16x, TS_GEMM_OUT_COLS)
 
 /* One accumulator per 64-row A tile: a warp's 16 rows of each. With the deferred store, the
- * previous task's last TS_GEMM_HELD parts too, in C's 16 bits, while pending (with their
- * task's first 64-row tile of C and first TS_GEMM_OUT_COLS-column tile). */
+ * previous task's parts too, in C's 16 bits, while pending (with their task's first 64-row tile of
+ * C and first TS_GEMM_OUT_COLS-column tile). */
 typedef struct TS_GEMM_FN(consumer) {
     TS_CAT(ts_rt_f32_16x, TS_GEMM_BN) acc[TS_GEMM_WG_TILES];
 #if TS_GEMM_HELD
-    unsigned held[TS_GEMM_HELD][TS_GEMM_PART_WORDS];
+    TS_GEMM_PART_TILE held[TS_GEMM_HELD];
     int pending, pending_m, pending_n;
 #endif
 } TS_GEMM_FN(consumer);
 
 #if TS_GEMM_STAGED_STORE
-/* Part q of a consumer's results in 16 bits to C through shared memory and a TMA store, which
- * reads the tile while the warps go on: 64-row tile q / halves, columns q % halves; C's tile
- * (m_tile, n_tile) in 64 x TS_GEMM_OUT_COLS units is the consumer's first. `values` are the part's
- * TS_GEMM_PART_WORDS words, a 16 x TS_GEMM_OUT_COLS register tile of their own (one row of
- * subtiles, laid out column after column); the bits are bf16 or fp16, stored alike. q must be a
- * constant where this is inlined: an indexed register tile would go to local memory. checked 0:
+/* Part q of a consumer warp's results in 16 bits to C through shared memory and a TMA store, which
+ * reads the tile while the warp goes on: 64-row tile q / halves, columns q % halves; C's tile
+ * (m_tile, n_tile) in 64 x TS_GEMM_OUT_COLS units is the consumer's first. q must be a constant
+ * where this is inlined: an indexed register tile would go to local memory. checked 0:
  * the tensor store does not check the tile against C's descriptor (ops/tma.h: for stores issued
- * inside the main loop; the task's store checked it). */
-TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const void *values, TS_GEMM_FN(output) *out,
-                                      int consumer, int m_tile, int n_tile, int q, int checked) {
+ * inside the main loop; the task's store checked it). Each warp stores its own 16 rows, waiting
+ * only for its own stores, and parts alternate between its two tiles (an even count of parts a
+ * task keeps the turn). */
+TS_DEVICE void TS_GEMM_FN(store_part)(const ts_gemm_params *p, const TS_GEMM_PART_TILE *part,
+                                      TS_GEMM_FN(output) *out, int m_tile, int n_tile, int q, int checked) {
     const int halves = TS_GEMM_BN / TS_GEMM_OUT_COLS, r = q / halves, h = q % halves;
-    const ts_rt_desc part = ts_rt_make_desc(16, TS_GEMM_OUT_COLS, TS_DTYPE_BF16, TS_LAYOUT_ROW);
     const int warp = ts_warp_in_group();
-#if TS_GEMM_WARP_STORE
-    /* Each warp its own 16 rows: it waits only for its own stores, and no warp for another. */
-    (void)consumer, (void)checked;
-    /* Parts alternate between the two tiles (an even count of parts a task keeps the turn). */
-#ifndef TS_GEMM_PROBE_NO_STORE_WAIT
     ts_async_store_wait_read_but_last();
-#endif
     TS_CAT(ts_st_bf16_16x, TS_GEMM_OUT_COLS) *tile = &out->c[warp][q % 2];
-    ts_store_r2s_impl(TS_ST_DATA(tile), TS_ST_DESC(tile), values, part, 0, 0);
+    ts_store_r2s_impl(TS_ST_DATA(tile), TS_ST_DESC(tile), TS_RT_CDATA(part), TS_RT_DESC(part), 0, 0);
     ts_async_fence_shared();
-#ifndef TS_GEMM_PROBE_NO_TMA_STORE
     if (checked)
         ts_async_store(&p->c_store, tile, 0, 0, (m_tile + r) * 4 + warp, n_tile + h);
     else
         ts_async_store_unchecked(&p->c_store, tile, 0, 0, (m_tile + r) * 4 + warp, n_tile + h);
     ts_async_store_commit();
-#endif
-#else
-    /* The previous store must have read the output tile before it is overwritten. */
-    if (warp == 0) ts_async_store_wait_read();
-    ts_sync_named(consumer, 4);
-    ts_store_r2s_impl(TS_ST_DATA(&out->c), TS_ST_DESC(&out->c), values, part, warp * 16, 0);
-    ts_async_fence_shared();
-    ts_sync_named(consumer, 4);
-    if (warp == 0) {
-        if (checked)
-            ts_async_store(&p->c_store, &out->c, 0, 0, m_tile + r, n_tile + h);
-        else
-            ts_async_store_unchecked(&p->c_store, &out->c, 0, 0, m_tile + r, n_tile + h);
-        ts_async_store_commit();
-    }
-#endif
 }
 
-/* The words of part q of c16 (c16[r] holds 64-row tile r's results: a warp's 16 rows). */
-#define TS_GEMM_PART_VALUES(c16, q)                                                                \
-    (&(c16)[(q) / (TS_GEMM_BN / TS_GEMM_OUT_COLS)].v[0][(q) % (TS_GEMM_BN / TS_GEMM_OUT_COLS) * (TS_GEMM_OUT_COLS / 16)][0])
+/* Part q of c16 (c16[r] holds 64-row tile r's results: a warp's 16 rows) into dst. */
+#define TS_GEMM_TAKE_PART(dst, c16, q)                                                             \
+    ts_rt_copy_cols((dst), &(c16)[(q) / (TS_GEMM_BN / TS_GEMM_OUT_COLS)],                          \
+                    (q) % (TS_GEMM_BN / TS_GEMM_OUT_COLS) * TS_GEMM_OUT_COLS)
 
 #if TS_GEMM_HELD
-/* Held part k is the task's part TS_GEMM_STORE_PARTS - TS_GEMM_HELD + k. */
-#define TS_GEMM_FIRST_HELD (TS_GEMM_STORE_PARTS - TS_GEMM_HELD)
 /* Held parts from `from` on (all, from 0; the others went out during the task's first stages);
  * nothing is held afterwards. */
 TS_DEVICE void TS_GEMM_FN(store_held)(const ts_gemm_params *p, TS_GEMM_FN(consumer) *c, TS_GEMM_FN(output) *out,
-                                      int consumer, int from) {
+                                      int from) {
     if (!c->pending) return;
     TS_UNROLL /* constant parts keep the results in registers */
     for (int k = 0; k < TS_GEMM_HELD; ++k)
-        if (k >= from)
-            TS_GEMM_FN(store_part)(p, c->held[k], out, consumer, c->pending_m, c->pending_n, TS_GEMM_FIRST_HELD + k, 0);
+        if (k >= from) TS_GEMM_FN(store_part)(p, &c->held[k], out, c->pending_m, c->pending_n, k, 0);
     c->pending = 0;
 }
 #endif
 #endif
 
 TS_DEVICE long long TS_GEMM_FN(tasks)(const ts_gemm_params *p) {
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
-    return p->sk.dp * p->sk.split;
+#if TS_GEMM_SPLIT_K
+    return ts_split_tasks(&p->split);
 #else
-    return ts_sk_unsplit_tasks(&p->sk);
+    return p->sched.tasks;
 #endif
 }
 
@@ -138,20 +115,14 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
     long long unit = task;
     int k_end = p->k_iters;
     t->tm = t->tn = t->k0 = 0;
-    t->kind = TS_SK_WHOLE;
-    t->boundary = 0;
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
+    t->slot = -1;
+#if TS_GEMM_SPLIT_K
     /* Tasks and units far fewer than 2^31 (split-K's are fewer than the clusters, the skinny
      * kernels' whole units N / 256 at most): no 64-bit division (a call) in the task loops. */
-    ts_sk_split_piece(&p->sk, task, &unit, &t->k0, &k_end, &t->kind, &t->boundary);
+    ts_split_piece(&p->split, task, &unit, &t->k0, &k_end);
+    if (p->split.split > 1) t->slot = (int)task;
     ts_sched_tile_narrow(&p->sched, (unsigned)unit, &t->tm, &t->tn);
 #else
-#if TS_GEMM_PIECES
-    if (!ts_sk_piece(&p->sk, task, &unit, &t->k0, &k_end, &t->kind, &t->boundary)) {
-        t->iters = 0; /* an empty stream-K piece */
-        return 0;
-    }
-#endif
     ts_sched_tile(&p->sched, unit, &t->tm, &t->tn);
 #endif
     /* A cluster's blocks take adjacent tiles down M (sharing B) or, with cluster_n, across N. */
@@ -163,47 +134,7 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
     return t->iters;
 }
 
-/* Stream-K (templates/tile_scheduler.h): the two pieces of a split tile meet in the workspace.
- * Whichever finishes first (a counter says which) writes its partial results there and raises the
- * ready flag; the second waits for the flag, adds them in and stores C. The second waits only on a
- * block that is already past its multiplies, so the wait ends even where the grid's blocks do not
- * all run at once (the schedule puts tails first and heads last, so the head rarely waits at all).
- * Each consumer warpgroup has its own four ints (counter, ready flag, and the counter's answer to
- * the head's and to the tail's warps) and area; a lane's values lie in groups of four strided by
- * the warpgroup's lanes, so that each 16-byte store and load of the warpgroup is contiguous. Returns 1 where this piece
- * was first (nothing to store). */
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_STREAM_K
-TS_DEVICE int TS_GEMM_FN(stream_k_combine)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
-                                           int consumer) {
-    if (t->kind == TS_SK_WHOLE) return 0;
-    const int slot = (t->boundary * TS_GEMM_CLUSTER + ts_cluster_rank()) * TS_GEMM_CONSUMERS + consumer;
-    const int threads = 4 * TS_WARP_LANES, thread = ts_warp_in_group() * TS_WARP_LANES + ts_lane_id();
-    const int values = TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS; /* a lane's values of one 64-row tile */
-    int *counter = &p->flags[4 * slot], *ready = counter + 1, *order = counter + 2 + (t->kind == TS_SK_TAIL);
-    float *part = p->partials + (long long)slot * TS_GEMM_PARTIAL_FLOATS + 4 * thread;
-    if (thread == 0) *order = ts_atomic_add_i32(counter, 1);
-    ts_sync_named(consumer, 4);
-    if (*(volatile int *)order == 0) {
-        TS_UNROLL
-        for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
-            ts_store_f32_groups(part + r * values * threads, &c->acc[r].v[0][0][0], values, 4 * threads);
-        ts_sync_named(consumer, 4);
-        if (thread == 0) ts_flag_store_release(ready, 1);
-        return 1;
-    }
-    if (thread == 0)
-        while (ts_flag_load_acquire(ready) == 0) ts_spin_pause();
-    ts_sync_named(consumer, 4);
-    /* Every warp has read its answer by now: all four back to 0 for the next call. */
-    if (thread == 0) counter[0] = counter[1] = counter[2] = counter[3] = 0;
-    TS_UNROLL
-    for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
-        ts_add_f32_groups_l2(&c->acc[r].v[0][0][0], part + r * values * threads, values, 4 * threads);
-    return 0;
-}
-#endif
-
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
+#if TS_GEMM_SPLIT_K
 /* Split-K: a piece's partial results, the block's whole tile in fp32, into its slot of the
  * workspace (gemm_common.h) as the warps hold them, with whole 16-byte stores; the reduction kernel
  * adds a tile's pieces and stores C. Warps with no row or column of C (a product of 16 rows
@@ -212,13 +143,12 @@ TS_DEVICE void TS_GEMM_FN(store_split_piece)(const ts_gemm_params *p, const ts_g
                                              int consumer) {
     const int warp = ts_warp_in_group();
     if ((long long)t->tn * TS_GEMM_BN >= p->c.cols) return;
-    const int values = TS_GEMM_BN / 16 * TS_RT_SUB_ELEMS; /* a lane's values of 16 rows of one 64-row tile */
-    float *slot = ts_gemm_split_slot(p, t->boundary, ts_cluster_rank()) + 4 * ts_lane_id();
+    float *slot = ts_gemm_split_slot(p, t->slot, ts_cluster_rank());
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
         const int fb = (consumer * TS_GEMM_WG_TILES + r) * 4 + warp;
         if ((long long)t->tm * TS_GEMM_BM + fb * 16 < p->c.rows)
-            ts_store_f32_groups(slot + fb * (16 * TS_GEMM_BN), &c->acc[r].v[0][0][0], values, 4 * TS_WARP_LANES);
+            ts_store_r2g_groups(slot + fb * TS_GEMM_FRAGMENT_FLOATS, &c->acc[r]);
     }
 }
 #endif
@@ -239,19 +169,8 @@ TS_DEVICE void TS_GEMM_FN(store_split_piece)(const ts_gemm_params *p, const ts_g
 #define TS_GEMM_B_COL(k_tile, n_tile) (n_tile)
 #endif
 
-/* Timing probes for scripts/gpu-ab.sh, never set in a build that computes: TS_GEMM_PROBE_NO_LOAD
- * (stages are announced but never loaded), TS_GEMM_PROBE_NO_MMA (loads without multiplies),
- * TS_GEMM_PROBE_NO_STORE (no epilogue: what a fully hidden one would give), and in the staged warp
- * store TS_GEMM_PROBE_NO_TMA_STORE (results staged in shared memory, never copied out) and
- * TS_GEMM_PROBE_NO_STORE_WAIT (copied out without waiting for the copy to read the staging tile)
- * time one part of the kernel at a time; each gives wrong results on purpose. */
 TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(input) *in,
                                 ts_tbar *full, int iter) {
-#ifdef TS_GEMM_PROBE_NO_LOAD
-    (void)p, (void)t, (void)in, (void)iter;
-    if (ts_warp_in_group() == 0) ts_tbar_expect_bytes(full, 0);
-    return;
-#endif
     const int warp = ts_warp_in_group(); /* 0 .. TS_GEMM_LOAD_WARPS - 1 */
     if (warp == 0)
         ts_tbar_expect_bytes(full, TS_GEMM_CONSUMERS * TS_GEMM_WG_TILES * TS_ASYNC_BYTES(&in->a[0]) +
@@ -296,29 +215,20 @@ TS_DEVICE void TS_GEMM_FN(init)(const ts_gemm_params *p, const ts_gemm_task *t, 
 TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                    const TS_GEMM_FN(input) *in, TS_GEMM_FN(output) *out, int iter, int consumer) {
     (void)p, (void)t, (void)out, (void)iter;
-#ifndef TS_GEMM_PROBE_NO_MMA
     ts_wg_fence();
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r)
         TS_GEMM_MMA(&c->acc[r], &in->a[consumer * TS_GEMM_WG_TILES + r], &in->b);
-#else
-    (void)in, (void)consumer, (void)c;
-#endif
 #if TS_GEMM_HELD
     /* The first stages of a task store the previous task's results a part each while their
-     * multiplies run: the epilogue no longer leaves the tensor cores idle. */
+     * multiplies run. */
     ts_wg_commit();
     if (c->pending && iter < TS_GEMM_HELD) {
         TS_UNROLL /* constant parts keep the results in registers */
         for (int k = 0; k < TS_GEMM_HELD; ++k)
-            if (k == iter)
-                TS_GEMM_FN(store_part)(p, c->held[k], out, consumer, c->pending_m, c->pending_n, TS_GEMM_FIRST_HELD + k, 0);
+            if (k == iter) TS_GEMM_FN(store_part)(p, &c->held[k], out, c->pending_m, c->pending_n, k, 0);
     }
-#if TS_PC_RELEASE_LAG
-    ts_wg_wait(1); /* the previous stage's multiplies: the template hands that stage back */
-#else
     ts_wg_wait(0);
-#endif
 #endif
     /* Without the deferred store the multiplies are only issued here: the template commits them
      * and waits (templates/producer_consumer.h). */
@@ -326,27 +236,17 @@ TS_DEVICE void TS_GEMM_FN(compute)(const ts_gemm_params *p, const ts_gemm_task *
 
 TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
                                  TS_GEMM_FN(output) *out, int consumer) {
-    if (t->iters == 0) return; /* an empty stream-K piece */
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r) ts_wg_acc_fence(&c->acc[r]);
 #if TS_GEMM_HELD
     /* What this task's stages left of the previous task's results. */
-    TS_GEMM_FN(store_held)(p, c, out, consumer, t->iters < TS_GEMM_HELD ? t->iters : TS_GEMM_HELD);
+    TS_GEMM_FN(store_held)(p, c, out, t->iters < TS_GEMM_HELD ? t->iters : TS_GEMM_HELD);
 #endif
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
-    if (t->kind == TS_SK_SPLIT) {
+#if TS_GEMM_SPLIT_K
+    if (t->slot >= 0) {
         TS_GEMM_FN(store_split_piece)(p, t, c, consumer);
         return;
     }
-#endif
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_STREAM_K
-    if (TS_GEMM_FN(stream_k_combine)(p, t, c, consumer)) return;
-#endif
-#ifdef TS_GEMM_PROBE_NO_STORE
-    /* One element kept in use, so that the multiplies that produce the accumulators stay. */
-    (void)t, (void)out, (void)consumer;
-    if (c->acc[0].v[0][0][0] == -1.25e-30f) ((unsigned short *)p->c.ptr)[0] = 0;
-    return;
 #endif
     /* The consumer's 64-row tiles of C, r = 0 .. TS_GEMM_WG_TILES - 1. */
     const int m_tile0 = (t->tm * TS_GEMM_CONSUMERS + consumer) * TS_GEMM_WG_TILES;
@@ -370,22 +270,21 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
         }
         const int n_tile0 = t->tn * (TS_GEMM_BN / TS_GEMM_OUT_COLS);
 #if TS_GEMM_HELD
-        /* The first parts now, the rest from the next task's first stages (or finish); none checks
-         * the tile against C's descriptor again: that is done once here. */
+        /* The parts go out during the next task's first stages (or finish); none checks the tile
+         * against C's descriptor again: that is done once here. */
         ts_async_check(&p->c_store, &out->c[0][0]);
-        TS_UNROLL /* constant parts keep the results in registers */
-        for (int q = 0; q < TS_GEMM_FIRST_HELD; ++q)
-            TS_GEMM_FN(store_part)(p, TS_GEMM_PART_VALUES(c16, q), out, consumer, m_tile0, n_tile0, q, 0);
         TS_UNROLL
-        for (int k = 0; k < TS_GEMM_HELD; ++k)
-            memcpy(c->held[k], TS_GEMM_PART_VALUES(c16, TS_GEMM_FIRST_HELD + k), sizeof c->held[k]);
+        for (int k = 0; k < TS_GEMM_HELD; ++k) TS_GEMM_TAKE_PART(&c->held[k], c16, k);
         c->pending = 1;
         c->pending_m = m_tile0;
         c->pending_n = n_tile0;
 #else
         TS_UNROLL /* constant parts keep the results in registers */
-        for (int q = 0; q < TS_GEMM_STORE_PARTS; ++q)
-            TS_GEMM_FN(store_part)(p, TS_GEMM_PART_VALUES(c16, q), out, consumer, m_tile0, n_tile0, q, 1);
+        for (int q = 0; q < TS_GEMM_STORE_PARTS; ++q) {
+            TS_GEMM_PART_TILE part;
+            TS_GEMM_TAKE_PART(&part, c16, q);
+            TS_GEMM_FN(store_part)(p, &part, out, m_tile0, n_tile0, q, 1);
+        }
 #endif
         return;
     }
@@ -396,7 +295,7 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
     TS_UNROLL
     for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
         const long long row0 = (long long)(m_tile0 + r) * 64 + ts_warp_in_group() * 16;
-        ts_gemm_epilogue(&c->acc[r].v[0][0][0], TS_RT_DESC(&c->acc[r]), &p->c, row0, col0, p->alpha, p->beta);
+        ts_store_r2g_axpby(&p->c, &c->acc[r], row0, col0, p->alpha, p->beta, TS_GEMM_C_TRANSPOSED);
     }
 }
 
@@ -404,21 +303,21 @@ TS_DEVICE void TS_GEMM_FN(finish)(const ts_gemm_params *p, TS_GEMM_FN(consumer) 
                                   int consumer) {
     (void)p, (void)c, (void)out, (void)consumer;
 #if TS_GEMM_HELD
-    TS_GEMM_FN(store_held)(p, c, out, consumer, 0);
+    TS_GEMM_FN(store_held)(p, c, out, 0);
 #endif
     /* The last staged stores must be done before the block's shared memory goes away (each warp
      * waits for those it issued). */
     ts_async_store_wait();
 }
 
-#if TS_GEMM_PIECES == TS_GEMM_PIECES_SPLIT
+#if TS_GEMM_SPLIT_K
 /* The split instances serve products of few rows (split-K's pieces, the skinny kernels' tiles),
  * whose kernels are short: their launch and set-up overlap the stream's previous kernel, the tensor
  * maps are fetched while the barriers are set up, and the reduction kernel after them launches
  * early in turn. */
 TS_DEVICE void TS_GEMM_FN(prefetch)(const ts_gemm_params *p) {
-    ts_async_prefetch_desc(&p->a);
-    ts_async_prefetch_desc(&p->b);
+    ts_async_prefetch(&p->a);
+    ts_async_prefetch(&p->b);
 }
 #define TS_PC_EARLY 1
 #define TS_PC_PREFETCH 1
@@ -429,8 +328,8 @@ TS_DEVICE void TS_GEMM_FN(prefetch)(const ts_gemm_params *p) {
 #define TS_PC_HOOK(name) TS_GEMM_FN(name)
 #define TS_PC_STAGES TS_GEMM_STAGES
 #define TS_PC_CONSUMERS TS_GEMM_CONSUMERS
-#define TS_PC_PRODUCER_REGS 40
-#define TS_PC_CONSUMER_REGS 232
+#define TS_PC_PRODUCER_REGS TS_GEMM_PRODUCER_REGS
+#define TS_PC_CONSUMER_REGS TS_GEMM_CONSUMER_REGS
 #define TS_PC_CLUSTER TS_GEMM_CLUSTER
 #define TS_PC_LOAD_WARPS TS_GEMM_LOAD_WARPS
 #if TS_GEMM_HELD
@@ -440,6 +339,8 @@ TS_DEVICE void TS_GEMM_FN(prefetch)(const ts_gemm_params *p) {
 #include "templates/producer_consumer.h"
 
 #undef TS_GEMM_HELD
+#undef TS_GEMM_PART_TILE
+#undef TS_GEMM_TAKE_PART
 #undef TS_GEMM_NAME
 #undef TS_GEMM_A_TILE
 #undef TS_GEMM_B_TILE

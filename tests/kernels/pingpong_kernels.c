@@ -11,9 +11,9 @@
 #define TS_GEMM_TRANS_A 0
 #define TS_GEMM_TRANS_B 0
 #define TS_GEMM_MMA ts_wg_mma_AB_async
-#define TS_GEMM_PIECES (TS_GEMM_STREAM_K ? TS_GEMM_PIECES_STREAM_K : 0)
+#define TS_GEMM_SPLIT_K 0
 #include "kernels/gemm/gemm_variant.h"
-#undef TS_GEMM_PIECES
+#undef TS_GEMM_SPLIT_K
 
 /* The same for split-K schedules, as gemm.c builds its split instances (no deferred store), and
  * split-K's second kernel. */
@@ -23,22 +23,21 @@
 #define TS_GEMM_TRANS_A 0
 #define TS_GEMM_TRANS_B 0
 #define TS_GEMM_MMA ts_wg_mma_AB_async
-#define TS_GEMM_PIECES TS_GEMM_PIECES_SPLIT
+#define TS_GEMM_SPLIT_K 1
 #include "kernels/gemm/gemm_variant.h"
-#undef TS_GEMM_PIECES
+#undef TS_GEMM_SPLIT_K
 
 TS_GEMM_SPLIT_REDUCE_KERNEL(ts_test_pp_split_reduce)
 
 TS_EXTERN_C ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, long long lda, const void *b,
-                                            long long ldb, float *c, long long ldc, int max_blocks, void *workspace,
-                                            int split) {
+                                            long long ldb, float *c, long long ldc, int max_blocks, void *workspace) {
     ts_gemm_params params;
     const ts_status s = ts_gemm_make_params(&params, TS_NO_TRANS, TS_NO_TRANS, m, n, k, 1.0f, a, TS_DTYPE_BF16, lda,
                                             b, ldb, 0.0f, c, TS_DTYPE_F32, ldc);
     if (s != TS_SUCCESS) return s;
     if (max_blocks < 1 || max_blocks > 4) return TS_ERROR_INVALID_VALUE;
-    const int pieces = workspace ? ts_gemm_use_workspace(&params, workspace, max_blocks, split) : 0;
-    const long long tasks = ts_sk_tasks(&params.sk);
+    const int pieces = workspace ? ts_gemm_split_k(&params, workspace, max_blocks) : 0;
+    const long long tasks = ts_split_tasks(&params.split);
     const long long grid = tasks < max_blocks ? tasks : max_blocks;
     if (!pieces) return ts_test_pp_gemm_launch(&params, (int)grid, NULL);
     const ts_status st = ts_test_pp_gemm_split_launch(&params, (int)grid, NULL);
@@ -46,7 +45,3 @@ TS_EXTERN_C ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, 
 }
 
 TS_EXTERN_C size_t ts_test_pingpong_workspace_bytes(void) { return ts_gemm_workspace_bytes(4); }
-
-TS_EXTERN_C int ts_test_gemm_stream_k_built(void) { return TS_GEMM_STREAM_K; }
-
-TS_EXTERN_C int ts_test_gemm_split_built(void) { return TS_GEMM_USE_SPLIT; }

@@ -11,15 +11,11 @@ extern "C" {
 #endif
 
 /* C = A B; at most max_blocks blocks (at most 4), so that blocks loop over several tasks. With a
- * workspace (zeroed, ts_test_pingpong_workspace_bytes() long), split-K where `split` asks and the
- * tiles leave room for it, else stream-K where the build has it, as ts_gemm_ex chooses. */
+ * workspace (ts_test_pingpong_workspace_bytes() long), split-K where the tiles leave room for it,
+ * as ts_gemm_ex chooses. */
 ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, long long lda, const void *b, long long ldb,
-                                float *c, long long ldc, int max_blocks, void *workspace, int split);
+                                float *c, long long ldc, int max_blocks, void *workspace);
 size_t ts_test_pingpong_workspace_bytes(void);
-/* TS_GEMM_STREAM_K as the GEMM kernels of this build see it (1: stream-K is built in). */
-int ts_test_gemm_stream_k_built(void);
-/* TS_GEMM_USE_SPLIT as the GEMM kernels of this build see it (1: ts_gemm_ex uses split-K). */
-int ts_test_gemm_split_built(void);
 
 /* ts_attention_forward at D = 64 (bf16 or fp16) on the ping-pong schedule, on at most max_blocks
  * blocks (at least 1), so that blocks loop over several tasks; TS_ERROR_UNSUPPORTED for D = 128. */

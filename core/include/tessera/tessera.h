@@ -218,8 +218,7 @@ ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float
  * GPU's 2-SM clusters, with K of 1024 or more; on the H200 M <= 256 with N = 4096), each tile's K
  * range is cut into four or more pieces, up to clusters / tiles, of at least 256 columns of A
  * each, and a second kernel adds the pieces' results in a fixed order: the products of few rows,
- * as in decoding (docs/results.md). Stream-K, the last waves of tiles shared out by K, only in a
- * build with TS_GEMM_STREAM_K=1 (it measured slower on the H200). workspace: device memory of at
+ * as in decoding (docs/results.md). workspace: device memory of at
  * least ts_gemm_workspace_size() bytes, 16-byte aligned, zeroed once before its first use (each
  * call leaves it as it needs it for the next); calls that share a workspace must run one after the
  * other (the same stream). NULL runs as ts_gemm. Too small: TS_ERROR_INVALID_SIZE. */
@@ -229,9 +228,7 @@ ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, fl
                      float beta, void *c, ts_dtype c_type, long long ldc,
                      void *workspace, size_t workspace_bytes, ts_stream stream);
 /* The workspace ts_gemm_ex needs on the current device: a few tens of MiB at most (a tile's
- * partial results for each block of the GPU's persistent grid; 16.5 MiB on the H200); 0 bytes in a
- * build with TS_GEMM_USE_SPLIT=0 and without stream-K (NULL or any 16-byte-aligned workspace is
- * then accepted). */
+ * partial results for each block of the GPU's persistent grid; 16.5 MiB on the H200). */
 ts_status ts_gemm_workspace_size(size_t *bytes);
 
 /* ---- attention ----------------------------------------------------------------------------- */

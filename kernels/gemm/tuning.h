@@ -1,0 +1,67 @@
+/* The GEMM family's launch numbers per architecture (one section each); gemm_common.h derives the
+ * rest (block rows, stage count, load warps). Why each number: docs/writing-a-kernel.md ("The GEMM,
+ * hook by hook"); measurements: bench/results/nvidia-h200-*-gemm-*.txt.
+ *
+ *   TS_GEMM_LARGE_BN, _BK, _WG_TILES   gemm.c's block tile: BN columns of C, K in steps of BK,
+ *                                      each consumer warpgroup owning WG_TILES x 64 rows
+ *   TS_GEMM_LARGE_STAGED_STORE         1: gemm.c's kernels store 16-bit C through shared memory
+ *                                      and the copy engine, deferred into the next task
+ *   TS_GEMM_SKINNY_BK, _WG_TILES       the skinny kernels' tile (its width is TS_GEMM_SKINNY)
+ *   TS_GEMM_CONSUMERS                  consumer warpgroups a block
+ *   TS_GEMM_MAX_STAGES                 the ring holds as many stages as fit, at most this many
+ *   TS_GEMM_OUT_COLS                   columns of a warp's 16 x OUT_COLS staged-store tile (only
+ *                                      with the staged store)
+ *   TS_GEMM_CLUSTER_BLOCKS             blocks per cluster (tiles adjacent in M sharing B)
+ *   TS_GEMM_GROUP_M                    tile rows the scheduler walks down before moving right
+ *   TS_GEMM_SPLIT_MIN_ITERS, _PIECES   split-K: k tiles a piece, pieces a tile, at least
+ *   TS_GEMM_PRODUCER_REGS, _CONSUMER_REGS   register budgets of the warp roles (setmaxnreg)
+ *   TS_GEMM_SPLIT_REDUCE_WARPS, _BLOCKS     split-K's reduction: warps a block, blocks an SM */
+#ifndef TESSERA_KERNELS_GEMM_TUNING_H
+#define TESSERA_KERNELS_GEMM_TUNING_H
+
+#include "backends/backend.h"
+
+#if defined(TS_ARCH_SM90A) || defined(TS_ARCH_HOST)
+/* 128 x 256 x 64 in four stages (192 KiB) beside two 16 x 64 output tiles a consumer warp (32 KiB):
+ * bench/results/nvidia-h200-2026-11-30-gemm-epilogue-ab.txt,
+ * bench/results/nvidia-h200-2026-12-01-gemm-deferred-store-ab.txt. */
+#define TS_GEMM_LARGE_BN 256
+#define TS_GEMM_LARGE_BK 64
+#define TS_GEMM_LARGE_WG_TILES 1
+#define TS_GEMM_LARGE_STAGED_STORE 1
+#define TS_GEMM_OUT_COLS 64
+#define TS_GEMM_MAX_STAGES 8
+/* Two blocks share each B stage by multicast (docs/writing-a-kernel.md, "Clusters"; clusters of
+ * four: bench/results/nvidia-h200-2026-11-30-gemm-producer-ab.txt). The host runs clusters of one. */
+#if defined(TS_ARCH_SM90A)
+#define TS_GEMM_CLUSTER_BLOCKS 2
+#else
+#define TS_GEMM_CLUSTER_BLOCKS 1
+#endif
+#elif defined(TS_ARCH_CDNA)
+/* 64 KiB of LDS: 128 x 64 x 64 in two stages, C stored from registers. */
+#define TS_GEMM_LARGE_BN 64
+#define TS_GEMM_LARGE_BK 64
+#define TS_GEMM_LARGE_WG_TILES 1
+#define TS_GEMM_LARGE_STAGED_STORE 0
+#define TS_GEMM_MAX_STAGES 2
+#define TS_GEMM_CLUSTER_BLOCKS 1
+#else
+#error "no GEMM tuning for this architecture"
+#endif
+
+/* Every architecture. */
+#define TS_GEMM_SKINNY_BK 64
+#define TS_GEMM_SKINNY_WG_TILES 1
+#define TS_GEMM_CONSUMERS 2
+#define TS_GEMM_GROUP_M 8
+/* Two pieces a tile were slower than whole tiles, four and more faster:
+ * bench/results/nvidia-h200-2026-12-04-gemm-split-k.txt. */
+#define TS_GEMM_SPLIT_MIN_ITERS 4
+#define TS_GEMM_SPLIT_MIN_PIECES 4
+#define TS_GEMM_PRODUCER_REGS 40
+#define TS_GEMM_CONSUMER_REGS 232
+#define TS_GEMM_SPLIT_REDUCE_WARPS 8
+#define TS_GEMM_SPLIT_REDUCE_BLOCKS 4 /* to keep registers low and loads in flight */
+
+#endif

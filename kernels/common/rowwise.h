@@ -32,11 +32,7 @@
  * norm's spilled 56 bytes at its 128 registers), and in the short instances, whose partial strips
  * measured slower split (the fp32 norms at 65536 x 768 4.18 -> 3.56 TB/s; not analysed).
  * TS_ROWWISE_F32_SPLIT 0: contiguous everywhere, for A/B runs. */
-#ifndef TS_ROWWISE_F32_SPLIT
-#define TS_ROWWISE_F32_SPLIT 1
-#endif
-#define TS_ROWWISE_LAYOUT_FOR(dtype, whole)                                                        \
-    ((dtype) == TS_DTYPE_F32 && (whole) && TS_ROWWISE_F32_SPLIT ? TS_WV_SPLIT : TS_WV_CONTIGUOUS)
+#define TS_ROWWISE_LAYOUT_FOR(dtype, whole) ((dtype) == TS_DTYPE_F32 && (whole) ? TS_WV_SPLIT : TS_WV_CONTIGUOUS)
 #ifndef TS_ROWWISE_MAX_WARPS
 #if TS_WARP_LANES == 64
 #define TS_ROWWISE_MAX_WARPS 8 /* 512 threads: 256 VGPRs a lane; 16 waves would cap them at 128 */
@@ -100,10 +96,7 @@ static inline ts_status ts_rowwise_check_matrix(const void *ptr, ts_dtype dtype,
  * divisions, some fifty instructions ahead of each block's first load. (The short instances keep
  * the division: without it ptxas spilled two bytes in the bf16 norm's.) TS_ROWWISE_LAYOUT_FROM_BLOCK
  * 0 divides everywhere, for A/B runs. */
-#ifndef TS_ROWWISE_LAYOUT_FROM_BLOCK
-#define TS_ROWWISE_LAYOUT_FROM_BLOCK 1
-#endif
-#define TS_ROWWISE_ONE_GROUP (TS_ROWWISE_LAYOUT_FROM_BLOCK && TS_ROWWISE_WHOLE && TS_ROWWISE_ONE_PASS_BLOCK_WARPS == 1)
+#define TS_ROWWISE_ONE_GROUP (TS_ROWWISE_WHOLE && TS_ROWWISE_ONE_PASS_BLOCK_WARPS == 1)
 
 /* In a variant: declares nw (warps a row), groups (row groups a block), warp, group (this warp's
  * row group) and w (its slice of the row). An instance of one-warp blocks (TS_ROWWISE_BLOCK_WARPS_MAX

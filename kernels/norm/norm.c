@@ -32,19 +32,6 @@
 #define TS_NORM_F32_WHOLE_MIN_BLOCKS 2
 #endif
 
-/* 1: the 16-bit fast instances load the weight with the row and hold it in registers
- * (norm_variant.h); 0: they read it after the reductions, as the general instance does. */
-#ifndef TS_NORM_HOLD_PARAMS
-#define TS_NORM_HOLD_PARAMS 1
-#endif
-
-/* With the weight held (above), 1: it is loaded after the row's x and residual, as torch.compile's
- * kernel orders its loads, so that the row's requests leave first; 0 (default): before them. The
- * two measured equal on the H200 (bench/results/nvidia-h200-2026-12-01-rope-whole-norm-weight-order-ab.txt). */
-#ifndef TS_NORM_WEIGHT_AFTER_ROW
-#define TS_NORM_WEIGHT_AFTER_ROW 0
-#endif
-
 /* Rows of one slice (up to 1024 columns, whole and aligned) with a residual and a 16-bit dtype run
  * on an instance of their own, ts_norm_*_whole_row (norm_variant.h, TS_ROWWISE_ONE_WARP_ROW), in
  * one-warp blocks built for TS_NORM_WHOLE_ROW_BLOCKS blocks an SM: the statistics first, then the
@@ -72,18 +59,6 @@
 #define TS_NORM_WHOLE_ROW_BLOCKS 20
 #endif
 
-/* 1 (default): RMSNorm of one-slice rows with a residual and a weight and no bias (the pre-norm
- * transformer's) runs on an instance of its own, ts_norm_*_rms_row: the one-slice rows' instance with
- * those options fixed at compile time (norm_variant.h: TS_NORM_RMS_ROW), so that none of LayerNorm's
- * or the absent options' code is compiled in (416 SASS instructions against 648, 96 registers), at
- * the same TS_NORM_WHOLE_ROW_BLOCKS blocks an SM. Measured on the H200 in the PyTorch driver
- * (bench/results/nvidia-h200-2026-12-02-norm-rms-rows-instance.txt): RMSNorm + residual 65536 x 1024
- * bf16 +0.3% (4.207 -> 4.221 TB/s, medians of 3 processes), the other points unchanged. 0: those rows
- * take the one-slice rows' instance, for A/B runs. */
-#ifndef TS_NORM_USE_RMS_ROW
-#define TS_NORM_USE_RMS_ROW 1
-#endif
-
 /* 1 (default): 16-bit rows of 256, 512 or 768 columns and fp32 rows of 256 and 512 (whole chunks of
  * every lane with fewer bytes than a 16-bit slice, kernels/common/rowwise_plan.h:
  * ts_rowwise_row_chunks), 16-byte aligned, with the output and the parameters in the input's dtype,
@@ -93,9 +68,6 @@
  * residual bf16 40960 x 1536 3.59 / 3.79 -> 4.22 / 4.23 TB/s, bench/results/nvidia-h200-2026-12-03-rows-1536-f32-512.txt;
  * 51200 x 1280 3.09 / 3.29 -> 4.19 / 4.21, 36864 x 1792 3.99 / 4.09 -> 4.19 / 4.17, ...-rows-1280-1792.txt);
  * 0: they take the short instance, for A/B runs. */
-#ifndef TS_NORM_USE_ROWS
-#define TS_NORM_USE_ROWS 1
-#endif
 #ifndef TS_NORM_ROWS_BLOCKS
 #define TS_NORM_ROWS_BLOCKS TS_NORM_WHOLE_ROW_BLOCKS
 #endif
@@ -132,9 +104,6 @@
  * PyTorch driver, LayerNorm / RMSNorm + residual bf16 (bench/results/nvidia-h200-2026-12-03-quad-rows.txt):
  * 163840 x 384 1.92 / 2.03 -> 4.22 / 4.21 TB/s, 98304 x 640 3.05 / 3.21 -> 4.23 / 4.24, 73728 x 896
  * 3.92 / 4.07 -> 4.22 / 4.23 (0.45-0.96x -> 0.994-0.999x torch.compile). */
-#ifndef TS_NORM_USE_QUAD_ROWS
-#define TS_NORM_USE_QUAD_ROWS 1
-#endif
 #ifndef TS_NORM_ROWS_QUAD_BLOCKS
 #define TS_NORM_ROWS_QUAD_BLOCKS 16
 #endif
@@ -155,9 +124,6 @@
  * them in fp32 besides the packed words (167 registers, 12 blocks) and lost to two warps past about
  * 1500 columns. Holding the weight and bias for the store (as the one-slice rows do) is what the
  * kernel needs: streaming them instead took fp16 40960x1600 from 4.05 to 3.11 TB/s. */
-#ifndef TS_NORM_USE_LONG_ROW
-#define TS_NORM_USE_LONG_ROW 1
-#endif
 /* At 12 blocks an SM these kernels took 106 registers (18 fit); at 20, 96 and no spills, which on the
  * H200 (bench/results/nvidia-h200-2026-12-04-long-rows-blocks.txt) took RMSNorm + residual bf16
  * 40960x1600 from 4.02 to 4.16 TB/s (0.999x -> 1.033x torch.compile), 39424x1664 4.10 -> 4.18, fp16
@@ -172,9 +138,6 @@
  * of 1152. On the H200 (bench/results/nvidia-h200-2026-12-04-long-rows-narrow.txt) RMSNorm +
  * residual bf16 57344x1152 3.56 -> 4.20 TB/s (0.93x -> 1.10x torch.compile), 55296x1216 3.60 ->
  * 4.20, fp16 57344x1152 3.53 -> 4.19; LayerNorm + residual bf16 57344x1152 3.39 -> 4.12. */
-#ifndef TS_NORM_USE_LONG_ROW_NARROW
-#define TS_NORM_USE_LONG_ROW_NARROW 1
-#endif
 #ifndef TS_NORM_LONG_ROW_NARROW_BLOCKS
 #define TS_NORM_LONG_ROW_NARROW_BLOCKS 24
 #endif
@@ -185,9 +148,6 @@
  * (bench/results/nvidia-h200-2026-12-04-long-rows-mid.txt) RMSNorm + residual bf16 49920x1344 3.74 -> 4.13 TB/s
  * (0.95x -> 1.05x torch.compile), 47616x1408 3.85 -> 4.17, 43904x1528 3.96 -> 4.16, fp16 47616x1408
  * 3.88 -> 4.18 (0.98x -> 1.06x); LayerNorm + residual bf16 47616x1408 3.59 -> 4.03. */
-#ifndef TS_NORM_USE_LONG_ROW_MID
-#define TS_NORM_USE_LONG_ROW_MID 1
-#endif
 #ifndef TS_NORM_LONG_ROW_MID_BLOCKS
 #define TS_NORM_LONG_ROW_MID_BLOCKS 20
 #endif
@@ -259,7 +219,7 @@
 /* The rows instances (TS_NORM_USE_ROWS, kernels/common/rowwise_rows_instances.h). */
 #define TS_ROWWISE_ROWS_VARIANT "kernels/norm/norm_rows_variant.h"
 #define TS_ROWWISE_ROWS_PARAMS ts_norm_params
-#define TS_ROWWISE_ROWS_QUAD_ROWS TS_NORM_USE_QUAD_ROWS
+#define TS_ROWWISE_ROWS_QUAD_ROWS 1
 #define TS_ROWWISE_ROWS_QUAD_BLOCKS TS_NORM_ROWS_QUAD_BLOCKS
 #define TS_ROWWISE_ROWS_16BIT 1
 #define TS_ROWWISE_ROWS_BLOCKS TS_NORM_ROWS_BLOCKS
@@ -358,22 +318,21 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
                         ts_rowwise_aligned16(d.residual_out, d.dtype, d.residual_out_stride) &&
                         ts_rowwise_aligned16(d.weight, d.param_dtype, 0) &&
                         ts_rowwise_aligned16(d.bias, d.param_dtype, 0);
-    plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) && aligned;
+    plan.whole = ts_rowwise_plan_whole(d.rows, d.cols, &plan) && aligned;
     /* Rows shorter than a slice's bytes, several a warp (whole chunks of every lane, or with
      * TS_NORM_USE_QUAD_ROWS whole quad rows), and 16-bit rows of one to two slices, one a warp
      * (norm_rows_variant.h). */
-    if (TS_NORM_USE_ROWS && ts_rowwise_rows_fit(d.rows, d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_NORM_USE_QUAD_ROWS) &&
-        uniform && aligned) {
+    if (ts_rowwise_rows_fit(d.rows, d.cols, ts_rowwise_dtype_bytes(d.dtype), 1) && uniform && aligned) {
         ts_status (*rows_launcher)(const ts_norm_params *, ts_stream) = ts_norm_rows_launcher(d.dtype, d.cols);
         if (rows_launcher) return rows_launcher(&p, stream);
     }
     ts_rowwise_plan long_row;
-    if (TS_NORM_USE_LONG_ROW && uniform && aligned &&
+    if (uniform && aligned &&
         ts_rowwise_long_row_plan(d.rows, d.cols, ts_rowwise_dtype_bytes(d.dtype), &long_row)) {
         p.warps_per_row = long_row.warps_per_row;
         ts_status (*long_row_launcher)(const ts_norm_params *, const ts_rowwise_plan *, ts_stream) =
             d.dtype == TS_DTYPE_BF16 ? ts_norm_bf16_long_row_launch : ts_norm_fp16_long_row_launch;
-        switch (ts_rowwise_long_row_pick(d.cols, TS_NORM_USE_LONG_ROW_NARROW, TS_NORM_USE_LONG_ROW_MID)) {
+        switch (ts_rowwise_long_row_pick(d.cols, 1, 1)) {
 #if TS_ROWWISE_HAS_LONG_ROW_NARROW
         case TS_ROWWISE_LONG_ROW_INSTANCE_NARROW:
             long_row_launcher =
@@ -401,7 +360,7 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
     /* Columns: general, short, whole, the whole instance's one-warp rows with a residual (16-bit),
      * and those of them that are RMSNorm with a weight and no bias. */
     const int one_warp_rows = plan.whole && plan.warps == 1 && d.residual && d.dtype != TS_DTYPE_F32;
-    const int rms_rows = one_warp_rows && TS_NORM_USE_RMS_ROW && rms && d.weight && !d.bias;
+    const int rms_rows = one_warp_rows && rms && d.weight && !d.bias;
     const int instance = rms_rows ? 4 : one_warp_rows ? 3 : plan.one_pass + plan.whole;
     return launchers[ts_rowwise_dtype_index(d.dtype)][instance](&p, &plan, stream);
 }

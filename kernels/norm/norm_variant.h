@@ -44,12 +44,12 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     /* The 16-bit fast instances load the weight (in the input dtype) before the row and hold it in
      * registers, so that its latency hides under the row's rather than following the reductions
      * (the bias as well spilled; fp32 rows leave no registers for it). */
-    const int hold = TS_ROWWISE_SHORT && TS_NORM_HOLD_PARAMS && bytes == 2;
+    const int hold = TS_ROWWISE_SHORT && bytes == 2;
     TS_WV_PACKED_LAYOUT(TS_ROWWISE_SLICE_E, TS_ROWWISE_DTYPE, TS_NORM_LAYOUT) held_w;
     TS_WV_PACKED_LAYOUT(TS_ROWWISE_SLICE_E, TS_ROWWISE_DTYPE, TS_NORM_LAYOUT) held_b;
     /* The one-slice rows' instance holds both parameters, loaded after the statistics (norm.c). */
     const int stats_first = hold && TS_ROWWISE_ONE_WARP_ROW;
-    if (hold && weight && !TS_NORM_WEIGHT_AFTER_ROW && !stats_first)
+    if (hold && weight && !stats_first)
         ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
     for (long long first = (long long)ts_block_x() * groups; first < p->rows;
          first += (long long)ts_grid_x() * groups) {
@@ -68,9 +68,6 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
                                        (unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes),
                                    &h, n);
         }
-        /* (The instances that hold the weight take one row group, so this runs once.) */
-        if (hold && weight && TS_NORM_WEIGHT_AFTER_ROW && !stats_first)
-            ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
         float mean = 0.0f;
         if (!rms) {
             float sum = ts_wv_packed_sum(&h);

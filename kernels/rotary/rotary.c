@@ -57,16 +57,6 @@ typedef struct ts_rope_params {
  * ops/warp_vector.h). */
 #define TS_ROPE_ASSUME_ALIGNED(ptr) TS_WV_ASSUME_ALIGNED(TS_ROPE_VARIANT_WHOLE, ptr)
 
-/* 1 (default): calls that meet the whole instance's conditions (ts_rope_whole) run it; 0: every call
- * runs the general kernel of its dtype (an A/B switch, and a CI host variant). */
-#ifndef TS_ROPE_USE_WHOLE
-#define TS_ROPE_USE_WHOLE 1
-#endif
-/* 1 (default): of those, calls whose heads hold their tokens back to back (ts_rope_token_rows, the
- * (B, H, N, D) layout) run its token-rows kernel; 0: the whole instance's token kernel. */
-#ifndef TS_ROPE_USE_ROWS
-#define TS_ROPE_USE_ROWS 1
-#endif
 /* Blocks per SM the token-rows kernel is built for: its pattern takes 16 more registers a lane than
  * the token kernel's, and at five blocks (96 registers) it spilled 20 bytes. On the H200 at B8 N4096
  * H32 D128 BHND bf16 (bench/results/nvidia-h200-2026-12-02-rope-token-rows-ab.txt): four blocks (125
@@ -97,7 +87,6 @@ typedef struct ts_rope_params {
 #define TS_ROPE_VARIANT_WHOLE 0
 #include "kernels/rotary/rotary_variant.h"
 
-#if TS_ROPE_USE_WHOLE
 #define TS_ROPE_NAME ts_rope_bf16_whole
 #define TS_ROPE_DTYPE TS_DTYPE_BF16
 #define TS_ROPE_VARIANT_STRIPS TS_ROPE_STRIPS
@@ -111,7 +100,6 @@ typedef struct ts_rope_params {
 #define TS_ROPE_VARIANT_MIN_BLOCKS TS_ROPE_MIN_BLOCKS
 #define TS_ROPE_VARIANT_WHOLE 1
 #include "kernels/rotary/rotary_variant.h"
-#endif
 
 /* The {batch, seq, head} strides of one tensor, checked: positive, and no two (batch, token,
  * head) rows of D elements overlap (each dimension's stride covers the extent of the ones inside
@@ -245,23 +233,18 @@ TS_EXTERN_C ts_status ts_rotary(const ts_rotary_desc *desc, ts_stream stream) {
     for (int i = 0; i < d.head_dim / 2; ++i)
         p.inv_freq[i] = (float)pow((double)d.theta_base, -2.0 * i / d.head_dim);
 
-    const int rows = TS_ROPE_USE_WHOLE && TS_ROPE_USE_ROWS && ts_rope_token_rows(&d, &p);
-    const int whole = TS_ROPE_USE_WHOLE && ts_rope_whole(&d, &p);
+    const int rows = ts_rope_token_rows(&d, &p);
+    const int whole = ts_rope_whole(&d, &p);
     const long long units = rows ? p.tokens / (TS_ROPE_STRIP >> d_shift) : p.tokens;
     unsigned blocks = 0;
     if ((s = ts_kernel_capped_grid((units + TS_ROPE_WARPS - 1) / TS_ROPE_WARPS, TS_ROPE_BLOCKS_PER_SM, &blocks)) !=
         TS_SUCCESS)
         return s;
-#if TS_ROPE_USE_WHOLE
     if (rows)
         return (d.dtype == TS_DTYPE_BF16 ? ts_rope_bf16_whole_rows_launch : ts_rope_fp16_whole_rows_launch)(&p, blocks,
                                                                                                           stream);
     if (whole)
         return (d.dtype == TS_DTYPE_BF16 ? ts_rope_bf16_whole_launch : ts_rope_fp16_whole_launch)(&p, blocks, stream);
-#else
-    (void)rows;
-    (void)whole;
-#endif
     switch (d.dtype) {
     case TS_DTYPE_BF16: return ts_rope_bf16_launch(&p, blocks, stream);
     case TS_DTYPE_FP16: return ts_rope_fp16_launch(&p, blocks, stream);

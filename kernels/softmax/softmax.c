@@ -57,9 +57,6 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
  * keeps one register on the stack, 8 bytes) against 28 (72 registers): bf16 40960x1600 3.91 -> 4.05,
  * 39424x1664 4.02 -> 4.16, 37632x1784 4.11 -> 4.19, fp16 40960x1600 4.00 -> 4.09
  * (bench/results/nvidia-h200-2026-12-04-long-rows-blocks.txt); at 24 (80 registers) about 1% below 28. */
-#ifndef TS_SOFTMAX_USE_LONG_ROW
-#define TS_SOFTMAX_USE_LONG_ROW 1
-#endif
 #ifndef TS_SOFTMAX_LONG_ROW_BLOCKS
 #define TS_SOFTMAX_LONG_ROW_BLOCKS 32
 #endif
@@ -69,9 +66,6 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
  * registers, no spills); 0: on the long-row instances. On the H200
  * (bench/results/nvidia-h200-2026-12-04-long-rows-narrow.txt) bf16 57344x1152 3.10 -> 3.92 TB/s,
  * 55296x1216 3.24 -> 4.05, fp16 57344x1152 3.17 -> 4.00. */
-#ifndef TS_SOFTMAX_USE_LONG_ROW_NARROW
-#define TS_SOFTMAX_USE_LONG_ROW_NARROW 1
-#endif
 #ifndef TS_SOFTMAX_LONG_ROW_NARROW_BLOCKS
 #define TS_SOFTMAX_LONG_ROW_NARROW_BLOCKS 32
 #endif
@@ -81,9 +75,6 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
  * spills); 0: on the long-row instances. On the H200 (bench/results/nvidia-h200-2026-12-04-long-rows-mid.txt)
  * bf16 49920x1344 3.48 -> 3.87 TB/s, 47616x1408 3.61 -> 3.99, 43904x1528 3.79 -> 4.12, fp16
  * 47616x1408 3.67 -> 4.05. */
-#ifndef TS_SOFTMAX_USE_LONG_ROW_MID
-#define TS_SOFTMAX_USE_LONG_ROW_MID 1
-#endif
 #ifndef TS_SOFTMAX_LONG_ROW_MID_BLOCKS
 #define TS_SOFTMAX_LONG_ROW_MID_BLOCKS 28
 #endif
@@ -123,9 +114,6 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
  * (0.53x -> 1.08x torch.compile), 262144 x 256 1.10 -> 4.21 (0.27x -> 1.04x), 65536 x 768 2.90 ->
  * 4.15 (0.73x -> 1.04x); bf16 40960 x 1536 2.92 -> 4.36 (...-2026-12-03-rows-1536-f32-512.txt);
  * 51200 x 1280 2.51 -> 4.32, 36864 x 1792 3.25 -> 4.31 (...-2026-12-03-rows-1280-1792.txt). */
-#ifndef TS_SOFTMAX_USE_ROWS
-#define TS_SOFTMAX_USE_ROWS 1
-#endif
 #ifndef TS_SOFTMAX_ROWS_BLOCKS
 #define TS_SOFTMAX_ROWS_BLOCKS 32
 #endif
@@ -151,9 +139,6 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
  * registers, rows of 896 spilled 88 bytes). On the H200, bf16 163840x384 / 98304x640 / 73728x896:
  * 1.59 / 2.49 / 3.23 -> 4.19 / 4.19 / 4.12 TB/s, 0.52-0.89x -> 1.13-1.37x torch.compile
  * (bench/results/nvidia-h200-2026-12-03-softmax-quad-rows.txt). 0: a row a warp, on the short instance. */
-#ifndef TS_SOFTMAX_USE_QUAD_ROWS
-#define TS_SOFTMAX_USE_QUAD_ROWS 1
-#endif
 #ifndef TS_SOFTMAX_ROWS_QUAD_BLOCKS
 #define TS_SOFTMAX_ROWS_QUAD_BLOCKS 20
 #endif
@@ -165,7 +150,7 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
  * (...-2026-12-03-rows-1536-f32-512.txt). */
 #define TS_ROWWISE_ROWS_VARIANT "kernels/softmax/softmax_rows_variant.h"
 #define TS_ROWWISE_ROWS_PARAMS ts_softmax_params
-#define TS_ROWWISE_ROWS_QUAD_ROWS TS_SOFTMAX_USE_QUAD_ROWS
+#define TS_ROWWISE_ROWS_QUAD_ROWS 1
 #define TS_ROWWISE_ROWS_QUAD_BLOCKS TS_SOFTMAX_ROWS_QUAD_BLOCKS
 #define TS_ROWWISE_ROWS_BLOCKS TS_SOFTMAX_ROWS_BLOCKS
 #define TS_ROWWISE_ROWS768_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
@@ -231,9 +216,6 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
  * 65536-110000 columns 3.24-2.92 at two blocks against 2.66-2.81 at one (wholly staged, a block waits
  * for its whole copy), 128256 and 151936 columns 3.16 and 3.12 at one against 2.96 and 2.91 at two;
  * fp32 65536 3.52 at one against 3.16 at two. */
-#ifndef TS_SOFTMAX_USE_PARTIAL_STAGE
-#define TS_SOFTMAX_USE_PARTIAL_STAGE 1
-#endif
 #ifndef TS_SOFTMAX_PARTIAL_BLOCKS_PER_SM
 #define TS_SOFTMAX_PARTIAL_BLOCKS_PER_SM 0
 #endif
@@ -253,17 +235,6 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
 #endif
 #ifndef TS_SOFTMAX_STREAM_BLOCKS_PER_SM
 #define TS_SOFTMAX_STREAM_BLOCKS_PER_SM (TS_WARP_LANES == 64 ? 2 : 4)
-#endif
-/* 1 (default): the stream instances' elements take the backend's one-instruction 2^x
- * (ts_wv_exp2_approx: on CUDA one MUFU.EX2, relative error about 2^-22, against exp2f's range check
- * and two multiplies around it); 0: exp2f. */
-#ifndef TS_SOFTMAX_STREAM_EXP2_APPROX
-#define TS_SOFTMAX_STREAM_EXP2_APPROX 1
-#endif
-#if TS_SOFTMAX_STREAM_EXP2_APPROX
-#define TS_SOFTMAX_STREAM_EXP2 ts_wv_exp2_approx
-#else
-#define TS_SOFTMAX_STREAM_EXP2 ts_wv_exp2
 #endif
 /* The staged instances take blocks of up to twice as many warps, one an SM: the same registers a
  * thread (64 on CUDA). */
@@ -311,7 +282,7 @@ static ts_status ts_softmax_stream(ts_softmax_params *p, ts_dtype dtype, ts_stre
         const long long fit = (TS_MAX_SHARED_BYTES + 1024u) / (TS_SOFTMAX_STREAM_SHARED_BYTES(stage) + 1024u);
         blocks_per_sm = fit < TS_SOFTMAX_STREAM_BLOCKS_PER_SM ? (int)fit : TS_SOFTMAX_STREAM_BLOCKS_PER_SM;
         if (blocks_per_sm > 2) warps /= 2;
-    } else if (TS_SOFTMAX_USE_PARTIAL_STAGE) {
+    } else {
         const int blocks = TS_SOFTMAX_PARTIAL_BLOCKS_PER_SM > 0    ? TS_SOFTMAX_PARTIAL_BLOCKS_PER_SM
                            : stage > ts_softmax_stage_room(1, dtype) ? 1
                                                                      : 2;
@@ -380,19 +351,17 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
     /* Short rows, several a warp (softmax_rows_variant.h). */
     const int aligned =
         ts_rowwise_aligned16(d.x, d.dtype, d.x_stride) && ts_rowwise_aligned16(d.out, d.out_dtype, d.out_stride);
-    if (TS_SOFTMAX_USE_ROWS &&
-        ts_rowwise_rows_fit(d.rows, d.cols, ts_rowwise_dtype_bytes(d.dtype), TS_SOFTMAX_USE_QUAD_ROWS) &&
-        d.out_dtype == d.dtype && aligned) {
+    if (ts_rowwise_rows_fit(d.rows, d.cols, ts_rowwise_dtype_bytes(d.dtype), 1) && d.out_dtype == d.dtype && aligned) {
         ts_status (*rows_launcher)(const ts_softmax_params *, ts_stream) = ts_softmax_rows_launcher(d.dtype, d.cols);
         if (rows_launcher) return rows_launcher(&p, stream);
     }
     ts_rowwise_plan long_row;
-    if (TS_SOFTMAX_USE_LONG_ROW && d.out_dtype == d.dtype && aligned &&
+    if (d.out_dtype == d.dtype && aligned &&
         ts_rowwise_long_row_plan(d.rows, d.cols, ts_rowwise_dtype_bytes(d.dtype), &long_row)) {
         p.warps_per_row = long_row.warps_per_row;
         ts_status (*long_row_launcher)(const ts_softmax_params *, const ts_rowwise_plan *, ts_stream) =
             d.dtype == TS_DTYPE_BF16 ? ts_softmax_bf16_long_row_launch : ts_softmax_fp16_long_row_launch;
-        switch (ts_rowwise_long_row_pick(d.cols, TS_SOFTMAX_USE_LONG_ROW_NARROW, TS_SOFTMAX_USE_LONG_ROW_MID)) {
+        switch (ts_rowwise_long_row_pick(d.cols, 1, 1)) {
 #if TS_ROWWISE_HAS_LONG_ROW_NARROW
         case TS_ROWWISE_LONG_ROW_INSTANCE_NARROW:
             long_row_launcher = d.dtype == TS_DTYPE_BF16 ? ts_softmax_bf16_long_row_narrow_launch
@@ -414,7 +383,7 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
     if ((s = ts_rowwise_make_plan(d.rows, d.cols, d.out_dtype == d.dtype, &plan)) != TS_SUCCESS) return s;
     p.warps_per_row = plan.warps_per_row;
     /* Whole, aligned rows take the whole instance: no element-by-element paths (softmax_variant.h). */
-    plan.whole = TS_ROWWISE_USE_WHOLE && ts_rowwise_plan_whole(d.rows, d.cols, &plan) && aligned;
+    plan.whole = ts_rowwise_plan_whole(d.rows, d.cols, &plan) && aligned;
     typedef ts_status (*launcher)(const ts_softmax_params *, const ts_rowwise_plan *, ts_stream);
     static const launcher launchers[3][3] = {
         {ts_softmax_bf16_launch, ts_softmax_bf16_short_launch, ts_softmax_bf16_whole_launch},

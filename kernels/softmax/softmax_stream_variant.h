@@ -24,7 +24,7 @@
  * over each warp's strips in the opposite order (the last read first), to find them in the L2: rows of
  * any length, few in flight (two blocks an SM, a row each).
  *   reads: TS_SOFTMAX_STREAM_NAME (the kernel), TS_SOFTMAX_STREAM_DTYPE (the input dtype),
- *          TS_SOFTMAX_STREAM_STAGED, TS_SOFTMAX_STREAM_EXP2 (the 2^x of a strip),
+ *          TS_SOFTMAX_STREAM_STAGED,
  *          TS_SOFTMAX_STREAM_BOUND_WARPS and _BLOCKS (the most warps a block has, the blocks an SM it
  *          is built for). */
 TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_BOUND_WARPS, TS_SOFTMAX_STREAM_BOUND_BLOCKS,
@@ -102,7 +102,7 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_BOUND_WARPS, TS_SOF
             if (grown != -INFINITY) { /* nothing but -inf yet: the sum stays 0 */
                 ts_wv_sub_scalar(&h, &h, grown);
                 ts_wv_mul_scalar(&h, &h, k);
-                TS_SOFTMAX_STREAM_EXP2(&h, &h);
+                ts_wv_exp2_approx(&h, &h);
                 s = s * exp2f((m - grown) * k) + ts_wv_lane_sum(&h); /* m = -inf: s is 0, times 0 */
                 m = grown;
             }
@@ -127,7 +127,7 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_BOUND_WARPS, TS_SOF
                 if (live_body - c0 < TS_ROWWISE_E) ts_wv_fill_from(&h, live_body - c0, -INFINITY);
                 ts_wv_sub_scalar(&h, &h, row_max);
                 ts_wv_mul_scalar(&h, &h, k);
-                TS_SOFTMAX_STREAM_EXP2(&h, &h);
+                ts_wv_exp2_approx(&h, &h);
                 ts_wv_mul_scalar(&h, &h, inv);
             } else {
                 ts_wv_fill(&h, 0.0f);

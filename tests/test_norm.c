@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "kernels/common/rowwise_plan.h"
+#include "templates/rowwise_plan.h"
 #include "support/dtype_io.h"
 #include "support/test_support.h"
 
@@ -139,7 +139,7 @@ Test(norm, rmsnorm_residual_every_dtype) {
 }
 
 /* Rows for about two passes of the general instance's grid (capped at 32 blocks of 8 warps per SM,
- * kernels/common/rowwise.h) plus a ragged tail, one warp per row and two: its blocks loop over row
+ * templates/rowwise.h) plus a ragged tail, one warp per row and two: its blocks loop over row
  * groups, which it takes when the output dtype differs from the input's; the short instance takes
  * the same rows in one pass, a block per row group. */
 Test(norm, warps_loop_over_many_rows) {
@@ -197,7 +197,7 @@ Test(norm, ragged_small_and_huge_rows) {
 }
 
 /* Rows of whole 1024-element slices whose every matrix is 16-byte aligned, row by row, run on the
- * whole instance (kernels/common/rowwise_instances.h), with no element-by-element paths: every
+ * whole instance (templates/rowwise_instances.h), with no element-by-element paths: every
  * option, dtype and slice count of it, and beside each the same rows with one matrix's rows
  * misaligned (a stride of 8 more bytes), which fall back to the short instance. */
 Test(norm, whole_aligned_rows) {
@@ -261,7 +261,7 @@ Test(norm, rows_several_a_warp) {
 }
 
 /* 16-bit rows longer than a slice and at most two slices less a chunk of every lane: a row a warp
- * on the long-row instances (norm.c: TS_NORM_USE_LONG_ROW, kernels/common/rowwise_long_row.h), whose
+ * on the long-row instances (norm.c: TS_NORM_USE_LONG_ROW, templates/rowwise_long_row.h), whose
  * last chunks lie past the row in some lanes (1032: the fifth in all but one lane; 1784: the seventh
  * in one), the rows of up to a slice and one / two chunks of every lane on the narrow / middle ones
  * (TS_NORM_USE_LONG_ROW_NARROW, _MID: 1032 and 1152 / 1408 and 1528 on CUDA, 1032 / 1040 on the
@@ -292,7 +292,7 @@ Test(norm, long_rows) {
     check_norm((norm_case){rows[2], 1600, 0, F32, F32, F32, 0, 1, 1, 1, 1, 0, 0.0, 0});
 }
 
-/* Which rows a warp's strip holds several of (kernels/common/rowwise_plan.h). */
+/* Which rows a warp's strip holds several of (templates/rowwise_plan.h). */
 Test(norm_plan, rows_a_warp_conditions) {
     cr_assert_eq(ts_rowwise_row_chunks(256, 2, 32), 1);
     cr_assert_eq(ts_rowwise_row_chunks(512, 2, 32), 2);
@@ -338,7 +338,7 @@ Test(norm_plan, rows_a_warp_conditions) {
     cr_assert_eq(ts_rowwise_row_chunks(1020, 2, 1), 0, "not whole chunks");
 }
 
-/* The whole instance's conditions (kernels/common/rowwise.h). */
+/* The whole instance's conditions (templates/rowwise.h). */
 Test(norm_plan, whole_instance_conditions) {
     ts_rowwise_plan plan = {.warps_per_row = 2, .warps = 2, .one_pass = 1};
     cr_assert(ts_rowwise_plan_whole(5, 2048, &plan));

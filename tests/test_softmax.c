@@ -93,7 +93,7 @@ Test(softmax, ragged_every_dtype) {
 }
 
 /* Rows of whole 1024-element slices, every row 16-byte aligned, run on the whole instance
- * (kernels/common/rowwise_instances.h): each dtype and slice count, causal and not, in place, and
+ * (templates/rowwise_instances.h): each dtype and slice count, causal and not, in place, and
  * beside them rows misaligned by a stride 2 or 4 elements longer, on the short instance. */
 Test(softmax, whole_aligned_rows) {
     TS_TEST_REQUIRE_DEVICE();
@@ -137,7 +137,7 @@ Test(softmax, rows_several_a_warp) {
 }
 
 /* 16-bit rows longer than a slice and at most two slices less a chunk of every lane: a row a warp
- * on the long-row instances (softmax.c: TS_SOFTMAX_USE_LONG_ROW, kernels/common/rowwise_long_row.h),
+ * on the long-row instances (softmax.c: TS_SOFTMAX_USE_LONG_ROW, templates/rowwise_long_row.h),
  * their last chunks past the row in some lanes, the rows of up to a slice and one / two chunks of
  * every lane on the narrow / middle ones (TS_SOFTMAX_USE_LONG_ROW_NARROW, _MID: 1032 and 1152 / 1408
  * and 1528 on CUDA, 1032 / 1040 on the host; off in the host CI variant long-rows-narrow-mid-apart),

@@ -5,11 +5,12 @@
  * the whole instance once more for one-slice rows with a residual in one-warp blocks (16-bit
  * dtypes: the whole-row instance, below; and RMSNorm's such rows with a weight and no bias once more,
  * with those options fixed: the RMSNorm rows' instance), and a general one for longer rows and mixed dtypes
- * (kernels/common/rowwise.h, rowwise_instances.h); and 16-bit rows of 256, 512 and 768 columns and
+ * (templates/rowwise.h, rowwise_instances.h); and 16-bit rows of 256, 512 and 768 columns and
  * fp32 rows of 256 and 512 several to a warp, 16-bit rows of 1280, 1536 and 1792 one a warp (norm_rows_variant.h,
- * kernels/common/rowwise_rows.h). */
-#include "kernels/common/rowwise.h"
-#include "kernels/common/rowwise_rows.h"
+ * templates/rowwise_rows.h). */
+#include "kernels/common/device_props.h"
+#include "templates/rowwise.h"
+#include "templates/rowwise_rows.h"
 #include "kernels/norm/norm_common.h"
 
 /* Blocks per SM the short-row instances are built for: four, at 64 registers, which the packed
@@ -60,7 +61,7 @@
 #endif
 
 /* 1 (default): 16-bit rows of 256, 512 or 768 columns and fp32 rows of 256 and 512 (whole chunks of
- * every lane with fewer bytes than a 16-bit slice, kernels/common/rowwise_plan.h:
+ * every lane with fewer bytes than a 16-bit slice, templates/rowwise_plan.h:
  * ts_rowwise_row_chunks), 16-byte aligned, with the output and the parameters in the input's dtype,
  * run several to a warp on instances of their own, ts_norm_*_rows256 / 512 / 768
  * (norm_rows_variant.h), in one-warp blocks built for TS_NORM_ROWS_BLOCKS blocks an SM, and 16-bit
@@ -97,7 +98,7 @@
 #define TS_NORM_F32_ROWS_BLOCKS TS_NORM_ROWS_BLOCKS
 #endif
 /* 1 (default): 16-bit rows of whole quad rows that are not whole chunks of every lane
- * (kernels/common/rowwise_plan.h: ts_rowwise_row_quads: 384, 640 and 896 columns on CUDA, 256 and 768
+ * (templates/rowwise_plan.h: ts_rowwise_row_quads: 384, 640 and 896 columns on CUDA, 256 and 768
  * on HIP) run several to a warp on the rows instances, as quad rows in the split layout
  * (ops/warp_vector.h: TS_WV_ROWS_QUADS), at TS_NORM_ROWS_QUAD_BLOCKS blocks an SM (96-128 registers,
  * no spills); 0: a row a warp, on the short instance, for A/B runs. Measured on the H200 in the
@@ -107,15 +108,15 @@
 #ifndef TS_NORM_ROWS_QUAD_BLOCKS
 #define TS_NORM_ROWS_QUAD_BLOCKS 16
 #endif
-/* fp32 rows of 512, two a strip (kernels/common/rowwise_plan.h: TS_ROWWISE_ROWS_F32_512): 12 blocks an
+/* fp32 rows of 512, two a strip (templates/rowwise_plan.h: TS_ROWWISE_ROWS_F32_512): 12 blocks an
  * SM, 16 spilled 120 bytes. */
 #ifndef TS_NORM_F32_ROWS512_BLOCKS
 #define TS_NORM_F32_ROWS512_BLOCKS 12
 #endif
 /* 1 (default): 16-bit rows longer than a slice and at most two slices less a chunk of every lane,
- * whole chunks (kernels/common/rowwise_plan.h: ts_rowwise_long_row; 1032 to 1792 columns on CUDA)
+ * whole chunks (templates/rowwise_plan.h: ts_rowwise_long_row; 1032 to 1792 columns on CUDA)
  * that the rows instances do not take, with uniform dtypes and 16-byte aligned matrices, run a row a
- * one-warp block (ts_norm_*_long_row, kernels/common/rowwise_long_row.h), launch bounds of
+ * one-warp block (ts_norm_*_long_row, templates/rowwise_long_row.h), launch bounds of
  * TS_NORM_LONG_ROW_BLOCKS blocks an SM (96 registers in either dtype, so 21 fit; no spills); 0: over
  * two warps, on the short instance, the second warp partly empty. On the H200
  * (bench/results/nvidia-h200-2026-12-04-long-rows-on.txt, at 12 blocks) RMSNorm + residual bf16 57344x1152 2.87 ->
@@ -159,34 +160,34 @@
 #define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_NORM_SHORT_MIN_BLOCKS
 #define TS_ROWWISE_INSTANCE_NAME ts_norm_bf16
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_BF16
-#include "kernels/common/rowwise_instances.h"
+#include "templates/rowwise_instances.h"
 #define TS_ROWWISE_INSTANCE_NAME ts_norm_fp16
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_FP16
-#include "kernels/common/rowwise_instances.h"
+#include "templates/rowwise_instances.h"
 #undef TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 #define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_NORM_F32_SHORT_MIN_BLOCKS
 #define TS_ROWWISE_INSTANCE_WHOLE_BLOCKS TS_NORM_F32_WHOLE_MIN_BLOCKS
 #define TS_ROWWISE_INSTANCE_NAME ts_norm_f32
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_F32
-#include "kernels/common/rowwise_instances.h"
+#include "templates/rowwise_instances.h"
 #undef TS_ROWWISE_INSTANCE_WHOLE_BLOCKS
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 #undef TS_ROWWISE_INSTANCE_WHOLE
 
-/* The long-row instances (TS_NORM_USE_LONG_ROW), 16-bit dtypes (kernels/common/rowwise_long_row.h). */
+/* The long-row instances (TS_NORM_USE_LONG_ROW), 16-bit dtypes (templates/rowwise_long_row.h). */
 #define TS_ROWWISE_LONG_ROW_BLOCKS TS_NORM_LONG_ROW_BLOCKS
 #define TS_ROWWISE_LONG_ROW_LIMIT TS_ROWWISE_LONG_ROW_COLS(TS_WARP_LANES)
 #define TS_ROWWISE_LONG_ROW_BF16_NAME ts_norm_bf16_long_row
 #define TS_ROWWISE_LONG_ROW_FP16_NAME ts_norm_fp16_long_row
-#include "kernels/common/rowwise_long_row_instances.h"
+#include "templates/rowwise_long_row_instances.h"
 #if TS_ROWWISE_HAS_LONG_ROW_NARROW
 /* The narrow long-row instances (TS_NORM_USE_LONG_ROW_NARROW). */
 #define TS_ROWWISE_LONG_ROW_BLOCKS TS_NORM_LONG_ROW_NARROW_BLOCKS
 #define TS_ROWWISE_LONG_ROW_LIMIT TS_ROWWISE_LONG_ROW_NARROW_COLS(TS_WARP_LANES)
 #define TS_ROWWISE_LONG_ROW_BF16_NAME ts_norm_bf16_long_row_narrow
 #define TS_ROWWISE_LONG_ROW_FP16_NAME ts_norm_fp16_long_row_narrow
-#include "kernels/common/rowwise_long_row_instances.h"
+#include "templates/rowwise_long_row_instances.h"
 #endif
 #if TS_ROWWISE_HAS_LONG_ROW_MID
 /* The middle long-row instances (TS_NORM_USE_LONG_ROW_MID). */
@@ -194,29 +195,29 @@
 #define TS_ROWWISE_LONG_ROW_LIMIT TS_ROWWISE_LONG_ROW_MID_COLS(TS_WARP_LANES)
 #define TS_ROWWISE_LONG_ROW_BF16_NAME ts_norm_bf16_long_row_mid
 #define TS_ROWWISE_LONG_ROW_FP16_NAME ts_norm_fp16_long_row_mid
-#include "kernels/common/rowwise_long_row_instances.h"
+#include "templates/rowwise_long_row_instances.h"
 #endif
 
 /* The RMSNorm rows' instances (TS_NORM_USE_RMS_ROW), 16-bit dtypes: one-slice rows' instances
- * (kernels/common/rowwise_one_warp_row.h) with TS_NORM_RMS_ROW. */
+ * (templates/rowwise_one_warp_row.h) with TS_NORM_RMS_ROW. */
 #undef TS_NORM_RMS_ROW
 #define TS_NORM_RMS_ROW 1
 #define TS_ROWWISE_ONE_WARP_ROW_BLOCKS TS_NORM_WHOLE_ROW_BLOCKS
 #define TS_ROWWISE_ONE_WARP_ROW_NAME ts_norm_bf16_rms_row
 #define TS_ROWWISE_DTYPE TS_DTYPE_BF16
-#include "kernels/common/rowwise_one_warp_row.h"
+#include "templates/rowwise_one_warp_row.h"
 #undef TS_ROWWISE_ONE_WARP_ROW_NAME
 #undef TS_ROWWISE_DTYPE
 #define TS_ROWWISE_ONE_WARP_ROW_NAME ts_norm_fp16_rms_row
 #define TS_ROWWISE_DTYPE TS_DTYPE_FP16
-#include "kernels/common/rowwise_one_warp_row.h"
+#include "templates/rowwise_one_warp_row.h"
 #undef TS_ROWWISE_ONE_WARP_ROW_NAME
 #undef TS_ROWWISE_DTYPE
 #undef TS_ROWWISE_ONE_WARP_ROW_BLOCKS
 #undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_NORM_RMS_ROW
 
-/* The rows instances (TS_NORM_USE_ROWS, kernels/common/rowwise_rows_instances.h). */
+/* The rows instances (TS_NORM_USE_ROWS, templates/rowwise_rows_instances.h). */
 #define TS_ROWWISE_ROWS_VARIANT "kernels/norm/norm_rows_variant.h"
 #define TS_ROWWISE_ROWS_PARAMS ts_norm_params
 #define TS_ROWWISE_ROWS_QUAD_ROWS 1
@@ -229,12 +230,12 @@
 #define TS_ROWWISE_ROWS1792_BLOCKS TS_NORM_ROWS1792_BLOCKS
 #define TS_ROWWISE_DTYPE TS_DTYPE_BF16
 #define TS_ROWWISE_ROWS_PREFIX ts_norm_bf16_rows
-#include "kernels/common/rowwise_rows_instances.h"
+#include "templates/rowwise_rows_instances.h"
 #undef TS_ROWWISE_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
 #define TS_ROWWISE_DTYPE TS_DTYPE_FP16
 #define TS_ROWWISE_ROWS_PREFIX ts_norm_fp16_rows
-#include "kernels/common/rowwise_rows_instances.h"
+#include "templates/rowwise_rows_instances.h"
 #undef TS_ROWWISE_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
 #undef TS_ROWWISE_ROWS_BLOCKS
@@ -245,7 +246,7 @@
 #define TS_ROWWISE_ROWS_F32_512_BLOCKS TS_NORM_F32_ROWS512_BLOCKS
 #define TS_ROWWISE_DTYPE TS_DTYPE_F32
 #define TS_ROWWISE_ROWS_PREFIX ts_norm_f32_rows
-#include "kernels/common/rowwise_rows_instances.h"
+#include "templates/rowwise_rows_instances.h"
 #undef TS_ROWWISE_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
 #undef TS_ROWWISE_ROWS_BLOCKS
@@ -309,7 +310,9 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
     /* The short instance takes one pass over uniform dtypes (norm_variant.h). */
     const int uniform = d.out_dtype == d.dtype && (!(d.weight || d.bias) || d.param_dtype == d.dtype);
     ts_rowwise_plan plan;
-    if ((s = ts_rowwise_make_plan(d.rows, d.cols, uniform, &plan)) != TS_SUCCESS) return s;
+    int sms = 0;
+    if ((s = ts_kernel_sm_count(&sms)) != TS_SUCCESS) return s;
+    ts_rowwise_make_plan(d.rows, d.cols, uniform, sms, &plan);
     p.warps_per_row = plan.warps_per_row;
     /* Whole, aligned rows take the whole instance: no element-by-element paths (norm_variant.h). */
     const int aligned = ts_rowwise_aligned16(d.x, d.dtype, d.x_stride) &&

@@ -1,6 +1,6 @@
 /* One LayerNorm / RMSNorm kernel for rows shorter than a slice, several to a warp, or of one to two
- * slices, one a warp (kernels/common/rowwise_rows.h), for the input dtype TS_ROWWISE_DTYPE and rows of
- * TS_ROWWISE_ROWS_COLS columns, instantiated by norm.c through kernels/common/rowwise_rows_instances.h
+ * slices, one a warp (templates/rowwise_rows.h), for the input dtype TS_ROWWISE_DTYPE and rows of
+ * TS_ROWWISE_ROWS_COLS columns, instantiated by norm.c through templates/rowwise_rows_instances.h
  * (ts_norm_*_rows256, _rows512, ..., _rows1792). The statistics are reduced per row
  * (ts_wv_packed_row_sums), then the weight and the bias, the same for every row, are loaded into
  * registers, and the outputs stored last: the order of the one-slice rows' instance (norm.c,
@@ -17,7 +17,7 @@
 #define TS_NORM_ROWS_PER_STRIP TS_ROWWISE_ROWS_PER_STRIP(TS_ROWWISE_ROWS_COLS)
 #define TS_NORM_ROWS_E (TS_NORM_ROWS_PER_STRIP * TS_ROWWISE_ROWS_COLS)
 #define TS_NORM_ROWS_STRIP TS_CAT(TS_ROWWISE_ROWS_NAME, _strip)
-/* The strip's form (kernels/common/rowwise_rows.h): wide rows, a mean and scale a chunk of a lane, or
+/* The strip's form (templates/rowwise_rows.h): wide rows, a mean and scale a chunk of a lane, or
  * quad rows, one a quad. */
 #define TS_NORM_ROWS_LAYOUT TS_ROWWISE_ROWS_LAYOUT(TS_ROWWISE_DTYPE, TS_ROWWISE_ROWS_COLS)
 #define TS_NORM_ROWS_MODE TS_ROWWISE_ROWS_MODE(TS_ROWWISE_ROWS_COLS)

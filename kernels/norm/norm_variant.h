@@ -1,5 +1,5 @@
 /* One LayerNorm / RMSNorm kernel for the input dtype TS_ROWWISE_DTYPE (x, residual, residual_out),
- * instantiated by norm.c three times per dtype through kernels/common/rowwise_instances.h;
+ * instantiated by norm.c three times per dtype through templates/rowwise_instances.h;
  * LayerNorm or RMSNorm, the residual, weight, bias and the output dtype are run-time choices,
  * uniform across the grid.
  *
@@ -9,11 +9,11 @@
  * registers a lane for a 16-bit row on CUDA, tiles/warp_vector.h): the residual sum is rounded to
  * that dtype anyway, and LayerNorm's centred values are formed where they are used, in the sum of
  * squares and in the store. A longer row is spread over a group of warps that combine their
- * partial sums through shared memory (kernels/common/rowwise.h).
+ * partial sums through shared memory (templates/rowwise.h).
  *
  * The short instance (TS_ROWWISE_SHORT) is the fast path, specialized so that it fits the 64
  * registers its launch bounds allow (four 8-warp blocks per SM) with no spills: one row group per
- * block (kernels/common/rowwise.h: ts_rowwise_make_plan), with no grid-stride loop whose loop-carried pointers
+ * block (templates/rowwise.h: ts_rowwise_make_plan), with no grid-stride loop whose loop-carried pointers
  * the registers would have to hold, and the output and weight/bias dtype the input's, so that one
  * load and store path is compiled. norm.c sends every other case to the general instance.
  *   reads: TS_ROWWISE_NAME (the kernel; its launcher is TS_ROWWISE_NAME##_launch), TS_ROWWISE_DTYPE,

@@ -1,16 +1,17 @@
 /* Row softmax with scale and causal mask (tessera.h, docs/memory-bound.md): the parameters, the
- * argument checks, the launch plan (kernels/common/rowwise.h) and three kernels per input dtype
+ * argument checks, the launch plan (templates/rowwise.h) and three kernels per input dtype
  * (rows of up to 8192 columns at high occupancy, the same for whole, aligned slices, and longer
- * ones), instantiated from softmax_variant.h through kernels/common/rowwise_instances.h; and rows of
+ * ones), instantiated from softmax_variant.h through templates/rowwise_instances.h; and rows of
  * 256 to 896 columns several to a warp and of 1280 to 1792 one a warp (softmax_rows_variant.h,
- * kernels/common/rowwise_rows.h); and rows of any length past those, streamed through a block
+ * templates/rowwise_rows.h); and rows of any length past those, streamed through a block
  * twice (softmax_stream_variant.h). */
 #include <math.h>
 #include <string.h>
 
 #include "backends/backend.h"
-#include "kernels/common/rowwise.h"
-#include "kernels/common/rowwise_rows.h"
+#include "kernels/common/device_props.h"
+#include "templates/rowwise.h"
+#include "templates/rowwise_rows.h"
 #include "ops/warp_vector.h"
 
 typedef struct ts_softmax_params {
@@ -38,18 +39,18 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
 #define TS_ROWWISE_INSTANCE_SHORT_BLOCKS TS_SOFTMAX_SHORT_MIN_BLOCKS
 #define TS_ROWWISE_INSTANCE_NAME ts_softmax_bf16
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_BF16
-#include "kernels/common/rowwise_instances.h"
+#include "templates/rowwise_instances.h"
 #define TS_ROWWISE_INSTANCE_NAME ts_softmax_fp16
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_FP16
-#include "kernels/common/rowwise_instances.h"
+#include "templates/rowwise_instances.h"
 #define TS_ROWWISE_INSTANCE_NAME ts_softmax_f32
 #define TS_ROWWISE_INSTANCE_DTYPE TS_DTYPE_F32
-#include "kernels/common/rowwise_instances.h"
+#include "templates/rowwise_instances.h"
 
 /* 1 (default): 16-bit rows longer than a slice and at most two slices less a chunk of every lane,
- * whole chunks (kernels/common/rowwise_plan.h: ts_rowwise_long_row; 1032 to 1792 columns on CUDA)
+ * whole chunks (templates/rowwise_plan.h: ts_rowwise_long_row; 1032 to 1792 columns on CUDA)
  * that the rows instances do not take, with the output in the input's dtype and 16-byte aligned
- * matrices, run a row a one-warp block (ts_softmax_*_long_row, kernels/common/rowwise_long_row.h)
+ * matrices, run a row a one-warp block (ts_softmax_*_long_row, templates/rowwise_long_row.h)
  * at TS_SOFTMAX_LONG_ROW_BLOCKS blocks an SM; 0: over two warps, on the short instance. On the H200
  * (bench/results/nvidia-h200-2026-12-04-long-rows-on.txt, at 28 blocks) bf16 57344x1152 2.28 -> 3.11
  * TB/s, 40960x1600 2.96 -> 3.92, 39424x1664 3.06 -> 4.03, fp16 40960x1600 2.96 -> 4.00. At 32
@@ -82,14 +83,14 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
 #define TS_ROWWISE_LONG_ROW_LIMIT TS_ROWWISE_LONG_ROW_COLS(TS_WARP_LANES)
 #define TS_ROWWISE_LONG_ROW_BF16_NAME ts_softmax_bf16_long_row
 #define TS_ROWWISE_LONG_ROW_FP16_NAME ts_softmax_fp16_long_row
-#include "kernels/common/rowwise_long_row_instances.h"
+#include "templates/rowwise_long_row_instances.h"
 #if TS_ROWWISE_HAS_LONG_ROW_NARROW
 /* The narrow long-row instances (TS_SOFTMAX_USE_LONG_ROW_NARROW). */
 #define TS_ROWWISE_LONG_ROW_BLOCKS TS_SOFTMAX_LONG_ROW_NARROW_BLOCKS
 #define TS_ROWWISE_LONG_ROW_LIMIT TS_ROWWISE_LONG_ROW_NARROW_COLS(TS_WARP_LANES)
 #define TS_ROWWISE_LONG_ROW_BF16_NAME ts_softmax_bf16_long_row_narrow
 #define TS_ROWWISE_LONG_ROW_FP16_NAME ts_softmax_fp16_long_row_narrow
-#include "kernels/common/rowwise_long_row_instances.h"
+#include "templates/rowwise_long_row_instances.h"
 #endif
 #if TS_ROWWISE_HAS_LONG_ROW_MID
 /* The middle long-row instances (TS_SOFTMAX_USE_LONG_ROW_MID). */
@@ -97,14 +98,14 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
 #define TS_ROWWISE_LONG_ROW_LIMIT TS_ROWWISE_LONG_ROW_MID_COLS(TS_WARP_LANES)
 #define TS_ROWWISE_LONG_ROW_BF16_NAME ts_softmax_bf16_long_row_mid
 #define TS_ROWWISE_LONG_ROW_FP16_NAME ts_softmax_fp16_long_row_mid
-#include "kernels/common/rowwise_long_row_instances.h"
+#include "templates/rowwise_long_row_instances.h"
 #endif
 #undef TS_ROWWISE_INSTANCE_VARIANT
 #undef TS_ROWWISE_INSTANCE_SHORT_BLOCKS
 #undef TS_ROWWISE_INSTANCE_WHOLE
 
 /* 1 (default): rows of 256, 512 or 768 columns (whole chunks of every lane with fewer bytes than a
- * 16-bit slice, kernels/common/rowwise_plan.h: ts_rowwise_row_chunks; fp32: 256 and 512), 16-byte
+ * 16-bit slice, templates/rowwise_plan.h: ts_rowwise_row_chunks; fp32: 256 and 512), 16-byte
  * aligned, with the output in the input's dtype, run several to a warp on instances of their own,
  * ts_softmax_*_rows256 / 512 / 768 (softmax_rows_variant.h), in one-warp blocks built for
  * TS_SOFTMAX_ROWS_BLOCKS blocks an SM, and 16-bit rows of 1280, 1536 and 1792 one a warp
@@ -133,7 +134,7 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
 #define TS_SOFTMAX_ROWS1792_BLOCKS TS_SOFTMAX_ROWS768_BLOCKS
 #endif
 /* 1 (default): 16-bit rows of whole quad rows that are not whole chunks of every lane
- * (kernels/common/rowwise_plan.h: ts_rowwise_row_quads: 384, 640 and 896 columns on CUDA, 256 and 768
+ * (templates/rowwise_plan.h: ts_rowwise_row_quads: 384, 640 and 896 columns on CUDA, 256 and 768
  * on HIP) run several to a warp on the rows instances as quad rows in the split layout, as the norms'
  * do (norm.c, TS_NORM_USE_QUAD_ROWS), at TS_SOFTMAX_ROWS_QUAD_BLOCKS blocks an SM (20: at 24, 80
  * registers, rows of 896 spilled 88 bytes). On the H200, bf16 163840x384 / 98304x640 / 73728x896:
@@ -143,7 +144,7 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
 #define TS_SOFTMAX_ROWS_QUAD_BLOCKS 20
 #endif
 
-/* The rows instances (kernels/common/rowwise_rows_instances.h), as the norms'. fp32 rows of 256
+/* The rows instances (templates/rowwise_rows_instances.h), as the norms'. fp32 rows of 256
  * measured 2.08 -> 3.93 TB/s on the H200 (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt; 4.25
  * in the split layout, ...-2026-12-03-f32-split-layout.txt); fp32 rows of 512, which a rows instance
  * in the contiguous layout had left 3% slower, 3.93 -> 4.28 in the split layout
@@ -160,12 +161,12 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
 #define TS_ROWWISE_ROWS_16BIT 1
 #define TS_ROWWISE_DTYPE TS_DTYPE_BF16
 #define TS_ROWWISE_ROWS_PREFIX ts_softmax_bf16_rows
-#include "kernels/common/rowwise_rows_instances.h"
+#include "templates/rowwise_rows_instances.h"
 #undef TS_ROWWISE_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
 #define TS_ROWWISE_DTYPE TS_DTYPE_FP16
 #define TS_ROWWISE_ROWS_PREFIX ts_softmax_fp16_rows
-#include "kernels/common/rowwise_rows_instances.h"
+#include "templates/rowwise_rows_instances.h"
 #undef TS_ROWWISE_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
 #undef TS_ROWWISE_ROWS_16BIT
@@ -173,7 +174,7 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
 #define TS_ROWWISE_ROWS_F32_512_BLOCKS TS_SOFTMAX_ROWS_BLOCKS
 #define TS_ROWWISE_DTYPE TS_DTYPE_F32
 #define TS_ROWWISE_ROWS_PREFIX ts_softmax_f32_rows
-#include "kernels/common/rowwise_rows_instances.h"
+#include "templates/rowwise_rows_instances.h"
 #undef TS_ROWWISE_ROWS_PREFIX
 #undef TS_ROWWISE_DTYPE
 #undef TS_ROWWISE_ROWS_F32_512_BLOCKS
@@ -380,7 +381,9 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
         return long_row_launcher(&p, &long_row, stream);
     }
     ts_rowwise_plan plan;
-    if ((s = ts_rowwise_make_plan(d.rows, d.cols, d.out_dtype == d.dtype, &plan)) != TS_SUCCESS) return s;
+    int sms = 0;
+    if ((s = ts_kernel_sm_count(&sms)) != TS_SUCCESS) return s;
+    ts_rowwise_make_plan(d.rows, d.cols, d.out_dtype == d.dtype, sms, &plan);
     p.warps_per_row = plan.warps_per_row;
     /* Whole, aligned rows take the whole instance: no element-by-element paths (softmax_variant.h). */
     plan.whole = ts_rowwise_plan_whole(d.rows, d.cols, &plan) && aligned;

@@ -1,5 +1,5 @@
 /* One row-softmax kernel for the input dtype TS_ROWWISE_DTYPE, instantiated by softmax.c three
- * times per dtype through kernels/common/rowwise_instances.h; scale, the causal mask and the
+ * times per dtype through templates/rowwise_instances.h; scale, the causal mask and the
  * output dtype are run-time choices.
  *
  * As the norms (kernels/norm/norm_variant.h): a warp holds a TS_ROWWISE_SLICE_E-element slice of a row in
@@ -9,7 +9,7 @@
  *   reads: TS_ROWWISE_NAME (the kernel; its launcher is TS_ROWWISE_NAME##_launch), TS_ROWWISE_DTYPE,
  *          TS_ROWWISE_BLOCK_WARPS_MAX (block size limit), TS_ROWWISE_MIN_BLOCKS (blocks per SM),
  *          TS_ROWWISE_SHORT: the short instance takes one pass (a row group a block, no loop) and
- *          the input dtype for the output (softmax.c, kernels/common/rowwise.h); TS_ROWWISE_WHOLE:
+ *          the input dtype for the output (softmax.c, templates/rowwise.h); TS_ROWWISE_WHOLE:
  *          the whole instance, the short one for whole, aligned slices (rowwise_instances.h). */
 TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_BLOCKS, ts_softmax_params, p) {
     TS_ROWWISE_BLOCK_LAYOUT(p->warps_per_row);

@@ -5,12 +5,12 @@
  * and undefines those four. */
 #define TS_ROWWISE_LONG_ROW_NAME TS_ROWWISE_LONG_ROW_BF16_NAME
 #define TS_ROWWISE_DTYPE TS_DTYPE_BF16
-#include "kernels/common/rowwise_long_row.h"
+#include "templates/rowwise_long_row.h"
 #undef TS_ROWWISE_LONG_ROW_NAME
 #undef TS_ROWWISE_DTYPE
 #define TS_ROWWISE_LONG_ROW_NAME TS_ROWWISE_LONG_ROW_FP16_NAME
 #define TS_ROWWISE_DTYPE TS_DTYPE_FP16
-#include "kernels/common/rowwise_long_row.h"
+#include "templates/rowwise_long_row.h"
 #undef TS_ROWWISE_LONG_ROW_NAME
 #undef TS_ROWWISE_DTYPE
 #undef TS_ROWWISE_LONG_ROW_BF16_NAME

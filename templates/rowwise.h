@@ -9,8 +9,8 @@
  * family's short instance instead takes the rows in one pass, a row group a block
  * (ts_rowwise_make_plan), and its whole instance the same for whole, aligned slices
  * (rowwise_instances.h, rowwise_plan.h). */
-#ifndef TESSERA_KERNELS_COMMON_ROWWISE_H
-#define TESSERA_KERNELS_COMMON_ROWWISE_H
+#ifndef TESSERA_TEMPLATES_ROWWISE_H
+#define TESSERA_TEMPLATES_ROWWISE_H
 
 #include <limits.h>
 #include <stdint.h>
@@ -18,8 +18,7 @@
 #include <tessera/tessera.h>
 
 #include "backends/backend.h"
-#include "kernels/common/device_props.h"
-#include "kernels/common/rowwise_plan.h"
+#include "templates/rowwise_plan.h"
 #include "tiles/warp_vector.h"
 
 /* The layout of the warp vectors (tiles/warp_vector.h) of a row-wise instance of input dtype `dtype`
@@ -109,8 +108,8 @@ static inline ts_status ts_rowwise_check_matrix(const void *ptr, ts_dtype dtype,
 
 /* Blocks of about block_warps warps, as many row groups each as fit (at least one); *row_groups
  * is the grid of one pass, with no cap. */
-static inline ts_status ts_rowwise_plan_blocks(long long rows, int cols, int block_warps, ts_rowwise_plan *plan,
-                                               long long *row_groups) {
+static inline void ts_rowwise_plan_blocks(long long rows, int cols, int block_warps, int sms, ts_rowwise_plan *plan,
+                                          long long *row_groups) {
     const int w = (cols + TS_ROWWISE_E - 1) / TS_ROWWISE_E;
     int groups = block_warps / w;
     if (groups < 1) groups = 1;
@@ -120,7 +119,8 @@ static inline ts_status ts_rowwise_plan_blocks(long long rows, int cols, int blo
     plan->one_pass = 0;
     plan->whole = 0;
     plan->shared_bytes = w > 1 ? (size_t)plan->warps * 2 * sizeof(float) : 0;
-    return ts_kernel_capped_grid(*row_groups, TS_ROWWISE_BLOCKS_PER_SM, &plan->grid);
+    const long long cap = (long long)sms * TS_ROWWISE_BLOCKS_PER_SM;
+    plan->grid = (unsigned)(*row_groups > cap ? cap : *row_groups);
 }
 
 /* The launch plan of a family (kernels/norm, kernels/softmax) whose short instance takes the rows
@@ -128,19 +128,17 @@ static inline ts_status ts_rowwise_plan_blocks(long long rows, int cols, int blo
  * rows are short (at most TS_ROWWISE_SHORT_WARPS warps a row) and every row group fits a launch,
  * one pass in blocks of TS_ROWWISE_ONE_PASS_BLOCK_WARPS; otherwise the general instance's blocks
  * of about TS_ROWWISE_BLOCK_WARPS over a capped grid. */
-static inline ts_status ts_rowwise_make_plan(long long rows, int cols, int uniform, ts_rowwise_plan *plan) {
+static inline void ts_rowwise_make_plan(long long rows, int cols, int uniform, int sms, ts_rowwise_plan *plan) {
     long long row_groups = 0;
-    ts_status s;
     if (uniform) {
-        if ((s = ts_rowwise_plan_blocks(rows, cols, TS_ROWWISE_ONE_PASS_BLOCK_WARPS, plan, &row_groups)) != TS_SUCCESS)
-            return s;
+        ts_rowwise_plan_blocks(rows, cols, TS_ROWWISE_ONE_PASS_BLOCK_WARPS, sms, plan, &row_groups);
         if (plan->warps <= TS_ROWWISE_SHORT_WARPS && row_groups <= INT_MAX) {
             plan->one_pass = 1;
             plan->grid = (unsigned)row_groups;
-            return TS_SUCCESS;
+            return;
         }
     }
-    return ts_rowwise_plan_blocks(rows, cols, TS_ROWWISE_BLOCK_WARPS, plan, &row_groups);
+    ts_rowwise_plan_blocks(rows, cols, TS_ROWWISE_BLOCK_WARPS, sms, plan, &row_groups);
 }
 
 /* The elements of a warp's slice in an instance's variant: TS_ROWWISE_E, or in a long-row instance

@@ -1,4 +1,4 @@
-/* The rows instances of a row-wise family for one dtype (kernels/common/rowwise_rows.h), and the
+/* The rows instances of a row-wise family for one dtype (templates/rowwise_rows.h), and the
  * lookup of their launchers by row length: 16-bit rows of 256, 512, 768, 1280, 1536 and 1792 columns
  * and fp32 rows of 256 and 512 (the latter where TS_ROWWISE_ROWS_F32_512), each where it is whole chunks of
  * every lane (rowwise_plan.h: ts_rowwise_row_chunks; 512 and 1536 alone on HIP's 64-lane warps), and

@@ -1,5 +1,5 @@
 /* One instance of a row-wise kernel family for 16-bit rows of whole chunks longer than a slice and
- * at most TS_ROWWISE_LONG_ROW_LIMIT columns, a row a one-warp block (kernels/common/rowwise.h:
+ * at most TS_ROWWISE_LONG_ROW_LIMIT columns, a row a one-warp block (templates/rowwise.h:
  * ts_rowwise_long_row_plan). The plan of a slice a warp spreads such a row over two warps, the
  * second partly empty, with a block barrier for each reduction: RMSNorm + residual bf16 40960x1600
  * and 57344x1152 ran there at 0.93x and 0.75x torch.compile on the H200. Here one warp holds the

@@ -1,4 +1,4 @@
-/* The instances of a row-wise kernel family (kernels/common/rowwise.h) for one input dtype:
+/* The instances of a row-wise kernel family (templates/rowwise.h) for one input dtype:
  * NAME, for rows of any length this backend takes, in blocks of up to TS_ROWWISE_MAX_WARPS warps;
  * NAME_short, for rows of up to TS_ROWWISE_SHORT_WARPS slices, in blocks of at most that many
  * warps built for TS_ROWWISE_INSTANCE_SHORT_BLOCKS blocks per SM; and, where the family asks for it
@@ -67,7 +67,7 @@
 #if defined(TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS) && TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS > 0
 #define TS_ROWWISE_ONE_WARP_ROW_NAME TS_CAT(TS_ROWWISE_INSTANCE_NAME, _whole_row)
 #define TS_ROWWISE_ONE_WARP_ROW_BLOCKS TS_ROWWISE_INSTANCE_WHOLE_ROW_BLOCKS
-#include "kernels/common/rowwise_one_warp_row.h"
+#include "templates/rowwise_one_warp_row.h"
 #undef TS_ROWWISE_ONE_WARP_ROW_NAME
 #undef TS_ROWWISE_ONE_WARP_ROW_BLOCKS
 #endif

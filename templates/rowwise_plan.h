@@ -1,9 +1,9 @@
-/* The backend-free part of the row-wise kernels' launch plan (kernels/common/rowwise.h): the slice
+/* The backend-free part of the row-wise kernels' launch plan (templates/rowwise.h): the slice
  * length, the plan a family's launcher reads, and the conditions of the whole instance
  * (rowwise_instances.h). Plain C with no backend header, so that the tests can check the
  * conditions on every backend. */
-#ifndef TESSERA_KERNELS_COMMON_ROWWISE_PLAN_H
-#define TESSERA_KERNELS_COMMON_ROWWISE_PLAN_H
+#ifndef TESSERA_TEMPLATES_ROWWISE_PLAN_H
+#define TESSERA_TEMPLATES_ROWWISE_PLAN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -37,7 +37,7 @@ static inline int ts_rowwise_plan_whole(long long rows, int cols, const ts_rowwi
 }
 
 /* Rows the rows instances take (a strip of wide rows, ops/warp_vector.h; the norms' and softmax's
- * rows instances, kernels/common/rowwise_rows.h): rows of whole chunks of every lane (a multiple of
+ * rows instances, templates/rowwise_rows.h): rows of whole chunks of every lane (a multiple of
  * 8 elements a lane of `lanes`), so that each chunk of a lane lies in one row, and either with fewer
  * bytes than a 16-bit slice, which such a row alone in a warp would leave short of a slice's loads
  * (several a strip), or 16-bit with between one and two slices' bytes (16-bit rows of 1280, 1536 and
@@ -61,7 +61,7 @@ static inline int ts_rowwise_row_chunks(int cols, int dtype_bytes, int lanes) {
  * columns on CUDA, 1040 on the host; on HIP more than TS_ROWWISE_LONG_ROW_COLS, and there are none). */
 #define TS_ROWWISE_LONG_ROW_MID_COLS(lanes) (TS_ROWWISE_E + 16 * (lanes))
 
-/* 16-bit rows a family's long-row instance takes (kernels/common/rowwise_long_row.h), a row a warp:
+/* 16-bit rows a family's long-row instance takes (templates/rowwise_long_row.h), a row a warp:
  * whole chunks, longer than a slice and at most TS_ROWWISE_LONG_ROW_COLS, which the plan of a slice
  * a warp would spread over two warps, the second partly empty. */
 static inline int ts_rowwise_long_row(int cols, int dtype_bytes, int lanes) {

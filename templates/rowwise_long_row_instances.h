@@ -1,5 +1,5 @@
-/* A family's pair of long-row instances (rowwise_long_row.h), bf16 and fp16, of one row length.
- * Included after defining TS_ROWWISE_INSTANCE_VARIANT and
+/* A family's pair of long-row instances (templates/rowwise_long_row.h), bf16 and fp16, of one row
+ * length. Included (templates/rowwise_family.h does it) after defining TS_ROWWISE_INSTANCE_VARIANT and
  *   TS_ROWWISE_LONG_ROW_BF16_NAME, TS_ROWWISE_LONG_ROW_FP16_NAME   the two kernels
  *   TS_ROWWISE_LONG_ROW_BLOCKS, TS_ROWWISE_LONG_ROW_LIMIT           as rowwise_long_row.h reads them
  * and undefines those four. */

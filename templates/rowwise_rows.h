@@ -46,8 +46,9 @@
         const int whole = left >= per_strip;                                                       \
         for (long long r = 0; r < (whole ? 1 : left); ++r) strip(p, first + r, whole);             \
     }                                                                                              \
-    static ts_status TS_CAT(name, _launch)(const params_type *params, ts_stream stream) {          \
-        const params_type p = *params;                                                             \
+    static ts_status TS_CAT(name, _launch)(const void *params, const ts_rowwise_plan *plan, ts_stream stream) { \
+        const params_type p = *(const params_type *)params;                                        \
+        (void)plan; /* a strip a one-warp block */                                                 \
         const long long per_strip = (per_strip_rows);                                              \
         return TS_LAUNCH(name, ts_grid_1d((unsigned)((p.rows + per_strip - 1) / per_strip)), 1, 0, stream, p); \
     }

@@ -10,6 +10,8 @@
 
 #include "support/dtype_io.h"
 #include "support/test_support.h"
+#include "tests/kernels/stream_kernels.h"
+#include "tests/kernels/tile_kernels.h"
 
 typedef struct {
     long long rows;
@@ -242,6 +244,103 @@ Test(softmax, vocab_rows) {
      * several, their stage refilled row after row, rows off a 16-byte boundary among them */
     check_softmax((sm_case){gpu ? 1100 : 9, TS_ROWWISE_MAX_COLS + 8, 3, BF, BF, 1.0f, 1, 5, TS_ROWWISE_MAX_COLS, 1.0, 1, 0});
     check_softmax((sm_case){gpu ? 1100 : 9, TS_ROWWISE_MAX_COLS + 8, 3, F32, F32, 1.0f, 0, 1, 0, 1.0, 0, 0});
+}
+
+/* The stream ops (ops/warp_stream.h) one warp at a time, against double-precision references: the
+ * edge of a row (a head of 0 to 7 elements and a tail, of bf16 and fp32 rows, -inf entries, a mask
+ * ending anywhere in it or wholly masked) folded into the lanes' running maximum and sum and combined
+ * across the warp, and its softmax store (the edge's columns exact within fp32 rounding, the body's
+ * left alone); strips folded one after another (a strip of -inf leaving the pair as it was, one
+ * masked from a column on), the last left holding 2^((x - m) k) for its lane's maximum. */
+Test(softmax_ops, stream_edge) {
+    TS_TEST_REQUIRE_DEVICE();
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    enum { COLS = 300 };
+    for (int round = 0; round < 24; ++round) {
+        const ts_dtype dt = round & 1 ? TS_DTYPE_F32 : TS_DTYPE_BF16;
+        const int head = round % 8, tail = (round * 7) % 40, body = COLS - head - tail;
+        const int live = round % 6 == 5 ? 0 : round % 3 == 0 ? COLS : (int)(ts_test_uniform(&st) * COLS);
+        const float k = (float)(0.25 + ts_test_uniform(&st) * 2.0), max = (float)ts_test_normal(&st), inv = 0.37f;
+        unsigned char x[COLS * 4];
+        float y[COLS], stats[2];
+        for (int c = 0; c < COLS; ++c) ts_test_put(x, dt, (size_t)c, c % 11 == 3 ? -INFINITY : 3.0 * ts_test_normal(&st));
+        void *dx = ts_test_device_copy(x, sizeof x), *dy = ts_test_device_copy(NULL, sizeof y),
+             *ds = ts_test_device_copy(NULL, sizeof stats);
+        cr_assert(dx && dy && ds);
+        cr_assert_eq(ts_test_stream_edge((float *)ds, (float *)dy, dx, (int)dt, COLS, head, body, live, k, max, inv),
+                     TS_SUCCESS);
+        cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(y, dy, sizeof y), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(stats, ds, sizeof stats), TS_SUCCESS);
+        double m = -INFINITY, sum = 0.0;
+        for (int j = 0; j < COLS - body; ++j) {
+            const int col = j < head ? j : body + j;
+            if (col < live) m = fmax(m, ts_test_get(x, dt, (size_t)col));
+        }
+        for (int j = 0; j < COLS - body; ++j) {
+            const int col = j < head ? j : body + j;
+            const double v = ts_test_get(x, dt, (size_t)col);
+            if (col < live && v != -INFINITY) sum += exp2((v - m) * k);
+        }
+        cr_assert_eq(stats[0], (float)m, "round %d: edge maximum %g, not %g (seed %llu)", round, stats[0], m,
+                     (unsigned long long)seed);
+        cr_assert_leq(fabs(stats[1] - sum), 1e-5 * sum, "round %d: edge sum %g, not %g (seed %llu)", round, stats[1], sum,
+                      (unsigned long long)seed);
+        for (int c = 0; c < COLS; ++c) {
+            if (c >= head && c < head + body) {
+                cr_assert(ts_test_is_poison(&y[c], sizeof(float)), "round %d: body column %d written", round, c);
+                continue;
+            }
+            const double want = c < live ? exp2((ts_test_get(x, dt, (size_t)c) - max) * k) * inv : 0.0;
+            cr_assert_leq(fabs(y[c] - want), 1e-5 * want, "round %d: y[%d] %g, not %g (seed %llu)", round, c, y[c], want,
+                          (unsigned long long)seed);
+        }
+        cr_assert_eq(ts_free(dx), TS_SUCCESS);
+        cr_assert_eq(ts_free(dy), TS_SUCCESS);
+        cr_assert_eq(ts_free(ds), TS_SUCCESS);
+    }
+}
+
+Test(softmax_ops, stream_strips) {
+    TS_TEST_REQUIRE_DEVICE();
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    enum { E = 1024, LANES_MAX = 64 };
+    const int lanes = ts_test_wv_lanes();
+    static float x[2 * E], out[E];
+    float stats[3], lane_m[LANES_MAX];
+    const int cuts[3] = {E, 517, 1};
+    for (int round = 0; round < 3; ++round) {
+        const int cut = cuts[round];
+        const float k = round == 1 ? 0.125f : 1.4426950f;
+        for (int e = 0; e < 2 * E; ++e) x[e] = (float)(4.0 * ts_test_normal(&st));
+        x[round * 100] = -INFINITY;
+        float *dx = ts_test_device_copy(x, sizeof x), *dout = ts_test_device_copy(NULL, sizeof out);
+        float *ds = ts_test_device_copy(NULL, sizeof stats), *dm = ts_test_device_copy(NULL, sizeof lane_m);
+        cr_assert(dx && dout && ds && dm);
+        cr_assert_eq(ts_test_stream_strips(ds, dout, dm, dx, cut, k), TS_SUCCESS);
+        cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(stats, ds, sizeof stats), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(out, dout, sizeof out), TS_SUCCESS);
+        cr_assert_eq(ts_test_copy_back(lane_m, dm, lanes * sizeof(float)), TS_SUCCESS);
+        cr_assert_eq(stats[2], 1.0f, "a strip of -inf changed a lane's maximum or sum");
+        double m = -INFINITY, sum = 0.0;
+        for (int e = 0; e < E + cut; ++e) m = fmax(m, x[e]);
+        for (int e = 0; e < E + cut; ++e)
+            if (x[e] != -INFINITY) sum += exp2(((double)x[e] - m) * k);
+        cr_assert_eq(stats[0], (float)m, "cut %d: maximum %g, not %g (seed %llu)", cut, stats[0], m, (unsigned long long)seed);
+        cr_assert_leq(fabs(stats[1] - sum), 1e-5 * sum, "cut %d: sum %g, not %g (seed %llu)", cut, stats[1], sum,
+                      (unsigned long long)seed);
+        for (int e = 0; e < E; ++e) {
+            const double lm = lane_m[(e / 8) % lanes]; /* contiguous layout: chunk e / 8 is lane (e / 8) % lanes' */
+            const double want = e < cut && x[E + e] != -INFINITY ? exp2(((double)x[E + e] - lm) * k) : 0.0;
+            cr_assert_leq(fabs(out[e] - want), 1e-5 * want, "cut %d: strip element %d %g, not %g (seed %llu)",
+                          cut, e, out[e], want, (unsigned long long)seed);
+        }
+        cr_assert_eq(ts_free(dx), TS_SUCCESS);
+        cr_assert_eq(ts_free(dout), TS_SUCCESS);
+        cr_assert_eq(ts_free(ds), TS_SUCCESS);
+        cr_assert_eq(ts_free(dm), TS_SUCCESS);
+    }
 }
 
 Test(softmax, bad_arguments) {

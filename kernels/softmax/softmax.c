@@ -11,6 +11,7 @@
 #include "backends/backend.h"
 #include "kernels/common/device_props.h"
 #include "kernels/softmax/tuning.h"
+#include "ops/warp_stream.h"
 #include "ops/warp_vector.h"
 #include "templates/rowwise.h"
 

@@ -1,15 +1,16 @@
 /* Row softmax with scale and causal mask (tessera.h, docs/memory-bound.md): the parameters, the
- * argument checks, the launch plan (templates/rowwise.h) and three kernels per input dtype
- * (rows of up to 8192 columns at high occupancy, the same for whole, aligned slices, and longer
- * ones), instantiated from softmax_variant.h through templates/rowwise_instances.h; and rows of
- * 256 to 896 columns several to a warp and of 1280 to 1792 one a warp (softmax_rows_variant.h,
- * templates/rowwise_rows.h); and rows of any length past those, streamed through a block
- * twice (softmax_stream_variant.h). */
+ * argument checks and the kernels, built on the row-wise template (templates/rowwise.h) from
+ * softmax_variant.h (a slice a warp) and softmax_rows_variant.h (several rows a warp), per input dtype
+ * (templates/rowwise_family.h); and for rows longer than a block holds in registers, or any row where
+ * the limits say so (softmax_stream.h), the stream instances (softmax_stream_variant.h), a row a
+ * block gone over twice, staged in shared memory where the backend has a bulk copy. Launch numbers:
+ * tuning.h. */
 #include <math.h>
 #include <string.h>
 
 #include "backends/backend.h"
 #include "kernels/common/device_props.h"
+#include "kernels/softmax/softmax_stream.h"
 #include "kernels/softmax/tuning.h"
 #include "ops/warp_stream.h"
 #include "ops/warp_vector.h"
@@ -49,42 +50,6 @@ TS_DEVICE long long ts_softmax_masked_from(const ts_softmax_params *p, long long
 #define TS_ROWWISE_FAMILY_ROWS_F32_512_BLOCKS TS_SOFTMAX_ROWS_BLOCKS
 #include "templates/rowwise_family.h"
 
-/* Rows of TS_SOFTMAX_STREAM_MIN_COLS columns and more, and every row longer than the instances above
- * take (TS_ROWWISE_BACKEND_MAX_COLS: a row over at most 16 warps' registers, 8 on HIP), run on the
- * stream instances (softmax_stream_variant.h): a row a block, gone over twice. So any row length is
- * taken (the vocabulary-sized rows of a language model's logits). A lower TS_SOFTMAX_STREAM_MIN_COLS
- * sends shorter rows there too (the host CI variant softmax-stream: every softmax test through them). */
-#ifndef TS_SOFTMAX_STREAM_MIN_COLS
-#define TS_SOFTMAX_STREAM_MIN_COLS (TS_ROWWISE_BACKEND_MAX_COLS + 1)
-#endif
-/* 1 (default; 0 on HIP, whose ts_copy_async_g2s is a wave's copy loop): rows whose 16-bit or fp32
- * body fits TS_SOFTMAX_STAGED_MAX_BYTES (two blocks an SM: bf16 rows up to about 57000 columns) run
- * staged, the row copied into shared memory once and read there twice; longer ones are staged in part
- * (below). With 0, every row is read from global memory twice, the second time mostly from the L2. */
-#ifndef TS_SOFTMAX_STAGED_MAX_BYTES
-#define TS_SOFTMAX_STAGED_MAX_BYTES ((TS_MAX_SHARED_BYTES + 1024u) / 2u - 1024u)
-#endif
-/* 1 (default where staged): rows whose body does not fit TS_SOFTMAX_STAGED_MAX_BYTES are staged in
- * part, their first columns (as many whole strips as the blocks' shared memory holds) copied into it and
- * read there twice, the rest read from global memory twice, in the first pass while the copy lands; 0:
- * such rows are not staged. Rows that one block's stage would hold run two blocks an SM (of
- * TS_SOFTMAX_STREAM_WARPS); longer ones one block of TS_SOFTMAX_STAGED_MOST_WARPS (the most, 32), whose
- * stage holds the most of the row. TS_SOFTMAX_PARTIAL_BLOCKS_PER_SM > 0 sets the blocks an SM instead.
- * On the H200 (bench/results/nvidia-h200-2026-12-04-softmax-partial.txt, 2048 rows, TB/s): bf16
- * 65536-110000 columns 3.24-2.92 at two blocks against 2.66-2.81 at one (wholly staged, a block waits
- * for its whole copy), 128256 and 151936 columns 3.16 and 3.12 at one against 2.96 and 2.91 at two;
- * fp32 65536 3.52 at one against 3.16 at two. */
-#ifndef TS_SOFTMAX_PARTIAL_BLOCKS_PER_SM
-#define TS_SOFTMAX_PARTIAL_BLOCKS_PER_SM 0
-#endif
-/* Blocks of at most TS_SOFTMAX_STREAM_WARPS warps, built for two an SM (64 registers a thread on
- * CUDA, no spills; 8 waves on HIP, 66-71 VGPRs a lane). A launch runs two blocks an SM of that many
- * warps, or wholly staged as many as their shared memory fits, up to TS_SOFTMAX_STREAM_BLOCKS_PER_SM,
- * of half as many warps where more than two fit (staged in part: above). On the H200
- * (bench/results/nvidia-h200-2026-12-04-softmax-stream.txt, bf16, TB/s): staged 4096x32000 (three
- * fit) 3.27 at 8 warps x 3 against 2.91 at 16 x 2, 4096x50304 (two fit) 3.00 at 8 x 2 against 3.11
- * at 16 x 2; not staged 2048x128256 2.74 at 8 x 4 against 2.80 at 16 x 2; and before the
- * approximate 2^x (below), 32 x 1 lost up to 18%: a block's barrier between its passes idles the SM. */
 /* The staged instances take blocks of up to twice as many warps, one an SM: the same registers a
  * thread (64 on CUDA). */
 #define TS_SOFTMAX_STAGED_MOST_WARPS (2 * TS_SOFTMAX_STREAM_WARPS)
@@ -113,8 +78,27 @@ static long long ts_softmax_stage_room(int blocks_per_sm, ts_dtype dtype) {
 }
 #endif
 
-/* A stream instance's launch (above) for rows of any length: staged, wholly or in part (above). */
-static ts_status ts_softmax_stream(ts_softmax_params *p, ts_dtype dtype, ts_stream stream) {
+/* The stream limits of ts_softmax: rows longer than a block's registers hold stream; a row whose
+ * stage fits two blocks an SM is staged whole, a longer one in part (its first columns, as many whole
+ * strips as the blocks' shared memory holds, read in the stage, the rest from global memory twice),
+ * one block an SM of the most warps where one block's stage cannot hold it, else two
+ * (bench/results/nvidia-h200-2026-12-04-softmax-partial.txt). */
+TS_EXTERN_C ts_softmax_stream_limits ts_softmax_stream_defaults(void) {
+    ts_softmax_stream_limits l;
+    l.min_cols = TS_ROWWISE_BACKEND_MAX_COLS + 1;
+    l.staged = TS_SOFTMAX_STAGED;
+    l.staged_max_bytes = (TS_MAX_SHARED_BYTES + 1024u) / 2u - 1024u;
+    l.partial_blocks = 0;
+    return l;
+}
+
+/* A stream instance's launch for rows of any length, staged wholly or in part as the limits allow. A
+ * wholly staged row runs as many blocks an SM as their stages fit, up to TS_SOFTMAX_STREAM_BLOCKS_PER_SM,
+ * of half the warps where more than two fit; a row staged in part one block of
+ * TS_SOFTMAX_STAGED_MOST_WARPS (whose stage holds the most of it) or two of TS_SOFTMAX_STREAM_WARPS;
+ * an unstaged row two of TS_SOFTMAX_STREAM_WARPS. */
+static ts_status ts_softmax_stream(ts_softmax_params *p, ts_dtype dtype, const ts_softmax_stream_limits *limits,
+                                   ts_stream stream) {
     typedef ts_rowwise_launch_fn launcher;
     static const launcher streamed[3] = {ts_softmax_bf16_stream_launch, ts_softmax_fp16_stream_launch,
                                          ts_softmax_f32_stream_launch};
@@ -125,14 +109,14 @@ static ts_status ts_softmax_stream(ts_softmax_params *p, ts_dtype dtype, ts_stre
 #if TS_SOFTMAX_STAGED
     static const launcher staged[3] = {ts_softmax_bf16_staged_launch, ts_softmax_fp16_staged_launch,
                                        ts_softmax_f32_staged_launch};
-    if (TS_SOFTMAX_STREAM_SHARED_BYTES(stage) <= TS_SOFTMAX_STAGED_MAX_BYTES) {
+    if (limits->staged && TS_SOFTMAX_STREAM_SHARED_BYTES(stage) <= limits->staged_max_bytes) {
         p->stage_bytes = (int)stage;
         launch = staged[ts_rowwise_dtype_index(dtype)];
         const long long fit = (TS_MAX_SHARED_BYTES + 1024u) / (TS_SOFTMAX_STREAM_SHARED_BYTES(stage) + 1024u);
         blocks_per_sm = fit < TS_SOFTMAX_STREAM_BLOCKS_PER_SM ? (int)fit : TS_SOFTMAX_STREAM_BLOCKS_PER_SM;
         if (blocks_per_sm > 2) warps /= 2;
-    } else {
-        const int blocks = TS_SOFTMAX_PARTIAL_BLOCKS_PER_SM > 0    ? TS_SOFTMAX_PARTIAL_BLOCKS_PER_SM
+    } else if (limits->staged) {
+        const int blocks = limits->partial_blocks > 0              ? limits->partial_blocks
                            : stage > ts_softmax_stage_room(1, dtype) ? 1
                                                                      : 2;
         const long long room = ts_softmax_stage_room(blocks, dtype);
@@ -145,6 +129,7 @@ static ts_status ts_softmax_stream(ts_softmax_params *p, ts_dtype dtype, ts_stre
     }
 #else
     (void)stage;
+    (void)limits;
 #endif
     ts_rowwise_plan plan;
     memset(&plan, 0, sizeof plan);
@@ -156,7 +141,7 @@ static ts_status ts_softmax_stream(ts_softmax_params *p, ts_dtype dtype, ts_stre
     return launch(p, &plan, stream);
 }
 
-TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) {
+static ts_status ts_softmax_run(const ts_softmax_desc *desc, const ts_softmax_stream_limits *limits, ts_stream stream) {
     if (!desc) return TS_ERROR_NULL_POINTER;
     const ts_softmax_desc d = *desc;
     if (!ts_rowwise_dtype_valid(d.dtype) || !ts_rowwise_dtype_valid(d.out_dtype)) return TS_ERROR_INVALID_ENUM;
@@ -184,8 +169,7 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
     p.causal = d.causal;
     p.out_dtype = (int)d.out_dtype;
     p.scale_log2 = d.scale * 1.4426950408889634f;
-    if (d.cols >= TS_SOFTMAX_STREAM_MIN_COLS || d.cols > TS_ROWWISE_BACKEND_MAX_COLS)
-        return ts_softmax_stream(&p, d.dtype, stream);
+    if (d.cols >= limits->min_cols || d.cols > TS_ROWWISE_BACKEND_MAX_COLS) return ts_softmax_stream(&p, d.dtype, limits, stream);
     const ts_rowwise_call call = {
         .rows = d.rows,
         .cols = d.cols,
@@ -199,4 +183,15 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
         return s;
     p.warps_per_row = r.plan.warps_per_row;
     return r.launch(&p, &r.plan, stream);
+}
+
+TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) {
+    const ts_softmax_stream_limits limits = ts_softmax_stream_defaults();
+    return ts_softmax_run(desc, &limits, stream);
+}
+
+TS_EXTERN_C ts_status ts_softmax_with_stream_limits(const ts_softmax_desc *desc, const ts_softmax_stream_limits *limits,
+                                                    ts_stream stream) {
+    if (!limits) return TS_ERROR_NULL_POINTER;
+    return ts_softmax_run(desc, limits, stream);
 }

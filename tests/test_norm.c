@@ -233,11 +233,11 @@ Test(norm, rmsnorm_rows_instance) {
 }
 
 /* Rows shorter than a slice, several to a warp, and rows of one to two slices, one a warp: the rows
- * instances (norm.c, norm_rows_variant.h) for 16-bit rows of 256, 512, 768, 1280, 1536 and 1792
- * columns (HIP: 512 and 1536), fp32 rows of 256 and 512 (in the split layout), and 16-bit rows of 384, 640 and 896
- * (quad rows on CUDA, TS_NORM_USE_QUAD_ROWS); row counts that leave the last strip short, every
- * option, padded rows with the residual's own stride, in place; and beside them rows that must not
- * take them (8 and 64 columns, fp32 rows of 768 and 1536, misaligned rows, another output dtype). */
+ * instances (norm_rows_variant.h) for 16-bit rows of 256, 512, 768, 1280, 1536 and 1792 columns
+ * (HIP: 512 and 1536), fp32 rows of 256 and 512 (in the split layout), and 16-bit rows of 384, 640
+ * and 896 (quad rows on CUDA); row counts that leave the last strip short, every option, padded rows
+ * with the residual's own stride, in place; and beside them rows that must not take them (8 and 64
+ * columns, fp32 rows of 768 and 1536, misaligned rows, another output dtype). */
 Test(norm, rows_several_a_warp) {
     TS_TEST_REQUIRE_DEVICE();
     const long long rows[4] = {1, 3, 6, ts_test_on_gpu() ? 4097 : 9};
@@ -261,16 +261,14 @@ Test(norm, rows_several_a_warp) {
 }
 
 /* 16-bit rows longer than a slice and at most two slices less a chunk of every lane: a row a warp
- * on the long-row instances (norm.c: TS_NORM_USE_LONG_ROW, templates/rowwise_long_row.h), whose
- * last chunks lie past the row in some lanes (1032: the fifth in all but one lane; 1784: the seventh
- * in one), the rows of up to a slice and one / two chunks of every lane on the narrow / middle ones
- * (TS_NORM_USE_LONG_ROW_NARROW, _MID: 1032 and 1152 / 1408 and 1528 on CUDA, 1032 / 1040 on the
- * host; off in the host CI variant long-rows-narrow-mid-apart), or over two warps (the host CI
- * variant long-rows-apart); with every option, a large
- * mean (the padding must not enter the variance), padded rows and the residual's own stride, in
- * place; the widths the rows instances take (1280, 1792), 2040 (the long-row instance on the host,
- * two warps on CUDA), and beside them rows that must not take
- * it (fp32, odd widths, another output dtype, mixed parameters). */
+ * on the long-row instances (templates/rowwise_long_row.h), whose last chunks lie past the row in
+ * some lanes (1032: the fifth in all but one lane; 1784: the seventh in one), the rows of up to a
+ * slice and one / two chunks of every lane on the narrow / middle ones (1032 and 1152 / 1408 and 1528
+ * on CUDA, 1032 / 1040 on the host); with every option, a large mean (the padding must not enter the
+ * variance), padded rows and the residual's own stride, in place; the widths the rows instances take
+ * (1280, 1792), 2040 (the long-row instance on the host, two warps on CUDA), and beside them rows
+ * that must not take it, which run over two warps (fp32, odd widths, another output dtype, mixed
+ * parameters). */
 Test(norm, long_rows) {
     TS_TEST_REQUIRE_DEVICE();
     const long long rows[3] = {1, 5, ts_test_on_gpu() ? 4099 : 7};
@@ -338,7 +336,7 @@ Test(norm_plan, rows_a_warp_conditions) {
     cr_assert_eq(ts_rowwise_row_chunks(1020, 2, 1), 0, "not whole chunks");
 }
 
-/* The whole instance's conditions (templates/rowwise.h). */
+/* The whole instance's conditions (templates/rowwise_plan.h). */
 Test(norm_plan, whole_instance_conditions) {
     ts_rowwise_plan plan = {.warps_per_row = 2, .warps = 2, .one_pass = 1};
     cr_assert(ts_rowwise_plan_whole(5, 2048, &plan));

@@ -1,8 +1,8 @@
 /* The row softmax for rows longer than a block holds in registers (softmax.c: past
- * TS_ROWWISE_BACKEND_MAX_COLS, or TS_SOFTMAX_STREAM_MIN_COLS; the vocabulary-sized rows of a language
- * model's logits), instantiated twice per input dtype (staged and not, below) through
- * softmax_stream_instances.h; scale, the causal mask and the output dtype are run-time choices, as in
- * the general instance (softmax_variant.h).
+ * TS_ROWWISE_BACKEND_MAX_COLS, the vocabulary-sized rows of a language model's logits; any row where
+ * the stream limits say so, softmax_stream.h), instantiated twice per input dtype (staged and not)
+ * through softmax_stream_instances.h; scale, the causal mask and the output dtype are run-time
+ * choices, as in the general instance (softmax_variant.h).
  *
  * A block takes a row at a time and goes over it twice, a TS_ROWWISE_E-element strip a warp at a
  * time. The first pass keeps, in each lane, the running maximum m of its elements and the sum of

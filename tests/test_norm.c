@@ -12,6 +12,10 @@
 #include "support/dtype_io.h"
 #include "support/test_support.h"
 
+/* The row-wise template's example kernel (tests/kernels/row_l2.c, docs/row-template.md). */
+ts_status row_l2(const void *x, ts_dtype dtype, long long x_stride, void *out, ts_dtype out_dtype, long long out_stride,
+                 long long rows, int cols, float eps, ts_stream stream);
+
 typedef struct {
     long long rows;
     int cols, pad;
@@ -352,6 +356,50 @@ Test(norm_plan, whole_instance_conditions) {
     cr_assert(!ts_rowwise_aligned16((const void *)(uintptr_t)64, TS_DTYPE_BF16, 1028), "rows 8 bytes off");
     cr_assert(ts_rowwise_aligned16((const void *)(uintptr_t)64, TS_DTYPE_F32, 1028));
     cr_assert(!ts_rowwise_aligned16((const void *)(uintptr_t)72, TS_DTYPE_F32, 1024), "base 8 bytes off");
+}
+
+/* The row-wise template's example (docs/row-template.md: y = x / sqrt(sum x^2 + eps)) against a
+ * double-precision reference: every dtype in, the input's and fp32 out (the general instance), rows
+ * of one to 16 slices, partial and whole, padded and aligned, so that its general, short and whole
+ * instances all run; the padding stays poisoned. */
+Test(row_template, l2_example) {
+    TS_TEST_REQUIRE_DEVICE();
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    const ts_dtype dts[3] = {BF, FP, F32};
+    const int cols[5] = {3, 700, 1024, 2048, ts_test_on_hip() ? 8192 : 16384};
+    const long long rows = ts_test_on_gpu() ? 1001 : 5;
+    for (int i = 0; i < 3; ++i)
+        for (int c = 0; c < 5; ++c)
+            for (int v = 0; v < 2; ++v) {
+                const ts_dtype dt = dts[i], odt = v ? F32 : dt;
+                const int pad = v ? 0 : 8;
+                const long long stride = cols[c] + pad;
+                const size_t n = (size_t)(rows * stride), b = ts_test_dtype_bytes(dt), ob = ts_test_dtype_bytes(odt);
+                unsigned char *x = malloc(n * b), *y = malloc(n * ob);
+                cr_assert(x && y);
+                for (size_t e = 0; e < n; ++e) ts_test_put(x, dt, e, ts_test_normal(&st));
+                void *dx = ts_test_device_copy(x, n * b), *dy = ts_test_device_copy(NULL, n * ob);
+                cr_assert(dx && dy);
+                cr_assert_eq(row_l2(dx, dt, stride, dy, odt, stride, rows, cols[c], 1e-6f, NULL), TS_SUCCESS);
+                cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+                cr_assert_eq(ts_test_copy_back(y, dy, n * ob), TS_SUCCESS);
+                for (long long r = 0; r < rows; ++r) {
+                    double sq = 0.0;
+                    for (int k = 0; k < cols[c]; ++k) sq += pow(ts_test_get(x, dt, (size_t)(r * stride + k)), 2);
+                    for (int k = 0; k < cols[c]; ++k) {
+                        const double want = ts_test_get(x, dt, (size_t)(r * stride + k)) / sqrt(sq + 1e-6);
+                        const double got = ts_test_get(y, odt, (size_t)(r * stride + k));
+                        cr_assert_leq(fabs(got - want), ts_test_tol(odt) * (fabs(want) + 1e-3),
+                                      "%s -> %s, %d columns: y(%lld,%d) %g, not %g (seed %llu)", ts_test_dtype_name(dt),
+                                      ts_test_dtype_name(odt), cols[c], r, k, got, want, (unsigned long long)seed);
+                    }
+                    cr_assert(ts_test_is_poison(y + (size_t)(r * stride + cols[c]) * ob, (size_t)pad * ob),
+                              "row %lld padding written", r);
+                }
+                cr_assert_eq(ts_free(dx), TS_SUCCESS);
+                cr_assert_eq(ts_free(dy), TS_SUCCESS);
+                free(x), free(y);
+            }
 }
 
 Test(norm, in_place) {

@@ -100,7 +100,7 @@ TS_DEVICE void ts_wv_set(unsigned char *p, int dtype, long long i, float x) {
  * past it: its loads and stores and sums of squares take paths of their own with no element-by-element
  * code (ts_wv_chunks_load, ...). The plain forms (ts_wv_load, ts_wv_packed_load, ts_wv_packed_sum_sq,
  * ...) take TS_WV_PLAIN_ROWS, 0 unless code whose every n is whole chunks redefines it for its span
- * (kernels/common/rowwise_long_row.h). */
+ * (templates/rowwise_long_row.h). */
 #define TS_WV_ROWS_WHOLE_CHUNKS 4
 #define TS_WV_PLAIN_ROWS 0
 
@@ -387,7 +387,7 @@ TS_DEVICE void ts_wv_load_chunks(void *v, int packed, int chunks, const void *ba
 }
 
 /* The loads and stores of a strip in the split layout (tiles/warp_vector.h), which the kernels
- * take for whole strips only (kernels/common/rowwise.h): a chunk at a time, its quads at p and q,
+ * take for whole strips only (templates/rowwise.h): a chunk at a time, its quads at p and q,
  * whole chunks with two accesses and any other element by element; a whole, aligned strip is one
  * run of unconditional accesses. The contiguous layout keeps its own paths below, as they were
  * before the split layout: written as one with these, its partial strips compiled differently and

@@ -8,9 +8,13 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "kernels/common/rowwise_plan.h"
+#include "templates/rowwise_plan.h"
 #include "support/dtype_io.h"
 #include "support/test_support.h"
+
+/* The row-wise template's example kernel (tests/kernels/row_l2.c, docs/row-template.md). */
+ts_status row_l2(const void *x, ts_dtype dtype, long long x_stride, void *out, ts_dtype out_dtype, long long out_stride,
+                 long long rows, int cols, float eps, ts_stream stream);
 
 typedef struct {
     long long rows;
@@ -139,7 +143,7 @@ Test(norm, rmsnorm_residual_every_dtype) {
 }
 
 /* Rows for about two passes of the general instance's grid (capped at 32 blocks of 8 warps per SM,
- * kernels/common/rowwise.h) plus a ragged tail, one warp per row and two: its blocks loop over row
+ * templates/rowwise.h) plus a ragged tail, one warp per row and two: its blocks loop over row
  * groups, which it takes when the output dtype differs from the input's; the short instance takes
  * the same rows in one pass, a block per row group. */
 Test(norm, warps_loop_over_many_rows) {
@@ -197,7 +201,7 @@ Test(norm, ragged_small_and_huge_rows) {
 }
 
 /* Rows of whole 1024-element slices whose every matrix is 16-byte aligned, row by row, run on the
- * whole instance (kernels/common/rowwise_instances.h), with no element-by-element paths: every
+ * whole instance (templates/rowwise_instances.h), with no element-by-element paths: every
  * option, dtype and slice count of it, and beside each the same rows with one matrix's rows
  * misaligned (a stride of 8 more bytes), which fall back to the short instance. */
 Test(norm, whole_aligned_rows) {
@@ -233,11 +237,11 @@ Test(norm, rmsnorm_rows_instance) {
 }
 
 /* Rows shorter than a slice, several to a warp, and rows of one to two slices, one a warp: the rows
- * instances (norm.c, norm_rows_variant.h) for 16-bit rows of 256, 512, 768, 1280, 1536 and 1792
- * columns (HIP: 512 and 1536), fp32 rows of 256 and 512 (in the split layout), and 16-bit rows of 384, 640 and 896
- * (quad rows on CUDA, TS_NORM_USE_QUAD_ROWS); row counts that leave the last strip short, every
- * option, padded rows with the residual's own stride, in place; and beside them rows that must not
- * take them (8 and 64 columns, fp32 rows of 768 and 1536, misaligned rows, another output dtype). */
+ * instances (norm_rows_variant.h) for 16-bit rows of 256, 512, 768, 1280, 1536 and 1792 columns
+ * (HIP: 512 and 1536), fp32 rows of 256 and 512 (in the split layout), and 16-bit rows of 384, 640
+ * and 896 (quad rows on CUDA); row counts that leave the last strip short, every option, padded rows
+ * with the residual's own stride, in place; and beside them rows that must not take them (8 and 64
+ * columns, fp32 rows of 768 and 1536, misaligned rows, another output dtype). */
 Test(norm, rows_several_a_warp) {
     TS_TEST_REQUIRE_DEVICE();
     const long long rows[4] = {1, 3, 6, ts_test_on_gpu() ? 4097 : 9};
@@ -261,16 +265,14 @@ Test(norm, rows_several_a_warp) {
 }
 
 /* 16-bit rows longer than a slice and at most two slices less a chunk of every lane: a row a warp
- * on the long-row instances (norm.c: TS_NORM_USE_LONG_ROW, kernels/common/rowwise_long_row.h), whose
- * last chunks lie past the row in some lanes (1032: the fifth in all but one lane; 1784: the seventh
- * in one), the rows of up to a slice and one / two chunks of every lane on the narrow / middle ones
- * (TS_NORM_USE_LONG_ROW_NARROW, _MID: 1032 and 1152 / 1408 and 1528 on CUDA, 1032 / 1040 on the
- * host; off in the host CI variant long-rows-narrow-mid-apart), or over two warps (the host CI
- * variant long-rows-apart); with every option, a large
- * mean (the padding must not enter the variance), padded rows and the residual's own stride, in
- * place; the widths the rows instances take (1280, 1792), 2040 (the long-row instance on the host,
- * two warps on CUDA), and beside them rows that must not take
- * it (fp32, odd widths, another output dtype, mixed parameters). */
+ * on the long-row instances (templates/rowwise_long_row.h), whose last chunks lie past the row in
+ * some lanes (1032: the fifth in all but one lane; 1784: the seventh in one), the rows of up to a
+ * slice and one / two chunks of every lane on the narrow / middle ones (1032 and 1152 / 1408 and 1528
+ * on CUDA, 1032 / 1040 on the host); with every option, a large mean (the padding must not enter the
+ * variance), padded rows and the residual's own stride, in place; the widths the rows instances take
+ * (1280, 1792), 2040 (the long-row instance on the host, two warps on CUDA), and beside them rows
+ * that must not take it, which run over two warps (fp32, odd widths, another output dtype, mixed
+ * parameters). */
 Test(norm, long_rows) {
     TS_TEST_REQUIRE_DEVICE();
     const long long rows[3] = {1, 5, ts_test_on_gpu() ? 4099 : 7};
@@ -292,13 +294,13 @@ Test(norm, long_rows) {
     check_norm((norm_case){rows[2], 1600, 0, F32, F32, F32, 0, 1, 1, 1, 1, 0, 0.0, 0});
 }
 
-/* Which rows a warp's strip holds several of (kernels/common/rowwise_plan.h). */
+/* Which rows a warp's strip holds several of (templates/rowwise_plan.h). */
 Test(norm_plan, rows_a_warp_conditions) {
     cr_assert_eq(ts_rowwise_row_chunks(256, 2, 32), 1);
     cr_assert_eq(ts_rowwise_row_chunks(512, 2, 32), 2);
     cr_assert_eq(ts_rowwise_row_chunks(768, 2, 32), 3);
     cr_assert_eq(ts_rowwise_row_chunks(256, 4, 32), 1);
-    cr_assert_eq(ts_rowwise_row_chunks(512, 4, 32), TS_ROWWISE_ROWS_F32_512 ? 2 : 0, "fp32 rows of 512, two a strip");
+    cr_assert_eq(ts_rowwise_row_chunks(512, 4, 32), 2, "fp32 rows of 512, two a strip");
     cr_assert_eq(ts_rowwise_row_chunks(768, 4, 32), 0, "fp32: a slice and a half of 16-bit bytes");
     cr_assert_eq(ts_rowwise_row_chunks(1024, 2, 32), 0, "a whole slice");
     cr_assert_eq(ts_rowwise_row_chunks(1536, 2, 32), 6, "a slice and a half, one a strip");
@@ -338,7 +340,7 @@ Test(norm_plan, rows_a_warp_conditions) {
     cr_assert_eq(ts_rowwise_row_chunks(1020, 2, 1), 0, "not whole chunks");
 }
 
-/* The whole instance's conditions (kernels/common/rowwise.h). */
+/* The whole instance's conditions (templates/rowwise_plan.h). */
 Test(norm_plan, whole_instance_conditions) {
     ts_rowwise_plan plan = {.warps_per_row = 2, .warps = 2, .one_pass = 1};
     cr_assert(ts_rowwise_plan_whole(5, 2048, &plan));
@@ -354,6 +356,50 @@ Test(norm_plan, whole_instance_conditions) {
     cr_assert(!ts_rowwise_aligned16((const void *)(uintptr_t)64, TS_DTYPE_BF16, 1028), "rows 8 bytes off");
     cr_assert(ts_rowwise_aligned16((const void *)(uintptr_t)64, TS_DTYPE_F32, 1028));
     cr_assert(!ts_rowwise_aligned16((const void *)(uintptr_t)72, TS_DTYPE_F32, 1024), "base 8 bytes off");
+}
+
+/* The row-wise template's example (docs/row-template.md: y = x / sqrt(sum x^2 + eps)) against a
+ * double-precision reference: every dtype in, the input's and fp32 out (the general instance), rows
+ * of one to 16 slices, partial and whole, padded and aligned, so that its general, short and whole
+ * instances all run; the padding stays poisoned. */
+Test(row_template, l2_example) {
+    TS_TEST_REQUIRE_DEVICE();
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    const ts_dtype dts[3] = {BF, FP, F32};
+    const int cols[5] = {3, 700, 1024, 2048, ts_test_on_hip() ? 8192 : 16384};
+    const long long rows = ts_test_on_gpu() ? 1001 : 5;
+    for (int i = 0; i < 3; ++i)
+        for (int c = 0; c < 5; ++c)
+            for (int v = 0; v < 2; ++v) {
+                const ts_dtype dt = dts[i], odt = v ? F32 : dt;
+                const int pad = v ? 0 : 8;
+                const long long stride = cols[c] + pad;
+                const size_t n = (size_t)(rows * stride), b = ts_test_dtype_bytes(dt), ob = ts_test_dtype_bytes(odt);
+                unsigned char *x = malloc(n * b), *y = malloc(n * ob);
+                cr_assert(x && y);
+                for (size_t e = 0; e < n; ++e) ts_test_put(x, dt, e, ts_test_normal(&st));
+                void *dx = ts_test_device_copy(x, n * b), *dy = ts_test_device_copy(NULL, n * ob);
+                cr_assert(dx && dy);
+                cr_assert_eq(row_l2(dx, dt, stride, dy, odt, stride, rows, cols[c], 1e-6f, NULL), TS_SUCCESS);
+                cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+                cr_assert_eq(ts_test_copy_back(y, dy, n * ob), TS_SUCCESS);
+                for (long long r = 0; r < rows; ++r) {
+                    double sq = 0.0;
+                    for (int k = 0; k < cols[c]; ++k) sq += pow(ts_test_get(x, dt, (size_t)(r * stride + k)), 2);
+                    for (int k = 0; k < cols[c]; ++k) {
+                        const double want = ts_test_get(x, dt, (size_t)(r * stride + k)) / sqrt(sq + 1e-6);
+                        const double got = ts_test_get(y, odt, (size_t)(r * stride + k));
+                        cr_assert_leq(fabs(got - want), ts_test_tol(odt) * (fabs(want) + 1e-3),
+                                      "%s -> %s, %d columns: y(%lld,%d) %g, not %g (seed %llu)", ts_test_dtype_name(dt),
+                                      ts_test_dtype_name(odt), cols[c], r, k, got, want, (unsigned long long)seed);
+                    }
+                    cr_assert(ts_test_is_poison(y + (size_t)(r * stride + cols[c]) * ob, (size_t)pad * ob),
+                              "row %lld padding written", r);
+                }
+                cr_assert_eq(ts_free(dx), TS_SUCCESS);
+                cr_assert_eq(ts_free(dy), TS_SUCCESS);
+                free(x), free(y);
+            }
 }
 
 Test(norm, in_place) {

@@ -149,9 +149,8 @@ Test(rotary, q_only_offsets_strides_in_place) {
 }
 
 /* Heads that fill every strip of a warp's round (4 strips of 512 / D heads), 16-byte aligned rows
- * and a table: the cases the whole instance takes (kernels/rotary/rotary_variant.h; the CI host
- * variant built with -DTS_ROPE_USE_WHOLE=0 runs them on the general kernel), beside each the same
- * with padded rows, which it leaves to the general kernel. */
+ * and a table: the cases the whole instance takes (kernels/rotary/rotary_variant.h), beside each the
+ * same with padded rows, which it leaves to the general kernel. */
 Test(rotary, whole_strips) {
     TS_TEST_REQUIRE_DEVICE();
     const int n = ts_test_on_gpu() ? 300 : 3;
@@ -166,8 +165,7 @@ Test(rotary, whole_strips) {
 
 /* (B, H, N, D) with N a multiple of 512 / D, heads in fours and the whole instance's alignment:
  * the cases its token-rows kernel takes (kernels/rotary/rotary_variant.h), where the chunks of a
- * strip are different positions; GQA's fewer K heads, an offset into the table, in place, Q alone.
- * The CI host variant built with -DTS_ROPE_USE_WHOLE=0 runs them on the general kernel. */
+ * strip are different positions; GQA's fewer K heads, an offset into the table, in place, Q alone. */
 Test(rotary, token_rows) {
     TS_TEST_REQUIRE_DEVICE();
     const int dims[4] = {32, 64, 128, 256};

@@ -30,7 +30,7 @@
 #include "tiles/warp_vector_layout.h"
 
 /* The vector of E elements as an unnamed struct type, for lengths no name is defined for (a strip
- * of two rows of 768, kernels/common/rowwise_rows.h); layout_tag's size is 1 + split. */
+ * of two rows of 768, templates/rowwise_rows.h); layout_tag's size is 1 + split. */
 #define TS_WV_F32_LAYOUT(E, split)                                                                 \
     struct {                                                                                       \
         float v[(E) / (TS_WV_CHUNK * TS_WARP_LANES)][TS_WV_CHUNK];                                 \

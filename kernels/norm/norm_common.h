@@ -16,9 +16,9 @@ typedef struct ts_norm_params {
     float eps, inv_cols;
 } ts_norm_params;
 
-/* 1 / sqrt(x) for the one-slice rows' instance (norm.c, ts_norm_*_whole_row): the GPU's reciprocal
- * square root (within 2 ulp), a dozen instructions and a branch fewer than a correctly rounded
- * square root and division; the host backend divides. */
+/* 1 / sqrt(x) for the one-warp-row and rows instances: the GPU's reciprocal square root (within 2
+ * ulp), a dozen instructions and a branch fewer than a correctly rounded square root and division;
+ * the host backend divides. */
 TS_DEVICE float ts_norm_rsqrt(float x) {
 #if defined(TESSERA_BACKEND_HOST)
     return 1.0f / sqrtf(x);

@@ -1,23 +1,19 @@
-/* One LayerNorm / RMSNorm kernel for rows shorter than a slice, several to a warp, or of one to two
- * slices, one a warp (kernels/common/rowwise_rows.h), for the input dtype TS_ROWWISE_DTYPE and rows of
- * TS_ROWWISE_ROWS_COLS columns, instantiated by norm.c through kernels/common/rowwise_rows_instances.h
+/* The LayerNorm / RMSNorm rows variant: rows shorter than a slice, several to a warp, or of one to
+ * two slices, one a warp (templates/rowwise_rows.h), for the input dtype TS_ROWWISE_DTYPE and rows of
+ * TS_ROWWISE_ROWS_COLS columns, compiled into the template's rows instances by norm.c
  * (ts_norm_*_rows256, _rows512, ..., _rows1792). The statistics are reduced per row
  * (ts_wv_packed_row_sums), then the weight and the bias, the same for every row, are loaded into
- * registers, and the outputs stored last: the order of the one-slice rows' instance (norm.c,
- * TS_NORM_WHOLE_ROW_BLOCKS). The launcher has checked that every matrix and
- * row is 16-byte aligned and that the output and the parameters share the input's dtype; LayerNorm
- * or RMSNorm, the residual, its output, the weight and the bias are run-time choices. Measured on
- * the H200 against a row a warp (the short instance), RMSNorm + residual bf16 in the PyTorch
- * driver: 131072 x 512 2.81 -> 4.22 TB/s, 262144 x 256 1.48 -> 4.22, 65536 x 768 3.86 -> 4.22
- * (bench/results/nvidia-h200-2026-12-02-rows-a-warp.txt); fp32 262144 x 256 2.89 -> 4.21
- * (...-2026-12-03-norm-f32-rows256.txt).
+ * registers, and the outputs stored last: the one-warp-row instances' order. The launcher has checked
+ * that every matrix and row is 16-byte aligned and that the output and the parameters share the
+ * input's dtype; LayerNorm or RMSNorm, the residual, its output, the weight and the bias are run-time
+ * choices.
  *   reads: TS_ROWWISE_ROWS_NAME (the kernel; its launcher is TS_ROWWISE_ROWS_NAME##_launch),
  *          TS_ROWWISE_DTYPE, TS_ROWWISE_ROWS_COLS (the columns), TS_ROWWISE_ROWS_MIN_BLOCKS (blocks
- *          per SM) */
+ *          an SM) */
 #define TS_NORM_ROWS_PER_STRIP TS_ROWWISE_ROWS_PER_STRIP(TS_ROWWISE_ROWS_COLS)
 #define TS_NORM_ROWS_E (TS_NORM_ROWS_PER_STRIP * TS_ROWWISE_ROWS_COLS)
 #define TS_NORM_ROWS_STRIP TS_CAT(TS_ROWWISE_ROWS_NAME, _strip)
-/* The strip's form (kernels/common/rowwise_rows.h): wide rows, a mean and scale a chunk of a lane, or
+/* The strip's form (templates/rowwise_rows.h): wide rows, a mean and scale a chunk of a lane, or
  * quad rows, one a quad. */
 #define TS_NORM_ROWS_LAYOUT TS_ROWWISE_ROWS_LAYOUT(TS_ROWWISE_DTYPE, TS_ROWWISE_ROWS_COLS)
 #define TS_NORM_ROWS_MODE TS_ROWWISE_ROWS_MODE(TS_ROWWISE_ROWS_COLS)

@@ -1,29 +1,23 @@
-/* One LayerNorm / RMSNorm kernel for the input dtype TS_ROWWISE_DTYPE (x, residual, residual_out),
- * instantiated by norm.c three times per dtype through kernels/common/rowwise_instances.h;
- * LayerNorm or RMSNorm, the residual, weight, bias and the output dtype are run-time choices,
- * uniform across the grid.
+/* The LayerNorm / RMSNorm slice variant for the input dtype TS_ROWWISE_DTYPE (x, residual,
+ * residual_out), compiled into the row-wise template's instances (templates/rowwise_instances.h, read
+ * there for the settings) by norm.c; LayerNorm or RMSNorm, the residual, weight, bias and the output
+ * dtype are run-time choices, uniform across the grid.
  *
  * Each warp holds one TS_ROWWISE_SLICE_E-element slice of a row in registers, loaded with 16-byte
  * accesses, and never reads it twice: the residual sum, both passes of the statistics and the
- * normalization all work on the registers. The slice stays packed in the input dtype (16
- * registers a lane for a 16-bit row on CUDA, tiles/warp_vector.h): the residual sum is rounded to
- * that dtype anyway, and LayerNorm's centred values are formed where they are used, in the sum of
- * squares and in the store. A longer row is spread over a group of warps that combine their
- * partial sums through shared memory (kernels/common/rowwise.h).
+ * normalization all work on the registers. The slice stays packed in the input dtype (16 registers a
+ * lane for a 16-bit row on CUDA, tiles/warp_vector.h): the residual sum is rounded to that dtype
+ * anyway, and LayerNorm's centred values are formed where they are used, in the sum of squares and in
+ * the store. A longer row is spread over a group of warps that combine their partial sums through
+ * shared memory.
  *
- * The short instance (TS_ROWWISE_SHORT) is the fast path, specialized so that it fits the 64
- * registers its launch bounds allow (four 8-warp blocks per SM) with no spills: one row group per
- * block (kernels/common/rowwise.h: ts_rowwise_make_plan), with no grid-stride loop whose loop-carried pointers
- * the registers would have to hold, and the output and weight/bias dtype the input's, so that one
- * load and store path is compiled. norm.c sends every other case to the general instance.
- *   reads: TS_ROWWISE_NAME (the kernel; its launcher is TS_ROWWISE_NAME##_launch), TS_ROWWISE_DTYPE,
- *          TS_ROWWISE_BLOCK_WARPS_MAX (block size limit), TS_ROWWISE_MIN_BLOCKS (blocks per SM),
- *          TS_ROWWISE_SHORT, TS_ROWWISE_WHOLE (the short instance for whole, aligned slices, whose
- *          loads and stores compile without their element-by-element paths: rowwise_instances.h),
- *          TS_ROWWISE_ONE_WARP_ROW (its one-slice rows apart, whose 16-bit kernels take the statistics
- *          first and then load the weight and the bias together: norm.c, TS_NORM_WHOLE_ROW_BLOCKS),
- *          TS_NORM_RMS_ROW (1: that one-slice instance once more with RMSNorm, the residual and the
- *          weight present and no bias fixed at compile time: norm.c, ts_norm_*_rms_row) */
+ * The one-pass instances (TS_ROWWISE_SHORT) are specialized to fit their launch bounds without
+ * spills: no grid-stride loop (whose loop-carried pointers would take registers) and one dtype path,
+ * the input's. Their 16-bit forms load the weight with the row and hold it, so that its latency hides
+ * under the row's; the one-warp-row instances (TS_ROWWISE_ONE_WARP_ROW) take the statistics first,
+ * then load the weight and the bias together and hold both, and scale by the reciprocal square root.
+ * TS_NORM_RMS_ROW 1 (norm.c: the RMSNorm rows' instance) fixes RMSNorm, the residual and the weight
+ * present and no bias at compile time. */
 #define TS_NORM_LAYOUT TS_ROWWISE_LAYOUT_FOR(TS_ROWWISE_DTYPE, TS_ROWWISE_WHOLE)
 TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_BLOCKS, ts_norm_params, p) {
     TS_ROWWISE_BLOCK_LAYOUT(p->warps_per_row);
@@ -41,15 +35,14 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
     const void *weight = TS_NORM_RMS_ROW || p->weight ? (const unsigned char *)p->weight + col0 * param_bytes : NULL;
     const void *bias = !TS_NORM_RMS_ROW && p->bias ? (const unsigned char *)p->bias + col0 * param_bytes : NULL;
     TS_WV_PACKED_LAYOUT(TS_ROWWISE_SLICE_E, TS_ROWWISE_DTYPE, TS_NORM_LAYOUT) h;
-    /* The 16-bit fast instances load the weight (in the input dtype) before the row and hold it in
-     * registers, so that its latency hides under the row's rather than following the reductions
-     * (the bias as well spilled; fp32 rows leave no registers for it). */
-    const int hold = TS_ROWWISE_SHORT && TS_NORM_HOLD_PARAMS && bytes == 2;
+    /* The 16-bit one-pass instances hold the weight (in the input dtype), loaded before the row (the
+     * bias as well spilled; fp32 rows leave no registers for it). */
+    const int hold = TS_ROWWISE_SHORT && bytes == 2;
     TS_WV_PACKED_LAYOUT(TS_ROWWISE_SLICE_E, TS_ROWWISE_DTYPE, TS_NORM_LAYOUT) held_w;
     TS_WV_PACKED_LAYOUT(TS_ROWWISE_SLICE_E, TS_ROWWISE_DTYPE, TS_NORM_LAYOUT) held_b;
-    /* The one-slice rows' instance holds both parameters, loaded after the statistics (norm.c). */
+    /* The one-warp-row instances hold both parameters, loaded after the statistics. */
     const int stats_first = hold && TS_ROWWISE_ONE_WARP_ROW;
-    if (hold && weight && !TS_NORM_WEIGHT_AFTER_ROW && !stats_first)
+    if (hold && weight && !stats_first)
         ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
     for (long long first = (long long)ts_block_x() * groups; first < p->rows;
          first += (long long)ts_grid_x() * groups) {
@@ -68,9 +61,6 @@ TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_B
                                        (unsigned char *)p->residual_out + (row * p->residual_out_stride + col0) * bytes),
                                    &h, n);
         }
-        /* (The instances that hold the weight take one row group, so this runs once.) */
-        if (hold && weight && TS_NORM_WEIGHT_AFTER_ROW && !stats_first)
-            ts_wv_packed_load(&held_w, TS_ROWWISE_ASSUME_ALIGNED(weight), left);
         float mean = 0.0f;
         if (!rms) {
             float sum = ts_wv_packed_sum(&h);

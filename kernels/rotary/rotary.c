@@ -1,45 +1,19 @@
 /* Rotary position embedding on Q and K (tessera.h, docs/memory-bound.md): the parameters, the
- * argument checks, the launch and one kernel per dtype, instantiated from rotary_variant.h. A
- * warp handles a token (all its heads of Q and K) at a time, or, where each head's tokens lie back
- * to back ((B, H, N, D)), a run of 512 / D tokens in every head (the token-rows kernel); the grid
- * is one warp per token or run, capped at 32 blocks of 4 warps per SM, beyond which warps loop. */
+ * argument checks, the launch and the kernels, instantiated from rotary_variant.h: a general one per
+ * dtype and, for the common case (ts_rope_whole), a whole instance per 16-bit dtype with its
+ * token-rows kernel. A warp handles a token (all its heads of Q and K) at a time, or, where each
+ * head's tokens lie back to back ((B, H, N, D)), a run of 512 / D tokens in every head (the
+ * token-rows kernel); the grid is one warp per token or run, capped at TS_ROPE_BLOCKS_PER_SM blocks
+ * an SM, beyond which warps loop. Launch numbers: tuning.h. */
 #include <math.h>
 #include <string.h>
 
 #include "backends/backend.h"
 #include "kernels/common/device_props.h"
+#include "kernels/rotary/tuning.h"
 #include "ops/rotary.h"
 
-#ifndef TS_ROPE_WARPS
-#define TS_ROPE_WARPS 4
-#endif
-/* Blocks per SM the compiler keeps registers low enough for (CUDA), and strips a warp loads before
- * it rotates and stores the first (4 KiB of a 16-bit tensor in flight per warp at 4): bytes in
- * flight matter more than occupancy here. Packed bf16 on the H200 (B8 N4096 H32 D128, TB/s):
- * 2 strips at eight 4-warp blocks (64 registers) 3.89-3.90 BNHD, 3.91 BHND; 3 strips spilled at 64
- * registers, and at six blocks (80, no spills) ran 3.96-3.97 / 3.91
- * (bench/results/nvidia-h200-2026-12-01-softmax-rope-ab.txt); 4 strips at five blocks (94, no
- * spills) 3.97 / 3.94-3.95 against 3.97 / 3.93 for 3 at six
- * (bench/results/nvidia-h200-2026-12-01-norm-hold-rope-strips-ab.txt). Unpacked fp32 strips,
- * earlier: eight blocks with a few bytes spilled beat six without (3.65-3.69 against 3.40-3.67
- * TB/s) and the 128 registers of no bound (3.02-3.35). */
-#ifndef TS_ROPE_MIN_BLOCKS
-#define TS_ROPE_MIN_BLOCKS 5
-#endif
-#define TS_ROPE_STRIP 512
-#ifndef TS_ROPE_STRIPS
-#define TS_ROPE_STRIPS 4
-#endif
-/* fp32 strips (not packed, twice the registers) keep the measured setting above. */
-#ifndef TS_ROPE_F32_MIN_BLOCKS
-#define TS_ROPE_F32_MIN_BLOCKS 8
-#endif
-#ifndef TS_ROPE_F32_STRIPS
-#define TS_ROPE_F32_STRIPS 2
-#endif
-#ifndef TS_ROPE_BLOCKS_PER_SM
-#define TS_ROPE_BLOCKS_PER_SM 32
-#endif
+#define TS_ROPE_STRIP 512 /* elements of a warp's strip */
 
 /* Index 0 is Q, 1 is K (heads 0 when K is absent). Strides are in elements. */
 typedef struct ts_rope_params {
@@ -56,25 +30,6 @@ typedef struct ts_rope_params {
 /* In a variant: ptr, promised 16-byte aligned in the whole instance (whose launch checked it;
  * ops/warp_vector.h). */
 #define TS_ROPE_ASSUME_ALIGNED(ptr) TS_WV_ASSUME_ALIGNED(TS_ROPE_VARIANT_WHOLE, ptr)
-
-/* 1 (default): calls that meet the whole instance's conditions (ts_rope_whole) run it; 0: every call
- * runs the general kernel of its dtype (an A/B switch, and a CI host variant). */
-#ifndef TS_ROPE_USE_WHOLE
-#define TS_ROPE_USE_WHOLE 1
-#endif
-/* 1 (default): of those, calls whose heads hold their tokens back to back (ts_rope_token_rows, the
- * (B, H, N, D) layout) run its token-rows kernel; 0: the whole instance's token kernel. */
-#ifndef TS_ROPE_USE_ROWS
-#define TS_ROPE_USE_ROWS 1
-#endif
-/* Blocks per SM the token-rows kernel is built for: its pattern takes 16 more registers a lane than
- * the token kernel's, and at five blocks (96 registers) it spilled 20 bytes. On the H200 at B8 N4096
- * H32 D128 BHND bf16 (bench/results/nvidia-h200-2026-12-02-rope-token-rows-ab.txt): four blocks (125
- * registers, no spills) 4.00 TB/s in tessera-bench and 4.036 in the PyTorch driver, against the
- * token kernel's 3.97 / 4.002 (+0.9%) and five blocks' 3.72 / 3.776. */
-#ifndef TS_ROPE_ROWS_MIN_BLOCKS
-#define TS_ROPE_ROWS_MIN_BLOCKS 4
-#endif
 
 #define TS_ROPE_NAME ts_rope_bf16
 #define TS_ROPE_DTYPE TS_DTYPE_BF16
@@ -97,7 +52,6 @@ typedef struct ts_rope_params {
 #define TS_ROPE_VARIANT_WHOLE 0
 #include "kernels/rotary/rotary_variant.h"
 
-#if TS_ROPE_USE_WHOLE
 #define TS_ROPE_NAME ts_rope_bf16_whole
 #define TS_ROPE_DTYPE TS_DTYPE_BF16
 #define TS_ROPE_VARIANT_STRIPS TS_ROPE_STRIPS
@@ -111,7 +65,6 @@ typedef struct ts_rope_params {
 #define TS_ROPE_VARIANT_MIN_BLOCKS TS_ROPE_MIN_BLOCKS
 #define TS_ROPE_VARIANT_WHOLE 1
 #include "kernels/rotary/rotary_variant.h"
-#endif
 
 /* The {batch, seq, head} strides of one tensor, checked: positive, and no two (batch, token,
  * head) rows of D elements overlap (each dimension's stride covers the extent of the ones inside
@@ -245,23 +198,18 @@ TS_EXTERN_C ts_status ts_rotary(const ts_rotary_desc *desc, ts_stream stream) {
     for (int i = 0; i < d.head_dim / 2; ++i)
         p.inv_freq[i] = (float)pow((double)d.theta_base, -2.0 * i / d.head_dim);
 
-    const int rows = TS_ROPE_USE_WHOLE && TS_ROPE_USE_ROWS && ts_rope_token_rows(&d, &p);
-    const int whole = TS_ROPE_USE_WHOLE && ts_rope_whole(&d, &p);
+    const int rows = ts_rope_token_rows(&d, &p);
+    const int whole = ts_rope_whole(&d, &p);
     const long long units = rows ? p.tokens / (TS_ROPE_STRIP >> d_shift) : p.tokens;
     unsigned blocks = 0;
     if ((s = ts_kernel_capped_grid((units + TS_ROPE_WARPS - 1) / TS_ROPE_WARPS, TS_ROPE_BLOCKS_PER_SM, &blocks)) !=
         TS_SUCCESS)
         return s;
-#if TS_ROPE_USE_WHOLE
     if (rows)
         return (d.dtype == TS_DTYPE_BF16 ? ts_rope_bf16_whole_rows_launch : ts_rope_fp16_whole_rows_launch)(&p, blocks,
                                                                                                           stream);
     if (whole)
         return (d.dtype == TS_DTYPE_BF16 ? ts_rope_bf16_whole_launch : ts_rope_fp16_whole_launch)(&p, blocks, stream);
-#else
-    (void)rows;
-    (void)whole;
-#endif
     switch (d.dtype) {
     case TS_DTYPE_BF16: return ts_rope_bf16_launch(&p, blocks, stream);
     case TS_DTYPE_FP16: return ts_rope_fp16_launch(&p, blocks, stream);

@@ -1,18 +1,18 @@
-/* One row-softmax kernel for rows shorter than a slice, several to a warp, or of one to two slices,
- * one a warp (kernels/common/rowwise_rows.h), for the input dtype TS_ROWWISE_DTYPE (also the output's)
- * and rows of TS_ROWWISE_ROWS_COLS columns, instantiated by softmax.c through
- * kernels/common/rowwise_rows_instances.h (ts_softmax_*_rows256, _rows512, ..., _rows1792). As
- * softmax_variant.h, with each row's maximum and sum reduced apart (ts_wv_row_max,
- * ts_wv_row_sums) and the causal mask applied row by row. The launcher has checked that x and out
- * and their rows are 16-byte aligned; the scale and the mask are run-time choices.
+/* The row-softmax rows variant: rows shorter than a slice, several to a warp, or of one to two
+ * slices, one a warp (templates/rowwise_rows.h), for the input dtype TS_ROWWISE_DTYPE (also the
+ * output's) and rows of TS_ROWWISE_ROWS_COLS columns, compiled into the template's rows instances by
+ * softmax.c (ts_softmax_*_rows256, _rows512, ..., _rows1792). As softmax_variant.h, with each row's
+ * maximum and sum reduced apart (ts_wv_row_max, ts_wv_row_sums) and the causal mask applied row by
+ * row. The launcher has checked that x and out and their rows are 16-byte aligned; the scale and the
+ * mask are run-time choices.
  *   reads: TS_ROWWISE_ROWS_NAME (the kernel; its launcher is TS_ROWWISE_ROWS_NAME##_launch),
  *          TS_ROWWISE_DTYPE, TS_ROWWISE_ROWS_COLS (the columns), TS_ROWWISE_ROWS_MIN_BLOCKS (blocks
- *          per SM) */
+ *          an SM) */
 #define TS_SOFTMAX_ROWS_PER_STRIP TS_ROWWISE_ROWS_PER_STRIP(TS_ROWWISE_ROWS_COLS)
 #define TS_SOFTMAX_ROWS_E (TS_SOFTMAX_ROWS_PER_STRIP * TS_ROWWISE_ROWS_COLS)
 #define TS_SOFTMAX_ROWS_STRIP TS_CAT(TS_ROWWISE_ROWS_NAME, _strip)
 
-/* The strip's form (kernels/common/rowwise_rows.h): wide rows, a maximum and sum a chunk of a lane,
+/* The strip's form (templates/rowwise_rows.h): wide rows, a maximum and sum a chunk of a lane,
  * or quad rows, one a quad. */
 #define TS_SOFTMAX_ROWS_LAYOUT TS_ROWWISE_ROWS_LAYOUT(TS_ROWWISE_DTYPE, TS_ROWWISE_ROWS_COLS)
 #define TS_SOFTMAX_ROWS_MODE TS_ROWWISE_ROWS_MODE(TS_ROWWISE_ROWS_COLS)

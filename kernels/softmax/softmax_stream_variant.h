@@ -1,17 +1,18 @@
 /* The row softmax for rows longer than a block holds in registers (softmax.c: past
- * TS_ROWWISE_BACKEND_MAX_COLS, or TS_SOFTMAX_STREAM_MIN_COLS; the vocabulary-sized rows of a language
- * model's logits), instantiated twice per input dtype (staged and not, below) through
- * softmax_stream_instances.h; scale, the causal mask and the output dtype are run-time choices, as in
- * the general instance (softmax_variant.h).
+ * TS_ROWWISE_BACKEND_MAX_COLS, the vocabulary-sized rows of a language model's logits; any row where
+ * the stream limits say so, softmax_stream.h), instantiated twice per input dtype (staged and not)
+ * through softmax_stream_instances.h; scale, the causal mask and the output dtype are run-time
+ * choices, as in the general instance (softmax_variant.h).
  *
  * A block takes a row at a time and goes over it twice, a TS_ROWWISE_E-element strip a warp at a
  * time. The first pass keeps, in each lane, the running maximum m of its elements and the sum of
- * exp2((x - m) * scale * log2 e), the sum rescaled whenever m grows (the online softmax), with no
- * exchange between lanes until the row's end; then the lanes' and the warps' pairs are combined into
- * the row's. The second pass scales each strip and stores it. The strips cover the row's body, from
- * its first 16-byte boundary, so that a row of any length and stride is read and written in 16-byte
- * accesses; the few elements outside it (the edge: a head of up to 7 and, staged, a tail) are the
- * first warp's, an element a lane.
+ * exp2((x - m) * scale * log2 e), the sum rescaled whenever m grows (the online softmax,
+ * ops/warp_stream.h), with no exchange between lanes until the row's end; then the lanes' and the
+ * warps' pairs are combined into the row's. The second pass scales each strip and stores it. The
+ * strips cover the row's body, from its first 16-byte boundary, so that a row of any length and
+ * stride is read and written in 16-byte accesses; the few elements outside it (the edge: a head of up
+ * to 7 and, staged, a tail) are the first warp's, an element a lane (ts_stream_edge_online,
+ * ts_stream_edge_store_softmax).
  *
  * Staged (TS_SOFTMAX_STREAM_STAGED 1), the block copies the row's body into shared memory with one
  * asynchronous bulk copy (ts_copy_async_g2s), whose bytes are all in flight at once without a
@@ -24,12 +25,12 @@
  * over each warp's strips in the opposite order (the last read first), to find them in the L2: rows of
  * any length, few in flight (two blocks an SM, a row each).
  *   reads: TS_SOFTMAX_STREAM_NAME (the kernel), TS_SOFTMAX_STREAM_DTYPE (the input dtype),
- *          TS_SOFTMAX_STREAM_STAGED, TS_SOFTMAX_STREAM_EXP2 (the 2^x of a strip),
- *          TS_SOFTMAX_STREAM_BOUND_WARPS and _BLOCKS (the most warps a block has, the blocks an SM it
+ *          TS_SOFTMAX_STREAM_STAGED, TS_SOFTMAX_STREAM_BOUND_WARPS and _BLOCKS (the most warps a block has, the blocks an SM it
  *          is built for). */
 TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_BOUND_WARPS, TS_SOFTMAX_STREAM_BOUND_BLOCKS,
                    ts_softmax_params, p) {
-    const int nw = ts_num_warps(), w = ts_warp_id(), lane = ts_lane_id();
+    const int nw = ts_num_warps(), w = ts_warp_id();
+    const ts_stream_lane lane = ts_stream_lane_get();
     const int bytes = TS_DTYPE_BYTES(TS_SOFTMAX_STREAM_DTYPE), out_bytes = TS_DTYPE_BYTES(p->out_dtype);
     const int step = nw * TS_ROWWISE_E, first = w * TS_ROWWISE_E; /* the warp's strips: first + i * step */
     const float k = p->scale_log2;
@@ -72,15 +73,7 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_BOUND_WARPS, TS_SOF
         }
         /* The lane's running maximum and sum; strips wholly masked are not read. */
         float m = -INFINITY, s = 0.0f;
-        if (w == 0)
-            for (int j = lane; j < edge; j += TS_WARP_LANES) {
-                const int col = j < head ? j : body + j;
-                if (col >= live) continue;
-                const float v = ts_wv_get(x, TS_SOFTMAX_STREAM_DTYPE, col), grown = fmaxf(m, v);
-                if (grown == -INFINITY) continue;
-                s = s * exp2f((m - grown) * k) + exp2f((v - grown) * k);
-                m = grown;
-            }
+        if (w == 0) ts_stream_edge_online(lane, m, s, x, TS_SOFTMAX_STREAM_DTYPE, head, body, edge, live, k);
         /* The body's columns before the mask (or its end: staged whole, the tail past it is edge): the
          * warp's strips in x first (while the copy lands), then those in the stage. */
         const int live_body = live - head < body ? live - head : body;
@@ -98,14 +91,7 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_BOUND_WARPS, TS_SOF
             ts_wv_load(&h, c0 < staged ? stage + c0 * bytes : xb + (size_t)c0 * bytes, TS_SOFTMAX_STREAM_DTYPE,
                        body - c0);
             if (live_body - c0 < TS_ROWWISE_E) ts_wv_fill_from(&h, live_body - c0, -INFINITY);
-            const float grown = fmaxf(m, ts_wv_lane_max(&h));
-            if (grown != -INFINITY) { /* nothing but -inf yet: the sum stays 0 */
-                ts_wv_sub_scalar(&h, &h, grown);
-                ts_wv_mul_scalar(&h, &h, k);
-                TS_SOFTMAX_STREAM_EXP2(&h, &h);
-                s = s * exp2f((m - grown) * k) + ts_wv_lane_sum(&h); /* m = -inf: s is 0, times 0 */
-                m = grown;
-            }
+            ts_stream_strip_online(m, s, &h, k);
             c0 += step;
         }
         float row_max = ts_group_max(ts_wv_warp_combine(m, 2), slots, w, nw, &parity);
@@ -113,11 +99,8 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_BOUND_WARPS, TS_SOF
         const float sum = ts_group_sum(ts_wv_warp_combine(s * exp2f((m - row_max) * k), 0), slots, w, nw, &parity);
         const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
         if (w == 0)
-            for (int j = lane; j < edge; j += TS_WARP_LANES) {
-                const int col = j < head ? j : body + j;
-                const float v = ts_wv_get(x, TS_SOFTMAX_STREAM_DTYPE, col);
-                ts_wv_set(y, p->out_dtype, col, col < live ? exp2f((v - row_max) * k) * inv : 0.0f);
-            }
+            ts_stream_edge_store_softmax(lane, y, p->out_dtype, x, TS_SOFTMAX_STREAM_DTYPE, head, body, edge, live,
+                                         row_max, k, inv);
         if (first >= body) continue;
         unsigned char *dst = y + head * out_bytes;
         for (int c0 = first + (body - 1 - first) / step * step; c0 >= first; c0 -= step) {
@@ -127,7 +110,7 @@ TS_KERNEL_RESIDENT(TS_SOFTMAX_STREAM_NAME, TS_SOFTMAX_STREAM_BOUND_WARPS, TS_SOF
                 if (live_body - c0 < TS_ROWWISE_E) ts_wv_fill_from(&h, live_body - c0, -INFINITY);
                 ts_wv_sub_scalar(&h, &h, row_max);
                 ts_wv_mul_scalar(&h, &h, k);
-                TS_SOFTMAX_STREAM_EXP2(&h, &h);
+                ts_wv_exp2_approx(&h, &h);
                 ts_wv_mul_scalar(&h, &h, inv);
             } else {
                 ts_wv_fill(&h, 0.0f);

@@ -1,16 +1,12 @@
-/* One row-softmax kernel for the input dtype TS_ROWWISE_DTYPE, instantiated by softmax.c three
- * times per dtype through kernels/common/rowwise_instances.h; scale, the causal mask and the
- * output dtype are run-time choices.
+/* The row-softmax slice variant for the input dtype TS_ROWWISE_DTYPE, compiled into the row-wise
+ * template's instances (templates/rowwise_instances.h, read there for the settings) by softmax.c;
+ * scale, the causal mask and the output dtype are run-time choices (the one-pass instances,
+ * TS_ROWWISE_SHORT, store the input's dtype).
  *
- * As the norms (kernels/norm/norm_variant.h): a warp holds a TS_ROWWISE_SLICE_E-element slice of a row in
- * registers, read once with 16-byte loads; masked and padding elements become -inf, the row
+ * As the norms (kernels/norm/norm_variant.h): a warp holds a TS_ROWWISE_SLICE_E-element slice of a
+ * row in registers, read once with 16-byte loads; masked and padding elements become -inf, the row
  * maximum and then the sum of exp2((x - max) * scale * log2 e) are reduced across the warp (and
- * across the row's warps through shared memory), and the slice is scaled and stored.
- *   reads: TS_ROWWISE_NAME (the kernel; its launcher is TS_ROWWISE_NAME##_launch), TS_ROWWISE_DTYPE,
- *          TS_ROWWISE_BLOCK_WARPS_MAX (block size limit), TS_ROWWISE_MIN_BLOCKS (blocks per SM),
- *          TS_ROWWISE_SHORT: the short instance takes one pass (a row group a block, no loop) and
- *          the input dtype for the output (softmax.c, kernels/common/rowwise.h); TS_ROWWISE_WHOLE:
- *          the whole instance, the short one for whole, aligned slices (rowwise_instances.h). */
+ * across the row's warps through shared memory), and the slice is scaled and stored. */
 TS_KERNEL_RESIDENT(TS_ROWWISE_NAME, TS_ROWWISE_BLOCK_WARPS_MAX, TS_ROWWISE_MIN_BLOCKS, ts_softmax_params, p) {
     TS_ROWWISE_BLOCK_LAYOUT(p->warps_per_row);
     const int out_dtype = TS_ROWWISE_SHORT ? TS_ROWWISE_DTYPE : p->out_dtype;

@@ -1,36 +1,30 @@
-/* The rows instances of a row-wise family for one dtype (kernels/common/rowwise_rows.h), and the
- * lookup of their launchers by row length: 16-bit rows of 256, 512, 768, 1280, 1536 and 1792 columns
- * and fp32 rows of 256 and 512 (the latter where TS_ROWWISE_ROWS_F32_512), each where it is whole chunks of
- * every lane (rowwise_plan.h: ts_rowwise_row_chunks; 512 and 1536 alone on HIP's 64-lane warps), and
- * where the family takes them (TS_ROWWISE_ROWS_QUAD_ROWS) 16-bit rows of whole quad rows.
- * Each is the family's rows variant included once, named TS_ROWWISE_ROWS_PREFIX##COLS; the lookup is
- * TS_ROWWISE_ROWS_PREFIX##_launcher(cols), NULL for a length with no instance, so that a family's
- * launcher takes exactly the instances built here. Included after defining:
- *   TS_ROWWISE_ROWS_VARIANT       the family's rows variant header, as a quoted path
+/* The rows instances of a row-wise family's rows variant for one input dtype
+ * (templates/rowwise_rows.h), and the lookup of their launchers by row length: 16-bit rows of 256,
+ * 512, 768, 1280, 1536 and 1792 columns and fp32 rows of 256 and 512, each where it is whole chunks
+ * of every lane (rowwise_plan.h: ts_rowwise_row_chunks; 512 and 1536 alone on CDNA's 64-lane warps),
+ * and where the family's variant takes them (TS_ROWWISE_ROWS_QUAD_ROWS) 16-bit rows of whole quad
+ * rows (ts_rowwise_row_quads: 384, 640, 896 on CUDA, 256 and 768 on CDNA). Each is the rows variant
+ * compiled once, named TS_ROWWISE_ROWS_PREFIX##COLS; the lookup TS_ROWWISE_ROWS_PREFIX##_launcher(cols)
+ * returns NULL for a length with no instance, so that the dispatch takes exactly the instances built
+ * here. Included once per dtype (templates/rowwise_family.h does it for a family) after defining:
+ *   TS_ROWWISE_ROWS_VARIANT       the rows variant header, as a quoted path
  *   TS_ROWWISE_ROWS_PREFIX        the kernels' name before the columns
- *   TS_ROWWISE_ROWS_PARAMS        the family's params type (the launchers' argument)
  *   TS_ROWWISE_DTYPE              the input dtype (TS_DTYPE_...)
  *   TS_ROWWISE_ROWS_16BIT         1 for a 16-bit dtype
- *   TS_ROWWISE_ROWS_QUAD_ROWS     1 where the family's variant takes 16-bit rows of quad rows
- *                                 (rowwise_plan.h: ts_rowwise_row_quads; 384, 640, 896 on CUDA, 256
- *                                 and 768 on HIP), and then TS_ROWWISE_ROWS_QUAD_BLOCKS, blocks per SM
- *                                 of rows of 384, 640 and 896
- *   TS_ROWWISE_ROWS_BLOCKS        blocks per SM of rows of 256 columns, and of 512 of a 16-bit dtype
- *   TS_ROWWISE_ROWS_F32_512_BLOCKS  with an fp32 dtype, of rows of 512 (TS_ROWWISE_ROWS_F32_512)
- *   TS_ROWWISE_ROWS768_BLOCKS     blocks per SM of rows of 768 (six chunks a lane of each vector)
- *                                 and TS_ROWWISE_ROWS1536_BLOCKS of rows of 1536 (the same chunks,
- *                                 one row: a strip of weight and bias each with no repeats);
- *                                 TS_ROWWISE_ROWS1280_BLOCKS / 1792_BLOCKS of rows of 1280 / 1792
- *                                 (five / seven chunks a lane, one row; whole chunks on CUDA only)
+ *   TS_ROWWISE_ROWS_QUAD_ROWS     1 where the variant takes quad rows, and then
+ *                                 TS_ROWWISE_ROWS_QUAD_BLOCKS, blocks an SM of rows of 384, 640, 896
+ *   TS_ROWWISE_ROWS256_BLOCKS, TS_ROWWISE_ROWS512_BLOCKS, TS_ROWWISE_ROWS768_BLOCKS,
+ *   TS_ROWWISE_ROWS1280_BLOCKS, TS_ROWWISE_ROWS1536_BLOCKS, TS_ROWWISE_ROWS1792_BLOCKS
+ *                                 blocks an SM of the rows of each length (those of a length the
+ *                                 dtype or backend has no instance of are not read)
  * A rows variant reads TS_ROWWISE_ROWS_NAME, TS_ROWWISE_ROWS_COLS and TS_ROWWISE_ROWS_MIN_BLOCKS,
  * which this header leaves undefined after. */
 #define TS_ROWWISE_ROWS_WHOLE_CHUNKS(cols) ((cols) % (TS_WV_CHUNK * TS_WARP_LANES) == 0)
-/* 16-bit rows of whole quad rows, where the family's variant takes them (TS_ROWWISE_ROWS_QUAD_ROWS). */
 #define TS_ROWWISE_ROWS_QUADS(cols)                                                                \
     (TS_ROWWISE_ROWS_QUAD_ROWS && TS_ROWWISE_ROWS_16BIT && (cols) % (TS_WV_QUAD * TS_WARP_LANES) == 0)
 #define TS_ROWWISE_ROWS_HAS_256 (TS_ROWWISE_ROWS_WHOLE_CHUNKS(256) || TS_ROWWISE_ROWS_QUADS(256))
 #define TS_ROWWISE_ROWS_HAS_384 TS_ROWWISE_ROWS_QUADS(384)
-#define TS_ROWWISE_ROWS_HAS_512 (TS_ROWWISE_ROWS_16BIT || TS_ROWWISE_ROWS_F32_512)
+#define TS_ROWWISE_ROWS_HAS_512 1
 #define TS_ROWWISE_ROWS_HAS_640 TS_ROWWISE_ROWS_QUADS(640)
 #define TS_ROWWISE_ROWS_HAS_768 (TS_ROWWISE_ROWS_16BIT && (TS_ROWWISE_ROWS_WHOLE_CHUNKS(768) || TS_ROWWISE_ROWS_QUADS(768)))
 #define TS_ROWWISE_ROWS_HAS_896 TS_ROWWISE_ROWS_QUADS(896)
@@ -41,7 +35,7 @@
 #if TS_ROWWISE_ROWS_HAS_256
 #define TS_ROWWISE_ROWS_COLS 256
 #define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 256)
-#define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS_BLOCKS
+#define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS256_BLOCKS
 #include TS_ROWWISE_ROWS_VARIANT
 #undef TS_ROWWISE_ROWS_COLS
 #undef TS_ROWWISE_ROWS_NAME
@@ -59,11 +53,7 @@
 #if TS_ROWWISE_ROWS_HAS_512
 #define TS_ROWWISE_ROWS_COLS 512
 #define TS_ROWWISE_ROWS_NAME TS_CAT(TS_ROWWISE_ROWS_PREFIX, 512)
-#if TS_ROWWISE_ROWS_16BIT
-#define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS_BLOCKS
-#else
-#define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS_F32_512_BLOCKS
-#endif
+#define TS_ROWWISE_ROWS_MIN_BLOCKS TS_ROWWISE_ROWS512_BLOCKS
 #include TS_ROWWISE_ROWS_VARIANT
 #undef TS_ROWWISE_ROWS_COLS
 #undef TS_ROWWISE_ROWS_NAME
@@ -128,8 +118,7 @@
 #endif
 
 /* The launcher of the instance for rows of `cols` columns, or NULL. */
-static ts_status (*TS_CAT(TS_ROWWISE_ROWS_PREFIX, _launcher)(int cols))(const TS_ROWWISE_ROWS_PARAMS *, ts_stream) {
-    (void)cols; /* a dtype with no instance on this backend */
+static ts_rowwise_launch_fn TS_CAT(TS_ROWWISE_ROWS_PREFIX, _launcher)(int cols) {
 #if TS_ROWWISE_ROWS_HAS_256
     if (cols == 256) return TS_CAT(TS_CAT(TS_ROWWISE_ROWS_PREFIX, 256), _launch);
 #endif

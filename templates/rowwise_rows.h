@@ -7,10 +7,10 @@
  * lane lies in one row (rowwise_plan.h: ts_rowwise_row_chunks): 16-bit rows of 256, 512, 768, 1280,
  * 1536 and 1792 columns and fp32 rows of 256 and 512 on CUDA, 16-bit 512 and 1536 and fp32 512 on HIP. One-warp
  * blocks, a strip each. */
-#ifndef TESSERA_KERNELS_COMMON_ROWWISE_ROWS_H
-#define TESSERA_KERNELS_COMMON_ROWWISE_ROWS_H
+#ifndef TESSERA_TEMPLATES_ROWWISE_ROWS_H
+#define TESSERA_TEMPLATES_ROWWISE_ROWS_H
 
-#include "kernels/common/rowwise.h"
+#include "templates/rowwise.h"
 
 /* Rows a strip holds: at least a slice's elements, and whole chunks of every lane (rows of quad rows,
  * rowwise_plan.h: ts_rowwise_row_quads, an odd number of them a row, take an even number of rows). */
@@ -21,7 +21,7 @@
 
 /* The form of a rows instance's strip of rows of `cols` columns (ops/warp_vector.h): wide rows where
  * the rows are whole chunks of every lane, else quad rows (ts_rowwise_row_quads); its row size in
- * those units; its layout (quad rows: split; wide rows: kernels/common/rowwise.h's choice for whole
+ * those units; its layout (quad rows: split; wide rows: templates/rowwise.h's choice for whole
  * strips); and the per-row values a lane holds, one a chunk or one a quad, of a strip of `chunks`
  * chunks a lane. Compile-time constants, which each family's rows variant reads. */
 #define TS_ROWWISE_ROWS_ARE_QUADS(cols) ((cols) % (TS_WV_CHUNK * TS_WARP_LANES) != 0)
@@ -46,8 +46,9 @@
         const int whole = left >= per_strip;                                                       \
         for (long long r = 0; r < (whole ? 1 : left); ++r) strip(p, first + r, whole);             \
     }                                                                                              \
-    static ts_status TS_CAT(name, _launch)(const params_type *params, ts_stream stream) {          \
-        const params_type p = *params;                                                             \
+    static ts_status TS_CAT(name, _launch)(const void *params, const ts_rowwise_plan *plan, ts_stream stream) { \
+        const params_type p = *(const params_type *)params;                                        \
+        (void)plan; /* a strip a one-warp block */                                                 \
         const long long per_strip = (per_strip_rows);                                              \
         return TS_LAUNCH(name, ts_grid_1d((unsigned)((p.rows + per_strip - 1) / per_strip)), 1, 0, stream, p); \
     }

@@ -1,9 +1,9 @@
-/* The backend-free part of the row-wise kernels' launch plan (kernels/common/rowwise.h): the slice
+/* The backend-free part of the row-wise kernels' launch plan (templates/rowwise.h): the slice
  * length, the plan a family's launcher reads, and the conditions of the whole instance
  * (rowwise_instances.h). Plain C with no backend header, so that the tests can check the
  * conditions on every backend. */
-#ifndef TESSERA_KERNELS_COMMON_ROWWISE_PLAN_H
-#define TESSERA_KERNELS_COMMON_ROWWISE_PLAN_H
+#ifndef TESSERA_TEMPLATES_ROWWISE_PLAN_H
+#define TESSERA_TEMPLATES_ROWWISE_PLAN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,11 +24,6 @@ typedef struct ts_rowwise_plan {
     size_t shared_bytes;
 } ts_rowwise_plan;
 
-/* 1 (default): the families take their whole instances where the plan allows; 0 never, for A/B runs. */
-#ifndef TS_ROWWISE_USE_WHOLE
-#define TS_ROWWISE_USE_WHOLE 1
-#endif
-
 /* A matrix the whole instance may take: 16-byte aligned, and so is each row (NULL: absent, no bar). */
 static inline int ts_rowwise_aligned16(const void *ptr, ts_dtype dtype, long long stride) {
     return !ptr || ((uintptr_t)ptr | (uintptr_t)(stride * ts_rowwise_dtype_bytes(dtype))) % 16u == 0;
@@ -41,17 +36,8 @@ static inline int ts_rowwise_plan_whole(long long rows, int cols, const ts_rowwi
     return plan->one_pass && cols % TS_ROWWISE_E == 0 && rows % (plan->warps / plan->warps_per_row) == 0;
 }
 
-/* 1 (default): fp32 rows of 512 columns take the rows instances too, two a strip, in the split
- * layout; 0: a row a warp, for A/B runs. Measured on the H200 in the PyTorch driver, 131072 x 512
- * (bench/results/nvidia-h200-2026-12-03-rows-1536-f32-512.txt): LayerNorm / RMSNorm + residual 4.10 /
- * 4.18 -> 4.25 / 4.25 TB/s, softmax 3.93 -> 4.28 (in the contiguous layout, before the split one, a
- * rows instance had measured 3% slower for softmax). */
-#ifndef TS_ROWWISE_ROWS_F32_512
-#define TS_ROWWISE_ROWS_F32_512 1
-#endif
-
 /* Rows the rows instances take (a strip of wide rows, ops/warp_vector.h; the norms' and softmax's
- * rows instances, kernels/common/rowwise_rows.h): rows of whole chunks of every lane (a multiple of
+ * rows instances, templates/rowwise_rows.h): rows of whole chunks of every lane (a multiple of
  * 8 elements a lane of `lanes`), so that each chunk of a lane lies in one row, and either with fewer
  * bytes than a 16-bit slice, which such a row alone in a warp would leave short of a slice's loads
  * (several a strip), or 16-bit with between one and two slices' bytes (16-bit rows of 1280, 1536 and
@@ -59,7 +45,7 @@ static inline int ts_rowwise_plan_whole(long long rows, int cols, const ts_rowwi
  * partly empty (one a strip). Returns the chunks a lane holds of such a row, else 0. */
 static inline int ts_rowwise_row_chunks(int cols, int dtype_bytes, int lanes) {
     const long long bytes = (long long)cols * dtype_bytes, slice = 2LL * TS_ROWWISE_E;
-    const int f32_512 = TS_ROWWISE_ROWS_F32_512 && dtype_bytes == 4 && bytes == slice;
+    const int f32_512 = dtype_bytes == 4 && bytes == slice;
     if (cols % (8 * lanes) != 0 || !(bytes < slice || f32_512 || (dtype_bytes == 2 && bytes > slice && bytes < 2 * slice)))
         return 0;
     return cols / (8 * lanes);
@@ -75,7 +61,7 @@ static inline int ts_rowwise_row_chunks(int cols, int dtype_bytes, int lanes) {
  * columns on CUDA, 1040 on the host; on HIP more than TS_ROWWISE_LONG_ROW_COLS, and there are none). */
 #define TS_ROWWISE_LONG_ROW_MID_COLS(lanes) (TS_ROWWISE_E + 16 * (lanes))
 
-/* 16-bit rows a family's long-row instance takes (kernels/common/rowwise_long_row.h), a row a warp:
+/* 16-bit rows a family's long-row instance takes (templates/rowwise_long_row.h), a row a warp:
  * whole chunks, longer than a slice and at most TS_ROWWISE_LONG_ROW_COLS, which the plan of a slice
  * a warp would spread over two warps, the second partly empty. */
 static inline int ts_rowwise_long_row(int cols, int dtype_bytes, int lanes) {

@@ -342,7 +342,8 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
         (d.weight && ts_check_disjoint(&lo, &lw)) || (d.bias && ts_check_disjoint(&lo, &lb)))
         return TS_ERROR_INVALID_VALUE;
     if (d.residual_out &&
-        (ts_check_disjoint_or_same(&lro, &lr, d.residual_out == d.residual && d.residual_out_stride == d.residual_stride) ||
+        (ts_check_disjoint_or_same(&lro, &lr,
+                                   d.residual_out == d.residual && d.residual_out_stride == d.residual_stride) ||
          ts_check_disjoint(&lro, &lx) || (d.weight && ts_check_disjoint(&lro, &lw)) ||
          (d.bias && ts_check_disjoint(&lro, &lb))))
         return TS_ERROR_INVALID_VALUE;

@@ -364,9 +364,10 @@ TS_EXTERN_C ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream) 
         ts_check_matrix_layout(d.out, ts_rowwise_dtype_bytes(d.out_dtype), d.rows, d.cols, d.out_stride);
     if (ts_check_disjoint_or_same(&lo, &lx, d.out == d.x && d.out_dtype == d.dtype && d.out_stride == d.x_stride))
         return TS_ERROR_INVALID_VALUE;
-    /* Any causal_rows and causal_offset: rows r < rows <= causal_rows are queries r, and offsets
-     * past the columns (nothing masked) or before the first query (everything masked) are the same
-     * as the nearest in range, which keeps the mask's arithmetic small. */
+    /* Any causal_rows and causal_offset, brought into range without changing the mask, so that its
+     * arithmetic stays small: causal_rows past the rows numbers each row as its own query, as
+     * causal_rows = rows does; an offset at or past the last column masks nothing, as cols does;
+     * one below -causal_rows masks every column, as -causal_rows - 1 does. */
     const long long causal_rows = !d.causal ? 1 : d.causal_rows < d.rows ? d.causal_rows : d.rows;
     const long long causal_offset = !d.causal                           ? 0
                                     : d.causal_offset > d.cols           ? d.cols

@@ -54,6 +54,7 @@ static inline ts_check_layout ts_check_layout_make(const void *ptr, int elem_byt
     l.dims = 0;
     l.nested = 1;
     l.run = inner * elem_bytes;
+    for (int i = 0; i < TS_CHECK_MAX_DIMS; ++i) l.extent[i] = l.stride[i] = 0;
     for (int i = 0; i < dims && i < TS_CHECK_MAX_DIMS; ++i) {
         if (extent[i] <= 1) continue;
         /* insertion by stride, descending */

@@ -196,6 +196,9 @@ static void *with_handles(void *arg) {
         atomic_fetch_add(w->frees, 1);
     else if (s != TS_ERROR_INVALID_VALUE)
         fail(w);
+    /* Every free of it before any new allocation: an allocation could be given its address again,
+     * and a late free would then free that one (a stale pointer is undefined, docs/contract.md). */
+    (void)pthread_barrier_wait(w->start);
     handles_check(w);
     return NULL;
 }

@@ -159,6 +159,19 @@ ts_status ts_plan_launch(const ts_device_props *device, const ts_kernel_resource
     return TS_SUCCESS;
 }
 
+/* Field by field: a plan's padding may hold anything. */
+static int ts_plan_equal(const ts_launch_plan *a, const ts_launch_plan *b)
+{
+    return a->blocks_per_sm == b->blocks_per_sm && a->limiter == b->limiter &&
+           a->resident_warps_per_sm == b->resident_warps_per_sm && a->occupancy == b->occupancy &&
+           a->grid_blocks == b->grid_blocks && a->blocks_per_wave == b->blocks_per_wave &&
+           a->waves == b->waves && a->last_wave_blocks == b->last_wave_blocks &&
+           a->last_wave_fill == b->last_wave_fill && a->wave_efficiency == b->wave_efficiency &&
+           a->busiest_sm_blocks == b->busiest_sm_blocks && a->sm_balance == b->sm_balance &&
+           a->predicted_efficiency == b->predicted_efficiency &&
+           a->persistent_grid == b->persistent_grid;
+}
+
 ts_status ts_plan_limiter_name(ts_plan_limiter limiter, const char **name)
 {
     if (name == NULL)
@@ -238,8 +251,11 @@ ts_status ts_plan_explain(const ts_device_props *device, const ts_kernel_resourc
     st = ts_plan_limiter_name(plan->limiter, &limiter_name);
     if (st != TS_SUCCESS)
         return st;
-    if (plan->grid_blocks <= 0 || plan->blocks_per_sm <= 0 || plan->blocks_per_wave <= 0 ||
-        plan->waves <= 0 || plan->busiest_sm_blocks <= 0)
+    /* The explanation's arithmetic holds for the plans ts_plan_launch makes; any other (a plan of
+     * another device or kernel, or edited) is refused rather than explained wrongly. */
+    ts_launch_plan expected;
+    if (plan->grid_blocks <= 0 || ts_plan_launch(device, kernel, plan->grid_blocks, &expected) != TS_SUCCESS ||
+        !ts_plan_equal(plan, &expected))
         return TS_ERROR_INVALID_VALUE;
 
     ts_plan_text t = {buffer, buffer_size, 0};

@@ -16,7 +16,8 @@ ts_status ts_cuda_map_error(cudaError_t err) {
     case cudaErrorNoDevice:
     case cudaErrorInsufficientDriver: return TS_ERROR_NO_DEVICE;
     case cudaErrorNotReady: return TS_ERROR_NOT_READY;
-    case cudaErrorInvalidValue: return TS_ERROR_INVALID_VALUE;
+    case cudaErrorInvalidValue:
+    case cudaErrorInvalidDevicePointer:
     case cudaErrorInvalidResourceHandle: return TS_ERROR_INVALID_VALUE;
     case cudaErrorInvalidConfiguration:
     case cudaErrorLaunchOutOfResources: return TS_ERROR_RESOURCES;
@@ -96,6 +97,14 @@ ts_status ts_backend_malloc(void **ptr, size_t bytes) {
     return ts_cuda_map_error(err);
 }
 
+/* A failed call (a free of a pointer cudaMalloc did not return, a destroyed handle) also leaves its
+ * error as the thread's last error; reading it clears it, so that the next launch's check does
+ * not report it as its own. */
+static ts_status ts_cuda_check(cudaError_t err) {
+    if (err != cudaSuccess) (void)cudaGetLastError();
+    return ts_cuda_map_error(err);
+}
+
 #define TS_GPU(name) cuda##name
-#define TS_GPU_CHECK(err) ts_cuda_map_error(err)
+#define TS_GPU_CHECK(err) ts_cuda_check(err)
 #include "backends/gpu_runtime_common.h"

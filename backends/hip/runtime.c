@@ -37,6 +37,7 @@ static ts_status ts_hip_map_error(hipError_t err) {
     case hipErrorInsufficientDriver: return TS_ERROR_NO_DEVICE;
     case hipErrorNotReady: return TS_ERROR_NOT_READY;
     case hipErrorInvalidValue:
+    case hipErrorInvalidDevicePointer:
     case hipErrorInvalidHandle: return TS_ERROR_INVALID_VALUE;
     case hipErrorInvalidConfiguration:
     case hipErrorLaunchOutOfResources: return TS_ERROR_RESOURCES;

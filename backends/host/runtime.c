@@ -5,7 +5,8 @@
  * condition variable that every barrier of the block waits on. A wait that outlasts the deadlock
  * timeout fails the block: its warps leave their threads at the next barrier and the launch
  * returns TS_ERROR_DEADLOCK, so that a broken synchronization protocol ends a test instead of
- * hanging it. Nothing here prints, exits or aborts. */
+ * hanging it. A registry of live allocations, streams and events refuses a handle freed twice or
+ * never handed out. Nothing here prints, exits or aborts. */
 #include "backends/host/runtime_host.h"
 #include "backends/runtime.h"
 
@@ -373,6 +374,108 @@ void ts_host_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_tbar 
     ts_host_tbar_complete_bytes(bar, bytes);
 }
 
+/* ---- the handle registry ------------------------------------------------------------------ */
+
+/* The allocations, streams and events this runtime has handed out and not yet taken back, so that
+ * a pointer or handle it does not know (freed or destroyed already, an interior pointer, another
+ * allocator's) is refused with TS_ERROR_INVALID_VALUE instead of corrupting the heap. An
+ * open-addressing hash set of addresses under one mutex: a look-up is a hash and a probe or two.
+ * Slots hold the address and its kind; 0 is an empty slot and 1 a removed one (no handle has
+ * either address). The table doubles at half full, dropping removed slots. */
+enum { TS_HOST_HANDLE_MEMORY = 1, TS_HOST_HANDLE_STREAM = 2, TS_HOST_HANDLE_EVENT = 3 };
+#define TS_HOST_HANDLE_EMPTY ((uintptr_t)0)
+#define TS_HOST_HANDLE_REMOVED ((uintptr_t)1)
+
+typedef struct ts_host_handle_slot {
+    uintptr_t address;
+    int kind;
+} ts_host_handle_slot;
+
+static pthread_mutex_t ts_host_handles_mutex = PTHREAD_MUTEX_INITIALIZER;
+static ts_host_handle_slot *ts_host_handles;
+static size_t ts_host_handles_capacity; /* a power of two, or 0 before the first handle */
+static size_t ts_host_handles_taken;    /* live and removed slots */
+
+static size_t ts_host_handle_hash(uintptr_t address, size_t capacity) {
+    uint64_t z = (uint64_t)address * 0x9e3779b97f4a7c15ULL;
+    return (size_t)(z ^ (z >> 29)) & (capacity - 1);
+}
+
+/* The slot of address, or of the empty slot where it would go; the table is never full. */
+static ts_host_handle_slot *ts_host_handle_find(uintptr_t address) {
+    size_t i = ts_host_handle_hash(address, ts_host_handles_capacity);
+    ts_host_handle_slot *first_removed = NULL;
+    for (;;) {
+        ts_host_handle_slot *slot = &ts_host_handles[i];
+        if (slot->address == address) return slot;
+        if (slot->address == TS_HOST_HANDLE_EMPTY) return first_removed ? first_removed : slot;
+        if (slot->address == TS_HOST_HANDLE_REMOVED && !first_removed) first_removed = slot;
+        i = (i + 1) & (ts_host_handles_capacity - 1);
+    }
+}
+
+static int ts_host_handle_grow_locked(void) {
+    size_t capacity = ts_host_handles_capacity ? 2 * ts_host_handles_capacity : 64;
+    ts_host_handle_slot *old = ts_host_handles, *table = (ts_host_handle_slot *)calloc(capacity, sizeof *table);
+    if (!table) return 0;
+    size_t old_capacity = ts_host_handles_capacity, live = 0;
+    ts_host_handles = table;
+    ts_host_handles_capacity = capacity;
+    for (size_t i = 0; i < old_capacity; ++i)
+        if (old[i].address > TS_HOST_HANDLE_REMOVED) {
+            *ts_host_handle_find(old[i].address) = old[i];
+            ++live;
+        }
+    ts_host_handles_taken = live;
+    free(old);
+    return 1;
+}
+
+static ts_status ts_host_handle_add(const void *handle, int kind) {
+    const uintptr_t address = (uintptr_t)handle;
+    ts_status status = TS_SUCCESS;
+    (void)pthread_mutex_lock(&ts_host_handles_mutex);
+    if (2 * (ts_host_handles_taken + 1) > ts_host_handles_capacity && !ts_host_handle_grow_locked()) {
+        status = TS_ERROR_OUT_OF_MEMORY;
+    } else {
+        ts_host_handle_slot *slot = ts_host_handle_find(address);
+        if (slot->address == TS_HOST_HANDLE_EMPTY) ++ts_host_handles_taken;
+        slot->address = address;
+        slot->kind = kind;
+    }
+    (void)pthread_mutex_unlock(&ts_host_handles_mutex);
+    return status;
+}
+
+/* Whether handle is live with that kind; the caller holds the mutex. */
+static int ts_host_handle_live_locked(const void *handle, int kind) {
+    const uintptr_t address = (uintptr_t)handle;
+    if (ts_host_handles_capacity == 0 || address <= TS_HOST_HANDLE_REMOVED) return 0;
+    const ts_host_handle_slot *slot = ts_host_handle_find(address);
+    return slot->address == address && slot->kind == kind;
+}
+
+/* Takes a live handle out; TS_ERROR_INVALID_VALUE if it is not one of that kind. */
+static ts_status ts_host_handle_remove(const void *handle, int kind) {
+    ts_status status = TS_ERROR_INVALID_VALUE;
+    (void)pthread_mutex_lock(&ts_host_handles_mutex);
+    if (ts_host_handle_live_locked(handle, kind)) {
+        ts_host_handle_find((uintptr_t)handle)->address = TS_HOST_HANDLE_REMOVED;
+        status = TS_SUCCESS;
+    }
+    (void)pthread_mutex_unlock(&ts_host_handles_mutex);
+    return status;
+}
+
+/* NULL (the default stream) or a live stream. */
+static ts_status ts_host_stream_check(ts_stream stream) {
+    if (!stream) return TS_SUCCESS;
+    (void)pthread_mutex_lock(&ts_host_handles_mutex);
+    const int live = ts_host_handle_live_locked(stream, TS_HOST_HANDLE_STREAM);
+    (void)pthread_mutex_unlock(&ts_host_handles_mutex);
+    return live ? TS_SUCCESS : TS_ERROR_INVALID_VALUE;
+}
+
 /* ---- the launch engine --------------------------------------------------------------------- */
 
 /* One launch: what every block needs, and the queue of blocks in shuffled order. */
@@ -529,8 +632,10 @@ static void ts_host_shuffle(uint32_t *order, uint32_t n, unsigned long long seed
 ts_status ts_host_launch(ts_host_kernel_fn kernel, ts_grid grid, int warps, int max_warps,
                          size_t shared_bytes, ts_stream stream, const void *params,
                          size_t params_size) {
-    (void)stream; /* work is synchronous: every stream is already in order */
+    /* Work is synchronous, so every stream is already in order; the stream is only checked. */
     if (!kernel || (!params && params_size > 0)) return TS_ERROR_NULL_POINTER;
+    const ts_status stream_status = ts_host_stream_check(stream);
+    if (stream_status != TS_SUCCESS) return stream_status;
     if (warps < 1 || warps > max_warps || warps > TS_HOST_MAX_WARPS) return TS_ERROR_RESOURCES;
     if (grid.x < 1 || grid.y < 1 || grid.z < 1) return TS_ERROR_INVALID_SIZE;
     /* The GPU's grid limits, so that a launch refused there is refused here too. */
@@ -664,73 +769,115 @@ ts_status ts_backend_malloc(void **ptr, size_t bytes) {
     if (bytes == 0) return TS_ERROR_INVALID_SIZE;
     if (bytes > SIZE_MAX - 255) return TS_ERROR_OUT_OF_MEMORY;
     /* aligned_alloc wants a multiple of the alignment; 256 matches what GPU allocators give. */
-    *ptr = aligned_alloc(256, ts_host_round_up(bytes, 256));
-    return *ptr ? TS_SUCCESS : TS_ERROR_OUT_OF_MEMORY;
+    void *p = aligned_alloc(256, ts_host_round_up(bytes, 256));
+    if (!p) return TS_ERROR_OUT_OF_MEMORY;
+    const ts_status status = ts_host_handle_add(p, TS_HOST_HANDLE_MEMORY);
+    if (status != TS_SUCCESS) {
+        free(p);
+        return status;
+    }
+    *ptr = p;
+    return TS_SUCCESS;
 }
 
+/* Only what ts_backend_malloc returned and was not freed since: not a pointer into it, not twice. */
 ts_status ts_backend_free(void *ptr) {
-    free(ptr);
-    return TS_SUCCESS;
+    const ts_status status = ts_host_handle_remove(ptr, TS_HOST_HANDLE_MEMORY);
+    if (status == TS_SUCCESS) free(ptr);
+    return status;
 }
 
 ts_status ts_backend_memcpy(void *dst, const void *src, size_t bytes, ts_memcpy_kind kind,
                             ts_stream stream, int async) {
     (void)kind; /* host and "device" memory are the same memory */
-    (void)stream;
     (void)async;
+    const ts_status status = ts_host_stream_check(stream);
+    if (status != TS_SUCCESS) return status;
     if (bytes > 0) memcpy(dst, src, bytes);
     return TS_SUCCESS;
 }
 
 ts_status ts_backend_memset(void *dst, int value, size_t bytes, ts_stream stream, int async) {
-    (void)stream;
     (void)async;
+    const ts_status status = ts_host_stream_check(stream);
+    if (status != TS_SUCCESS) return status;
     if (bytes > 0) memset(dst, value, bytes);
     return TS_SUCCESS;
 }
 
 ts_status ts_backend_stream_create(ts_stream *stream) {
-    *stream = (ts_stream)calloc(1, sizeof(struct ts_stream_opaque));
-    return *stream ? TS_SUCCESS : TS_ERROR_OUT_OF_MEMORY;
+    ts_stream s = (ts_stream)calloc(1, sizeof(struct ts_stream_opaque));
+    if (!s) return TS_ERROR_OUT_OF_MEMORY;
+    const ts_status status = ts_host_handle_add(s, TS_HOST_HANDLE_STREAM);
+    if (status != TS_SUCCESS) {
+        free(s);
+        return status;
+    }
+    *stream = s;
+    return TS_SUCCESS;
 }
 
 ts_status ts_backend_stream_destroy(ts_stream stream) {
-    free(stream);
-    return TS_SUCCESS;
+    const ts_status status = ts_host_handle_remove(stream, TS_HOST_HANDLE_STREAM);
+    if (status == TS_SUCCESS) free(stream);
+    return status;
 }
 
-ts_status ts_backend_stream_synchronize(ts_stream stream) {
-    (void)stream;
-    return TS_SUCCESS;
-}
+ts_status ts_backend_stream_synchronize(ts_stream stream) { return ts_host_stream_check(stream); }
 
 ts_status ts_backend_event_create(ts_event *event) {
-    *event = (ts_event)calloc(1, sizeof(struct ts_event_opaque));
-    return *event ? TS_SUCCESS : TS_ERROR_OUT_OF_MEMORY;
+    ts_event e = (ts_event)calloc(1, sizeof(struct ts_event_opaque));
+    if (!e) return TS_ERROR_OUT_OF_MEMORY;
+    const ts_status status = ts_host_handle_add(e, TS_HOST_HANDLE_EVENT);
+    if (status != TS_SUCCESS) {
+        free(e);
+        return status;
+    }
+    *event = e;
+    return TS_SUCCESS;
 }
 
 ts_status ts_backend_event_destroy(ts_event event) {
-    free(event);
-    return TS_SUCCESS;
+    const ts_status status = ts_host_handle_remove(event, TS_HOST_HANDLE_EVENT);
+    if (status == TS_SUCCESS) free(event);
+    return status;
 }
 
+/* An event is read and written under the registry's mutex, so that a record racing a destroy on
+ * another thread finds it either live or gone. */
 ts_status ts_backend_event_record(ts_event event, ts_stream stream) {
-    (void)stream;
-    if (clock_gettime(CLOCK_MONOTONIC, &event->when) != 0) return TS_ERROR_RUNTIME;
-    event->recorded = 1;
-    return TS_SUCCESS;
+    struct timespec now;
+    if (clock_gettime(CLOCK_MONOTONIC, &now) != 0) return TS_ERROR_RUNTIME;
+    ts_status status = TS_ERROR_INVALID_VALUE;
+    (void)pthread_mutex_lock(&ts_host_handles_mutex);
+    if (ts_host_handle_live_locked(event, TS_HOST_HANDLE_EVENT) &&
+        (!stream || ts_host_handle_live_locked(stream, TS_HOST_HANDLE_STREAM))) {
+        event->when = now;
+        event->recorded = 1;
+        status = TS_SUCCESS;
+    }
+    (void)pthread_mutex_unlock(&ts_host_handles_mutex);
+    return status;
 }
 
 ts_status ts_backend_event_synchronize(ts_event event) {
-    (void)event;
-    return TS_SUCCESS;
+    (void)pthread_mutex_lock(&ts_host_handles_mutex);
+    const int live = ts_host_handle_live_locked(event, TS_HOST_HANDLE_EVENT);
+    (void)pthread_mutex_unlock(&ts_host_handles_mutex);
+    return live ? TS_SUCCESS : TS_ERROR_INVALID_VALUE;
 }
 
 /* An event never recorded has no time, as a CUDA event gives cudaErrorInvalidResourceHandle. */
 ts_status ts_backend_event_elapsed_ms(float *ms, ts_event start, ts_event end) {
-    if (!start->recorded || !end->recorded) return TS_ERROR_INVALID_VALUE;
-    double seconds = (double)(end->when.tv_sec - start->when.tv_sec) +
-                     (double)(end->when.tv_nsec - start->when.tv_nsec) * 1e-9;
-    *ms = (float)(seconds * 1e3);
-    return TS_SUCCESS;
+    ts_status status = TS_ERROR_INVALID_VALUE;
+    (void)pthread_mutex_lock(&ts_host_handles_mutex);
+    if (ts_host_handle_live_locked(start, TS_HOST_HANDLE_EVENT) &&
+        ts_host_handle_live_locked(end, TS_HOST_HANDLE_EVENT) && start->recorded && end->recorded) {
+        double seconds = (double)(end->when.tv_sec - start->when.tv_sec) +
+                         (double)(end->when.tv_nsec - start->when.tv_nsec) * 1e-9;
+        *ms = (float)(seconds * 1e3);
+        status = TS_SUCCESS;
+    }
+    (void)pthread_mutex_unlock(&ts_host_handles_mutex);
+    return status;
 }

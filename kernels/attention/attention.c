@@ -4,6 +4,7 @@
  * (tuning.h), instantiated from attention_variant.h on the producer-consumer template. Ragged
  * sequence lengths need no special code: the key/value loads zero-fill past the sequence, the
  * scores of keys past it are masked to -inf, and rows past the queries are not stored. */
+#include "kernels/common/checks.h"
 #include "kernels/common/device_props.h"
 #include "kernels/attention/attention_common.h"
 
@@ -96,7 +97,8 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
         return TS_ERROR_INVALID_SIZE;
     if (sh.head_dim != 64 && sh.head_dim != 128) return TS_ERROR_UNSUPPORTED;
     if (sh.heads_q % sh.heads_kv != 0) return TS_ERROR_INVALID_VALUE;
-    if (!(scale > 0.0f) || !isfinite(scale)) return TS_ERROR_INVALID_VALUE;
+    /* Scores are kept in base 2, scaled by scale * log2(e), which must be finite too. */
+    if (!(scale > 0.0f) || !isfinite(scale) || !isfinite(scale * 1.4426950408889634f)) return TS_ERROR_INVALID_VALUE;
     if (causal != 0 && causal != 1) return TS_ERROR_INVALID_VALUE;
     if (lse && ((uintptr_t)lse & 3u)) return TS_ERROR_MISALIGNED;
 
@@ -111,10 +113,24 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
     /* The task order's arithmetic is 32-bit (task_order.h): 2^30 tasks of 64 query rows or more
      * would be a query tensor of at least 2^36 rows. */
     const int bm = TS_ATTN_BM_OF(sh.head_dim);
-    params->q_tiles = (sh.seq_q + bm - 1) / bm;
+    const long long q_tiles = ts_check_tiles(sh.seq_q, bm);
     params->heads = (long long)sh.batch * sh.heads_q;
+    if (params->heads * q_tiles >= (1LL << 30)) return TS_ERROR_SIZE_OVERFLOW;
+    params->q_tiles = (int)q_tiles;
     params->tasks = params->heads * params->q_tiles;
-    if (params->tasks >= (1LL << 30)) return TS_ERROR_SIZE_OVERFLOW;
+    /* O and the log-sum-exp are written while Q, K and V are read: none shares a byte with another
+     * (Q, K and V may, as views of one fused projection). */
+    const long long q_ext[3] = {sh.batch, sh.heads_q, sh.seq_q}, kv_ext[3] = {sh.batch, sh.heads_kv, sh.seq_kv};
+    const long long lse_ext[1] = {params->heads * sh.seq_q}, lse_stride[1] = {1};
+    const ts_check_layout lq = ts_check_layout_make(q, 2, 3, q_ext, q_strides, sh.head_dim);
+    const ts_check_layout lk = ts_check_layout_make(k, 2, 3, kv_ext, k_strides, sh.head_dim);
+    const ts_check_layout lv = ts_check_layout_make(v, 2, 3, kv_ext, v_strides, sh.head_dim);
+    const ts_check_layout lo = ts_check_layout_make(o, 2, 3, q_ext, o_strides, sh.head_dim);
+    const ts_check_layout ll = ts_check_layout_make(lse, 4, 1, lse_ext, lse_stride, 1);
+    if (!ts_check_apart(&lo, &lq) || !ts_check_apart(&lo, &lk) || !ts_check_apart(&lo, &lv) ||
+        (lse && (!ts_check_apart(&ll, &lq) || !ts_check_apart(&ll, &lk) || !ts_check_apart(&ll, &lv) ||
+                 !ts_check_apart(&ll, &lo))))
+        return TS_ERROR_INVALID_VALUE;
     if ((s = ts_async_desc_make(&params->q, &gq, 64, sh.head_dim, dtype)) != TS_SUCCESS) return s;
     *long_keys = TS_ATTN_LONG_KERNEL && sh.head_dim == 128 && !causal && sh.seq_kv >= TS_ATTN_LONG_KEYS;
     const int bn = TS_ATTN_BN_OF(sh.head_dim, *long_keys);
@@ -129,7 +145,7 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
     params->group = sh.heads_q / sh.heads_kv;
     params->seq_q = sh.seq_q;
     params->seq_kv = sh.seq_kv;
-    params->kv_tiles = (sh.seq_kv + bn - 1) / bn;
+    params->kv_tiles = (int)ts_check_tiles(sh.seq_kv, bn);
     params->by_heads_q = ts_fast_div_make((unsigned)sh.heads_q);
     params->by_group = ts_fast_div_make((unsigned)params->group);
     return TS_SUCCESS;

@@ -1,28 +1,21 @@
 /* The current device's properties, which launchers need on every call (the SM count, the launch
- * planner's inputs): looked up once per device, since a property query costs far more than a
- * launch. Host code. */
+ * planner's inputs): looked up once per device and kept by core/device.c, thread-safe, until
+ * ts_device_set. Host code. */
 #ifndef TESSERA_KERNELS_COMMON_DEVICE_PROPS_H
 #define TESSERA_KERNELS_COMMON_DEVICE_PROPS_H
 
 #include <tessera/tessera.h>
 
-static inline ts_status ts_kernel_device_props(ts_device_props *props) {
-    static ts_device_props cached[64];
-    static int known[64];
-    int device = 0;
-    ts_status s = ts_device_get(&device);
-    if (s != TS_SUCCESS) return s;
-    if (device >= 0 && device < 64 && known[device]) {
-        *props = cached[device];
-        return TS_SUCCESS;
-    }
-    if ((s = ts_device_get_props(device, props)) != TS_SUCCESS) return s;
-    if (device >= 0 && device < 64) {
-        cached[device] = *props;
-        known[device] = 1;
-    }
-    return TS_SUCCESS;
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The cache's look-up (core/device.c): the properties of the current device. */
+ts_status ts_device_props_cached(ts_device_props *props);
+#ifdef __cplusplus
 }
+#endif
+
+static inline ts_status ts_kernel_device_props(ts_device_props *props) { return ts_device_props_cached(props); }
 
 static inline ts_status ts_kernel_sm_count(int *sms) {
     ts_device_props props;

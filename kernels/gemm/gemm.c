@@ -3,6 +3,7 @@
  * types are compile-time; gemm_variant.h is the kernel, instantiated eight times below. Tails need
  * no special code: the asynchronous loads zero-fill past the edges of A and B, and the epilogue
  * masks the edges of C. */
+#include "kernels/common/checks.h"
 #include "kernels/common/device_props.h"
 #include "kernels/gemm/gemm_common.h"
 
@@ -75,6 +76,15 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
         if ((s = ts_gemm_workspace_need(&props, &need)) != TS_SUCCESS) return s;
         if (workspace_bytes < need) return TS_ERROR_INVALID_SIZE;
     }
+    /* Overlaps, after every other check: C is written while A and B are read, so it shares no
+     * byte with either (A and B may overlap); nor do the bytes of the workspace a call uses. */
+    const ts_check_layout la = ts_check_matrix_layout(a, 2, a_rows, a_cols, lda);
+    const ts_check_layout lb = ts_check_matrix_layout(b, 2, b_rows, b_cols, ldb);
+    const ts_check_layout lc = ts_check_matrix_layout(c, c_type == TS_DTYPE_F32 ? 4 : 2, m, n, ldc);
+    const ts_check_layout lw = ts_check_matrix_layout(workspace, 1, 1, (long long)need, (long long)need);
+    if (!ts_check_apart(&lc, &la) || !ts_check_apart(&lc, &lb) ||
+        (need > 0 && (!ts_check_apart(&lw, &la) || !ts_check_apart(&lw, &lb) || !ts_check_apart(&lw, &lc))))
+        return TS_ERROR_INVALID_VALUE;
     /* Products of few rows: transposed, on the skinny kernels whose tile width holds M (split-K
      * there with a workspace). */
     int done = 0;

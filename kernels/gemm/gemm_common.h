@@ -14,6 +14,7 @@
 
 #include "backends/backend.h"
 #include "backends/cluster.h"
+#include "kernels/common/checks.h"
 #include "ops/async_prefetch.h"
 #include "ops/convert.h"
 #include "ops/fragment_groups.h"
@@ -147,16 +148,16 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
 #endif
     params->alpha = alpha;
     params->beta = beta;
-    params->k_iters = (k + TS_GEMM_BK - 1) / TS_GEMM_BK;
+    params->k_iters = (int)ts_check_tiles(k, TS_GEMM_BK);
     /* A cluster's tiles go down M, sharing B (the larger stage operand), unless M has a single
      * row of tiles, where half the blocks would have nothing to do; then across N, sharing A. The
      * scheduler counts clusters' worth of tiles; the last may reach past the matrix, where the
      * loads fill zeros and the stores write nothing. */
-    const int tiles_m = (m + TS_GEMM_BM - 1) / TS_GEMM_BM, tiles_n = (n + TS_GEMM_BN - 1) / TS_GEMM_BN;
+    const int tiles_m = (int)ts_check_tiles(m, TS_GEMM_BM), tiles_n = (int)ts_check_tiles(n, TS_GEMM_BN);
     params->cluster_n = TS_GEMM_CLUSTER > 1 && tiles_n > 1 && tiles_m < TS_GEMM_CLUSTER;
     params->sched = params->cluster_n
-                        ? ts_sched_make(tiles_m, (tiles_n + TS_GEMM_CLUSTER - 1) / TS_GEMM_CLUSTER, TS_GEMM_GROUP_M)
-                        : ts_sched_make((tiles_m + TS_GEMM_CLUSTER - 1) / TS_GEMM_CLUSTER, tiles_n, TS_GEMM_GROUP_M);
+                        ? ts_sched_make(tiles_m, (int)ts_check_tiles(tiles_n, TS_GEMM_CLUSTER), TS_GEMM_GROUP_M)
+                        : ts_sched_make((int)ts_check_tiles(tiles_m, TS_GEMM_CLUSTER), tiles_n, TS_GEMM_GROUP_M);
     /* Every unit whole, unless a caller with a workspace splits them (ts_gemm_split_k). */
     params->split = ts_split_whole(params->sched.tasks, params->k_iters);
     return TS_SUCCESS;

@@ -6,6 +6,7 @@
  * the weight and the bias held, as torch.compile's kernel orders them), and that one once more for
  * RMSNorm with a weight and no bias fixed at compile time (the RMSNorm rows' instance, the pre-norm
  * transformer's). Launch numbers: tuning.h. */
+#include "kernels/common/checks.h"
 #include "kernels/common/device_props.h"
 #include "kernels/norm/norm_common.h"
 #include "kernels/norm/tuning.h"
@@ -70,6 +71,26 @@ static ts_status ts_norm_run(const ts_norm_desc *desc, int rms, ts_stream stream
         return s;
     if (d.weight && (s = ts_rowwise_check_matrix(d.weight, d.param_dtype, 1, d.cols, d.cols)) != TS_SUCCESS) return s;
     if (d.bias && (s = ts_rowwise_check_matrix(d.bias, d.param_dtype, 1, d.cols, d.cols)) != TS_SUCCESS) return s;
+    /* The outputs share no byte with any other tensor, but out may be x and residual_out may be
+     * residual exactly (the same pointer, dtype and stride). */
+    const int xb = ts_rowwise_dtype_bytes(d.dtype), pb = ts_rowwise_dtype_bytes(d.param_dtype);
+    const ts_check_layout lx = ts_check_matrix_layout(d.x, xb, d.rows, d.cols, d.x_stride);
+    const ts_check_layout lr = ts_check_matrix_layout(d.residual, xb, d.rows, d.cols, d.residual_stride);
+    const ts_check_layout lro = ts_check_matrix_layout(d.residual_out, xb, d.rows, d.cols, d.residual_out_stride);
+    const ts_check_layout lw = ts_check_matrix_layout(d.weight, pb, 1, d.cols, d.cols);
+    const ts_check_layout lb = ts_check_matrix_layout(d.bias, pb, 1, d.cols, d.cols);
+    const ts_check_layout lo =
+        ts_check_matrix_layout(d.out, ts_rowwise_dtype_bytes(d.out_dtype), d.rows, d.cols, d.out_stride);
+    if (ts_check_disjoint_or_same(&lo, &lx, d.out == d.x && d.out_dtype == d.dtype && d.out_stride == d.x_stride) ||
+        (d.residual && ts_check_disjoint(&lo, &lr)) || (d.residual_out && ts_check_disjoint(&lo, &lro)) ||
+        (d.weight && ts_check_disjoint(&lo, &lw)) || (d.bias && ts_check_disjoint(&lo, &lb)))
+        return TS_ERROR_INVALID_VALUE;
+    if (d.residual_out &&
+        (ts_check_disjoint_or_same(&lro, &lr,
+                                   d.residual_out == d.residual && d.residual_out_stride == d.residual_stride) ||
+         ts_check_disjoint(&lro, &lx) || (d.weight && ts_check_disjoint(&lro, &lw)) ||
+         (d.bias && ts_check_disjoint(&lro, &lb))))
+        return TS_ERROR_INVALID_VALUE;
 
     ts_norm_params p;
     memset(&p, 0, sizeof p);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "kernels/common/checks.h"
 #include "kernels/common/device_props.h"
 #include "kernels/rotary/tuning.h"
 #include "ops/rotary.h"
@@ -75,6 +76,8 @@ static ts_status ts_rope_strides(const long long *given, ts_rotary_layout layout
         out[0] = given[0];
         out[1] = given[1];
         out[2] = given[2];
+    } else if (h > ((long long)1 << 58) / n / d) {
+        return TS_ERROR_SIZE_OVERFLOW; /* dense strides past the checks' range below */
     } else if (layout == TS_ROTARY_BNHD) {
         out[2] = d;
         out[1] = h * d;
@@ -153,7 +156,7 @@ TS_EXTERN_C ts_status ts_rotary(const ts_rotary_desc *desc, ts_stream stream) {
     while (d_shift <= 8 && (1 << d_shift) != d.head_dim) ++d_shift;
     if (d_shift > 8) return TS_ERROR_UNSUPPORTED;
     if (d.position_offset < 0) return TS_ERROR_INVALID_VALUE;
-    if ((long long)d.seq + d.position_offset > ((long long)1 << 24)) return TS_ERROR_SIZE_OVERFLOW;
+    if (d.position_offset > ((long long)1 << 24) - d.seq) return TS_ERROR_SIZE_OVERFLOW;
     if (d.cos_table) {
         if (d.table_rows < (long long)d.seq + d.position_offset) return TS_ERROR_INVALID_VALUE;
         if (((uintptr_t)d.cos_table | (uintptr_t)d.sin_table) & 3u) return TS_ERROR_MISALIGNED;
@@ -185,6 +188,28 @@ TS_EXTERN_C ts_status ts_rotary(const ts_rotary_desc *desc, ts_stream stream) {
         p.in[1] = d.q; /* never read: no heads */
         p.out[1] = d.q_out;
     }
+    /* An output shares no byte with another tensor of the call, but may be its input exactly. */
+    const int eb = d.dtype == TS_DTYPE_F32 ? 4 : 2;
+    const long long ext_q[3] = {d.batch, d.seq, d.heads_q}, ext_k[3] = {d.batch, d.seq, d.heads_k};
+    const long long table_ext[1] = {d.seq}, table_stride[1] = {d.head_dim / 2};
+    const long long stride_q[3] = {p.stride_b[0], p.stride_n[0], p.stride_h[0]};
+    const long long stride_k[3] = {p.stride_b[1], p.stride_n[1], p.stride_h[1]};
+    const ts_check_layout lq = ts_check_layout_make(d.q, eb, 3, ext_q, stride_q, d.head_dim);
+    const ts_check_layout lqo = ts_check_layout_make(d.q_out, eb, 3, ext_q, stride_q, d.head_dim);
+    const ts_check_layout lk = ts_check_layout_make(d.k, eb, 3, ext_k, stride_k, d.head_dim);
+    const ts_check_layout lko = ts_check_layout_make(d.k_out, eb, 3, ext_k, stride_k, d.head_dim);
+    /* The table rows of positions offset .. offset + seq - 1. */
+    const long long table_row0 = d.position_offset * (d.head_dim / 2);
+    const ts_check_layout lc = ts_check_layout_make(d.cos_table ? d.cos_table + table_row0 : NULL, 4, 1, table_ext,
+                                                    table_stride, d.head_dim / 2);
+    const ts_check_layout ls = ts_check_layout_make(d.sin_table ? d.sin_table + table_row0 : NULL, 4, 1, table_ext,
+                                                    table_stride, d.head_dim / 2);
+    if (ts_check_disjoint_or_same(&lqo, &lq, d.q_out == d.q) ||
+        (d.heads_k > 0 && (ts_check_disjoint(&lqo, &lk) || ts_check_disjoint(&lqo, &lko) ||
+                           ts_check_disjoint_or_same(&lko, &lk, d.k_out == d.k) || ts_check_disjoint(&lko, &lq))) ||
+        (d.cos_table && (ts_check_disjoint(&lqo, &lc) || ts_check_disjoint(&lqo, &ls) ||
+                         (d.heads_k > 0 && (ts_check_disjoint(&lko, &lc) || ts_check_disjoint(&lko, &ls))))))
+        return TS_ERROR_INVALID_VALUE;
     p.in[0] = d.q;
     p.out[0] = d.q_out;
     p.heads[0] = d.heads_q;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "kernels/common/checks.h"
 #include "kernels/common/device_props.h"
 #include "kernels/softmax/softmax_stream.h"
 #include "kernels/softmax/tuning.h"
@@ -146,15 +147,30 @@ static ts_status ts_softmax_run(const ts_softmax_desc *desc, const ts_softmax_st
     const ts_softmax_desc d = *desc;
     if (!ts_rowwise_dtype_valid(d.dtype) || !ts_rowwise_dtype_valid(d.out_dtype)) return TS_ERROR_INVALID_ENUM;
     if (d.rows <= 0 || d.cols <= 0) return TS_ERROR_INVALID_SIZE;
+    /* Rows of up to 2^30 columns keep the kernels' 32-bit column arithmetic clear of INT_MAX. */
+    if (d.cols > (1 << 30)) return TS_ERROR_SIZE_OVERFLOW;
     if (!(d.scale > 0.0f) || !isfinite(d.scale) || !isfinite(d.scale * 1.4426950408889634f))
         return TS_ERROR_INVALID_VALUE;
     if (d.causal != 0 && d.causal != 1) return TS_ERROR_INVALID_VALUE;
     if (d.causal && d.causal_rows <= 0) return TS_ERROR_INVALID_VALUE;
-    if (d.causal && (d.causal_offset > ((long long)1 << 40) || d.causal_offset < -((long long)1 << 40)))
-        return TS_ERROR_SIZE_OVERFLOW;
     ts_status s;
     if ((s = ts_rowwise_check_matrix(d.x, d.dtype, d.rows, d.cols, d.x_stride)) != TS_SUCCESS) return s;
     if ((s = ts_rowwise_check_matrix(d.out, d.out_dtype, d.rows, d.cols, d.out_stride)) != TS_SUCCESS) return s;
+    /* out shares no byte with x, unless it is x exactly (the same pointer, dtype and stride). */
+    const ts_check_layout lx = ts_check_matrix_layout(d.x, ts_rowwise_dtype_bytes(d.dtype), d.rows, d.cols, d.x_stride);
+    const ts_check_layout lo =
+        ts_check_matrix_layout(d.out, ts_rowwise_dtype_bytes(d.out_dtype), d.rows, d.cols, d.out_stride);
+    if (ts_check_disjoint_or_same(&lo, &lx, d.out == d.x && d.out_dtype == d.dtype && d.out_stride == d.x_stride))
+        return TS_ERROR_INVALID_VALUE;
+    /* Any causal_rows and causal_offset, brought into range without changing the mask, so that its
+     * arithmetic stays small: causal_rows past the rows numbers each row as its own query, as
+     * causal_rows = rows does; an offset at or past the last column masks nothing, as cols does;
+     * one below -causal_rows masks every column, as -causal_rows - 1 does. */
+    const long long causal_rows = !d.causal ? 1 : d.causal_rows < d.rows ? d.causal_rows : d.rows;
+    const long long causal_offset = !d.causal                           ? 0
+                                    : d.causal_offset > d.cols           ? d.cols
+                                    : d.causal_offset < -causal_rows - 1 ? -causal_rows - 1
+                                                                          : d.causal_offset;
 
     ts_softmax_params p;
     memset(&p, 0, sizeof p);
@@ -163,8 +179,8 @@ static ts_status ts_softmax_run(const ts_softmax_desc *desc, const ts_softmax_st
     p.rows = d.rows;
     p.x_stride = d.x_stride;
     p.out_stride = d.out_stride;
-    p.causal_rows = d.causal ? d.causal_rows : 1;
-    p.causal_offset = d.causal ? d.causal_offset : 0;
+    p.causal_rows = causal_rows;
+    p.causal_offset = causal_offset;
     p.cols = d.cols;
     p.causal = d.causal;
     p.out_dtype = (int)d.out_dtype;

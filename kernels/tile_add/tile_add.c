@@ -2,6 +2,7 @@
  * warp takes one 16x16 tile, loads A and B global -> shared (zero-filled past the edges), shared ->
  * registers, adds in registers and stores registers -> global, masked at the edges. */
 #include "backends/backend.h"
+#include "kernels/common/checks.h"
 #include "ops/maps.h"
 #include "ops/memory.h"
 #include "tiles/shared_alloc.h"
@@ -42,8 +43,19 @@ TS_EXTERN_C ts_status ts_tile_add_f32(float *c, const float *a, const float *b, 
     if (rows <= 0 || cols <= 0) return TS_ERROR_INVALID_SIZE;
     if (ldc < cols || lda < cols || ldb < cols) return TS_ERROR_INVALID_VALUE;
     if ((((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) & 3u) != 0) return TS_ERROR_MISALIGNED;
-    const long long tiles_across = (cols + 15) / 16;
-    const long long tiles = ((rows + 15) / 16) * tiles_across;
+    /* Each matrix's elements within 2^46 of its first, as ts_gemm's. */
+    if ((long long)(rows - 1) * ldc + cols > (1LL << 46) || (long long)(rows - 1) * lda + cols > (1LL << 46) ||
+        (long long)(rows - 1) * ldb + cols > (1LL << 46))
+        return TS_ERROR_SIZE_OVERFLOW;
+    /* C may be A or B exactly (the same pointer and leading dimension), else apart from both. */
+    const ts_check_layout la = ts_check_matrix_layout(a, 4, rows, cols, lda);
+    const ts_check_layout lb = ts_check_matrix_layout(b, 4, rows, cols, ldb);
+    const ts_check_layout lc = ts_check_matrix_layout(c, 4, rows, cols, ldc);
+    if (ts_check_disjoint_or_same(&lc, &la, c == a && ldc == lda) != TS_SUCCESS ||
+        ts_check_disjoint_or_same(&lc, &lb, c == b && ldc == ldb) != TS_SUCCESS)
+        return TS_ERROR_INVALID_VALUE;
+    const long long tiles_across = ts_check_tiles(cols, 16);
+    const long long tiles = ts_check_tiles(rows, 16) * tiles_across;
     const long long blocks = (tiles + TS_TILE_ADD_WARPS - 1) / TS_TILE_ADD_WARPS;
     if (blocks > 2147483647LL) return TS_ERROR_SIZE_OVERFLOW;
     ts_tile_add_params params;

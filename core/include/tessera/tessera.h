@@ -1,7 +1,10 @@
 /* Tessera public C API: status codes, devices, memory, streams, events, the launch planner and
  * the library's kernels. One header for every backend (host, cuda, hip); a plain C11 program
  * includes it and links libtessera. Every function returns a ts_status and never prints, exits
- * or aborts. */
+ * or aborts. Every argument is checked before any work starts, in shared code, so that each
+ * backend returns the same status; docs/contract.md states the contract this header's functions
+ * share: sizes and their overflow, which buffers may overlap, handles, threads, and what stays
+ * undefined (above all, buffers smaller than their arguments say, which no check can see). */
 #ifndef TESSERA_TESSERA_H
 #define TESSERA_TESSERA_H
 
@@ -24,7 +27,8 @@ typedef enum ts_status {
     TS_ERROR_INVALID_SIZE,        /* a size, count or dimension is zero or negative */
     TS_ERROR_SIZE_OVERFLOW,       /* sizes whose product or index range overflows */
     TS_ERROR_INVALID_ENUM,        /* an enum argument holds no known value */
-    TS_ERROR_INVALID_VALUE,       /* an argument is out of its documented range */
+    TS_ERROR_INVALID_VALUE,       /* an argument is out of its documented range, buffers overlap that
+                                   * must not, or a handle is not live (host backend) */
     TS_ERROR_MISALIGNED,          /* a pointer or leading dimension breaks a stated alignment */
     TS_ERROR_INVALID_DEVICE,      /* a device ordinal that does not exist */
     TS_ERROR_NO_DEVICE,           /* the backend found no device */
@@ -92,6 +96,8 @@ typedef struct ts_device_props {
 
 ts_status ts_device_count(int *count);
 ts_status ts_device_get_props(int device, ts_device_props *props);
+/* The kernels keep the properties of each device they ran on; ts_device_set has them queried
+ * afresh by the next launch. */
 ts_status ts_device_set(int device);
 ts_status ts_device_get(int *device);
 ts_status ts_device_synchronize(void);
@@ -106,14 +112,22 @@ typedef enum ts_memcpy_kind {
     TS_MEMCPY_DEFAULT = 4           /* direction inferred from the pointers (unified addressing) */
 } ts_memcpy_kind;
 
-/* Device memory, at least 256-byte aligned. bytes == 0 is TS_ERROR_INVALID_SIZE. */
+/* Device memory, at least 256-byte aligned. bytes == 0 is TS_ERROR_INVALID_SIZE; above 2^48,
+ * TS_ERROR_SIZE_OVERFLOW. */
 ts_status ts_malloc(void **ptr, size_t bytes);
-/* ts_free(NULL) is TS_SUCCESS, as free(NULL) is. */
+/* Frees what ts_malloc returned. ts_free(NULL) is TS_SUCCESS, as free(NULL) is. Any other pointer
+ * (freed already, pointing into an allocation, not from ts_malloc) is TS_ERROR_INVALID_VALUE on
+ * the host backend; CUDA and HIP report it as their runtime does (a pointer their allocator did
+ * not return: TS_ERROR_INVALID_VALUE). */
 ts_status ts_free(void *ptr);
 
 /* ---- streams and events -------------------------------------------------------------------- */
 
-/* NULL is the default stream. On the host backend work runs when it is submitted. */
+/* NULL is the default stream. On the host backend work runs when it is submitted. A stream or
+ * event is live from its create to its destroy; the host backend refuses any other handle with
+ * TS_ERROR_INVALID_VALUE (a second destroy, a destroyed event recorded). On CUDA and HIP a
+ * ts_stream is the runtime's stream (cudaStream_t, hipStream_t: one made elsewhere may be
+ * passed), and a destroyed handle is undefined there. */
 typedef struct ts_stream_opaque *ts_stream;
 typedef struct ts_event_opaque *ts_event;
 
@@ -121,6 +135,7 @@ ts_status ts_stream_create(ts_stream *stream);
 ts_status ts_stream_destroy(ts_stream stream);
 ts_status ts_stream_synchronize(ts_stream stream);
 
+/* dst and src must not overlap (TS_ERROR_INVALID_VALUE); bytes above 2^48: TS_ERROR_SIZE_OVERFLOW. */
 ts_status ts_memcpy(void *dst, const void *src, size_t bytes, ts_memcpy_kind kind);
 ts_status ts_memcpy_async(void *dst, const void *src, size_t bytes, ts_memcpy_kind kind, ts_stream stream);
 ts_status ts_memset(void *dst, int value, size_t bytes);
@@ -169,7 +184,9 @@ typedef struct ts_launch_plan {
  * (too many warps, registers or shared memory); plan is then untouched. */
 ts_status ts_plan_launch(const ts_device_props *device, const ts_kernel_resources *kernel,
                          long long grid_blocks, ts_launch_plan *plan);
-/* A one-paragraph explanation of a plan, NUL-terminated and truncated to fit buffer_size. */
+/* A one-paragraph explanation of a plan, NUL-terminated and truncated to fit buffer_size. plan is
+ * the one ts_plan_launch made for this device, kernel and its grid_blocks: any other plan is
+ * TS_ERROR_INVALID_VALUE. */
 ts_status ts_plan_explain(const ts_device_props *device, const ts_kernel_resources *kernel,
                           const ts_launch_plan *plan, char *buffer, size_t buffer_size);
 ts_status ts_plan_limiter_name(ts_plan_limiter limiter, const char **name);
@@ -187,7 +204,10 @@ ts_status ts_puzzle_fma(float *data, long long grid_blocks, int threads_per_bloc
 ts_status ts_puzzle_fma_resources(int threads_per_block, ts_kernel_resources *resources);
 
 /* C = A + B for fp32 matrices of rows x cols with leading dimensions (in elements), through
- * global -> shared -> registers -> global in 16x16 tiles; any rows, cols >= 1. */
+ * global -> shared -> registers -> global in 16x16 tiles; any rows, cols >= 1, each matrix within
+ * 2^46 elements of its first ((rows - 1) * ld + cols, else TS_ERROR_SIZE_OVERFLOW). C may be A or
+ * B exactly (the same pointer and leading dimension); otherwise it shares no byte with either
+ * (TS_ERROR_INVALID_VALUE). */
 ts_status ts_tile_add_f32(float *c, const float *a, const float *b, int rows, int cols,
                           int ldc, int lda, int ldb, ts_stream stream);
 
@@ -205,7 +225,10 @@ typedef enum ts_trans {
  * A and B are both bf16 or both fp16; C is bf16, fp16 or fp32; accumulation is fp32. Any M, N,
  * K >= 1. Leading dimensions are at least the stored row length and multiples of 8 elements, and
  * A, B and C are 16-byte aligned (the tensor-memory copies need 16-byte strides): otherwise
- * TS_ERROR_MISALIGNED. With beta == 0, C is only written (it may hold anything, NaN included).
+ * TS_ERROR_MISALIGNED. Each stored matrix lies within 2^46 elements of its first, and leading
+ * dimensions are at most 2^31 (else TS_ERROR_SIZE_OVERFLOW). C shares no byte with A or B
+ * (TS_ERROR_INVALID_VALUE; A and B may overlap each other). With beta == 0, C is only written (it
+ * may hold anything, NaN included).
  * Products of at most 64 rows (M <= 64, as in decoding) are computed transposed, C^T =
  * op(B)^T op(A)^T, on tiles 16 (M <= 16) or 64 columns of M wide instead of 256 columns of N. */
 ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
@@ -221,7 +244,8 @@ ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float
  * as in decoding (docs/results.md). workspace: device memory of at
  * least ts_gemm_workspace_size() bytes, 16-byte aligned, zeroed once before its first use (each
  * call leaves it as it needs it for the next); calls that share a workspace must run one after the
- * other (the same stream). NULL runs as ts_gemm. Too small: TS_ERROR_INVALID_SIZE. */
+ * other (the same stream). NULL runs as ts_gemm. Too small: TS_ERROR_INVALID_SIZE. The bytes of it
+ * a call uses (ts_gemm_workspace_size()) share none with A, B or C (TS_ERROR_INVALID_VALUE). */
 ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
                      const void *a, ts_dtype a_type, long long lda,
                      const void *b, ts_dtype b_type, long long ldb,
@@ -247,12 +271,15 @@ typedef struct ts_attention_shape {
  * all of one dtype (bf16 or fp16), the last dimension contiguous; strides[0..2] are the batch,
  * head and row strides in elements, multiples of 8, and the pointers 16-byte aligned. The strides
  * may nest in any order, (B, H, N, D) or (B, N, H, D) memory alike (Q, K and V may point into one
- * fused projection output), as long as no two elements overlap (else TS_ERROR_INVALID_VALUE). The softmax
- * runs in fp32. causal (0 or 1) masks key j > query i, aligned at the top left as PyTorch's
- * is_causal. lse, if not NULL, receives for each (b, h, i) the natural log of the row's sum of
- * exp(scale * q.k) over the unmasked keys, contiguous (B, H, N_q) fp32, for a backward pass. Any
- * N_q, N_kv >= 1; B x H x (N_q in tiles of 64 to 192 rows, by backend and D) below 2^30, else
- * TS_ERROR_SIZE_OVERFLOW. */
+ * fused projection output), as long as no two elements overlap (else TS_ERROR_INVALID_VALUE); each
+ * tensor lies within 2^46 elements of its first (else TS_ERROR_SIZE_OVERFLOW). O and lse share no
+ * byte with Q, K, V or each other (TS_ERROR_INVALID_VALUE); Q, K and V may overlap. The softmax
+ * runs in fp32. scale > 0 with scale * log2(e) a finite float (below about 2.36e38), else
+ * TS_ERROR_INVALID_VALUE; scores whose scaled value overflows fp32 give NaN. causal (0 or 1) masks
+ * key j > query i, aligned at the top left as PyTorch's is_causal. lse, if not NULL, receives for
+ * each (b, h, i) the natural log of the row's sum of exp(scale * q.k) over the unmasked keys,
+ * contiguous (B, H, N_q) fp32, for a backward pass. Any N_q, N_kv >= 1; B x H x (N_q in tiles of
+ * 64 to 192 rows, by backend and D) below 2^30, else TS_ERROR_SIZE_OVERFLOW. */
 ts_status ts_attention_forward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
                                const long long q_strides[3], const void *k, const long long k_strides[3],
                                const void *v, const long long v_strides[3], void *o,
@@ -263,10 +290,13 @@ ts_status ts_attention_forward(const ts_attention_shape *shape, ts_dtype dtype, 
 /* docs/memory-bound.md describes these. Tensors live in device memory; the last dimension is
  * contiguous and rows are `stride` elements apart. Pointers must be aligned to their element size
  * (else TS_ERROR_MISALIGNED); full speed needs 16-byte aligned pointers and row strides that are
- * multiples of 16 bytes, other layouts take a slower element-wise path. */
+ * multiples of 16 bytes, other layouts take a slower element-wise path. A matrix of rows x stride
+ * elements beyond 2^60 is TS_ERROR_SIZE_OVERFLOW. An output shares no byte with another tensor of
+ * the call (TS_ERROR_INVALID_VALUE), except where a function lets it be its input exactly: the
+ * same pointer, dtype and stride (in place). Inputs may overlap one another. */
 
 /* Largest row the norms take (TS_ERROR_UNSUPPORTED above it; 8192 on HIP), and the longest softmax
- * row held in registers: the softmax takes longer rows too (any int cols), reading them twice. */
+ * row held in registers: the softmax takes longer rows too (up to 2^30 columns), reading them twice. */
 #define TS_ROWWISE_MAX_COLS 16384
 
 /* LayerNorm and RMSNorm over the last dimension of a rows x cols matrix, with the optional
@@ -276,8 +306,9 @@ ts_status ts_attention_forward(const ts_attention_shape *shape, ts_dtype dtype, 
  *     RMSNorm:   y = h / sqrt(mean(h^2) + eps) * weight + bias
  * Statistics are fp32 (two-pass variance, biased as in PyTorch). weight and bias are optional
  * (NULL: 1 and 0), cols elements of param_dtype. x, residual and residual_out are of dtype; y of
- * out_dtype; each of bf16, fp16, fp32. out may be x, and residual_out may be residual (in place,
- * with the same strides); no other overlap is allowed. */
+ * out_dtype; each of bf16, fp16, fp32. out may be x (in place: out_dtype == dtype and the same
+ * stride), and residual_out may be residual (the same stride); no output shares a byte with any
+ * other tensor of the call otherwise (TS_ERROR_INVALID_VALUE). */
 typedef struct ts_norm_desc {
     long long rows;                 /* >= 1 */
     int cols;                       /* 1 .. TS_ROWWISE_MAX_COLS */
@@ -305,20 +336,22 @@ ts_status ts_rmsnorm(const ts_norm_desc *desc, ts_stream stream);
  * With causal = 1 the matrix is taken as a stack of score matrices of causal_rows query rows each:
  * row r is query i = r % causal_rows, and its columns c > i + causal_offset are masked (weight 0).
  * causal_offset 0 aligns the mask at the top left (PyTorch's is_causal), cols - causal_rows at the
- * bottom right. A row whose every column is masked comes out all zeros. */
+ * bottom right; any causal_rows >= 1 and any causal_offset are taken. A row whose every column is
+ * masked comes out all zeros. out may be x (in place: out_dtype == dtype and the same stride),
+ * else shares no byte with it (TS_ERROR_INVALID_VALUE). */
 typedef struct ts_softmax_desc {
     long long rows;                 /* >= 1 */
-    int cols;                       /* >= 1 */
+    int cols;                       /* 1 .. 2^30 (TS_ERROR_SIZE_OVERFLOW above) */
     ts_dtype dtype;                 /* x */
     ts_dtype out_dtype;             /* out */
     const void *x;
     long long x_stride;             /* >= cols */
-    void *out;                      /* may be x (same stride) */
+    void *out;                      /* may be x (same dtype and stride) */
     long long out_stride;
-    float scale;                    /* > 0 and finite; 1 for a plain softmax */
+    float scale;                    /* > 0, scale * log2(e) finite (below about 2.36e38); 1 for a plain softmax */
     int causal;                     /* 0 or 1 */
     long long causal_rows;          /* >= 1 when causal */
-    long long causal_offset;        /* any value when causal */
+    long long causal_offset;        /* any value when causal (beyond cols or -causal_rows: the same as there) */
 } ts_softmax_desc;
 
 ts_status ts_softmax(const ts_softmax_desc *desc, ts_stream stream);
@@ -344,7 +377,10 @@ typedef enum ts_rotary_convention {
  *   inv_freq_i = fp32(theta_base^(-2i/D)), as PyTorch models compute it.
  * q and k are dtype (bf16, fp16, fp32) in `layout`, dense unless q_strides / k_strides give the
  * {batch, seq, head} strides in elements (the last dimension contiguous); outputs use their input's
- * strides and may be the inputs (in place). heads_k = 0 (with k, k_out NULL) rotates Q alone. */
+ * strides and may be the inputs (in place). Otherwise no output shares a byte with q, k, the other
+ * output or the table rows the call reads (TS_ERROR_INVALID_VALUE); Q and K may interleave in one
+ * buffer, a fused projection's output rotated in place, as long as they share no element.
+ * heads_k = 0 (with k, k_out NULL) rotates Q alone. */
 typedef struct ts_rotary_desc {
     int batch, seq, heads_q, heads_k, head_dim;
     ts_dtype dtype;
@@ -360,7 +396,7 @@ typedef struct ts_rotary_desc {
     const float *sin_table;
     long long table_rows;           /* >= seq + position_offset when tables are given */
     float theta_base;               /* > 0 and finite when computed, e.g. 10000 */
-    long long position_offset;      /* >= 0; positions stay below 2^24 */
+    long long position_offset;      /* >= 0; seq + position_offset <= 2^24 (else TS_ERROR_SIZE_OVERFLOW) */
 } ts_rotary_desc;
 
 ts_status ts_rotary(const ts_rotary_desc *desc, ts_stream stream);

@@ -5,6 +5,8 @@
  *   the _acc forms, e.g. ts_row_max_acc(vec, tile, acc): vec = max(acc, row maxima of tile)
  *   ts_add_row(dst, tile, vec), ts_sub_row, ts_mul_row, ts_div_row   dst[r][c] = tile[r][c] op vec[r]
  *   ts_add_col(dst, tile, vec), ts_sub_col, ts_mul_col, ts_div_col   dst[r][c] = tile[r][c] op vec[c]
+ *   ts_max_row/min_row and the comparisons ts_eq_row/ne_row/lt_row/le_row/gt_row/ge_row (to 1.0f or
+ *       0.0f), and the same _col: the element with its row's (column's) entry
  *   ts_broadcast_row(dst, vec), ts_broadcast_col(dst, vec)          dst[r][c] = vec[r] / vec[c]
  *   ts_exp2_scale_sub_row(dst, tile, scale, vec)   dst[r][c] = 2^(tile[r][c] * scale - vec[r]), one
  *       fused multiply-add and one approximate exp2 per element (the backend's ts_exp2_approx,
@@ -62,7 +64,7 @@ TS_DEVICE void ts_reduce_impl(int op, int axis, float *out, const float *t, ts_r
 #define TS_CHECK_VEC_FOR(vec, tile, axis)                                                          \
     TS_STATIC_ASSERT(TS_RV_AXIS(vec) == (axis) && TS_RV_LAYOUT(vec) == TS_RT_LAYOUT(tile) &&       \
                          TS_RV_LEN(vec) == ((axis) == TS_AXIS_ROWS ? TS_RT_ROWS(tile) : TS_RT_COLS(tile)), \
-                     "vector does not match the tile's rows or columns and layout")
+                     #vec " and " #tile ": the vector does not match the tile's rows or columns and layout")
 
 #define TS_REDUCE(op, axis, vec, tile, acc)                                                        \
     do {                                                                                           \
@@ -119,6 +121,24 @@ TS_DEVICE void ts_broadcast_impl(int op, int axis, float *d, const float *a, con
 #define ts_sub_col(dst, src, vec) TS_BROADCAST(TS_OP_SUB, TS_AXIS_COLS, dst, src, vec)
 #define ts_mul_col(dst, src, vec) TS_BROADCAST(TS_OP_MUL, TS_AXIS_COLS, dst, src, vec)
 #define ts_div_col(dst, src, vec) TS_BROADCAST(TS_OP_DIV, TS_AXIS_COLS, dst, src, vec)
+/* Comparisons with the row's (column's) entry, to 1.0f or 0.0f (ops/maps.h), e.g. an index tile
+ * against one target per row (ops/index.h); and the element-wise maximum and minimum with it. */
+#define ts_eq_row(dst, src, vec) TS_BROADCAST(TS_OP_EQ, TS_AXIS_ROWS, dst, src, vec)
+#define ts_ne_row(dst, src, vec) TS_BROADCAST(TS_OP_NE, TS_AXIS_ROWS, dst, src, vec)
+#define ts_lt_row(dst, src, vec) TS_BROADCAST(TS_OP_LT, TS_AXIS_ROWS, dst, src, vec)
+#define ts_le_row(dst, src, vec) TS_BROADCAST(TS_OP_LE, TS_AXIS_ROWS, dst, src, vec)
+#define ts_gt_row(dst, src, vec) TS_BROADCAST(TS_OP_GT, TS_AXIS_ROWS, dst, src, vec)
+#define ts_ge_row(dst, src, vec) TS_BROADCAST(TS_OP_GE, TS_AXIS_ROWS, dst, src, vec)
+#define ts_max_row(dst, src, vec) TS_BROADCAST(TS_OP_MAX, TS_AXIS_ROWS, dst, src, vec)
+#define ts_min_row(dst, src, vec) TS_BROADCAST(TS_OP_MIN, TS_AXIS_ROWS, dst, src, vec)
+#define ts_eq_col(dst, src, vec) TS_BROADCAST(TS_OP_EQ, TS_AXIS_COLS, dst, src, vec)
+#define ts_ne_col(dst, src, vec) TS_BROADCAST(TS_OP_NE, TS_AXIS_COLS, dst, src, vec)
+#define ts_lt_col(dst, src, vec) TS_BROADCAST(TS_OP_LT, TS_AXIS_COLS, dst, src, vec)
+#define ts_le_col(dst, src, vec) TS_BROADCAST(TS_OP_LE, TS_AXIS_COLS, dst, src, vec)
+#define ts_gt_col(dst, src, vec) TS_BROADCAST(TS_OP_GT, TS_AXIS_COLS, dst, src, vec)
+#define ts_ge_col(dst, src, vec) TS_BROADCAST(TS_OP_GE, TS_AXIS_COLS, dst, src, vec)
+#define ts_max_col(dst, src, vec) TS_BROADCAST(TS_OP_MAX, TS_AXIS_COLS, dst, src, vec)
+#define ts_min_col(dst, src, vec) TS_BROADCAST(TS_OP_MIN, TS_AXIS_COLS, dst, src, vec)
 TS_DEVICE void ts_exp2_scale_sub_row_impl(float *d, const float *a, float scale, const float *vec, ts_rt_desc desc) {
     const int subcols = desc.cols / 16;
     TS_UNROLL

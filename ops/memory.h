@@ -19,13 +19,16 @@
  * bounds. These are the portable element-wise forms, built on the layout functions; they serve
  * every dtype and layout.
  *
- * Dtypes. A global layout's dtype is a run-time field: where it is not the tile's, the tile ops
- * convert each element through fp32 at the global's own width (a bf16 global into an fp32 tile, an
- * fp32 tile out to an fp16 global; narrowing rounds to nearest even), on a path of their own, so a
- * global of the tile's dtype takes the same code as before. A global layout whose dtype is none of
- * the three is never read or written: on the host the launch returns TS_ERROR_INVALID_ENUM; on a GPU,
- * which has no channel for it, loads give zeros and stores write nothing (launchers validate their
- * dtypes before they launch). Shared and register vectors hold fp32 or, for shared vectors, 16-bit
+ * Dtypes. A global layout's dtype is a run-time field, and a load never reads it at the tile's
+ * width. Where it is not the tile's, fp32 register tiles and shared tiles of any dtype convert each
+ * element through fp32 at the global's own width (a bf16 global into an fp32 tile, an fp32 tile out
+ * to an fp16 global; narrowing rounds to nearest even), on a path of their own, so a global of the
+ * tile's dtype takes the same code as before. A 16-bit register tile takes only its own dtype
+ * (ts_load_g2r_other_dtype): otherwise it loads zeros and stores nothing, and the host's launch
+ * returns TS_ERROR_INVALID_VALUE. A global layout whose dtype is none of the three is never read or
+ * written: the host's launch returns TS_ERROR_INVALID_ENUM. A GPU has no channel for either: its
+ * loads give zeros and its stores write nothing (launchers validate their dtypes before they
+ * launch). Shared and register vectors hold fp32 or, for shared vectors, 16-bit
  * values (tiles/shared_vector.h); the plain vector ops take fp32 arrays (a pointer of another type
  * does not compile) and the _typed ones an array of a run-time dtype. Shared <-> register copies of
  * tiles need the same dtype on both sides (a compile-time check naming both). */
@@ -130,10 +133,34 @@ TS_DEVICE void ts_store_r2g_convert(const ts_gl *g, const void *rt, ts_rt_desc d
     }
 }
 
+/* A global layout of another dtype than the tile's: an fp32 tile converts; a 16-bit tile (a
+ * matrix operand, or an output such as attention's) takes only its own dtype, and loads zeros and
+ * stores nothing otherwise, the host's launch failing with TS_ERROR_INVALID_VALUE. The 16-bit tiles'
+ * refusal is a few instructions where a converting path beside attention's output store changed
+ * the scheduling of its main loop; a kernel that wants a 16-bit tile of another dtype loads an fp32
+ * tile and converts it (ts_convert). */
+TS_DEVICE void ts_load_g2r_other_dtype(void *rt, ts_rt_desc d, const ts_gl *g, long long b, long long h,
+                                       long long row0, long long col0) {
+    if (d.dtype == TS_DTYPE_F32) {
+        ts_load_g2r_convert(rt, d, g, b, h, row0, col0);
+        return;
+    }
+    ts_fail_launch(ts_dtype_known(g->dtype) ? TS_ERROR_INVALID_VALUE : TS_ERROR_INVALID_ENUM);
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(d); e += 2) ((unsigned *)rt)[e >> 1] = 0u;
+}
+TS_DEVICE void ts_store_r2g_other_dtype(const ts_gl *g, const void *rt, ts_rt_desc d, long long b, long long h,
+                                        long long row0, long long col0) {
+    if (d.dtype == TS_DTYPE_F32)
+        ts_store_r2g_convert(g, rt, d, b, h, row0, col0);
+    else
+        ts_fail_launch(ts_dtype_known(g->dtype) ? TS_ERROR_INVALID_VALUE : TS_ERROR_INVALID_ENUM);
+}
+
 TS_DEVICE void ts_load_g2r_impl(void *rt, ts_rt_desc d, const ts_gl *g, long long b, long long h,
                                 long long row0, long long col0) {
     if (g->dtype != d.dtype) {
-        ts_load_g2r_convert(rt, d, g, b, h, row0, col0);
+        ts_load_g2r_other_dtype(rt, d, g, b, h, row0, col0);
         return;
     }
     const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);
@@ -165,7 +192,7 @@ TS_DEVICE void ts_quad_transpose_u32(unsigned a[4], int lane) {
 TS_DEVICE void ts_store_r2g_impl(const ts_gl *g, const void *rt, ts_rt_desc d, long long b, long long h,
                                  long long row0, long long col0) {
     if (g->dtype != d.dtype) {
-        ts_store_r2g_convert(g, rt, d, b, h, row0, col0);
+        ts_store_r2g_other_dtype(g, rt, d, b, h, row0, col0);
         return;
     }
     const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);

@@ -1,10 +1,11 @@
 /* Loads and stores between a global layout of one dtype and a tile or vector of another
  * (ops/memory.h): every pair of the three dtypes, through registers and through shared memory, at
  * whole and ragged shapes, bit for bit against the conversions done on the CPU (round to nearest
- * even, through fp32). Input buffers are exactly their elements' size, so a load that read a 16-bit
- * global at the tile's 4-byte width would overflow them (AddressSanitizer on the host). A global
- * layout of an unknown dtype fails the launch on the host with TS_ERROR_INVALID_ENUM and is never
- * read or written. */
+ * even, through fp32); a 16-bit register tile refuses other dtypes (TS_ERROR_INVALID_VALUE on the
+ * host). Input buffers are exactly their elements' size, so a load that read a 16-bit global at the
+ * tile's 4-byte width would overflow them (AddressSanitizer on the host). A global layout of an
+ * unknown dtype fails the launch on the host with TS_ERROR_INVALID_ENUM and is never read or
+ * written. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,96 +22,106 @@ static void expected_bits(unsigned char *out, ts_dtype out_dt, ts_dtype tile_dt,
     ts_test_put(out, out_dt, 0, ts_test_round(tile_dt, x));
 }
 
-static void check_convert(const ts_test_convert_case *c, ts_dtype in_dt, ts_dtype out_dt, int rows, int cols, int pad) {
+/* Whether the path converts between these dtypes: shared tiles and fp32 register tiles always; a
+ * 16-bit register tile only its own dtype (ops/memory.h). */
+static int converts(const ts_test_convert_case *c, int shared, ts_dtype in_dt, ts_dtype out_dt) {
+    return shared || c->dtype == TS_DTYPE_F32 || (in_dt == (ts_dtype)c->dtype && out_dt == (ts_dtype)c->dtype);
+}
+
+static void check_convert(const ts_test_convert_case *c, int shared, ts_dtype in_dt, ts_dtype out_dt, int rows, int cols,
+                          int pad) {
     uint64_t seed = ts_test_fresh_seed(), st = seed;
     const size_t ib = ts_test_dtype_bytes(in_dt), ob = ts_test_dtype_bytes(out_dt);
     const int out_rows = (rows + c->rows - 1) / c->rows * c->rows, out_cols = (cols + c->cols - 1) / c->cols * c->cols;
     const int ld = out_cols + pad;
-    /* The input holds exactly rows x ld elements of its dtype. */
+    const char *path = shared ? "through shared" : "through registers";
+    /* The input holds exactly its elements, the last row ending at its last column. */
     const size_t in_n = (size_t)(rows - 1) * ld + cols, out_n = (size_t)out_rows * ld;
-    unsigned char *in = malloc(in_n * ib), *direct = malloc(out_n * ob), *shared = malloc(out_n * ob);
+    unsigned char *in = malloc(in_n * ib), *out = malloc(out_n * ob);
     for (size_t i = 0; i < in_n; ++i) ts_test_put(in, in_dt, i, 3.0 * ts_test_normal(&st));
-    void *d_in = ts_test_device_copy(in, in_n * ib);
-    void *d_direct = ts_test_device_copy(NULL, out_n * ob), *d_shared = ts_test_device_copy(NULL, out_n * ob);
-    cr_assert(d_in && d_direct && d_shared);
-    cr_assert_eq(c->run(d_direct, d_shared, (int)out_dt, d_in, (int)in_dt, rows, cols, out_rows, out_cols, ld), TS_SUCCESS,
-                 "%s: %s -> %s", c->name, ts_test_dtype_name(in_dt), ts_test_dtype_name(out_dt));
-    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
-    cr_assert_eq(ts_test_copy_back(direct, d_direct, out_n * ob), TS_SUCCESS);
-    cr_assert_eq(ts_test_copy_back(shared, d_shared, out_n * ob), TS_SUCCESS);
+    void *d_in = ts_test_device_copy(in, in_n * ib), *d_out = ts_test_device_copy(NULL, out_n * ob);
+    cr_assert(d_in && d_out);
+    const ts_status s = c->run(d_out, (int)out_dt, d_in, (int)in_dt, rows, cols, out_rows, out_cols, ld, shared);
+    const int conv = converts(c, shared, in_dt, out_dt);
+    if (conv || ts_test_on_gpu()) {
+        cr_assert_eq(s, TS_SUCCESS, "%s %s: %s -> %s: %s", c->name, path, ts_test_dtype_name(in_dt),
+                     ts_test_dtype_name(out_dt), ts_status_string(s));
+        cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    } else {
+        cr_assert_eq(s, TS_ERROR_INVALID_VALUE, "%s %s: %s -> %s refused: %s", c->name, path, ts_test_dtype_name(in_dt),
+                     ts_test_dtype_name(out_dt), ts_status_string(s));
+    }
+    cr_assert_eq(ts_test_copy_back(out, d_out, out_n * ob), TS_SUCCESS);
+    /* A refused 16-bit register tile: the host stops before any store; a GPU loads zeros and
+     * stores them where the output is the tile's dtype, else stores nothing. */
+    const int untouched = !conv && (!ts_test_on_gpu() || out_dt != (ts_dtype)c->dtype);
     for (int r = 0; r < out_rows; ++r)
         for (int j = 0; j < ld; ++j) {
             const size_t i = (size_t)r * ld + j;
             unsigned char expect[4];
-            if (j >= out_cols)
-                memset(expect, 0xFF, ob); /* padding: never written */
-            else if (r < rows && j < cols)
+            if (j >= out_cols || untouched)
+                memset(expect, 0xFF, ob); /* padding, or a refused store: never written */
+            else if (conv && r < rows && j < cols)
                 expected_bits(expect, out_dt, (ts_dtype)c->dtype, ts_test_get(in, in_dt, i));
             else
                 expected_bits(expect, out_dt, (ts_dtype)c->dtype, 0.0); /* zero-filled on load */
-            cr_assert_eq(memcmp(direct + i * ob, expect, ob), 0, "%s %s -> %s %dx%d: through registers (%d, %d) (seed %llu)",
-                         c->name, ts_test_dtype_name(in_dt), ts_test_dtype_name(out_dt), rows, cols, r, j,
-                         (unsigned long long)seed);
-            cr_assert_eq(memcmp(shared + i * ob, expect, ob), 0, "%s %s -> %s %dx%d: through shared (%d, %d) (seed %llu)",
-                         c->name, ts_test_dtype_name(in_dt), ts_test_dtype_name(out_dt), rows, cols, r, j,
+            cr_assert_eq(memcmp(out + i * ob, expect, ob), 0, "%s %s: %s -> %s %dx%d: (%d, %d) (seed %llu)", c->name, path,
+                         ts_test_dtype_name(in_dt), ts_test_dtype_name(out_dt), rows, cols, r, j,
                          (unsigned long long)seed);
         }
     cr_assert_eq(ts_free(d_in), TS_SUCCESS);
-    cr_assert_eq(ts_free(d_direct), TS_SUCCESS);
-    cr_assert_eq(ts_free(d_shared), TS_SUCCESS);
+    cr_assert_eq(ts_free(d_out), TS_SUCCESS);
     free(in);
-    free(direct);
-    free(shared);
+    free(out);
 }
 
 Test(tile_convert, every_dtype_pair_through_registers_and_shared) {
     TS_TEST_REQUIRE_DEVICE();
     const ts_test_convert_case *c;
     for (int k = 0; (c = ts_test_convert_case_at(k)) != NULL; ++k)
-        for (int i = 0; i < 3; ++i)
-            for (int o = 0; o < 3; ++o) {
-                check_convert(c, dtypes[i], dtypes[o], c->rows, c->cols, 0);             /* one whole tile */
-                check_convert(c, dtypes[i], dtypes[o], 2 * c->rows + 5, 2 * c->cols - 3, 4); /* ragged */
-            }
+        for (int shared = 0; shared < 2; ++shared)
+            for (int i = 0; i < 3; ++i)
+                for (int o = 0; o < 3; ++o) {
+                    check_convert(c, shared, dtypes[i], dtypes[o], c->rows, c->cols, 0);             /* one whole tile */
+                    check_convert(c, shared, dtypes[i], dtypes[o], 2 * c->rows + 5, 2 * c->cols - 3, 4); /* ragged */
+                }
 }
 
-/* An unknown dtype in the input or the output layout: the host's launch fails and touches
- * nothing; a GPU loads zeros and stores nothing. */
+/* An unknown dtype in the input or the output layout, through registers (an fp32 and a bf16 tile)
+ * and through shared memory: the host's launch fails and touches nothing; a GPU loads zeros and
+ * stores nothing. */
 Test(tile_convert, an_unknown_dtype_is_rejected_and_never_touched) {
     TS_TEST_REQUIRE_DEVICE();
-    const ts_test_convert_case *c = ts_test_convert_case_at(0);
-    const int rows = c->rows, cols = c->cols;
-    const size_t n = (size_t)rows * cols;
-    for (int which = 0; which < 2; ++which) {
-        const int in_dt = which == 0 ? UNKNOWN_DTYPE : TS_DTYPE_F32, out_dt = which == 1 ? UNKNOWN_DTYPE : TS_DTYPE_F32;
-        float *in = malloc(n * sizeof(float)), *out = malloc(n * sizeof(float));
-        for (size_t i = 0; i < n; ++i) in[i] = 1.0f + (float)i;
-        void *d_in = ts_test_device_copy(in, n * sizeof(float));
-        void *d_direct = ts_test_device_copy(NULL, n * sizeof(float)), *d_shared = ts_test_device_copy(NULL, n * sizeof(float));
-        cr_assert(d_in && d_direct && d_shared);
-        const ts_status s = c->run(d_direct, d_shared, out_dt, d_in, in_dt, rows, cols, rows, cols, cols);
-        if (!ts_test_on_gpu()) {
-            cr_assert_eq(s, TS_ERROR_INVALID_ENUM, "dtype %d in the %s: %s", UNKNOWN_DTYPE, which ? "output" : "input",
-                         ts_status_string(s));
-        } else {
-            cr_assert_eq(s, TS_SUCCESS);
-            cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
-        }
-        for (int d = 0; d < 2; ++d) {
-            cr_assert_eq(ts_test_copy_back(out, d ? d_shared : d_direct, n * sizeof(float)), TS_SUCCESS);
-            if (which == 1 || !ts_test_on_gpu()) {
-                /* The host stops the block at its first unknown dtype, before any store; a GPU's
-                 * stores of an unknown dtype write nothing. */
-                cr_assert(ts_test_is_poison(out, n * sizeof(float)), "output %d of case %d was written", d, which);
-            } else {
-                for (size_t i = 0; i < n; ++i) cr_assert_eq(out[i], 0.0f, "an unknown input dtype loads zeros");
+    for (int k = 0; k < 3; k += 2) {
+        const ts_test_convert_case *c = ts_test_convert_case_at(k);
+        const int rows = c->rows, cols = c->cols;
+        const size_t n = (size_t)rows * cols, b = ts_test_dtype_bytes((ts_dtype)c->dtype);
+        for (int shared = 0; shared < 2; ++shared)
+            for (int which = 0; which < 2; ++which) {
+                const int in_dt = which == 0 ? UNKNOWN_DTYPE : c->dtype, out_dt = which == 1 ? UNKNOWN_DTYPE : c->dtype;
+                unsigned char *in = malloc(n * b), *out = malloc(n * b);
+                for (size_t i = 0; i < n; ++i) ts_test_put(in, (ts_dtype)c->dtype, i, 1.0 + (double)i);
+                void *d_in = ts_test_device_copy(in, n * b), *d_out = ts_test_device_copy(NULL, n * b);
+                cr_assert(d_in && d_out);
+                const ts_status s = c->run(d_out, out_dt, d_in, in_dt, rows, cols, rows, cols, cols, shared);
+                cr_assert_eq(ts_test_copy_back(out, d_out, n * b), TS_SUCCESS);
+                if (!ts_test_on_gpu()) {
+                    cr_assert_eq(s, TS_ERROR_INVALID_ENUM, "%s: dtype %d in the %s: %s", c->name, UNKNOWN_DTYPE,
+                                 which ? "output" : "input", ts_status_string(s));
+                    cr_assert(ts_test_is_poison(out, n * b), "%s: the output was written", c->name);
+                } else {
+                    cr_assert_eq(s, TS_SUCCESS);
+                    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+                    cr_assert_eq(ts_test_copy_back(out, d_out, n * b), TS_SUCCESS);
+                    for (size_t i = 0; i < n; ++i)
+                        cr_assert(which == 1 ? ts_test_is_poison(out + i * b, b) : ts_test_get(out, (ts_dtype)c->dtype, i) == 0.0,
+                                  "%s: element %zu: an unknown dtype loads zeros and stores nothing", c->name, i);
+                }
+                cr_assert_eq(ts_free(d_in), TS_SUCCESS);
+                cr_assert_eq(ts_free(d_out), TS_SUCCESS);
+                free(in);
+                free(out);
             }
-        }
-        cr_assert_eq(ts_free(d_in), TS_SUCCESS);
-        cr_assert_eq(ts_free(d_direct), TS_SUCCESS);
-        cr_assert_eq(ts_free(d_shared), TS_SUCCESS);
-        free(in);
-        free(out);
     }
 }
 

@@ -88,7 +88,8 @@ void ts_host_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_tbar 
  * or count out of range, an uninitialised or over-arrived ts_tbar, a copy outside shared memory;
  * TS_ERROR_UNGUARDED_ATOMIC for ts_atomic_add_i32 outside TS_ONE_LANE (every lane of a GPU warp
  * would add), TS_ERROR_INVALID_ENUM for a tile load or store of a global layout whose dtype is none
- * of the three (ops/memory.h). */
+ * of the three, TS_ERROR_INVALID_VALUE for a 16-bit register tile's load or store of a global layout
+ * of another dtype (ops/memory.h). */
 _Noreturn void ts_host_fail(ts_status status);
 
 /* Knobs, mostly for tests. Each setting applies to launches that start after it. */

@@ -249,29 +249,32 @@ TS_EXTERN_C ts_status ts_test_wv_math(float *out, const float *x, const float *y
 /* ---- loads and stores that convert ------------------------------------------------------------ */
 
 typedef struct ts_test_cv_params {
-    ts_gl in, out_direct, out_shared;
-    int tiles_across;
+    ts_gl in, out;
+    int tiles_across, shared;
 } ts_test_cv_params;
 
 #define TS_TEST_CONVERT_KERNEL(NAME, RT, ST)                                                       \
     TS_KERNEL(NAME##_kernel, 1, ts_test_cv_params, p) {                                            \
         const int tr = ts_block_x() / p->tiles_across, tc = ts_block_x() % p->tiles_across;        \
-        ts_smem smem = ts_smem_begin();                                                            \
-        ST *s = TS_SMEM_TILE(&smem, ST);                                                           \
-        RT t;                                                                                      \
-        ts_load_g2r(&t, &p->in, 0, 0, tr, tc);                                                     \
-        ts_store_r2g(&p->out_direct, &t, 0, 0, tr, tc);                                            \
-        ts_load_g2s(s, &p->in, 0, 0, tr, tc);                                                      \
-        ts_store_s2g(&p->out_shared, s, 0, 0, tr, tc);                                             \
+        if (p->shared) {                                                                           \
+            ts_smem smem = ts_smem_begin();                                                        \
+            ST *s = TS_SMEM_TILE(&smem, ST);                                                       \
+            ts_load_g2s(s, &p->in, 0, 0, tr, tc);                                                  \
+            ts_store_s2g(&p->out, s, 0, 0, tr, tc);                                                \
+        } else {                                                                                   \
+            RT t;                                                                                  \
+            ts_load_g2r(&t, &p->in, 0, 0, tr, tc);                                                 \
+            ts_store_r2g(&p->out, &t, 0, 0, tr, tc);                                               \
+        }                                                                                          \
     }                                                                                              \
-    static ts_status NAME(void *out_direct, void *out_shared, int out_dtype, const void *in, int in_dtype, int rows, \
-                          int cols, int out_rows, int out_cols, int ld) {                          \
+    static ts_status NAME(void *out, int out_dtype, const void *in, int in_dtype, int rows, int cols, int out_rows, \
+                          int out_cols, int ld, int shared) {                                      \
         const int R = TS_RT_ROWS((RT *)0), C = TS_RT_COLS((RT *)0);                                \
         ts_test_cv_params params;                                                                  \
         params.in = ts_gl_matrix((void *)in, in_dtype, rows, cols, ld);                            \
-        params.out_direct = ts_gl_matrix(out_direct, out_dtype, out_rows, out_cols, ld);           \
-        params.out_shared = ts_gl_matrix(out_shared, out_dtype, out_rows, out_cols, ld);           \
+        params.out = ts_gl_matrix(out, out_dtype, out_rows, out_cols, ld);                         \
         params.tiles_across = (out_cols + C - 1) / C;                                              \
+        params.shared = shared;                                                                    \
         const int tiles = ((out_rows + R - 1) / R) * params.tiles_across;                          \
         return TS_LAUNCH(NAME##_kernel, ts_grid_1d((unsigned)tiles), 1, sizeof(ST), NULL, params); \
     }

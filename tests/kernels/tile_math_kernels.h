@@ -91,13 +91,14 @@ ts_status ts_test_wv_math(float *out, const float *x, const float *y, const floa
 
 /* Loads and stores between a global of one dtype and a tile of another: each block takes tile
  * (block / tiles_across, block % tiles_across) of `in` (rows x cols of in_dtype, leading dimension
- * ld) through registers to out_direct and through a shared tile to out_shared (out_rows x out_cols
- * of out_dtype, the same ld). The dtypes are run-time values, any of the three or an unknown one. */
+ * ld) to `out` (out_rows x out_cols of out_dtype, the same ld) through a register tile (shared 0)
+ * or a shared tile (shared 1) of the case's dtype. The dtypes are run-time values, any of the three
+ * or an unknown one. */
 typedef struct ts_test_convert_case {
     const char *name;
     int dtype, rows, cols;
-    ts_status (*run)(void *out_direct, void *out_shared, int out_dtype, const void *in, int in_dtype, int rows,
-                     int cols, int out_rows, int out_cols, int ld);
+    ts_status (*run)(void *out, int out_dtype, const void *in, int in_dtype, int rows, int cols, int out_rows,
+                     int out_cols, int ld, int shared);
 } ts_test_convert_case;
 const ts_test_convert_case *ts_test_convert_case_at(int k);
 

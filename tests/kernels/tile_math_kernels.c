@@ -24,7 +24,8 @@ typedef struct ts_test_tm_params {
     long long row0, col0, k;
 } ts_test_tm_params;
 
-/* One warp; d is stored unless the mode stored a broadcast vector instead. */
+/* One warp; the register-vector modes broadcast their result z over d's rows. */
+#define TS_TM_OUT_ROW() ts_broadcast_row(&d, &z)
 #define TS_TEST_TM_KERNEL(NAME, R, C, L)                                                           \
     TS_KERNEL(NAME##_kernel, 1, ts_test_tm_params, p) {                                            \
         ts_rt_f32_##R##x##C##L a, b, c, d, m;                                                      \
@@ -87,48 +88,47 @@ typedef struct ts_test_tm_params {
         case TS_TM_MIN_COL: ts_min_col(&d, &a, &cv); break;                                        \
         case TS_TM_EQ_COL: ts_eq_col(&d, &a, &cv); break;                                          \
         case TS_TM_GT_COL: ts_gt_col(&d, &a, &cv); break;                                          \
-        case TS_TM_RV_NEG: ts_rv_neg(&z, &x); break;                                               \
-        case TS_TM_RV_ABS: ts_rv_abs(&z, &x); break;                                               \
-        case TS_TM_RV_RELU: ts_rv_relu(&z, &x); break;                                             \
-        case TS_TM_RV_SQRT: ts_rv_abs(&z, &x); ts_rv_sqrt(&z, &z); break;                          \
-        case TS_TM_RV_RSQRT: ts_rv_abs(&z, &x); ts_rv_add_scalar(&z, &z, 0.25f); ts_rv_rsqrt(&z, &z); break; \
-        case TS_TM_RV_TANH: ts_rv_tanh(&z, &x); break;                                             \
-        case TS_TM_RV_SIGMOID: ts_rv_sigmoid(&z, &x); break;                                       \
-        case TS_TM_RV_SILU: ts_rv_silu(&z, &x); break;                                             \
-        case TS_TM_RV_GELU_TANH: ts_rv_gelu_tanh(&z, &x); break;                                   \
-        case TS_TM_RV_GELU_ERF: ts_rv_gelu_erf(&z, &x); break;                                     \
-        case TS_TM_RV_ERF: ts_rv_erf(&z, &x); break;                                               \
-        case TS_TM_RV_SUB_S: ts_rv_sub_scalar(&z, &x, TS_TM_S); break;                             \
-        case TS_TM_RV_DIV_S: ts_rv_div_scalar(&z, &x, TS_TM_S2); break;                            \
-        case TS_TM_RV_MIN_S: ts_rv_min_scalar(&z, &x, TS_TM_S); break;                             \
-        case TS_TM_RV_EQ: ts_rv_eq(&z, &x, &y); break;                                             \
-        case TS_TM_RV_NE: ts_rv_ne(&z, &x, &y); break;                                             \
-        case TS_TM_RV_LT: ts_rv_lt(&z, &x, &y); break;                                             \
-        case TS_TM_RV_LE: ts_rv_le(&z, &x, &y); break;                                             \
-        case TS_TM_RV_GT: ts_rv_gt(&z, &x, &y); break;                                             \
-        case TS_TM_RV_GE: ts_rv_ge(&z, &x, &y); break;                                             \
-        case TS_TM_RV_EQ_S: ts_rv_eq_scalar(&z, &x, TS_TM_S); break;                               \
-        case TS_TM_RV_NE_S: ts_rv_ne_scalar(&z, &x, TS_TM_S); break;                               \
-        case TS_TM_RV_LT_S: ts_rv_lt_scalar(&z, &x, TS_TM_S); break;                               \
-        case TS_TM_RV_LE_S: ts_rv_le_scalar(&z, &x, TS_TM_S); break;                               \
-        case TS_TM_RV_GT_S: ts_rv_gt_scalar(&z, &x, TS_TM_S); break;                               \
-        case TS_TM_RV_GE_S: ts_rv_ge_scalar(&z, &x, TS_TM_S); break;                               \
-        case TS_TM_RV_FMA: ts_rv_fma(&z, &x, &y, &x); break;                                       \
-        case TS_TM_RV_FMA_S: ts_rv_fma_scalar(&z, &x, TS_TM_S2, &y); break;                        \
-        case TS_TM_RV_FMA_SS: ts_rv_fma_scalars(&z, &x, TS_TM_S2, TS_TM_S); break;                 \
-        case TS_TM_RV_WHERE: ts_rv_gt_scalar(&z, &y, 0.0f); ts_rv_where(&z, &z, &x, &y); break;    \
-        case TS_TM_RV_WHERE_S: ts_rv_gt_scalar(&z, &y, 0.0f); ts_rv_where_scalar(&z, &z, &x, TS_TM_S); break; \
-        case TS_TM_RV_WHERE_SS: ts_rv_gt_scalar(&z, &y, 0.0f); ts_rv_where_scalars(&z, &z, TS_TM_S, TS_TM_S2); break; \
-        case TS_TM_RV_IOTA: ts_rv_iota(&z, p->row0); break;                                        \
-        case TS_TM_RV_WHERE_EQ: ts_rv_iota(&z, p->row0); ts_rv_where_eq(&z, &z, p->k, &x, &y); break; \
-        case TS_TM_RV_WHERE_EQ_SS: ts_rv_iota(&z, p->row0); ts_rv_where_eq_scalars(&z, &z, p->k, TS_TM_S, TS_TM_S2); break; \
-        case TS_TM_RV_MAP: TS_RV_MAP(&z, &x, ts_test_softsign); break;                             \
-        case TS_TM_RV_MAP2: TS_RV_MAP2(&z, &x, &y, TS_TEST_SCALE_SUB); break;                      \
-        case TS_TM_RV_MAP3: TS_RV_MAP3(&z, &x, &y, &x, ts_test_mul_sub); break;                    \
+        case TS_TM_RV_NEG: ts_rv_neg(&z, &x); TS_TM_OUT_ROW(); break;                              \
+        case TS_TM_RV_ABS: ts_rv_abs(&z, &x); TS_TM_OUT_ROW(); break;                              \
+        case TS_TM_RV_RELU: ts_rv_relu(&z, &x); TS_TM_OUT_ROW(); break;                            \
+        case TS_TM_RV_SQRT: ts_rv_abs(&z, &x); ts_rv_sqrt(&z, &z); TS_TM_OUT_ROW(); break;         \
+        case TS_TM_RV_RSQRT: ts_rv_abs(&z, &x); ts_rv_add_scalar(&z, &z, 0.25f); ts_rv_rsqrt(&z, &z); TS_TM_OUT_ROW(); break; \
+        case TS_TM_RV_TANH: ts_rv_tanh(&z, &x); TS_TM_OUT_ROW(); break;                            \
+        case TS_TM_RV_SIGMOID: ts_rv_sigmoid(&z, &x); TS_TM_OUT_ROW(); break;                      \
+        case TS_TM_RV_SILU: ts_rv_silu(&z, &x); TS_TM_OUT_ROW(); break;                            \
+        case TS_TM_RV_GELU_TANH: ts_rv_gelu_tanh(&z, &x); TS_TM_OUT_ROW(); break;                  \
+        case TS_TM_RV_GELU_ERF: ts_rv_gelu_erf(&z, &x); TS_TM_OUT_ROW(); break;                    \
+        case TS_TM_RV_ERF: ts_rv_erf(&z, &x); TS_TM_OUT_ROW(); break;                              \
+        case TS_TM_RV_SUB_S: ts_rv_sub_scalar(&z, &x, TS_TM_S); TS_TM_OUT_ROW(); break;            \
+        case TS_TM_RV_DIV_S: ts_rv_div_scalar(&z, &x, TS_TM_S2); TS_TM_OUT_ROW(); break;           \
+        case TS_TM_RV_MIN_S: ts_rv_min_scalar(&z, &x, TS_TM_S); TS_TM_OUT_ROW(); break;            \
+        case TS_TM_RV_EQ: ts_rv_eq(&z, &x, &y); TS_TM_OUT_ROW(); break;                            \
+        case TS_TM_RV_NE: ts_rv_ne(&z, &x, &y); TS_TM_OUT_ROW(); break;                            \
+        case TS_TM_RV_LT: ts_rv_lt(&z, &x, &y); TS_TM_OUT_ROW(); break;                            \
+        case TS_TM_RV_LE: ts_rv_le(&z, &x, &y); TS_TM_OUT_ROW(); break;                            \
+        case TS_TM_RV_GT: ts_rv_gt(&z, &x, &y); TS_TM_OUT_ROW(); break;                            \
+        case TS_TM_RV_GE: ts_rv_ge(&z, &x, &y); TS_TM_OUT_ROW(); break;                            \
+        case TS_TM_RV_EQ_S: ts_rv_eq_scalar(&z, &x, TS_TM_S); TS_TM_OUT_ROW(); break;              \
+        case TS_TM_RV_NE_S: ts_rv_ne_scalar(&z, &x, TS_TM_S); TS_TM_OUT_ROW(); break;              \
+        case TS_TM_RV_LT_S: ts_rv_lt_scalar(&z, &x, TS_TM_S); TS_TM_OUT_ROW(); break;              \
+        case TS_TM_RV_LE_S: ts_rv_le_scalar(&z, &x, TS_TM_S); TS_TM_OUT_ROW(); break;              \
+        case TS_TM_RV_GT_S: ts_rv_gt_scalar(&z, &x, TS_TM_S); TS_TM_OUT_ROW(); break;              \
+        case TS_TM_RV_GE_S: ts_rv_ge_scalar(&z, &x, TS_TM_S); TS_TM_OUT_ROW(); break;              \
+        case TS_TM_RV_FMA: ts_rv_fma(&z, &x, &y, &x); TS_TM_OUT_ROW(); break;                      \
+        case TS_TM_RV_FMA_S: ts_rv_fma_scalar(&z, &x, TS_TM_S2, &y); TS_TM_OUT_ROW(); break;       \
+        case TS_TM_RV_FMA_SS: ts_rv_fma_scalars(&z, &x, TS_TM_S2, TS_TM_S); TS_TM_OUT_ROW(); break; \
+        case TS_TM_RV_WHERE: ts_rv_gt_scalar(&z, &y, 0.0f); ts_rv_where(&z, &z, &x, &y); TS_TM_OUT_ROW(); break; \
+        case TS_TM_RV_WHERE_S: ts_rv_gt_scalar(&z, &y, 0.0f); ts_rv_where_scalar(&z, &z, &x, TS_TM_S); TS_TM_OUT_ROW(); break; \
+        case TS_TM_RV_WHERE_SS: ts_rv_gt_scalar(&z, &y, 0.0f); ts_rv_where_scalars(&z, &z, TS_TM_S, TS_TM_S2); TS_TM_OUT_ROW(); break; \
+        case TS_TM_RV_IOTA: ts_rv_iota(&z, p->row0); TS_TM_OUT_ROW(); break;                       \
+        case TS_TM_RV_WHERE_EQ: ts_rv_iota(&z, p->row0); ts_rv_where_eq(&z, &z, p->k, &x, &y); TS_TM_OUT_ROW(); break; \
+        case TS_TM_RV_WHERE_EQ_SS: ts_rv_iota(&z, p->row0); ts_rv_where_eq_scalars(&z, &z, p->k, TS_TM_S, TS_TM_S2); TS_TM_OUT_ROW(); break; \
+        case TS_TM_RV_MAP: TS_RV_MAP(&z, &x, ts_test_softsign); TS_TM_OUT_ROW(); break;            \
+        case TS_TM_RV_MAP2: TS_RV_MAP2(&z, &x, &y, TS_TEST_SCALE_SUB); TS_TM_OUT_ROW(); break;     \
+        case TS_TM_RV_MAP3: TS_RV_MAP3(&z, &x, &y, &x, ts_test_mul_sub); TS_TM_OUT_ROW(); break;   \
         case TS_TM_CV_IOTA: ts_rv_iota(&cv, p->col0); ts_broadcast_col(&d, &cv); break;           \
         default: break;                                                                            \
         }                                                                                          \
-        if (p->mode >= TS_TM_RV_NEG && p->mode < TS_TM_CV_IOTA) ts_broadcast_row(&d, &z);          \
         ts_store_r2g(&p->out, &d, 0, 0, 0, 0);                                                     \
     }                                                                                              \
     static ts_status NAME(float *out, const float *a, const float *b, const float *c, const float *rvec, \

@@ -21,6 +21,7 @@ const char *ts_status_string(ts_status status) {
     case TS_ERROR_DEADLOCK: return "the kernel deadlocked (host backend timeout)";
     case TS_ERROR_NOT_READY: return "the work has not completed yet";
     case TS_ERROR_RUNTIME: return "the backend runtime reported an error";
+    case TS_ERROR_UNGUARDED_ATOMIC: return "an atomic outside a one-lane region (TS_ONE_LANE) in a kernel (host backend)";
     case TS_STATUS_COUNT_: break;
     }
     return "unknown status";

@@ -69,7 +69,7 @@ TS_DEVICE void ts_convert_impl(void *dst, ts_rt_desc dd, const void *src, ts_rt_
 #define ts_convert(dst, src)                                                                       \
     do {                                                                                           \
         TS_STATIC_ASSERT(TS_RT_ROWS(dst) == TS_RT_ROWS(src) && TS_RT_COLS(dst) == TS_RT_COLS(src), \
-                         "ts_convert keeps the shape");                                            \
+                         #dst " and " #src ": ts_convert keeps the shape");                        \
         ts_convert_impl(TS_RT_DATA(dst), TS_RT_DESC(dst), TS_RT_CDATA(src), TS_RT_DESC(src));      \
     } while (0)
 
@@ -89,7 +89,7 @@ TS_DEVICE void ts_transpose_impl(void *dst, ts_rt_desc dd, const void *src, ts_r
     do {                                                                                           \
         TS_STATIC_ASSERT(TS_RT_ROWS(dst) == TS_RT_COLS(src) && TS_RT_COLS(dst) == TS_RT_ROWS(src) && \
                              TS_RT_LAYOUT(dst) != TS_RT_LAYOUT(src) && TS_RT_DTYPE(dst) == TS_RT_DTYPE(src), \
-                         "ts_transpose: dst is src's shape transposed, in the other layout");      \
+                         #dst " and " #src ": ts_transpose: dst is src's shape transposed, in the other layout"); \
         ts_transpose_impl(TS_RT_DATA(dst), TS_RT_DESC(dst), TS_RT_CDATA(src), TS_RT_DESC(src));    \
     } while (0)
 

@@ -11,10 +11,27 @@
  *                                                    a register tile's worth at an offset of a
  *                                                    larger shared tile (a warp's rows of a
  *                                                    warpgroup tile)
+ *   ts_rv_load_typed(rv, ptr, dtype, i0, n) / ts_rv_store_typed(ptr, dtype, rv, i0, n)
+ *   ts_sv_load_g2s_typed(sv, ptr, dtype, i0, n) / ts_sv_store_s2g_typed(ptr, dtype, sv, i0, n)
+ *                                                    vectors and an array of any dtype, converted
  * Tile coordinates are in units of the tile's shape. Elements past the global layout's rows and
  * columns are zero-filled on load and skipped on store, so ragged shapes never touch memory out of
- * bounds. The global layout's dtype must be the tile's (launchers check it). These are the
- * portable element-wise forms, built on the layout functions; they serve every dtype and layout. */
+ * bounds. These are the portable element-wise forms, built on the layout functions; they serve
+ * every dtype and layout.
+ *
+ * Dtypes. A global layout's dtype is a run-time field, and a load never reads it at the tile's
+ * width. Where it is not the tile's, fp32 register tiles and shared tiles of any dtype convert each
+ * element through fp32 at the global's own width (a bf16 global into an fp32 tile, an fp32 tile out
+ * to an fp16 global; narrowing rounds to nearest even), on a path of their own, so a global of the
+ * tile's dtype takes the same code as before. A 16-bit register tile takes only its own dtype
+ * (ts_load_g2r_other_dtype): otherwise it loads zeros and stores nothing, and the host's launch
+ * returns TS_ERROR_INVALID_VALUE. A global layout whose dtype is none of the three is never read or
+ * written: the host's launch returns TS_ERROR_INVALID_ENUM. A GPU has no channel for either: its
+ * loads give zeros and its stores write nothing (launchers validate their dtypes before they
+ * launch). Shared and register vectors hold fp32 or, for shared vectors, 16-bit
+ * values (tiles/shared_vector.h); the plain vector ops take fp32 arrays (a pointer of another type
+ * does not compile) and the _typed ones an array of a run-time dtype. Shared <-> register copies of
+ * tiles need the same dtype on both sides (a compile-time check naming both). */
 #ifndef TESSERA_OPS_MEMORY_H
 #define TESSERA_OPS_MEMORY_H
 
@@ -42,10 +59,110 @@ TS_DEVICE void ts_rt_raw_set(void *data, int bytes, int e, unsigned bits) {
         ts_rt16_set((unsigned *)data, e, (unsigned short)bits);
 }
 
+/* ---- elements of a run-time dtype -------------------------------------------------------------- */
+
+/* Whether dtype is one of the three element types. */
+TS_DEVICE int ts_dtype_known(int dtype) {
+    return dtype == TS_DTYPE_F32 || dtype == TS_DTYPE_BF16 || dtype == TS_DTYPE_FP16;
+}
+
+/* One element's raw bits of a known dtype as fp32, and fp32 as a dtype's bits (rounded to nearest
+ * even). */
+TS_DEVICE float ts_dtype_bits_to_f32(unsigned bits, int dtype) {
+    if (dtype == TS_DTYPE_F32) return ts_bits_f32(bits);
+    return dtype == TS_DTYPE_BF16 ? ts_unpack_bf16((unsigned short)bits) : ts_unpack_fp16((unsigned short)bits);
+}
+TS_DEVICE unsigned ts_f32_to_dtype_bits(float x, int dtype) {
+    if (dtype == TS_DTYPE_F32) return ts_f32_bits(x);
+    return (dtype == TS_DTYPE_BF16 ? ts_pack_bf16x2(x, 0.0f) : ts_pack_fp16x2(x, 0.0f)) & 0xffffu;
+}
+
+/* Element idx of an array of a known dtype as fp32, and x stored there. */
+TS_DEVICE float ts_dtype_get_f32(const void *p, int dtype, long long idx) {
+    return ts_dtype_bits_to_f32(ts_raw_get(p, TS_DTYPE_BYTES(dtype), idx), dtype);
+}
+TS_DEVICE void ts_dtype_set_f32(void *p, int dtype, long long idx, float x) {
+    ts_raw_set(p, TS_DTYPE_BYTES(dtype), idx, ts_f32_to_dtype_bits(x, dtype));
+}
+
+/* Element e of a register tile's storage as fp32, and x stored there (rounded to a 16-bit tile's
+ * dtype). */
+TS_DEVICE float ts_rt_elem_get_f32(const void *rt, int dtype, int e) {
+    return ts_dtype_bits_to_f32(ts_rt_raw_get(rt, TS_DTYPE_BYTES(dtype), e), dtype);
+}
+TS_DEVICE void ts_rt_elem_set_f32(void *rt, int dtype, int e, float x) {
+    ts_rt_raw_set(rt, TS_DTYPE_BYTES(dtype), e, ts_f32_to_dtype_bits(x, dtype));
+}
+
+/* A global layout's dtype: 1 where known, else the host's launch fails with TS_ERROR_INVALID_ENUM
+ * (ts_fail_launch; a GPU goes on, and the caller touches no memory). */
+TS_DEVICE int ts_gl_dtype_ok(const ts_gl *g) {
+    if (ts_dtype_known(g->dtype)) return 1;
+    ts_fail_launch(TS_ERROR_INVALID_ENUM);
+    return 0;
+}
+
 /* ---- global <-> registers -------------------------------------------------------------------- */
+
+/* A global layout of another dtype than the tile's: element by element at the global's width,
+ * converted through fp32. An unknown dtype loads zeros (ts_gl_dtype_ok). */
+TS_DEVICE void ts_load_g2r_convert(void *rt, ts_rt_desc d, const ts_gl *g, long long b, long long h, long long row0,
+                                   long long col0) {
+    const int lane = ts_lane_id(), ok = ts_gl_dtype_ok(g), gbytes = TS_DTYPE_BYTES(g->dtype);
+    const long long rows_left = ok ? g->rows - row0 : 0, cols_left = g->cols - col0;
+    const unsigned char *base = (const unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * gbytes;
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
+        const int r = ts_rt_elem_row(d, lane, e), c = ts_rt_elem_col(d, lane, e);
+        const float x = (r < rows_left && c < cols_left) ? ts_dtype_get_f32(base, g->dtype, r * g->stride_row + c) : 0.0f;
+        ts_rt_elem_set_f32(rt, d.dtype, e, x);
+    }
+}
+
+TS_DEVICE void ts_store_r2g_convert(const ts_gl *g, const void *rt, ts_rt_desc d, long long b, long long h,
+                                    long long row0, long long col0) {
+    if (!ts_gl_dtype_ok(g)) return;
+    const int lane = ts_lane_id(), gbytes = TS_DTYPE_BYTES(g->dtype);
+    const long long rows_left = g->rows - row0, cols_left = g->cols - col0;
+    unsigned char *base = (unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * gbytes;
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
+        const int r = ts_rt_elem_row(d, lane, e), c = ts_rt_elem_col(d, lane, e);
+        if (r < rows_left && c < cols_left)
+            ts_dtype_set_f32(base, g->dtype, r * g->stride_row + c, ts_rt_elem_get_f32(rt, d.dtype, e));
+    }
+}
+
+/* A global layout of another dtype than the tile's: an fp32 tile converts; a 16-bit tile (a
+ * matrix operand, or an output such as attention's) takes only its own dtype, and loads zeros and
+ * stores nothing otherwise, the host's launch failing with TS_ERROR_INVALID_VALUE. The 16-bit tiles'
+ * refusal is a few instructions where a converting path beside attention's output store changed
+ * the scheduling of its main loop; a kernel that wants a 16-bit tile of another dtype loads an fp32
+ * tile and converts it (ts_convert). */
+TS_DEVICE void ts_load_g2r_other_dtype(void *rt, ts_rt_desc d, const ts_gl *g, long long b, long long h,
+                                       long long row0, long long col0) {
+    if (d.dtype == TS_DTYPE_F32) {
+        ts_load_g2r_convert(rt, d, g, b, h, row0, col0);
+        return;
+    }
+    ts_fail_launch(ts_dtype_known(g->dtype) ? TS_ERROR_INVALID_VALUE : TS_ERROR_INVALID_ENUM);
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(d); e += 2) ((unsigned *)rt)[e >> 1] = 0u;
+}
+TS_DEVICE void ts_store_r2g_other_dtype(const ts_gl *g, const void *rt, ts_rt_desc d, long long b, long long h,
+                                        long long row0, long long col0) {
+    if (d.dtype == TS_DTYPE_F32)
+        ts_store_r2g_convert(g, rt, d, b, h, row0, col0);
+    else
+        ts_fail_launch(ts_dtype_known(g->dtype) ? TS_ERROR_INVALID_VALUE : TS_ERROR_INVALID_ENUM);
+}
 
 TS_DEVICE void ts_load_g2r_impl(void *rt, ts_rt_desc d, const ts_gl *g, long long b, long long h,
                                 long long row0, long long col0) {
+    if (g->dtype != d.dtype) {
+        ts_load_g2r_other_dtype(rt, d, g, b, h, row0, col0);
+        return;
+    }
     const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);
     const long long rows_left = g->rows - row0, cols_left = g->cols - col0;
     const unsigned char *base = (const unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * bytes;
@@ -74,6 +191,10 @@ TS_DEVICE void ts_quad_transpose_u32(unsigned a[4], int lane) {
 
 TS_DEVICE void ts_store_r2g_impl(const ts_gl *g, const void *rt, ts_rt_desc d, long long b, long long h,
                                  long long row0, long long col0) {
+    if (g->dtype != d.dtype) {
+        ts_store_r2g_other_dtype(g, rt, d, b, h, row0, col0);
+        return;
+    }
     const int lane = ts_lane_id(), bytes = TS_DTYPE_BYTES(d.dtype);
     const long long rows_left = g->rows - row0, cols_left = g->cols - col0;
     unsigned char *base = (unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * bytes;
@@ -147,8 +268,39 @@ TS_DEVICE void ts_store_r2g_impl(const ts_gl *g, const void *rt, ts_rt_desc d, l
 
 /* `threads` threads of the block, numbered `thread`, share the copy: consecutive threads take
  * consecutive columns so a warp reads contiguous global memory. */
+/* A global layout of another dtype than the shared tile's: converted through fp32, element by
+ * element, as the register tiles' ts_load_g2r_convert. */
+TS_DEVICE void ts_load_g2s_convert(void *st, ts_st_desc d, const ts_gl *g, long long b, long long h, long long row0,
+                                   long long col0, int thread, int threads) {
+    const int ok = ts_gl_dtype_ok(g), gbytes = TS_DTYPE_BYTES(g->dtype);
+    const long long rows_left = ok ? g->rows - row0 : 0, cols_left = g->cols - col0;
+    const unsigned char *base = (const unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * gbytes;
+    for (int idx = thread; idx < d.rows * d.cols; idx += threads) {
+        const int r = idx / d.cols, c = idx % d.cols;
+        const float x = (r < rows_left && c < cols_left) ? ts_dtype_get_f32(base, g->dtype, r * g->stride_row + c) : 0.0f;
+        ts_dtype_set_f32(st, d.dtype, ts_st_index(d, r, c), x);
+    }
+}
+
+TS_DEVICE void ts_store_s2g_convert(const ts_gl *g, const void *st, ts_st_desc d, long long b, long long h,
+                                    long long row0, long long col0, int thread, int threads) {
+    if (!ts_gl_dtype_ok(g)) return;
+    const int gbytes = TS_DTYPE_BYTES(g->dtype);
+    const long long rows_left = g->rows - row0, cols_left = g->cols - col0;
+    unsigned char *base = (unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * gbytes;
+    for (int idx = thread; idx < d.rows * d.cols; idx += threads) {
+        const int r = idx / d.cols, c = idx % d.cols;
+        if (r < rows_left && c < cols_left)
+            ts_dtype_set_f32(base, g->dtype, r * g->stride_row + c, ts_dtype_get_f32(st, d.dtype, ts_st_index(d, r, c)));
+    }
+}
+
 TS_DEVICE void ts_load_g2s_impl(void *st, ts_st_desc d, const ts_gl *g, long long b, long long h,
                                 long long row0, long long col0, int thread, int threads) {
+    if (g->dtype != d.dtype) {
+        ts_load_g2s_convert(st, d, g, b, h, row0, col0, thread, threads);
+        return;
+    }
     const int bytes = TS_DTYPE_BYTES(d.dtype);
     const long long rows_left = g->rows - row0, cols_left = g->cols - col0;
     const unsigned char *base = (const unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * bytes;
@@ -161,6 +313,10 @@ TS_DEVICE void ts_load_g2s_impl(void *st, ts_st_desc d, const ts_gl *g, long lon
 
 TS_DEVICE void ts_store_s2g_impl(const ts_gl *g, const void *st, ts_st_desc d, long long b, long long h,
                                  long long row0, long long col0, int thread, int threads) {
+    if (g->dtype != d.dtype) {
+        ts_store_s2g_convert(g, st, d, b, h, row0, col0, thread, threads);
+        return;
+    }
     const int bytes = TS_DTYPE_BYTES(d.dtype);
     const long long rows_left = g->rows - row0, cols_left = g->cols - col0;
     unsigned char *base = (unsigned char *)g->ptr + ts_gl_offset(g, b, h, row0, col0) * bytes;
@@ -253,10 +409,10 @@ TS_DEVICE void ts_store_r2s_impl(void *st, ts_st_desc sd, const void *rt, ts_rt_
 }
 
 #define TS_CHECK_RT_ST_DTYPES(rt, st)                                                              \
-    TS_STATIC_ASSERT(TS_RT_DTYPE(rt) == TS_ST_DTYPE(st), "register and shared tile dtypes differ")
+    TS_STATIC_ASSERT(TS_RT_DTYPE(rt) == TS_ST_DTYPE(st), #rt " and " #st ": register and shared tile dtypes differ")
 #define TS_CHECK_RT_ST_FITS(rt, st)                                                                \
     TS_STATIC_ASSERT(TS_RT_ROWS(rt) <= TS_ST_ROWS(st) && TS_RT_COLS(rt) <= TS_ST_COLS(st),         \
-                     "register tile larger than the shared tile")
+                     #rt " and " #st ": register tile larger than the shared tile")
 
 #define ts_load_s2r_at(dst, src, row0, col0)                                                       \
     do {                                                                                           \
@@ -312,35 +468,91 @@ TS_DEVICE void ts_rv_store_impl(float *dst, const float *v, int len, int axis, i
 #define ts_rv_store(dst, src, i0, n)                                                               \
     ts_rv_store_impl((dst), TS_RV_CDATA(src), TS_RV_LEN(src), TS_RV_AXIS(src), TS_RV_LAYOUT(src), (i0), (n))
 
+/* The same with an array of dtype `dtype` (a run-time value), converted through fp32; an unknown
+ * dtype loads zeros and stores nothing (ts_gl_dtype_ok's rule). */
+TS_DEVICE void ts_rv_load_typed_impl(float *v, int len, int axis, int layout, const void *src, int dtype, long long i0,
+                                     long long n) {
+    const int lane = ts_lane_id();
+    if (!ts_dtype_known(dtype)) {
+        ts_fail_launch(TS_ERROR_INVALID_ENUM);
+        n = 0;
+    }
+    TS_UNROLL
+    for (int blk = 0; blk < len / 16; ++blk) {
+        TS_UNROLL
+        for (int s = 0; s < TS_RV_SLOTS; ++s) {
+            if (s >= ts_rv_slots(axis, layout)) continue;
+            const long long idx = i0 + blk * 16 + ts_rv_index_of_slot(axis, layout, lane, s);
+            v[blk * TS_RV_SLOTS + s] = idx < n ? ts_dtype_get_f32(src, dtype, idx) : 0.0f;
+        }
+    }
+}
+TS_DEVICE void ts_rv_store_typed_impl(void *dst, int dtype, const float *v, int len, int axis, int layout, long long i0,
+                                      long long n) {
+    const int lane = ts_lane_id();
+    if (!ts_dtype_known(dtype)) {
+        ts_fail_launch(TS_ERROR_INVALID_ENUM);
+        return;
+    }
+    if ((lane & ts_rv_shared_lane_bits(axis, layout)) != 0) return;
+    TS_UNROLL
+    for (int blk = 0; blk < len / 16; ++blk) {
+        TS_UNROLL
+        for (int s = 0; s < TS_RV_SLOTS; ++s) {
+            if (s >= ts_rv_slots(axis, layout)) continue;
+            const long long idx = i0 + blk * 16 + ts_rv_index_of_slot(axis, layout, lane, s);
+            if (idx < n) ts_dtype_set_f32(dst, dtype, idx, v[blk * TS_RV_SLOTS + s]);
+        }
+    }
+}
+
+#define ts_rv_load_typed(dst, src, dtype, i0, n)                                                   \
+    ts_rv_load_typed_impl(TS_RV_DATA(dst), TS_RV_LEN(dst), TS_RV_AXIS(dst), TS_RV_LAYOUT(dst), (src), (dtype), (i0), (n))
+#define ts_rv_store_typed(dst, dtype, src, i0, n)                                                  \
+    ts_rv_store_typed_impl((dst), (dtype), TS_RV_CDATA(src), TS_RV_LEN(src), TS_RV_AXIS(src), TS_RV_LAYOUT(src), (i0), (n))
+
 /* ---- shared vectors ------------------------------------------------------------------------- */
 
 #include "tiles/shared_vector.h"
 
-/* Global <-> shared, warp scope: entries i0 .. i0 + LEN - 1 of a plain fp32 array of n entries,
- * zero past n on load, not stored past n. */
-TS_DEVICE void ts_sv_load_g2s_impl(float *sv, int len, const float *src, long long i0, long long n) {
-    for (int i = ts_lane_id(); i < len; i += TS_WARP_LANES) sv[i] = i0 + i < n ? src[i0 + i] : 0.0f;
+/* Global <-> shared, warp scope: entries i0 .. i0 + LEN - 1 of an array of dtype mem_dtype (n
+ * entries), converted to and from the vector's dtype sv_dtype, zero past n on load, not stored past
+ * n. An unknown mem_dtype loads zeros and stores nothing. */
+TS_DEVICE void ts_sv_load_g2s_impl(void *sv, int sv_dtype, int len, const void *src, int mem_dtype, long long i0,
+                                   long long n) {
+    if (!ts_dtype_known(mem_dtype)) {
+        ts_fail_launch(TS_ERROR_INVALID_ENUM);
+        n = 0;
+    }
+    for (int i = ts_lane_id(); i < len; i += TS_WARP_LANES)
+        ts_dtype_set_f32(sv, sv_dtype, i, i0 + i < n ? ts_dtype_get_f32(src, mem_dtype, i0 + i) : 0.0f);
     ts_sync_warp();
 }
-TS_DEVICE void ts_sv_store_s2g_impl(float *dst, const float *sv, int len, long long i0, long long n) {
+TS_DEVICE void ts_sv_store_s2g_impl(void *dst, int mem_dtype, const void *sv, int sv_dtype, int len, long long i0,
+                                    long long n) {
+    if (!ts_dtype_known(mem_dtype)) {
+        ts_fail_launch(TS_ERROR_INVALID_ENUM);
+        return;
+    }
     for (int i = ts_lane_id(); i < len; i += TS_WARP_LANES)
-        if (i0 + i < n) dst[i0 + i] = sv[i];
+        if (i0 + i < n) ts_dtype_set_f32(dst, mem_dtype, i0 + i, ts_dtype_get_f32(sv, sv_dtype, i));
 }
 
 /* Shared <-> register vectors: each lane reads the entries of its slots; of the lanes holding the
- * same entry, only the one whose shared lane bits are zero writes it. */
-TS_DEVICE void ts_rv_load_s_impl(float *v, int len, int axis, int layout, const float *sv) {
+ * same entry, only the one whose shared lane bits are zero writes it. A 16-bit shared vector is
+ * widened on the way in and rounded on the way out. */
+TS_DEVICE void ts_rv_load_s_impl(float *v, int len, int axis, int layout, const void *sv, int sv_dtype) {
     const int lane = ts_lane_id();
     TS_UNROLL
     for (int blk = 0; blk < len / 16; ++blk) {
         TS_UNROLL
         for (int s = 0; s < TS_RV_SLOTS; ++s) {
             if (s >= ts_rv_slots(axis, layout)) continue;
-            v[blk * TS_RV_SLOTS + s] = sv[blk * 16 + ts_rv_index_of_slot(axis, layout, lane, s)];
+            v[blk * TS_RV_SLOTS + s] = ts_dtype_get_f32(sv, sv_dtype, blk * 16 + ts_rv_index_of_slot(axis, layout, lane, s));
         }
     }
 }
-TS_DEVICE void ts_rv_store_s_impl(float *sv, const float *v, int len, int axis, int layout) {
+TS_DEVICE void ts_rv_store_s_impl(void *sv, int sv_dtype, const float *v, int len, int axis, int layout) {
     const int lane = ts_lane_id();
     if ((lane & ts_rv_shared_lane_bits(axis, layout)) == 0) {
         TS_UNROLL
@@ -348,24 +560,36 @@ TS_DEVICE void ts_rv_store_s_impl(float *sv, const float *v, int len, int axis, 
             TS_UNROLL
             for (int s = 0; s < TS_RV_SLOTS; ++s) {
                 if (s >= ts_rv_slots(axis, layout)) continue;
-                sv[blk * 16 + ts_rv_index_of_slot(axis, layout, lane, s)] = v[blk * TS_RV_SLOTS + s];
+                ts_dtype_set_f32(sv, sv_dtype, blk * 16 + ts_rv_index_of_slot(axis, layout, lane, s), v[blk * TS_RV_SLOTS + s]);
             }
         }
     }
     ts_sync_warp();
 }
 
-#define ts_sv_load_g2s(dst, src, i0, n) ts_sv_load_g2s_impl(&(dst)->v[0], TS_SV_LEN(dst), (src), (i0), (n))
-#define ts_sv_store_s2g(dst, src, i0, n) ts_sv_store_s2g_impl((dst), &(src)->v[0], TS_SV_LEN(src), (i0), (n))
+/* The plain forms take an fp32 array: a pointer of another type does not compile. */
+TS_DEVICE const void *ts_f32_array_in(const float *p) { return p; }
+TS_DEVICE void *ts_f32_array_out(float *p) { return p; }
+
+#define ts_sv_load_g2s(dst, src, i0, n)                                                            \
+    ts_sv_load_g2s_impl(TS_SV_DATA(dst), TS_SV_DTYPE(dst), TS_SV_LEN(dst), ts_f32_array_in(src), TS_DTYPE_F32, (i0), (n))
+#define ts_sv_store_s2g(dst, src, i0, n)                                                           \
+    ts_sv_store_s2g_impl(ts_f32_array_out(dst), TS_DTYPE_F32, TS_SV_CDATA(src), TS_SV_DTYPE(src), TS_SV_LEN(src), (i0), (n))
+#define ts_sv_load_g2s_typed(dst, src, dtype, i0, n)                                               \
+    ts_sv_load_g2s_impl(TS_SV_DATA(dst), TS_SV_DTYPE(dst), TS_SV_LEN(dst), (src), (dtype), (i0), (n))
+#define ts_sv_store_s2g_typed(dst, dtype, src, i0, n)                                              \
+    ts_sv_store_s2g_impl((dst), (dtype), TS_SV_CDATA(src), TS_SV_DTYPE(src), TS_SV_LEN(src), (i0), (n))
 #define ts_rv_load_s(dst, src)                                                                     \
     do {                                                                                           \
-        TS_STATIC_ASSERT(TS_RV_LEN(dst) == TS_SV_LEN(src), "vector lengths differ");               \
-        ts_rv_load_s_impl(TS_RV_DATA(dst), TS_RV_LEN(dst), TS_RV_AXIS(dst), TS_RV_LAYOUT(dst), &(src)->v[0]); \
+        TS_STATIC_ASSERT(TS_RV_LEN(dst) == TS_SV_LEN(src), #dst " and " #src ": vector lengths differ"); \
+        ts_rv_load_s_impl(TS_RV_DATA(dst), TS_RV_LEN(dst), TS_RV_AXIS(dst), TS_RV_LAYOUT(dst), TS_SV_CDATA(src), \
+                          TS_SV_DTYPE(src));                                                       \
     } while (0)
 #define ts_rv_store_s(dst, src)                                                                    \
     do {                                                                                           \
-        TS_STATIC_ASSERT(TS_RV_LEN(src) == TS_SV_LEN(dst), "vector lengths differ");               \
-        ts_rv_store_s_impl(&(dst)->v[0], TS_RV_CDATA(src), TS_RV_LEN(src), TS_RV_AXIS(src), TS_RV_LAYOUT(src)); \
+        TS_STATIC_ASSERT(TS_RV_LEN(src) == TS_SV_LEN(dst), #dst " and " #src ": vector lengths differ"); \
+        ts_rv_store_s_impl(TS_SV_DATA(dst), TS_SV_DTYPE(dst), TS_RV_CDATA(src), TS_RV_LEN(src), TS_RV_AXIS(src), \
+                           TS_RV_LAYOUT(src));                                                     \
     } while (0)
 
 /* ---- a lane's raw fp32 values <-> global, 16 bytes at a time --------------------------------- */

@@ -5,6 +5,8 @@
  *   the _acc forms, e.g. ts_row_max_acc(vec, tile, acc): vec = max(acc, row maxima of tile)
  *   ts_add_row(dst, tile, vec), ts_sub_row, ts_mul_row, ts_div_row   dst[r][c] = tile[r][c] op vec[r]
  *   ts_add_col(dst, tile, vec), ts_sub_col, ts_mul_col, ts_div_col   dst[r][c] = tile[r][c] op vec[c]
+ *   ts_max_row/min_row and the comparisons ts_eq_row/ne_row/lt_row/le_row/gt_row/ge_row (to 1.0f or
+ *       0.0f), and the same _col: the element with its row's (column's) entry
  *   ts_broadcast_row(dst, vec), ts_broadcast_col(dst, vec)          dst[r][c] = vec[r] / vec[c]
  *   ts_exp2_scale_sub_row(dst, tile, scale, vec)   dst[r][c] = 2^(tile[r][c] * scale - vec[r]), one
  *       fused multiply-add and one approximate exp2 per element (the backend's ts_exp2_approx,
@@ -24,11 +26,14 @@ TS_DEVICE float ts_reduce_identity(int op) {
     return op == TS_OP_MAX ? -INFINITY : op == TS_OP_MIN ? INFINITY : 0.0f;
 }
 
-/* op is TS_OP_MAX, TS_OP_MIN or TS_OP_ADD. acc may be NULL. A lane combines its own elements in
+/* op is TS_OP_MAX, TS_OP_MIN or TS_OP_ADD; acc is read where has_acc (a constant) is 1. A flag
+ * rather than a null acc: on CDNA a tile's or vector's address compared with null does not fold, and
+ * keeps it in scratch. A lane combines its own elements in
  * one chain a slot: four independent chains paired at the end (a row of attention's 16 x 128
  * scores 7 + 3 deep instead of 32) measured 2% slower at D = 128 and 2-10% at D = 64 on the H200,
  * the exponentials starting later (bench/results/nvidia-h200-2026-12-01-reduce-chains-quad-store-ab.txt). */
-TS_DEVICE void ts_reduce_impl(int op, int axis, float *out, const float *t, ts_rt_desc d, const float *acc) {
+TS_DEVICE void ts_reduce_impl(int op, int axis, float *out, const float *t, ts_rt_desc d, const float *acc,
+                              int has_acc) {
     const int subrows = d.rows / 16, subcols = d.cols / 16;
     const int blocks = axis == TS_AXIS_ROWS ? subrows : subcols;
     const int across = axis == TS_AXIS_ROWS ? subcols : subrows;
@@ -54,7 +59,7 @@ TS_DEVICE void ts_reduce_impl(int op, int axis, float *out, const float *t, ts_r
             TS_UNROLL
             for (int m = 1; m < TS_WARP_LANES; m <<= 1)
                 if (lane_bits & m) part[s] = ts_apply_binary(op, part[s], ts_shfl_xor_f32(part[s], m));
-            out[blk * TS_RV_SLOTS + s] = acc ? ts_apply_binary(op, acc[blk * TS_RV_SLOTS + s], part[s]) : part[s];
+            out[blk * TS_RV_SLOTS + s] = has_acc ? ts_apply_binary(op, acc[blk * TS_RV_SLOTS + s], part[s]) : part[s];
         }
     }
 }
@@ -62,26 +67,26 @@ TS_DEVICE void ts_reduce_impl(int op, int axis, float *out, const float *t, ts_r
 #define TS_CHECK_VEC_FOR(vec, tile, axis)                                                          \
     TS_STATIC_ASSERT(TS_RV_AXIS(vec) == (axis) && TS_RV_LAYOUT(vec) == TS_RT_LAYOUT(tile) &&       \
                          TS_RV_LEN(vec) == ((axis) == TS_AXIS_ROWS ? TS_RT_ROWS(tile) : TS_RT_COLS(tile)), \
-                     "vector does not match the tile's rows or columns and layout")
+                     #vec " and " #tile ": the vector does not match the tile's rows or columns and layout")
 
-#define TS_REDUCE(op, axis, vec, tile, acc)                                                        \
+#define TS_REDUCE(op, axis, vec, tile, acc, has_acc)                                               \
     do {                                                                                           \
         TS_CHECK_F32(tile);                                                                        \
         TS_CHECK_VEC_FOR(vec, tile, axis);                                                         \
-        ts_reduce_impl(op, axis, TS_RV_DATA(vec), &(tile)->v[0][0][0], TS_RT_DESC(tile), (acc));   \
+        ts_reduce_impl(op, axis, TS_RV_DATA(vec), &(tile)->v[0][0][0], TS_RT_DESC(tile), (acc), (has_acc)); \
     } while (0)
 #define TS_REDUCE_ACC(op, axis, vec, tile, accv)                                                   \
     do {                                                                                           \
         TS_CHECK_SAME_VEC(vec, accv);                                                              \
-        TS_REDUCE(op, axis, vec, tile, TS_RV_CDATA(accv));                                         \
+        TS_REDUCE(op, axis, vec, tile, TS_RV_CDATA(accv), 1);                                      \
     } while (0)
 
-#define ts_row_max(vec, tile) TS_REDUCE(TS_OP_MAX, TS_AXIS_ROWS, vec, tile, (const float *)0)
-#define ts_row_min(vec, tile) TS_REDUCE(TS_OP_MIN, TS_AXIS_ROWS, vec, tile, (const float *)0)
-#define ts_row_sum(vec, tile) TS_REDUCE(TS_OP_ADD, TS_AXIS_ROWS, vec, tile, (const float *)0)
-#define ts_col_max(vec, tile) TS_REDUCE(TS_OP_MAX, TS_AXIS_COLS, vec, tile, (const float *)0)
-#define ts_col_min(vec, tile) TS_REDUCE(TS_OP_MIN, TS_AXIS_COLS, vec, tile, (const float *)0)
-#define ts_col_sum(vec, tile) TS_REDUCE(TS_OP_ADD, TS_AXIS_COLS, vec, tile, (const float *)0)
+#define ts_row_max(vec, tile) TS_REDUCE(TS_OP_MAX, TS_AXIS_ROWS, vec, tile, (const float *)0, 0)
+#define ts_row_min(vec, tile) TS_REDUCE(TS_OP_MIN, TS_AXIS_ROWS, vec, tile, (const float *)0, 0)
+#define ts_row_sum(vec, tile) TS_REDUCE(TS_OP_ADD, TS_AXIS_ROWS, vec, tile, (const float *)0, 0)
+#define ts_col_max(vec, tile) TS_REDUCE(TS_OP_MAX, TS_AXIS_COLS, vec, tile, (const float *)0, 0)
+#define ts_col_min(vec, tile) TS_REDUCE(TS_OP_MIN, TS_AXIS_COLS, vec, tile, (const float *)0, 0)
+#define ts_col_sum(vec, tile) TS_REDUCE(TS_OP_ADD, TS_AXIS_COLS, vec, tile, (const float *)0, 0)
 #define ts_row_max_acc(vec, tile, acc) TS_REDUCE_ACC(TS_OP_MAX, TS_AXIS_ROWS, vec, tile, acc)
 #define ts_row_min_acc(vec, tile, acc) TS_REDUCE_ACC(TS_OP_MIN, TS_AXIS_ROWS, vec, tile, acc)
 #define ts_row_sum_acc(vec, tile, acc) TS_REDUCE_ACC(TS_OP_ADD, TS_AXIS_ROWS, vec, tile, acc)
@@ -91,7 +96,7 @@ TS_DEVICE void ts_reduce_impl(int op, int axis, float *out, const float *t, ts_r
 
 /* ---- broadcasts ------------------------------------------------------------------------------ */
 
-/* d = a op vec broadcast along axis; a NULL means d = vec broadcast. */
+/* d = a op vec broadcast along axis. */
 TS_DEVICE void ts_broadcast_impl(int op, int axis, float *d, const float *a, const float *vec, ts_rt_desc desc) {
     const int subcols = desc.cols / 16;
     TS_UNROLL
@@ -100,7 +105,19 @@ TS_DEVICE void ts_broadcast_impl(int op, int axis, float *d, const float *a, con
         const float v = axis == TS_AXIS_ROWS
                             ? vec[(sub / subcols) * TS_RV_SLOTS + ts_rv_row_slot(desc.layout, 4, i)]
                             : vec[(sub % subcols) * TS_RV_SLOTS + ts_rv_col_slot(desc.layout, 4, i)];
-        d[e] = a ? ts_apply_binary(op, a[e], v) : v;
+        d[e] = ts_apply_binary(op, a[e], v);
+    }
+}
+
+/* d = vec broadcast along axis: a function of its own, not ts_broadcast_impl with a null source,
+ * whose test of the source against null kept a tile in scratch on CDNA (ts_reduce_impl). */
+TS_DEVICE void ts_broadcast_fill_impl(int axis, float *d, const float *vec, ts_rt_desc desc) {
+    const int subcols = desc.cols / 16;
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(desc); ++e) {
+        const int sub = e / TS_RT_SUB_ELEMS, i = e % TS_RT_SUB_ELEMS;
+        d[e] = axis == TS_AXIS_ROWS ? vec[(sub / subcols) * TS_RV_SLOTS + ts_rv_row_slot(desc.layout, 4, i)]
+                                    : vec[(sub % subcols) * TS_RV_SLOTS + ts_rv_col_slot(desc.layout, 4, i)];
     }
 }
 
@@ -119,6 +136,24 @@ TS_DEVICE void ts_broadcast_impl(int op, int axis, float *d, const float *a, con
 #define ts_sub_col(dst, src, vec) TS_BROADCAST(TS_OP_SUB, TS_AXIS_COLS, dst, src, vec)
 #define ts_mul_col(dst, src, vec) TS_BROADCAST(TS_OP_MUL, TS_AXIS_COLS, dst, src, vec)
 #define ts_div_col(dst, src, vec) TS_BROADCAST(TS_OP_DIV, TS_AXIS_COLS, dst, src, vec)
+/* Comparisons with the row's (column's) entry, to 1.0f or 0.0f (ops/maps.h), e.g. an index tile
+ * against one target per row (ops/index.h); and the element-wise maximum and minimum with it. */
+#define ts_eq_row(dst, src, vec) TS_BROADCAST(TS_OP_EQ, TS_AXIS_ROWS, dst, src, vec)
+#define ts_ne_row(dst, src, vec) TS_BROADCAST(TS_OP_NE, TS_AXIS_ROWS, dst, src, vec)
+#define ts_lt_row(dst, src, vec) TS_BROADCAST(TS_OP_LT, TS_AXIS_ROWS, dst, src, vec)
+#define ts_le_row(dst, src, vec) TS_BROADCAST(TS_OP_LE, TS_AXIS_ROWS, dst, src, vec)
+#define ts_gt_row(dst, src, vec) TS_BROADCAST(TS_OP_GT, TS_AXIS_ROWS, dst, src, vec)
+#define ts_ge_row(dst, src, vec) TS_BROADCAST(TS_OP_GE, TS_AXIS_ROWS, dst, src, vec)
+#define ts_max_row(dst, src, vec) TS_BROADCAST(TS_OP_MAX, TS_AXIS_ROWS, dst, src, vec)
+#define ts_min_row(dst, src, vec) TS_BROADCAST(TS_OP_MIN, TS_AXIS_ROWS, dst, src, vec)
+#define ts_eq_col(dst, src, vec) TS_BROADCAST(TS_OP_EQ, TS_AXIS_COLS, dst, src, vec)
+#define ts_ne_col(dst, src, vec) TS_BROADCAST(TS_OP_NE, TS_AXIS_COLS, dst, src, vec)
+#define ts_lt_col(dst, src, vec) TS_BROADCAST(TS_OP_LT, TS_AXIS_COLS, dst, src, vec)
+#define ts_le_col(dst, src, vec) TS_BROADCAST(TS_OP_LE, TS_AXIS_COLS, dst, src, vec)
+#define ts_gt_col(dst, src, vec) TS_BROADCAST(TS_OP_GT, TS_AXIS_COLS, dst, src, vec)
+#define ts_ge_col(dst, src, vec) TS_BROADCAST(TS_OP_GE, TS_AXIS_COLS, dst, src, vec)
+#define ts_max_col(dst, src, vec) TS_BROADCAST(TS_OP_MAX, TS_AXIS_COLS, dst, src, vec)
+#define ts_min_col(dst, src, vec) TS_BROADCAST(TS_OP_MIN, TS_AXIS_COLS, dst, src, vec)
 TS_DEVICE void ts_exp2_scale_sub_row_impl(float *d, const float *a, float scale, const float *vec, ts_rt_desc desc) {
     const int subcols = desc.cols / 16;
     TS_UNROLL
@@ -140,13 +175,13 @@ TS_DEVICE void ts_exp2_scale_sub_row_impl(float *d, const float *a, float scale,
     do {                                                                                           \
         TS_CHECK_F32(dst);                                                                         \
         TS_CHECK_VEC_FOR(vec, dst, TS_AXIS_ROWS);                                                  \
-        ts_broadcast_impl(TS_OP_COPY, TS_AXIS_ROWS, &(dst)->v[0][0][0], (const float *)0, TS_RV_CDATA(vec), TS_RT_DESC(dst)); \
+        ts_broadcast_fill_impl(TS_AXIS_ROWS, &(dst)->v[0][0][0], TS_RV_CDATA(vec), TS_RT_DESC(dst));   \
     } while (0)
 #define ts_broadcast_col(dst, vec)                                                                 \
     do {                                                                                           \
         TS_CHECK_F32(dst);                                                                         \
         TS_CHECK_VEC_FOR(vec, dst, TS_AXIS_COLS);                                                  \
-        ts_broadcast_impl(TS_OP_COPY, TS_AXIS_COLS, &(dst)->v[0][0][0], (const float *)0, TS_RV_CDATA(vec), TS_RT_DESC(dst)); \
+        ts_broadcast_fill_impl(TS_AXIS_COLS, &(dst)->v[0][0][0], TS_RV_CDATA(vec), TS_RT_DESC(dst));   \
     } while (0)
 
 #endif

@@ -16,6 +16,14 @@
  *   ts_wv_exp2(d, a), ts_wv_exp2_approx(d, a) (the backend's one-instruction 2^x),
  *   ts_wv_round(d, a, dtype) (to the dtype's precision and back),
  *   ts_wv_fill_from(v, start, x) (strip elements start, start + 1, ... become x)
+ *   the element-wise set of the tiles' maps (ops/maps.h), named ts_wv_<op>: ts_wv_div and
+ *   ts_wv_div_scalar, ts_wv_maximum / ts_wv_minimum (element-wise; ts_wv_max reduces) and their
+ *   _scalar forms, ts_wv_exp, ts_wv_log, ts_wv_abs, ts_wv_relu, ts_wv_neg, ts_wv_sqrt, ts_wv_rsqrt,
+ *   ts_wv_tanh, ts_wv_sigmoid, ts_wv_silu, ts_wv_gelu_tanh, ts_wv_gelu_erf, ts_wv_erf, the
+ *   comparisons ts_wv_eq/ne/lt/le/gt/ge (and _scalar) to 1.0f or 0.0f, ts_wv_fma(_scalar,
+ *   _scalars), ts_wv_where(_scalar, _scalars), ts_wv_where_eq(_scalars) and the user maps
+ *   TS_WV_MAP / TS_WV_MAP2 / TS_WV_MAP3 (d = fn(a), fn(a, b), fn(a, b, c), fn a TS_DEVICE function
+ *   or a function-like macro); ts_wv_iota is in ops/index.h
  *   ts_wv_sum(v), ts_wv_sum_sq(v), ts_wv_max(v): the whole warp's strip reduced to one float,
  *       the same (bit for bit) in every lane
  *   ts_wv_lane_sum(v), ts_wv_lane_max(v): the lane's own elements only (statistics a lane keeps
@@ -53,6 +61,7 @@
 #include "backends/lane_ops.h"
 #include "backends/vector_memory.h"
 #include "ops/bits.h"
+#include "ops/maps.h"
 #include "tiles/register_tile.h"
 #include "tiles/warp_vector.h"
 
@@ -630,7 +639,7 @@ TS_DEVICE void ts_wv_store_impl(void *base, const void *v, int packed, int chunk
 #define TS_WV_ELEMS(x) (TS_WV_CHUNKS(x) * TS_WV_CHUNK)
 #define TS_WV_SAME(a, b)                                                                           \
     TS_STATIC_ASSERT(sizeof(*(a)) == sizeof(*(b)) && TS_WV_LAYOUT_OF(a) == TS_WV_LAYOUT_OF(b),                \
-                     "warp vectors of different lengths or layouts")
+                     #a " and " #b ": warp vectors of different lengths or layouts")
 
 TS_DEVICE void ts_wv_fill_impl(float *d, int count, float x) {
     TS_UNROLL
@@ -751,6 +760,74 @@ TS_DEVICE void ts_wv_fill_from_impl(float *d, int chunks, long long start, const
 #define ts_wv_fill_rows_from(dst, row_chunks, starts, x)                                           \
     ts_wv_fill_from_impl(TS_WV_DATA(dst), TS_WV_CHUNKS(dst), 0, (starts), TS_WV_ROWS_WIDE, (row_chunks), (x),      \
                          TS_WV_LAYOUT_OF(dst))
+
+/* ---- more maps: the element-wise set of the tiles (ops/maps.h) -------------------------------- */
+
+/* Element by element on the lane's own values, so one loop serves both layouts and every backend;
+ * the same op codes, scalar functions and forms as the tiles' maps. */
+#define TS_WV_UNARY(dst, a, op)                                                                    \
+    do {                                                                                           \
+        TS_WV_SAME(dst, a);                                                                        \
+        ts_map_unary((op), TS_WV_DATA(dst), TS_WV_CDATA(a), TS_WV_ELEMS(dst));                     \
+    } while (0)
+#define TS_WV_MAP_BINARY(dst, a, b, op)                                                            \
+    do {                                                                                           \
+        TS_WV_SAME(dst, a);                                                                        \
+        TS_WV_SAME(dst, b);                                                                        \
+        ts_map_binary((op), TS_WV_DATA(dst), TS_WV_CDATA(a), TS_WV_CDATA(b), TS_WV_ELEMS(dst));    \
+    } while (0)
+#define TS_WV_MAP_SCALAR(dst, a, s, op)                                                            \
+    do {                                                                                           \
+        TS_WV_SAME(dst, a);                                                                        \
+        ts_map_scalar((op), TS_WV_DATA(dst), TS_WV_CDATA(a), (s), TS_WV_ELEMS(dst));               \
+    } while (0)
+#define ts_wv_div(dst, a, b) TS_WV_MAP_BINARY(dst, a, b, TS_OP_DIV)
+#define ts_wv_div_scalar(dst, a, s) TS_WV_MAP_SCALAR(dst, a, s, TS_OP_DIV)
+/* Element-wise maximum and minimum (ts_wv_max is the strip's maximum, a reduction). */
+#define ts_wv_maximum(dst, a, b) TS_WV_MAP_BINARY(dst, a, b, TS_OP_MAX)
+#define ts_wv_minimum(dst, a, b) TS_WV_MAP_BINARY(dst, a, b, TS_OP_MIN)
+#define ts_wv_maximum_scalar(dst, a, s) TS_WV_MAP_SCALAR(dst, a, s, TS_OP_MAX)
+#define ts_wv_minimum_scalar(dst, a, s) TS_WV_MAP_SCALAR(dst, a, s, TS_OP_MIN)
+#define ts_wv_exp(dst, a) TS_WV_UNARY(dst, a, TS_OP_EXP)
+#define ts_wv_log(dst, a) TS_WV_UNARY(dst, a, TS_OP_LOG)
+#define ts_wv_abs(dst, a) TS_WV_UNARY(dst, a, TS_OP_ABS)
+#define ts_wv_relu(dst, a) TS_WV_UNARY(dst, a, TS_OP_RELU)
+#define ts_wv_neg(dst, a) TS_WV_UNARY(dst, a, TS_OP_NEG)
+#define ts_wv_sqrt(dst, a) TS_WV_UNARY(dst, a, TS_OP_SQRT)
+#define ts_wv_rsqrt(dst, a) TS_WV_UNARY(dst, a, TS_OP_RSQRT)
+#define ts_wv_tanh(dst, a) TS_WV_UNARY(dst, a, TS_OP_TANH)
+#define ts_wv_sigmoid(dst, a) TS_WV_UNARY(dst, a, TS_OP_SIGMOID)
+#define ts_wv_silu(dst, a) TS_WV_UNARY(dst, a, TS_OP_SILU)
+#define ts_wv_gelu_tanh(dst, a) TS_WV_UNARY(dst, a, TS_OP_GELU_TANH)
+#define ts_wv_gelu_erf(dst, a) TS_WV_UNARY(dst, a, TS_OP_GELU_ERF)
+#define ts_wv_erf(dst, a) TS_WV_UNARY(dst, a, TS_OP_ERF)
+#define ts_wv_eq(dst, a, b) TS_WV_MAP_BINARY(dst, a, b, TS_OP_EQ)
+#define ts_wv_ne(dst, a, b) TS_WV_MAP_BINARY(dst, a, b, TS_OP_NE)
+#define ts_wv_lt(dst, a, b) TS_WV_MAP_BINARY(dst, a, b, TS_OP_LT)
+#define ts_wv_le(dst, a, b) TS_WV_MAP_BINARY(dst, a, b, TS_OP_LE)
+#define ts_wv_gt(dst, a, b) TS_WV_MAP_BINARY(dst, a, b, TS_OP_GT)
+#define ts_wv_ge(dst, a, b) TS_WV_MAP_BINARY(dst, a, b, TS_OP_GE)
+#define ts_wv_eq_scalar(dst, a, s) TS_WV_MAP_SCALAR(dst, a, s, TS_OP_EQ)
+#define ts_wv_ne_scalar(dst, a, s) TS_WV_MAP_SCALAR(dst, a, s, TS_OP_NE)
+#define ts_wv_lt_scalar(dst, a, s) TS_WV_MAP_SCALAR(dst, a, s, TS_OP_LT)
+#define ts_wv_le_scalar(dst, a, s) TS_WV_MAP_SCALAR(dst, a, s, TS_OP_LE)
+#define ts_wv_gt_scalar(dst, a, s) TS_WV_MAP_SCALAR(dst, a, s, TS_OP_GT)
+#define ts_wv_ge_scalar(dst, a, s) TS_WV_MAP_SCALAR(dst, a, s, TS_OP_GE)
+
+/* fp32 warp vectors as operands of the fma, select and user-map forms of ops/maps.h. */
+#define TS_WV_VEC_MAPS TS_WV_SAME, TS_WV_DATA, TS_WV_ELEMS
+#define ts_wv_fma(dst, a, b, c) TS_MAPS_CALL_(TS_MAPS_FMA, TS_WV_VEC_MAPS, dst, a, b, c)
+#define ts_wv_fma_scalar(dst, a, s, c) TS_MAPS_CALL_(TS_MAPS_FMA_SCALAR, TS_WV_VEC_MAPS, dst, a, s, c)
+#define ts_wv_fma_scalars(dst, a, s, t) TS_MAPS_CALL_(TS_MAPS_FMA_SCALARS, TS_WV_VEC_MAPS, dst, a, s, t)
+#define ts_wv_where(dst, mask, a, b) TS_MAPS_CALL_(TS_MAPS_SELECT_XY, TS_WV_VEC_MAPS, dst, mask, TS_OP_NE, 0.0f, a, b)
+#define ts_wv_where_scalar(dst, mask, a, y) TS_MAPS_CALL_(TS_MAPS_SELECT_XS, TS_WV_VEC_MAPS, dst, mask, TS_OP_NE, 0.0f, a, y)
+#define ts_wv_where_scalars(dst, mask, x, y) TS_MAPS_CALL_(TS_MAPS_SELECT_SS, TS_WV_VEC_MAPS, dst, mask, TS_OP_NE, 0.0f, x, y)
+#define ts_wv_where_eq(dst, index, k, a, b) TS_MAPS_CALL_(TS_MAPS_SELECT_XY, TS_WV_VEC_MAPS, dst, index, TS_OP_EQ, (float)(k), a, b)
+#define ts_wv_where_eq_scalars(dst, index, k, x, y)                                                \
+    TS_MAPS_CALL_(TS_MAPS_SELECT_SS, TS_WV_VEC_MAPS, dst, index, TS_OP_EQ, (float)(k), x, y)
+#define TS_WV_MAP(dst, a, fn) TS_MAPS_CALL_(TS_MAPS_USER1, TS_WV_VEC_MAPS, dst, a, fn)
+#define TS_WV_MAP2(dst, a, b, fn) TS_MAPS_CALL_(TS_MAPS_USER2, TS_WV_VEC_MAPS, dst, a, b, fn)
+#define TS_WV_MAP3(dst, a, b, c, fn) TS_MAPS_CALL_(TS_MAPS_USER3, TS_WV_VEC_MAPS, dst, a, b, c, fn)
 
 /* Of a strip of quad rows (split layout): each row's elements at and past column starts[g] become x,
  * starts holding one column a quad of the lane (g = 2k + h: its row's). */

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "backends/backend.h"
+#include "backends/lane_ops.h"
 #include "backends/runtime.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
@@ -574,7 +575,7 @@ Test(host_runtime, blocks_run_a_few_at_a_time) {
 typedef struct {
     atomic_int *hits; /* per block */
     atomic_int *errors;
-    int *visits; /* counted with ts_atomic_add_i32 by every warp */
+    int *visits; /* counted with ts_atomic_add_i32 by one lane of every warp */
     unsigned gx, gy, gz;
     int warps;
 } grid_params;
@@ -589,7 +590,7 @@ TS_KERNEL(k_grid_ids, 4, grid_params, p) {
         return;
     }
     if (ts_warp_id() == 0) atomic_fetch_add(&p->hits[x + (int)p->gx * (y + (int)p->gy * z)], 1);
-    ts_atomic_add_i32(p->visits, 1);
+    TS_ONE_LANE ts_atomic_add_i32(p->visits, 1);
 }
 
 static void check_grid(unsigned gx, unsigned gy, unsigned gz, int warps) {

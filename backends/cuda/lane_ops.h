@@ -83,4 +83,21 @@ TS_DEVICE void ts_ldmatrix_x4(unsigned *words, const void *row_address, int tran
                      : "r"(addr));
 }
 
+/* ---- for ops/math.h, ops/one_lane.h and the checks of ops/memory.h ---------------------------- */
+
+/* 1 / sqrt(x) in one MUFU.RSQ (at most 2 ulp from the rounded result). */
+TS_DEVICE float ts_rsqrt_f32(float x) { return rsqrtf(x); }
+
+/* TS_ONE_LANE { ... }: the statement runs in lane 0 only (every lane reaches it). A one-pass loop,
+ * as on the host, where it also marks the region (backends/host/lane_ops.h). */
+#define TS_ONE_LANE for (int ts_one_lane_open_ = ts_lane_id() == 0; ts_one_lane_open_; ts_one_lane_open_ = 0)
+
+/* An atomic add each lane makes with its own value, for lane-level code. */
+TS_DEVICE int ts_lane_atomic_add_i32(int *ptr, int value) { return atomicAdd(ptr, value); }
+
+/* A GPU has no channel for a contract violation found in a kernel (the host fails the launch): the
+ * caller goes on with a harmless result. No trap: a trap on a divergent path serializes every wgmma
+ * of the kernel (ptxas C7520). */
+TS_DEVICE void ts_fail_launch(ts_status status) { (void)status; }
+
 #endif

@@ -19,4 +19,20 @@ TS_DEVICE float ts_exp2_approx(float x) { return exp2f(x); }
 
 TS_SOFT_HALF_LANE_OPS
 
+/* ---- for ops/math.h, ops/one_lane.h and the checks of ops/memory.h ---------------------------- */
+
+/* 1 / sqrt(x) (the device library's v_rsq_f32 with its fix-ups). */
+TS_DEVICE float ts_rsqrt_f32(float x) { return rsqrtf(x); }
+
+/* TS_ONE_LANE { ... }: the statement runs in lane 0 only (every lane reaches it). A one-pass loop,
+ * as on the host, where it also marks the region (backends/host/lane_ops.h). */
+#define TS_ONE_LANE for (int ts_one_lane_open_ = ts_lane_id() == 0; ts_one_lane_open_; ts_one_lane_open_ = 0)
+
+/* An atomic add each lane makes with its own value, for lane-level code. */
+TS_DEVICE int ts_lane_atomic_add_i32(int *ptr, int value) { return ts_atomic_add_i32(ptr, value); }
+
+/* A GPU has no channel for a contract violation found in a kernel (the host fails the launch): the
+ * caller goes on with a harmless result. */
+TS_DEVICE void ts_fail_launch(ts_status status) { (void)status; }
+
 #endif

@@ -80,8 +80,12 @@ TS_DEVICE void ts_sync_named(int id, int warps) { ts_host_sync_named(id, warps);
 TS_DEVICE void ts_arrive_named(int id, int warps) { ts_host_arrive_named(id, warps); }
 TS_DEVICE void ts_fence_block(void) { atomic_thread_fence(memory_order_seq_cst); }
 /* Relaxed, as CUDA's atomicAdd; the target is a plain int, which gcc's builtin accepts and C11's
- * atomic_fetch_add would not. */
+ * atomic_fetch_add would not. A warp here is one lane, so an atomic that every lane of a GPU warp
+ * would repeat (32 or 64 adds where one was meant) looks right on the host: outside a TS_ONE_LANE
+ * region (backends/host/lane_ops.h) the block fails with TS_ERROR_UNGUARDED_ATOMIC instead. Lane-level
+ * code that means every lane to add uses ts_lane_atomic_add_i32. */
 TS_DEVICE int ts_atomic_add_i32(int *ptr, int value) {
+    if (ts_host_current && ts_host_current->one_lane_depth <= 0) ts_host_fail(TS_ERROR_UNGUARDED_ATOMIC);
     return __atomic_fetch_add(ptr, value, __ATOMIC_RELAXED);
 }
 TS_DEVICE void ts_flag_store_release(int *flag, int value) {

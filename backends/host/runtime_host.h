@@ -41,6 +41,9 @@ typedef struct ts_host_warp {
     int num_warps;
     int block_x, block_y, block_z;
     int grid_x, grid_y, grid_z;
+    /* TS_ONE_LANE regions the warp is inside (backends/host/lane_ops.h): ts_atomic_add_i32 fails
+     * the block with TS_ERROR_UNGUARDED_ATOMIC outside one. */
+    int one_lane_depth;
 } ts_host_warp;
 
 /* The context of the warp this thread runs; NULL outside a kernel. */
@@ -82,7 +85,11 @@ void ts_host_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_tbar 
 /* Ends the calling warp's block with `status` (the launch returns it) and leaves the thread. The
  * host backend uses it for contract violations a GPU would fault on or hang at:
  * TS_ERROR_MISALIGNED for a misaligned asynchronous copy, TS_ERROR_LAUNCH_FAILED for a barrier id
- * or count out of range, an uninitialised or over-arrived ts_tbar, a copy outside shared memory. */
+ * or count out of range, an uninitialised or over-arrived ts_tbar, a copy outside shared memory;
+ * TS_ERROR_UNGUARDED_ATOMIC for ts_atomic_add_i32 outside TS_ONE_LANE (every lane of a GPU warp
+ * would add), TS_ERROR_INVALID_ENUM for a tile load or store of a global layout whose dtype is none
+ * of the three, TS_ERROR_INVALID_VALUE for a 16-bit register tile's load or store of a global layout
+ * of another dtype (ops/memory.h). */
 _Noreturn void ts_host_fail(ts_status status);
 
 /* Knobs, mostly for tests. Each setting applies to launches that start after it. */

@@ -1,6 +1,7 @@
 /* Kernels that exercise the backend contract directly. Unlike library kernels, some of them work
  * per lane on purpose: the lane id is part of what they check. */
 #include "backends/backend.h"
+#include "backends/lane_ops.h"
 #include "tests/kernels/contract_kernels.h"
 
 TS_EXTERN_C int ts_test_warp_lanes(void) { return TS_WARP_LANES; }
@@ -17,7 +18,7 @@ TS_KERNEL(ts_test_ids_kernel, TS_MAX_WARPS_PER_BLOCK, ts_test_ids_params, p) {
         ((long long)ts_block_z() * ts_grid_y() + ts_block_y()) * ts_grid_x() + ts_block_x();
     int *r = p->records + (block * ts_num_warps() + ts_warp_id()) * TS_TEST_ID_FIELDS;
     /* Every lane adds its id, so the sum proves each lane ran once with a distinct id. */
-    ts_atomic_add_i32(&r[TS_TEST_ID_LANE_SUM], ts_lane_id());
+    ts_lane_atomic_add_i32(&r[TS_TEST_ID_LANE_SUM], ts_lane_id());
     ts_sync_warp();
     /* The warp ids are warp-wide calls (backends/README.md): taken by every lane, stored by one. */
     const int warp = ts_warp_id(), warpgroup = ts_warpgroup_id(), warp_in_group = ts_warp_in_group();

@@ -4,6 +4,7 @@
 #include "ops/maps.h"
 #include "ops/masks.h"
 #include "ops/memory.h"
+#include "ops/one_lane.h"
 #include "ops/reductions.h"
 #include "ops/warp_vector_packed.h"
 #include "tests/kernels/tile_kernels.h"
@@ -247,7 +248,7 @@ typedef struct ts_test_wvp_params {
         ts_wv_packed_load_add_round(&h, p->residual, p->n);                                        \
         ts_wv_packed_store(p->sum_out, &h, p->n);                                                  \
         const float sum = ts_wv_packed_sum(&h), sq = ts_wv_packed_sum_sq(&h, p->shift, p->n);      \
-        if (ts_lane_id() == 0) {                                                                   \
+        TS_ONE_LANE {                                                                              \
             p->stats[0] = sum;                                                                     \
             p->stats[1] = sq;                                                                      \
         }                                                                                          \
@@ -426,7 +427,7 @@ TS_KERNEL(ts_test_wv_wide_rows_kernel, 1, ts_test_wv_rows_params, p) {
     ts_wv_packed_load_wide_rows(&h, p->x, rc, p->stride, TS_TEST_WV_ROWS_E);
     ts_wv_packed_row_sums(ps, &h, rc);
     ts_wv_packed_row_sums_sq(psq, &h, ps, rc);
-    if (ts_lane_id() == 0)
+    TS_ONE_LANE
         for (int k = 0; k < TS_WV_CHUNKS(&v); k += rc) {
             p->sums[k / rc] = ps[k];
             p->sq[k / rc] = psq[k];
@@ -464,7 +465,7 @@ TS_DEVICE void ts_test_wv_quad_rows_strip(const ts_test_wv_quad_rows_params *p, 
     ts_wv_packed_store_quad_rows_normalized_held_params(p->out, &h, mean, scale, &w, 1, &b, 1, rq, p->stride,
                                                         TS_TEST_WV_QUAD_ROWS_E);
     ts_wv_packed_store_quad_rows(p->copy, &h, rq, p->stride, TS_TEST_WV_QUAD_ROWS_E);
-    if (ts_lane_id() == 0)
+    TS_ONE_LANE
         for (int g = 0; g + rq <= quads; g += rq) {
             p->means[g / rq] = mean[g];
             p->sqs[g / rq] = sq[g];
@@ -490,7 +491,7 @@ TS_DEVICE void ts_test_wv_quad_rows_f32_strip(const ts_test_wv_quad_rows_f32_par
     for (int g = 0; g < quads; ++g) from[g] = g / rq;
     ts_wv_fill_quad_rows_from(&v, rq, from, -1.0f);
     ts_wv_store_quad_rows(p->out, &v, TS_DTYPE_F32, rq, p->stride, TS_TEST_WV_QUAD_ROWS_E);
-    if (ts_lane_id() == 0)
+    TS_ONE_LANE
         for (int g = 0; g + rq <= quads; g += rq) p->sums[g / rq] = s[g];
 }
 

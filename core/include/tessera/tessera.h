@@ -39,6 +39,7 @@ typedef enum ts_status {
     TS_ERROR_DEADLOCK,            /* host backend: a kernel's warps waited past the deadlock timeout */
     TS_ERROR_NOT_READY,           /* an event or stream has not completed yet */
     TS_ERROR_RUNTIME,             /* any other error reported by the backend runtime */
+    TS_ERROR_UNGUARDED_ATOMIC,    /* host backend: a kernel's atomic outside TS_ONE_LANE, which every lane of a GPU warp would repeat */
     TS_STATUS_COUNT_              /* number of status codes; not a status */
 } ts_status;
 

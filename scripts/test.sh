@@ -86,28 +86,13 @@ run_backend() {
     "$root/scripts/gates.sh" "$backend" "$dir" || return 1
   fi
   if [ "$backend" = host ]; then
-    # The schedules kept behind switches for A/B runs on the GPU stay correct: the kernels'
-    # tests, built with each switch set.
-    local name flags tests
-    for variant in "rope-general|-DTS_ROPE_USE_WHOLE=0|test_rotary" \
-                   "norm-weight-after-row|-DTS_NORM_WEIGHT_AFTER_ROW=1|test_norm" \
-                   "norm-params-unheld|-DTS_NORM_HOLD_PARAMS=0|test_norm" \
-                   "norm-quad-rows-apart|-DTS_NORM_USE_QUAD_ROWS=0|test_norm" \
-                   "rows-f32-512-apart|-DTS_ROWWISE_ROWS_F32_512=0|test_norm test_softmax" \
-                   "softmax-quad-rows-apart|-DTS_SOFTMAX_USE_QUAD_ROWS=0|test_softmax" \
-                   "softmax-stream|-DTS_SOFTMAX_STREAM_MIN_COLS=1|test_softmax" \
-                   "softmax-stream-partial|-DTS_SOFTMAX_STREAM_MIN_COLS=1 -DTS_SOFTMAX_STAGED_MAX_BYTES=12288 -DTS_SOFTMAX_PARTIAL_BLOCKS_PER_SM=19|test_softmax" \
-                   "softmax-stream-unstaged|-DTS_SOFTMAX_STREAM_MIN_COLS=1 -DTS_SOFTMAX_USE_STAGED=0|test_softmax" \
-                   "long-rows-apart|-DTS_NORM_USE_LONG_ROW=0 -DTS_SOFTMAX_USE_LONG_ROW=0|test_norm test_softmax" \
-                   "long-rows-narrow-mid-apart|-DTS_NORM_USE_LONG_ROW_NARROW=0 -DTS_NORM_USE_LONG_ROW_MID=0 -DTS_SOFTMAX_USE_LONG_ROW_NARROW=0 -DTS_SOFTMAX_USE_LONG_ROW_MID=0|test_norm test_softmax"; do
-      IFS='|' read -r name flags tests <<<"$variant"
-      say "host: $name ($flags): $tests"
-      cmake -S "$root" -B "$build/host-$name" -DTESSERA_BACKEND=host -DCMAKE_BUILD_TYPE=Release \
-        -DTESSERA_BUILD_EXAMPLES=OFF -DCMAKE_C_FLAGS="$flags" >/dev/null \
-        && cmake --build "$build/host-$name" -j "$jobs" --target $tests >"$build/host-$name.build.log" 2>&1 \
-        || { tail -n 40 "$build/host-$name.build.log"; return 1; }
-      for t in $tests; do "$build/host-$name/tests/$t" --jobs="$jobs" || return 1; done
-    done
+    # The concurrent calls under ThreadSanitizer (the device-properties cache, the host's handle
+    # registry), and the results record: docs/results.md's table is current and
+    # bench/results/INDEX.md lists every results file.
+    say "host: ThreadSanitizer"
+    TESSERA_JOBS=$jobs "$root/scripts/tsan.sh" "$build/host-tsan" || return 1
+    say "host: results record"
+    python3 "$root/scripts/results-table.py" --check || return 1
   fi
 }
 

@@ -3,7 +3,7 @@
 # CUDA compiler), in parallel, then runs the quick form of one bench for each variant, twice in
 # interleaved order (a b c a b c), so that a difference between variants can be told from the
 # run-to-run spread. For tuning with little device time.
-#   usage: scripts/gpu-ab.sh NAME=FLAGS [NAME=FLAGS ...]      e.g.  base=  lag="-DTS_PC_RELEASE_LAG=1"
+#   usage: scripts/gpu-ab.sh NAME=FLAGS [NAME=FLAGS ...]      e.g.  base=@.ab-rev/main new=
 #   BENCH (default gemm) picks the bench, or several ("gemm rmsnorm"); TESSERA_BENCH_QUICK=1 is set for it
 #   (QUICK=0: the whole sweep, e.g. attention's N = 1024 .. 16384). TESTS (test binary
 #   names, e.g. "test_attention test_warpgroup") are built in every variant and run once each before

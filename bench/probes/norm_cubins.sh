@@ -5,7 +5,8 @@
 # _Z22ts_norm_bf16_whole_row14ts_norm_params. Needs only nvcc: no CMake tree, no GPU, so the
 # variants can be built here and carried to the GPU machine.
 #   usage: bench/probes/norm_cubins.sh OUTDIR NAME="FLAGS" ...
-#   e.g.   bench/probes/norm_cubins.sh .ab-rev/cubins base= b16=-DTS_NORM_WHOLE_ROW_BLOCKS=16
+#   e.g.   bench/probes/norm_cubins.sh .ab-rev/cubins base= lineinfo=-lineinfo
+#   (launch numbers are not options: an A/B of one edits kernels/norm/tuning.h in a copy of the tree)
 # Prints the registers and spills of those two kernels in each variant (ptxas).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,4 +1,4 @@
-/* Random benchmark inputs: DESIGN.md asks for random normal values, never zeros. */
+/* Random benchmark inputs: docs/design.md asks for random normal values, never zeros. */
 #ifndef TESSERA_BENCH_RANDOM_H
 #define TESSERA_BENCH_RANDOM_H
 

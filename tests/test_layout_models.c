@@ -25,7 +25,7 @@
  *    lane 16 * floor(i / 4) + j, register i % 4 for 16x16 and lane 32 * (floor(i / 4) % 2) + j,
  *    register 4 * floor(i / 8) + (i % 4) for 32x32. This covers v_mfma_f32_16x16x16_bf16
  *    (gfx90a: ..._16x16x16bf16_1k), v_mfma_f32_16x16x16_f16 and v_mfma_f32_32x32x8_bf16.
- *  - DESIGN.md for the host backend: one lane holds a whole subtile.
+ *  - docs/design.md for the host backend: one lane holds a whole subtile.
  *
  * Plain C: only the layout headers, never backends/backend.h, so this runs in every backend's
  * build. */
@@ -197,7 +197,7 @@ static void model_mfma_32x32x8(int dt, const uint32_t a[64][2], const uint32_t b
 
 /* ---- host ---------------------------------------------------------------------------------- */
 
-/* The host backend's subtile product as DESIGN.md defines its layout: one lane holds the whole
+/* The host backend's subtile product as docs/design.md defines its layout: one lane holds the whole
  * 16x16 subtile, A and C/D row-major (element i at row i / 16, column i % 16) and B column-major
  * (element i at row i % 16, column i / 16), as its row and col layouts. */
 static void model_host_16x16x16(int dt, const uint32_t a[128], const uint32_t b[128],

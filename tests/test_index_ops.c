@@ -71,7 +71,7 @@ static void documented_accumulator(const char *name, int lane, int i, int *row, 
     } else if (strcmp(name, "hip") == 0) {
         *row = 4 * (lane / 16) + i;
         *col = lane % 16;
-    } else { /* host: one lane, row-major (DESIGN.md) */
+    } else { /* host: one lane, row-major (docs/design.md) */
         *row = i / 16;
         *col = i % 16;
     }

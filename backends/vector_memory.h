@@ -38,25 +38,6 @@ TS_DEVICE ts_v16 ts_load16(const void *p) {
     return r;
 }
 
-/* A 16-byte load served by the L2 and never by this SM's L1: for values another block wrote,
- * ordered by an acquire (the L2 is where the device's memory is coherent). */
-TS_DEVICE ts_v16 ts_load16_l2(const void *p) {
-    ts_v16 r;
-#if defined(TESSERA_BACKEND_CUDA)
-    asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r.w[0]), "=r"(r.w[1]), "=r"(r.w[2]), "=r"(r.w[3])
-                 : "l"(p)
-                 : "memory");
-#else
-    const ts_gpu_u32x4 t = *(const volatile ts_gpu_u32x4 *)p;
-    r.w[0] = t.x;
-    r.w[1] = t.y;
-    r.w[2] = t.z;
-    r.w[3] = t.w;
-#endif
-    return r;
-}
-
 TS_DEVICE ts_v8 ts_load8(const void *p) {
     const ts_gpu_u32x2 t = *(const ts_gpu_u32x2 *)p;
     ts_v8 r;

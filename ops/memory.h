@@ -597,8 +597,7 @@ TS_DEVICE void *ts_f32_array_out(float *p) { return p; }
 /* A lane's n floats (n a multiple of 4) as groups of four, group g at dst + g * stride (dst and
  * stride 16-byte aligned): with dst = base + 4 * lane-in-group and stride = 4 x the group's lanes,
  * each group's stores of all lanes are contiguous (a register tile's accumulators parked in a
- * workspace). ts_add_f32_groups_l2 reads such an area back, through the L2 only (values another
- * block wrote, ordered by an acquire), and adds it in. */
+ * workspace). */
 TS_DEVICE void ts_store_f32_groups(float *dst, const float *v, int n, long long stride) {
     TS_UNROLL
     for (int g = 0; g < n / 4; ++g) {
@@ -606,14 +605,6 @@ TS_DEVICE void ts_store_f32_groups(float *dst, const float *v, int n, long long 
         TS_UNROLL
         for (int i = 0; i < 4; ++i) t.w[i] = ts_f32_bits(v[4 * g + i]);
         ts_store16(dst + g * stride, t);
-    }
-}
-TS_DEVICE void ts_add_f32_groups_l2(float *v, const float *src, int n, long long stride) {
-    TS_UNROLL
-    for (int g = 0; g < n / 4; ++g) {
-        const ts_v16 t = ts_load16_l2(src + g * stride);
-        TS_UNROLL
-        for (int i = 0; i < 4; ++i) v[4 * g + i] += ts_bits_f32(t.w[i]);
     }
 }
 

@@ -29,8 +29,6 @@ TS_DEVICE ts_v8 ts_load8(const void *p) {
 
 TS_DEVICE void ts_store8(void *p, ts_v8 v) { memcpy(p, v.w, 8); }
 
-TS_DEVICE ts_v16 ts_load16_l2(const void *p) { return ts_load16(p); }
-
 TS_DEVICE void ts_store4(void *p, unsigned w) { memcpy(p, &w, 4); }
 
 TS_DEVICE void ts_store16(void *p, ts_v16 v) { memcpy(p, v.w, 16); }

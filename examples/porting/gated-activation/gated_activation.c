@@ -14,7 +14,7 @@
 #define GLU_WARPS 8
 #define GLU_BLOCKS_PER_SM 3 /* registers for 3 blocks an SM: 80 a lane on sm_90a, no spills */
 #define GLU_E 512           /* columns of a warp's strip */
-#define GLU_ROWS 16         /* rows of a warp */
+#define GLU_ROWS 4          /* rows of a warp: short blocks, a short tail of the grid */
 
 typedef struct glu_params {
     const void *x, *g, *bx, *bg;

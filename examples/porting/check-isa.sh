@@ -31,7 +31,7 @@ fail() {
 
 # The ports: kernel object id, kernel names, strip length E, tensors loaded and stored a strip.
 ports=(
-  "gated_activation_c|swiglu_bf16 geglu_bf16 geglu_erf_bf16 swiglu_fp16 geglu_fp16 geglu_erf_fp16 swiglu_f32 geglu_f32 geglu_erf_f32|512|2|1"
+  "gated_activation_c|$(for t in bf16 fp16 f32; do printf 'swiglu_%s geglu_%s geglu_erf_%s ' $t $t $t; done)|512|2|1"
   "softmax_cross_entropy_c|xent_bf16 xent_fp16 xent_f32|1024|2|1"
 )
 
@@ -71,7 +71,7 @@ case $backend in
 cuda)
   cuobjdump=$(find_cuobjdump | head -n 1)
   if [ -z "$cuobjdump" ]; then
-    echo "check-isa: no cuobjdump (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm); the ports' SASS check is skipped"
+    echo "check-isa: no cuobjdump (pip install nvidia-cuda-cuobjdump); the ports' SASS check is skipped"
     exit 0
   fi
   targets=(cuda)
@@ -123,7 +123,8 @@ for dir in "$@"; do
         want_l=$(need "$loads" "$E" "$lanes" "$k")
         want_s=$(need "$stores" "$E" "$lanes" "$k")
         if [ "$nl" -lt "$want_l" ] || [ "$ns" -lt "$want_s" ] || [ "$nlocal" -ne 0 ]; then
-          fail "$target $k: $nl wide loads (at least $want_l), $ns wide stores (at least $want_s), $nlocal local-memory accesses (none)"
+          fail "$target $k: $nl wide loads (at least $want_l), $ns wide stores (at least $want_s)," \
+            "$nlocal local-memory accesses (none)"
         else
           echo "check-isa: $target $k: $nl wide loads, $ns wide stores, no local memory"
         fi

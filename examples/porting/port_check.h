@@ -106,8 +106,9 @@ static inline void *port_to_device(const void *host, size_t bytes) {
     return d;
 }
 
-/* Whether this backend runs on a GPU (sizes of a real run) or the CPU (small ragged ones); 0 with
- * a message when it has no device here. */
+/* Whether to run the sizes of a real run (on a GPU) or small ragged ones only (on the CPU, or where
+ * PORT_SMALL is set: under compute-sanitizer); 0 with a message when the backend has no device
+ * here. */
 static inline int port_device(const char *program, int *gpu) {
     int devices = 0;
     ts_backend backend = TS_BACKEND_HOST;
@@ -119,8 +120,14 @@ static inline int port_device(const char *program, int *gpu) {
         printf("%s: no device for this backend here, nothing run\n", program);
         return 0;
     }
-    *gpu = backend != TS_BACKEND_HOST;
+    *gpu = backend != TS_BACKEND_HOST && !getenv("PORT_SMALL");
     return 1;
+}
+
+/* The largest error of every case so far, as a fraction of its tolerance (for the summary line). */
+static double port_worst_ratio = 0.0;
+static inline void port_note_ratio(double ratio) {
+    if (!(ratio <= port_worst_ratio)) port_worst_ratio = ratio == ratio ? ratio : INFINITY;
 }
 
 /* The median of `runs` timed calls of fn(ctx) on the default stream, after one untimed call, in

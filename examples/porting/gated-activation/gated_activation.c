@@ -65,9 +65,9 @@ static const glu_launch_fn glu_launchers[3][3] = {{swiglu_bf16_launch, geglu_bf1
                                                   {swiglu_fp16_launch, geglu_fp16_launch, geglu_erf_fp16_launch},
                                                   {swiglu_f32_launch, geglu_f32_launch, geglu_erf_f32_launch}};
 
-TS_EXTERN_C ts_status gated_activation(void *out, long long out_stride, const void *x, long long x_stride, const void *g,
-                                       long long g_stride, const void *bx, const void *bg, ts_dtype dtype,
-                                       glu_activation act, long long rows, int cols, ts_stream stream) {
+TS_EXTERN_C ts_status gated_activation(void *out, long long out_stride, const void *x, long long x_stride,
+                                       const void *g, long long g_stride, const void *bx, const void *bg,
+                                       ts_dtype dtype, glu_activation act, long long rows, int cols, ts_stream stream) {
     if (!ts_rowwise_dtype_valid(dtype) || act < GLU_SWIGLU || act > GLU_GEGLU_ERF) return TS_ERROR_INVALID_ENUM;
     if (rows < 1 || cols < 1) return TS_ERROR_INVALID_SIZE;
     ts_status s;

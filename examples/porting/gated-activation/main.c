@@ -91,6 +91,7 @@ static int run_case(glu_case c, ts_dtype dt, glu_activation act) {
             if (err / tol > worst_ratio) worst_ratio = err / tol;
         }
     ok = worst_ratio <= 1.0 && untouched == 0;
+    port_note_ratio(worst_ratio);
     printf("gated_activation %-9s %s %5lld x %-5d%s%s%s%s: largest error %.3g (%.2f of tolerance)%s %s",
            act_names[act], port_dtype_name(dt), c.rows, c.cols, fused ? " fused" : "", c.in_place ? " in-place" : "",
            c.bx ? " +bx" : "", c.bg ? " +bg" : "", worst, worst_ratio, untouched ? ", padding written" : "",
@@ -163,6 +164,7 @@ int main(void) {
             for (size_t i = 0; gpu && i < sizeof large / sizeof large[0]; ++i, ++cases)
                 passed += run_case(large[i], dtypes[d], (glu_activation)a);
         }
-    printf("gated_activation: %d of %d cases passed%s\n", passed, cases, ok ? "" : ", a status check FAILED");
+    printf("gated_activation: %d of %d cases passed, largest error %.2f of its tolerance%s\n", passed, cases,
+           port_worst_ratio, ok ? "" : ", a status check FAILED");
     return ok && passed == cases ? 0 : 1;
 }

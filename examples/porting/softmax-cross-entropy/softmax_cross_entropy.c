@@ -41,7 +41,8 @@ TS_DEVICE void xent_row(const xent_params *p, int dtype) {
     const long long row = ts_block_x(), bytes = TS_DTYPE_BYTES(dtype);
     const unsigned char *x = (const unsigned char *)p->logits + row * p->stride * bytes;
     const int target = p->targets[row];
-    const float picked = target >= 0 && target < vocab ? ts_wv_get(x, dtype, target) : NAN; /* before it is overwritten */
+    /* The target's logit, read before the block's first barrier: after it, warps overwrite logits. */
+    const float picked = target >= 0 && target < vocab ? ts_wv_get(x, dtype, target) : NAN;
     ts_wv_f32_1024 v, col;
     float m = -INFINITY, s = 0.0f;
     for (int i = mine - 1; i >= 0; --i) { /* last strips first, so that the second pass finds its first in L2 */

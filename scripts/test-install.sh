@@ -7,6 +7,10 @@
 #     tessera_add_kernels: run on host (checked against a double computation), compiled and linked
 #     for cuda (sm_90a) and hip (gfx942 and gfx90a), and run there too, which skips without a GPU;
 #   - the same kernel through pkg-config (tessera-kernels.pc): cc on host, nvcc on cuda;
+#   - examples/porting/, two kernels ported from CUDA projects, each its own project built the same
+#     way: run on host (under AddressSanitizer and UndefinedBehaviorSanitizer, checked against
+#     double), compiled for cuda and hip, where examples/porting/check-isa.sh checks that their
+#     kernels stream in 16-byte accesses without local memory, and run there too (skips without a GPU);
 #   - the installed tree moved elsewhere: pkg-config and find_package still build the kernel;
 #   - host: libtessera.so exports the API, and the Python drivers' self-tests run on it.
 #   usage: scripts/test-install.sh <host|cuda|hip> <build-dir>    (scripts/test.sh runs it)
@@ -85,6 +89,29 @@ if [ "$backend" != hip ]; then
   say "$backend: the same kernel through pkg-config (tessera-kernels.pc)"
   build_kernel_pc "$pc_dir" "$lib/kernel-pc"
   run_kernel "$lib/kernel-pc" "$(dirname "$pc_dir")"
+fi
+
+say "$backend: examples/porting (ports of ggml-cuda's GLU and llm.c's fused classifier) against the installed library"
+port_builds=()
+for port in gated-activation softmax-cross-entropy; do
+  out=$lib/port-$port
+  rm -rf "$out"
+  cflags="-Wall -Wextra -Werror"
+  # On host the kernel is C code of the port's own build: the sanitizers watch its every access.
+  [ "$backend" = host ] && cflags="$cflags -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+  # Release: on a GPU the programs check real sizes against a reference computed on the CPU.
+  cmake -S "$root/examples/porting/$port" -B "$out" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_FLAGS="$cflags" >"$out.log" 2>&1 && cmake --build "$out" -j "$jobs" >>"$out.log" 2>&1 ||
+    { tail -n 40 "$out.log" >&2; fail "examples/porting/$port did not build against $prefix"; }
+  # A line per case; the last sums them up (or says there is no device).
+  "$out/${port//-/_}" >"$out.run.log" 2>&1 || { cat "$out.run.log" >&2; fail "examples/porting/$port failed"; }
+  tail -n 1 "$out.run.log"
+  port_builds+=("$out")
+done
+if [ "$backend" != host ]; then
+  "$root/examples/porting/check-isa.sh" "$backend" "${port_builds[@]}" >"$lib/port-isa.log" 2>&1 ||
+    { cat "$lib/port-isa.log" >&2; fail "the ports' kernels do not stream in 16-byte accesses"; }
+  tail -n 1 "$lib/port-isa.log"
 fi
 
 say "$backend: the installed tree moved elsewhere (relocatable package and .pc files)"

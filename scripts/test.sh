@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs the Debian packages the builds need (when run as root), then
 # configures, builds and tests every backend this machine can build:
-#   host  - gcc, C11, under AddressSanitizer and UndefinedBehaviorSanitizer
+#   host  - gcc, C11, under AddressSanitizer and UndefinedBehaviorSanitizer; then concurrent calls
+#           under ThreadSanitizer (scripts/tsan.sh) and the results record's check
+#           (scripts/results-table.py --check)
 #   cuda  - nvcc for sm_90a (needs /usr/local/cuda; it is not a Debian package)
 #   hip   - clang-19 for gfx942 and gfx90a
 # and builds the examples and a user's kernel (examples/out-of-tree) against an installed Tessera,

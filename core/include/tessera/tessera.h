@@ -287,6 +287,57 @@ ts_status ts_attention_forward(const ts_attention_shape *shape, ts_dtype dtype, 
                                const long long o_strides[3], float *lse, float scale, int causal,
                                ts_stream stream);
 
+/* ---- decode attention over a paged key-value cache (docs/decode.md) -------------------------- */
+
+/* One decode step: N_q query rows of each of B sequences (N_q = 1 for plain decoding, more for
+ * speculative tokens) against the keys and values of each sequence held in fixed-size pages. */
+typedef struct ts_attention_decode_desc {
+    int batch;      /* sequences B */
+    int heads_q;    /* query heads Hq */
+    int heads_kv;   /* key/value heads Hkv; divides heads_q (grouped-query; 1 for multi-query) */
+    int queries;    /* N_q: query rows a sequence, 1 .. 16 (TS_ERROR_UNSUPPORTED above) */
+    int head_dim;   /* D: 64 or 128 (TS_ERROR_UNSUPPORTED otherwise) */
+    int page_size;  /* tokens a page: a multiple of 16 from 16 to 256 */
+    int num_pages;  /* pages in each of k_cache and v_cache */
+    int max_pages;  /* block-table entries a sequence; max_pages x page_size at most 2^30 */
+    float scale;    /* > 0, scale * log2(e) finite, e.g. 1 / sqrt(D) */
+    int causal;     /* 1: query row i of N_q sees keys < seq_len - N_q + 1 + i (bottom right); 0: all */
+} ts_attention_decode_desc;
+
+/* The workspace ts_attention_decode needs for desc on the current device (the split count follows
+ * its SM count): desc checked as ts_attention_decode checks it. */
+ts_status ts_attention_decode_workspace_size(const ts_attention_decode_desc *desc, size_t *bytes);
+
+/* O = softmax(scale * Q K^T [+ causal mask]) V per sequence b, query head h and query row i, over
+ * the sequence's seq_lens[b] keys, with query head h reading key/value head h / (Hq / Hkv).
+ *   q, out       (B, Hq, N_q, D) contiguous, dtype (bf16 or fp16), 16-byte aligned
+ *   k_cache,     [num_pages][Hkv][page_size][D] contiguous, dtype, 16-byte aligned: a page holds
+ *   v_cache      page_size tokens, each head's tokens contiguous (a page's keys of one head are
+ *                page_size x D consecutive elements)
+ *   block_table  int32 [B][max_pages] on the device: token t of sequence b lies in page
+ *                block_table[b][t / page_size], slot t % page_size; entries past the sequence are
+ *                not read
+ *   seq_lens     int32 [B] on the device: keys of each sequence, 0 .. max_pages x page_size
+ *   lse          NULL, or fp32 (B, Hq, N_q) contiguous: the natural log of each row's sum of
+ *                exp(scale q.k) over its keys
+ * fp32 softmax and accumulation. A row that sees no key (seq_len 0, or under the causal mask a
+ * row with seq_len - N_q + 1 + i <= 0) gives zeros and lse -inf. Values on the device are not
+ * checked: seq_lens are taken clamped to [0, max_pages x page_size], and a block-table entry
+ * outside [0, num_pages) reads zeros in place of its page (never memory outside the cache).
+ * workspace: device memory of at least ts_attention_decode_workspace_size() bytes (else
+ * TS_ERROR_INVALID_SIZE), 16-byte aligned; calls that share one run one after the other (the same
+ * stream). Statuses: TS_ERROR_NULL_POINTER, TS_ERROR_INVALID_ENUM (dtype), TS_ERROR_UNSUPPORTED
+ * (fp32, D, N_q), TS_ERROR_INVALID_SIZE (a size <= 0), TS_ERROR_INVALID_VALUE (heads that do not
+ * divide, page_size, scale, causal), TS_ERROR_MISALIGNED, TS_ERROR_SIZE_OVERFLOW (a tensor past 2^46
+ * elements, max_pages x page_size past 2^30, Hq / Hkv x N_q past 2^20, B x Hkv x row tiles of 16
+ * past 2^24), TS_ERROR_NO_DEVICE, and TS_ERROR_INVALID_VALUE where out, lse or the bytes of the
+ * workspace the call uses share a byte with any other tensor of the call (q, the caches, the block
+ * table and seq_lens may overlap one another). */
+ts_status ts_attention_decode(const ts_attention_decode_desc *desc, ts_dtype dtype, const void *q,
+                              const void *k_cache, const void *v_cache, const int *block_table,
+                              const int *seq_lens, void *out, float *lse, void *workspace,
+                              size_t workspace_bytes, ts_stream stream);
+
 /* ---- fused memory-bound kernels: LayerNorm, RMSNorm, rotary embedding, softmax ---------------- */
 /* docs/memory-bound.md describes these. Tensors live in device memory; the last dimension is
  * contiguous and rows are `stride` elements apart. Pointers must be aligned to their element size

@@ -1,0 +1,55 @@
+/* Decode attention's launch numbers per architecture, one section each (the backend names the
+ * architecture: backends/<name>/backend.h). Why each number: docs/decode.md; none has been measured
+ * on a GPU yet, so each is the first choice its line explains, to be settled by
+ * `tessera-bench attention-decode` (scripts/gpu-ab.sh for A/B runs of tuning.h edits).
+ *   TS_DECODE_WARPS             warps a block; they take turns through the block's key range and
+ *                               merge their results at its end (D / TS_DECODE_WARPS a multiple of 16)
+ *   TS_DECODE_KEYS_D64, _D128   keys a warp takes a step (16 or 32; a plain number, pasted into tile
+ *                               names); a block's step is TS_DECODE_WARPS times that
+ *   TS_DECODE_BLOCKS_PER_SM     blocks the split count aims at per SM (or CU, or host worker)
+ *   TS_DECODE_MIN_SPLIT_KEYS    the fewest keys a split takes (rounded up to a block's step)
+ *   TS_DECODE_MAX_SPLITS        the most splits of one sequence (the combine reads them all)
+ *   TS_DECODE_COMBINE_BATCH     splits whose partial results the combine loads at once */
+#ifndef TESSERA_KERNELS_ATTENTION_DECODE_TUNING_H
+#define TESSERA_KERNELS_ATTENTION_DECODE_TUNING_H
+
+#if defined(TS_ARCH_SM90A)
+/* Four warps: 128 threads whose 16-byte loads of a step are 8 KiB a warp in flight while the warp
+ * computes the last step; at about 200 registers a thread two or three blocks fit an SM. A step of
+ * 16 keys at D = 128 and 32 at D = 64 reads the same 8 KiB of K and V. */
+#define TS_DECODE_WARPS 4
+#define TS_DECODE_KEYS_D64 32
+#define TS_DECODE_KEYS_D128 16
+/* Four blocks an SM: enough splits that a batch of few sequences still reads with every SM. */
+#define TS_DECODE_BLOCKS_PER_SM 4
+/* A split's partial result is 16 x D fp32: 256 keys read 16 times its bytes of K and V. */
+#define TS_DECODE_MIN_SPLIT_KEYS 256
+#define TS_DECODE_MAX_SPLITS 128
+#define TS_DECODE_COMBINE_BATCH 4
+#elif defined(TS_ARCH_CDNA)
+/* Wave64: the same block of four waves; a wave's stage is half a CUDA warp's per lane. 64 KiB of
+ * LDS holds the four waves' stages (32 KiB at D = 128) with room for a second block. 304 CUs on the
+ * MI300X take fewer blocks each for the same number of splits. */
+#define TS_DECODE_WARPS 4
+#define TS_DECODE_KEYS_D64 32
+#define TS_DECODE_KEYS_D128 16
+#define TS_DECODE_BLOCKS_PER_SM 2
+#define TS_DECODE_MIN_SPLIT_KEYS 256
+#define TS_DECODE_MAX_SPLITS 128
+#define TS_DECODE_COMBINE_BATCH 4
+#elif defined(TS_ARCH_HOST)
+/* Hopper's block and steps, so that the host tests run the kernels the H200 runs; short splits and
+ * many blocks a worker, so that the tests' sequences of a few hundred keys cross many splits and
+ * the combine's batches run partly filled. */
+#define TS_DECODE_WARPS 4
+#define TS_DECODE_KEYS_D64 32
+#define TS_DECODE_KEYS_D128 16
+#define TS_DECODE_BLOCKS_PER_SM 16
+#define TS_DECODE_MIN_SPLIT_KEYS 64
+#define TS_DECODE_MAX_SPLITS 128
+#define TS_DECODE_COMBINE_BATCH 4
+#else
+#error "no decode attention tuning for this architecture (kernels/attention_decode/tuning.h)"
+#endif
+
+#endif

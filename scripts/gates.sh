@@ -17,7 +17,11 @@
 #       kernel's softmax must lie ahead of its wait for the last stage's P V, the D = 128 ones
 #       with a wait for S alone (their wgmma not serialized; scripts/attention-overlap-gate.py);
 #       without one these checks are skipped, said so.
-# hip:  the warpgroup and mma test kernels (and the gemm and attention kernels, when built) hold v_mfma for
+#       Decode attention (kernels/attention_decode/): ptxas -v on its source reports 0 bytes of
+#       spills for every kernel (registers printed); in the SASS no kernel of it uses local memory
+#       (LDL/STL), and each split kernel holds HMMA and the 16-byte loads of its pages (LDG.E.128).
+# hip:  the warpgroup and mma test kernels (and the gemm, attention and decode attention kernels, when
+#       built) hold v_mfma for
 #       gfx942 and gfx90a, every warpgroup test kernel on its own; every kernel of every
 #       <build>/hip/*.resource.txt has ScratchSize 0.
 # host: nothing more to check.
@@ -152,6 +156,8 @@ cuda_gates() {
 
   local w
   for w in "${wrappers[@]}"; do check_wrapper "$w" "$(basename "$w" .cu)"; done
+  decode_ptxas
+
 
   # The build log, where scripts/test.sh keeps one beside the build folder.
   local log=${build%/}.build.log
@@ -200,6 +206,7 @@ cuda_gates() {
         note "$src SASS: $(grep -c 'Function :' "$tmp/$src.sass") kernels, each with HGMMA, UTMALDG and USETMAXREG"
       fi
     done
+    decode_sass "$cuobjdump" "$nvdisasm_dir"
     # Attention's overlap: in each kernel the softmax's exponentials lie between the wait for a
     # stage's S (DEPBAR.LE gsb0, 0x1) and the wait for the last stage's P V (the last DEPBAR.LE
     # gsb0, 0x0 before the next WARPGROUP.ARRIVE), not after the second, where ptxas puts them
@@ -214,6 +221,57 @@ cuda_gates() {
   fi
 }
 
+# Decode attention's kernels hold no wgmma, so check_wrapper leaves them: ptxas -v on their source
+# for the registers and spills of every kernel.
+decode_ptxas() {
+  local id=kernels_attention_decode_attention_decode_c
+  local w=$build/generated/$id.cu
+  [ -f "$w" ] || return 0
+  if ! "$nvcc" -gencode=arch=compute_90a,code=sm_90a -cubin -std=c++17 -O3 -DTESSERA_BACKEND_CUDA -Xptxas -v \
+      -I"$root" -I"$root/core/include" "$w" -o "$tmp/$id.cubin" >"$tmp/$id.ptxas.log" 2>&1; then
+    cat "$tmp/$id.ptxas.log" >&2
+    fail "$id: nvcc for sm_90a failed"
+    return
+  fi
+  awk -v id="$id" '
+    /Compiling entry function/ { f = $0; sub(/.*function .\047?/, "", f); sub(/\047.*/, "", f); n++ }
+    /bytes spill stores/ { split($0, a, ","); st = a[2]; ld = a[3]; gsub(/[^0-9]/, "", st); gsub(/[^0-9]/, "", ld);
+                           sp[f] = st + ld }
+    /Used [0-9]+ registers/ { r = $0; sub(/.*Used /, "", r); sub(/ registers.*/, "", r); regs[f] = r }
+    END {
+      bad = n == 0
+      for (f in regs) {
+        printf "gates: %s %s: %s registers, %d bytes spilled\n", id, f, regs[f], sp[f]
+        if (sp[f] != 0) bad = 1
+      }
+      exit bad
+    }' "$tmp/$id.ptxas.log" | sort || fail "$id: a decode attention kernel spills registers (see the lines above)"
+}
+
+# Decode attention's SASS (the object the build made), with the disassembler find_disassembler gave.
+decode_sass() {
+  local cuobjdump=$1 nvdisasm_dir=$2 obj bad
+  obj=$(find "$build" -name "kernels_attention_decode_attention_decode_c.cu.o" | head -n 1)
+  [ -n "$obj" ] || return 0
+  if ! PATH="$nvdisasm_dir:$PATH" "$cuobjdump" -sass "$obj" >"$tmp/decode.sass" 2>/dev/null; then
+    fail "cuobjdump -sass failed on $obj"
+    return
+  fi
+  bad=$(awk 'function report() {
+               if (f == "") return
+               if (l) print f " (local memory)"
+               if (f ~ /_kernel/ && !(h && g)) print f " (no HMMA or no LDG.E.128)"
+             }
+             /Function :/ { report(); f = $3; h = g = l = 0 }
+             /HMMA/ { h = 1 } /LDG\.E\.128/ { g = 1 } /[^A-Z](LDL|STL)[. ]/ { l = 1 }
+             END { report() }' "$tmp/decode.sass")
+  if [ -n "$bad" ]; then
+    fail "decode attention SASS: $(echo $bad)"
+  else
+    note "attention_decode SASS: $(grep -c 'Function :' "$tmp/decode.sass") kernels without local memory, the split kernels with HMMA and LDG.E.128 ($(grep -c HMMA "$tmp/decode.sass") HMMA, $(grep -c 'LDG\.E\.128' "$tmp/decode.sass") LDG.E.128)"
+  fi
+}
+
 # ---- hip ---------------------------------------------------------------------------------------
 
 hip_gates() {
@@ -224,7 +282,7 @@ hip_gates() {
   local obj arch id isa
   for obj in "$wg" "$dir/tests_kernels_mma_kernels_c.o" "$dir/kernels_gemm_gemm_c.o" \
              "$dir/kernels_gemm_gemm_skinny16_c.o" "$dir/kernels_gemm_gemm_skinny64_c.o" \
-             "$dir/kernels_attention_attention_c.o"; do
+             "$dir/kernels_attention_attention_c.o" "$dir/kernels_attention_decode_attention_decode_c.o"; do
     [ -f "$obj" ] || continue
     id=$(basename "$obj" .o)
     for arch in gfx942 gfx90a; do

@@ -523,6 +523,112 @@ Test(bad_arguments, attention) {
 #undef EXPECT
 }
 
+/* ---- decode attention --------------------------------------------------------------------------- */
+
+typedef struct {
+    ts_attention_decode_desc desc;
+    ts_dtype dtype;
+    const void *q, *k, *v;
+    const int *table, *seq;
+    void *o;
+    float *lse;
+    void *ws;
+    size_t ws_bytes;
+} decode_args;
+
+static ts_status decode_call(decode_args a) {
+    return ts_attention_decode(&a.desc, a.dtype, a.q, a.k, a.v, a.table, a.seq, a.o, a.lse, a.ws, a.ws_bytes, NULL);
+}
+
+Test(bad_arguments, attention_decode) {
+    /* B 2, Hq 8, Hkv 2, N_q 1, D 64, pages of 16, 8 pages, 4 a sequence, bf16: Q and O 2 KiB at 0
+     * and 4 KiB, the caches 32 KiB each at 8 and 40 KiB, the block table 32 bytes at 72 KiB, the
+     * lengths 8 bytes after it, lse 64 bytes at 72 KiB + 128, the workspace from 128 KiB (its size
+     * is never read: any that is enough). */
+    const decode_args ok = {{2, 8, 2, 1, 64, 16, 8, 4, 0.125f, 1}, BF, AT(0), AT(8192), AT(40960),
+                            (const int *)AT(73728), (const int *)AT(73792), AT(4096), (float *)AT(73856), AT(131072),
+                            (size_t)1 << 40};
+    decode_args a;
+#define EXPECT(change, status)                                                                     \
+    do {                                                                                           \
+        a = ok;                                                                                    \
+        change;                                                                                    \
+        cr_assert_eq(decode_call(a), status, #change);                                             \
+    } while (0)
+    cr_assert_eq(ts_attention_decode(NULL, BF, ok.q, ok.k, ok.v, ok.table, ok.seq, ok.o, ok.lse, ok.ws, ok.ws_bytes,
+                                     NULL),
+                 TS_ERROR_NULL_POINTER);
+    size_t bytes = 0;
+    cr_assert_eq(ts_attention_decode_workspace_size(NULL, &bytes), TS_ERROR_NULL_POINTER);
+    cr_assert_eq(ts_attention_decode_workspace_size(&ok.desc, NULL), TS_ERROR_NULL_POINTER);
+    EXPECT(a.q = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(a.k = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(a.v = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(a.table = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(a.seq = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(a.o = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(a.ws = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(a.dtype = (ts_dtype)0, TS_ERROR_INVALID_ENUM);
+    EXPECT(a.dtype = F32, TS_ERROR_UNSUPPORTED);
+    EXPECT(a.desc.batch = 0, TS_ERROR_INVALID_SIZE);
+    EXPECT(a.desc.heads_q = 0, TS_ERROR_INVALID_SIZE);
+    EXPECT(a.desc.heads_kv = -1, TS_ERROR_INVALID_SIZE);
+    EXPECT(a.desc.queries = 0, TS_ERROR_INVALID_SIZE);
+    EXPECT(a.desc.head_dim = 0, TS_ERROR_INVALID_SIZE);
+    EXPECT(a.desc.page_size = 0, TS_ERROR_INVALID_SIZE);
+    EXPECT(a.desc.num_pages = 0, TS_ERROR_INVALID_SIZE);
+    EXPECT(a.desc.max_pages = -3, TS_ERROR_INVALID_SIZE);
+    EXPECT(a.desc.head_dim = 96, TS_ERROR_UNSUPPORTED);
+    EXPECT(a.desc.head_dim = 256, TS_ERROR_UNSUPPORTED);
+    EXPECT(a.desc.queries = 17, TS_ERROR_UNSUPPORTED);
+    EXPECT(a.desc.heads_kv = 3, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.desc.page_size = 8, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.desc.page_size = 24, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.desc.page_size = 272, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.desc.causal = 2, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.desc.causal = -1, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.desc.scale = 0.0f, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.desc.scale = -1.0f, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.desc.scale = NAN, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.desc.scale = INFINITY, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.desc.scale = 2.4e38f, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.q = AT(8), TS_ERROR_MISALIGNED);
+    EXPECT(a.k = AT(8192 + 8), TS_ERROR_MISALIGNED);
+    EXPECT(a.v = AT(40960 + 2), TS_ERROR_MISALIGNED);
+    EXPECT(a.o = AT(4096 + 4), TS_ERROR_MISALIGNED);
+    EXPECT(a.ws = AT(131072 + 8), TS_ERROR_MISALIGNED);
+    EXPECT(a.table = (const int *)AT(73728 + 2), TS_ERROR_MISALIGNED);
+    EXPECT(a.seq = (const int *)AT(73792 + 1), TS_ERROR_MISALIGNED);
+    EXPECT(a.lse = (float *)AT(73856 + 2), TS_ERROR_MISALIGNED);
+    /* Past the index limits: caches past 2^46 elements, sequences past 2^30 keys, more than 2^20
+     * rows a key-value head, more than 2^24 row tiles (a block each per split). */
+    EXPECT((a.desc.num_pages = INT_MAX, a.desc.page_size = 256, a.desc.head_dim = 128), TS_ERROR_SIZE_OVERFLOW);
+    EXPECT(a.desc.max_pages = (1 << 26) + 1, TS_ERROR_SIZE_OVERFLOW);
+    EXPECT((a.desc.heads_q = 1 << 17, a.desc.heads_kv = 1, a.desc.queries = 16), TS_ERROR_SIZE_OVERFLOW);
+    EXPECT((a.desc.batch = 1 << 20, a.desc.heads_q = 32, a.desc.heads_kv = 32), TS_ERROR_SIZE_OVERFLOW);
+    EXPECT((a.desc.batch = INT_MAX, a.desc.heads_q = 1 << 20, a.desc.heads_kv = 1 << 20), TS_ERROR_SIZE_OVERFLOW);
+    EXPECT((a.desc.batch = a.desc.heads_q = a.desc.heads_kv = a.desc.num_pages = a.desc.max_pages = INT_MAX,
+            a.desc.queries = 16, a.desc.page_size = 256, a.desc.head_dim = 128),
+           TS_ERROR_SIZE_OVERFLOW);
+    EXPECT((a.desc.batch = INT_MAX, a.desc.heads_q = a.desc.heads_kv = 1 << 10, a.desc.queries = 16,
+            a.desc.num_pages = 1), TS_ERROR_SIZE_OVERFLOW);
+    cr_assert_eq(ts_attention_decode_workspace_size(&(ts_attention_decode_desc){2, 8, 2, 17, 64, 16, 8, 4, 0.1f, 0},
+                                                    &bytes),
+                 TS_ERROR_UNSUPPORTED);
+    /* The rest needs the device (the split plan follows its SM count). */
+    EXPECT(a.ws_bytes = 16, device_or(TS_ERROR_INVALID_SIZE));
+    /* O, lse and the workspace share no byte with any other tensor of the call. */
+    EXPECT(a.o = (void *)a.q, device_or(TS_ERROR_INVALID_VALUE));
+    EXPECT(a.o = AT(8192 + 32768 - 1024), device_or(TS_ERROR_INVALID_VALUE)); /* over K's last page */
+    EXPECT(a.o = AT(73728 - 2048 + 16), device_or(TS_ERROR_INVALID_VALUE));  /* its end over the block table */
+    EXPECT(a.lse = (float *)AT(73792 + 4), device_or(TS_ERROR_INVALID_VALUE)); /* over seq_lens */
+    EXPECT(a.lse = (float *)AT(4096 + 2048 - 4), device_or(TS_ERROR_INVALID_VALUE)); /* over O's last value */
+    EXPECT(a.ws = AT(40960 + 16), device_or(TS_ERROR_INVALID_VALUE));        /* over V */
+    EXPECT(a.o = AT(131072 + 256), device_or(TS_ERROR_INVALID_VALUE));       /* O in the workspace */
+    EXPECT(a.lse = (float *)AT(131072 + 64), device_or(TS_ERROR_INVALID_VALUE));
+#undef EXPECT
+}
+
 /* ---- LayerNorm and RMSNorm ----------------------------------------------------------------------- */
 
 Test(bad_arguments, norms) {

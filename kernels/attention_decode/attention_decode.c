@@ -66,9 +66,10 @@ static ts_status ts_decode_check_values(const ts_attention_decode_desc *d) {
 }
 
 static ts_status ts_decode_check_overflow(const ts_attention_decode_desc *d, long long *units) {
+    /* Each product below is of factors already bounded, so none overflows 64 bits. */
     const long long group_rows = (long long)(d->heads_q / d->heads_kv) * d->queries;
-    const long long rows = (long long)d->batch * d->heads_q * d->queries;
-    if (rows > TS_DECODE_MAX_ELEMS / d->head_dim) return TS_ERROR_SIZE_OVERFLOW;
+    const long long heads = (long long)d->batch * d->heads_q;
+    if (heads > TS_DECODE_MAX_ELEMS / d->head_dim / d->queries) return TS_ERROR_SIZE_OVERFLOW;
     const long long page_elems = (long long)d->heads_kv * d->page_size * d->head_dim;
     if (page_elems > TS_DECODE_MAX_ELEMS / d->num_pages) return TS_ERROR_SIZE_OVERFLOW;
     if ((long long)d->batch * d->max_pages > TS_DECODE_MAX_ELEMS) return TS_ERROR_SIZE_OVERFLOW;
@@ -76,7 +77,9 @@ static ts_status ts_decode_check_overflow(const ts_attention_decode_desc *d, lon
     if ((long long)d->max_pages * d->page_size > (1LL << 30)) return TS_ERROR_SIZE_OVERFLOW;
     if (group_rows > TS_DECODE_MAX_GROUP_ROWS) return TS_ERROR_SIZE_OVERFLOW;
     /* A block per (row tile, split), the block index 32-bit: every split count must fit. */
-    *units = (long long)d->batch * d->heads_kv * ts_check_tiles(group_rows, TS_DECODE_ROWS);
+    *units = (long long)d->batch * d->heads_kv;
+    if (*units > 2147483647LL / TS_DECODE_MAX_SPLITS) return TS_ERROR_SIZE_OVERFLOW;
+    *units *= ts_check_tiles(group_rows, TS_DECODE_ROWS);
     if (*units > 2147483647LL / TS_DECODE_MAX_SPLITS) return TS_ERROR_SIZE_OVERFLOW;
     return TS_SUCCESS;
 }

@@ -44,7 +44,7 @@ say "$backend: examples/ against the installed library (find_package)"
 rm -rf "$lib/examples-out-of-tree"
 cmake -S "$root/examples" -B "$lib/examples-out-of-tree" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$lib/examples-out-of-tree" -j "$jobs" >/dev/null
-for e in device_query tile_add gemm decoder_block next_token; do
+for e in device_query tile_add gemm decoder_block next_token decode_step; do
   "$lib/examples-out-of-tree/example_$e" >/dev/null || fail "example_$e failed"
 done
 pc_dir=$(dirname "$(find "$prefix" -name tessera.pc | head -n1)")
@@ -142,6 +142,7 @@ if [ "$backend" = host ]; then
   if python3 -c 'import numpy' >/dev/null 2>&1; then
     python3 "$root/bench/compare_torch.py" --self-test --lib "$so"
     python3 "$root/bench/compare_torch_memory.py" --self-test --lib "$so"
+    python3 "$root/bench/compare_torch_decode.py" --self-test --lib "$so"
   else
     echo "note: numpy could not be installed; the Python driver's self-test was skipped"
   fi

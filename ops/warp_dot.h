@@ -49,6 +49,9 @@
 
 /* 16-bit elements of a lane's 16-byte access. */
 #define TS_WDOT_CHUNK 8
+/* log2 of the lanes of a warp: the steps of an exchange across them. */
+#define TS_WDOT_LANE_BITS (TS_WARP_LANES == 64 ? 6 : TS_WARP_LANES == 32 ? 5 : TS_WARP_LANES == 1 ? 0 : -1)
+TS_STATIC_ASSERT(TS_WDOT_LANE_BITS >= 0, "ops/warp_dot.h: a warp of 1, 32 or 64 lanes");
 /* The largest R or M (and so C) the ops take. */
 #define TS_WDOT_MAX 8
 /* Elements of K a warp covers in one rows-form step. */
@@ -107,17 +110,13 @@ TS_DEVICE void ts_wdot_load_chunk(unsigned *w, const unsigned char *p) {
     for (int j = 0; j < 4; ++j) w[j] = v.w[j];
 }
 
-/* The first `count` (0..8) elements at p, element by element, 2 bytes each, the rest zero. */
-TS_DEVICE void ts_wdot_load_elements(unsigned *w, const unsigned char *p, long long count) {
-    TS_UNROLL
-    for (int j = 0; j < 4; ++j) {
-        const unsigned lo = 2 * j < count ? ts_raw_get(p, 2, 2 * j) : 0u;
-        const unsigned hi = 2 * j + 1 < count ? ts_raw_get(p, 2, 2 * j + 1) : 0u;
-        w[j] = lo | (hi << 16);
-    }
-}
-
 /* ---- rows form -------------------------------------------------------------------------------- */
+
+/* One element of a 16-bit matrix as fp32. */
+TS_DEVICE float ts_wdot_elem(const unsigned char *p, int dtype) {
+    const unsigned short bits = (unsigned short)ts_raw_get(p, 2, 0);
+    return dtype == TS_DTYPE_BF16 ? ts_unpack_bf16(bits) : ts_unpack_fp16(bits);
+}
 
 TS_DEVICE void ts_wdot_rows_step_impl(float *acc, int R, int M, const unsigned char *w, long long ldw, int nr,
                                       const unsigned char *a, long long lda, int nm, int dtype, long long k,
@@ -125,39 +124,51 @@ TS_DEVICE void ts_wdot_rows_step_impl(float *acc, int R, int M, const unsigned c
     const long long k0 = k + (long long)ts_lane_id() * TS_WDOT_CHUNK;
     if (k0 >= kend) return;
     const long long left = kend - k0;
-    unsigned wb[TS_WDOT_MAX][4] = {{0}}, ab[TS_WDOT_MAX][4] = {{0}};
-    /* Every load first, so that they are all in flight together. */
     if (vec && left >= TS_WDOT_CHUNK) {
+        /* Every load first, so that they are all in flight together. */
+        unsigned wb[TS_WDOT_MAX][4] = {{0}}, ab[TS_WDOT_MAX][4] = {{0}};
         TS_UNROLL
         for (int r = 0; r < R; ++r)
             if (r < nr) ts_wdot_load_chunk(wb[r], w + r * ldw + k0 * 2);
         TS_UNROLL
         for (int m = 0; m < M; ++m)
             if (m < nm) ts_wdot_load_chunk(ab[m], a + m * lda + k0 * 2);
-    } else {
+        float wf[TS_WDOT_MAX][TS_WDOT_CHUNK] = {{0.0f}};
         TS_UNROLL
         for (int r = 0; r < R; ++r)
-            if (r < nr) ts_wdot_load_elements(wb[r], w + r * ldw + k0 * 2, left);
+            if (r < nr) ts_wdot_unpack8(wf[r], wb[r], dtype);
         TS_UNROLL
-        for (int m = 0; m < M; ++m)
-            if (m < nm) ts_wdot_load_elements(ab[m], a + m * lda + k0 * 2, left);
-    }
-    float wf[TS_WDOT_MAX][TS_WDOT_CHUNK] = {{0.0f}};
-    TS_UNROLL
-    for (int r = 0; r < R; ++r)
-        if (r < nr) ts_wdot_unpack8(wf[r], wb[r], dtype);
-    TS_UNROLL
-    for (int m = 0; m < M; ++m) {
-        if (m >= nm) continue;
-        float af[TS_WDOT_CHUNK];
-        ts_wdot_unpack8(af, ab[m], dtype);
-        TS_UNROLL
-        for (int r = 0; r < R; ++r) {
-            if (r >= nr) continue;
-            float s = acc[r * M + m];
+        for (int m = 0; m < M; ++m) {
+            if (m >= nm) continue;
+            float af[TS_WDOT_CHUNK];
+            ts_wdot_unpack8(af, ab[m], dtype);
             TS_UNROLL
-            for (int j = 0; j < TS_WDOT_CHUNK; ++j) s = fmaf(wf[r][j], af[j], s);
-            acc[r * M + m] = s;
+            for (int r = 0; r < R; ++r) {
+                if (r >= nr) continue;
+                float s = acc[r * M + m];
+                TS_UNROLL
+                for (int j = 0; j < TS_WDOT_CHUNK; ++j) s = fmaf(wf[r][j], af[j], s);
+                acc[r * M + m] = s;
+            }
+        }
+    } else {
+        /* Element by element, in the same order as above (the same sums, bit for bit), one
+         * element of K at a time so that little is live: the edges and misaligned data. */
+        const int count = left < TS_WDOT_CHUNK ? (int)left : TS_WDOT_CHUNK;
+        TS_NO_UNROLL
+        for (int e = 0; e < count; ++e) {
+            float wf[TS_WDOT_MAX] = {0.0f};
+            TS_UNROLL
+            for (int r = 0; r < R; ++r)
+                if (r < nr) wf[r] = ts_wdot_elem(w + r * ldw + (k0 + e) * 2, dtype);
+            TS_UNROLL
+            for (int m = 0; m < M; ++m) {
+                if (m >= nm) continue;
+                const float x = ts_wdot_elem(a + m * lda + (k0 + e) * 2, dtype);
+                TS_UNROLL
+                for (int r = 0; r < R; ++r)
+                    if (r < nr) acc[r * M + m] = fmaf(wf[r], x, acc[r * M + m]);
+            }
         }
     }
 }
@@ -176,18 +187,27 @@ TS_DEVICE void ts_wdot_rows_step_impl(float *acc, int R, int M, const unsigned c
 TS_DEVICE void ts_wdot_reduce_store_impl(float *slots, float *v, int V) {
     const int lane = ts_lane_id();
     if ((V & (V - 1)) == 0) {
-        int c = V;
+        /* Counted loops, not shifts: a loop the compiler cannot count is not unrolled, and the
+         * values' indices would become run-time ones (the accumulators in local memory). */
         TS_UNROLL
-        for (int s = TS_WARP_LANES / 2; s >= 1; s >>= 1) {
+        for (int t = 0; t < TS_WDOT_LANE_BITS; ++t) {
+            const int s = TS_WARP_LANES >> (t + 1), c = V >> t;
             if (c > 1) {
-                const int half = c / 2, upper = (lane & s) != 0;
+                /* The halves chosen by masks on the bits, not by `upper ? v[j] : v[j + half]`,
+                 * which the compiler turned into a choice of address (and so the values into
+                 * local memory). */
+                const int half = c / 2;
+                const unsigned upper = (lane & s) != 0 ? 0xffffffffu : 0u;
+                /* Bounded by V, not by half (which changes with t): the compiler unrolls only
+                 * loops whose counts it knows before it unrolls the loop around them. */
                 TS_UNROLL
-                for (int j = 0; j < half; ++j) {
-                    const float send = upper ? v[j] : v[j + half];
-                    const float keep = upper ? v[j + half] : v[j];
+                for (int j = 0; j < V / 2; ++j) {
+                    if (j >= half) break;
+                    const unsigned lo = ts_f32_bits(v[j]), hi = ts_f32_bits(v[j + half]);
+                    const float send = ts_bits_f32((lo & upper) | (hi & ~upper));
+                    const float keep = ts_bits_f32((hi & upper) | (lo & ~upper));
                     v[j] = keep + ts_shfl_xor_f32(send, s);
                 }
-                c = half;
             } else {
                 v[0] += ts_shfl_xor_f32(v[0], s);
             }
@@ -202,9 +222,9 @@ TS_DEVICE void ts_wdot_reduce_store_impl(float *slots, float *v, int V) {
         }
     } else {
         TS_UNROLL
-        for (int s = TS_WARP_LANES / 2; s >= 1; s >>= 1) {
+        for (int t = 0; t < TS_WDOT_LANE_BITS; ++t) {
             TS_UNROLL
-            for (int j = 0; j < V; ++j) v[j] += ts_shfl_xor_f32(v[j], s);
+            for (int j = 0; j < V; ++j) v[j] += ts_shfl_xor_f32(v[j], TS_WARP_LANES >> (t + 1));
         }
         if (lane == 0) {
             TS_UNROLL
@@ -226,37 +246,49 @@ TS_DEVICE void ts_wdot_cols_step_impl(float *acc, int M, const unsigned char *w,
     const long long col = n0 + (long long)(lane % band_lanes) * TS_WDOT_CHUNK;
     if (k0 >= kend || col >= nend) return;
     const long long rows = kend - k0, cols = nend - col;
-    unsigned wb[TS_WDOT_CHUNK][4] = {{0}}, ab[TS_WDOT_MAX][4] = {{0}};
     const unsigned char *wp = w + k0 * ldw + col * 2;
     if (vec && rows >= TS_WDOT_CHUNK && cols >= TS_WDOT_CHUNK) {
+        unsigned wb[TS_WDOT_CHUNK][4], ab[TS_WDOT_MAX][4] = {{0}};
         TS_UNROLL
         for (int i = 0; i < TS_WDOT_CHUNK; ++i) ts_wdot_load_chunk(wb[i], wp + i * ldw);
         TS_UNROLL
         for (int m = 0; m < M; ++m)
             if (m < nm) ts_wdot_load_chunk(ab[m], a + m * lda + k0 * 2);
-    } else {
+        /* Each element of A widened where it is used (once: row i of the chunk), not all M x 8
+         * ahead, which would hold 64 more registers at M = 8. */
         TS_UNROLL
         for (int i = 0; i < TS_WDOT_CHUNK; ++i) {
-            if (i < rows) ts_wdot_load_elements(wb[i], wp + i * ldw, cols);
+            float wf[TS_WDOT_CHUNK];
+            ts_wdot_unpack8(wf, wb[i], dtype);
+            TS_UNROLL
+            for (int m = 0; m < M; ++m) {
+                if (m >= nm) continue;
+                const unsigned word = ab[m][i / 2];
+                const unsigned short bits = (unsigned short)(i % 2 ? word >> 16 : word & 0xffffu);
+                const float x = dtype == TS_DTYPE_BF16 ? ts_unpack_bf16(bits) : ts_unpack_fp16(bits);
+                TS_UNROLL
+                for (int j = 0; j < TS_WDOT_CHUNK; ++j)
+                    acc[m * TS_WDOT_CHUNK + j] = fmaf(x, wf[j], acc[m * TS_WDOT_CHUNK + j]);
+            }
         }
-        TS_UNROLL
-        for (int m = 0; m < M; ++m)
-            if (m < nm) ts_wdot_load_elements(ab[m], a + m * lda + k0 * 2, rows);
-    }
-    float af[TS_WDOT_MAX][TS_WDOT_CHUNK] = {{0.0f}};
-    TS_UNROLL
-    for (int m = 0; m < M; ++m)
-        if (m < nm) ts_wdot_unpack8(af[m], ab[m], dtype);
-    TS_UNROLL
-    for (int i = 0; i < TS_WDOT_CHUNK; ++i) {
-        float wf[TS_WDOT_CHUNK];
-        ts_wdot_unpack8(wf, wb[i], dtype);
-        TS_UNROLL
-        for (int m = 0; m < M; ++m) {
-            if (m >= nm) continue;
+    } else {
+        /* Row by row of K and element by element, in the same order as above (the same sums, bit
+         * for bit), so that little is live: the edges and misaligned data. */
+        const int nrows = rows < TS_WDOT_CHUNK ? (int)rows : TS_WDOT_CHUNK;
+        TS_NO_UNROLL
+        for (int i = 0; i < nrows; ++i) {
+            float wf[TS_WDOT_CHUNK];
             TS_UNROLL
             for (int j = 0; j < TS_WDOT_CHUNK; ++j)
-                acc[m * TS_WDOT_CHUNK + j] = fmaf(af[m][i], wf[j], acc[m * TS_WDOT_CHUNK + j]);
+                wf[j] = j < cols ? ts_wdot_elem(wp + i * ldw + j * 2, dtype) : 0.0f;
+            TS_UNROLL
+            for (int m = 0; m < M; ++m) {
+                if (m >= nm) continue;
+                const float x = ts_wdot_elem(a + m * lda + (k0 + i) * 2, dtype);
+                TS_UNROLL
+                for (int j = 0; j < TS_WDOT_CHUNK; ++j)
+                    acc[m * TS_WDOT_CHUNK + j] = fmaf(x, wf[j], acc[m * TS_WDOT_CHUNK + j]);
+            }
         }
     }
 }
@@ -275,7 +307,8 @@ TS_DEVICE void ts_wdot_cols_step_impl(float *acc, int M, const unsigned char *w,
 TS_DEVICE void ts_wdot_cols_reduce_store_impl(float *slots, float *v, int M, int band_lanes) {
     const int lane = ts_lane_id();
     TS_UNROLL
-    for (int s = TS_WARP_LANES / 2; s >= 1; s >>= 1) {
+    for (int t = 0; t < TS_WDOT_LANE_BITS; ++t) {
+        const int s = TS_WARP_LANES >> (t + 1);
         if (s < band_lanes) break;
         TS_UNROLL
         for (int j = 0; j < M * TS_WDOT_CHUNK; ++j) v[j] += ts_shfl_xor_f32(v[j], s);

@@ -9,6 +9,9 @@
  *   TS_GEMV_NT_BLOCKS      ... blocks an SM the kernels are built for (TS_KERNEL_RESIDENT's bound,
  *                          which caps the registers a lane may use)
  *   TS_GEMV_NN_WARPS       weights K x N: warps a block that split K between them
+ *   TS_GEMV_NN_WARPS_M8    ... the same for the 8-row instances, whose 64 accumulators a lane
+ *                          beside its 8 + 8 chunks of 16 bytes do not fit the registers a lane
+ *                          has in blocks of TS_GEMV_NN_WARPS (128 at 16 warps on sm_90a: spills)
  *   TS_GEMV_NN_BLOCKS      ... blocks an SM the kernels are built for
  *   TS_GEMV_NN_BAND_LANES  ... the widest band of columns a block takes, in lanes of 8 columns
  *                          (at most TS_WARP_LANES); the launcher halves it, down to 8 columns,
@@ -26,6 +29,7 @@
 #define TS_GEMV_NT_WARPS 8
 #define TS_GEMV_NT_BLOCKS 2
 #define TS_GEMV_NN_WARPS 16
+#define TS_GEMV_NN_WARPS_M8 8
 #define TS_GEMV_NN_BLOCKS 1
 #define TS_GEMV_NN_BAND_LANES 8
 #define TS_GEMV_NN_BAND_FILL 2
@@ -36,6 +40,7 @@
 #define TS_GEMV_NT_WARPS 4
 #define TS_GEMV_NT_BLOCKS 2
 #define TS_GEMV_NN_WARPS 8
+#define TS_GEMV_NN_WARPS_M8 8
 #define TS_GEMV_NN_BLOCKS 1
 #define TS_GEMV_NN_BAND_LANES 8
 #define TS_GEMV_NN_BAND_FILL 2
@@ -46,6 +51,7 @@
 #define TS_GEMV_NT_WARPS 8
 #define TS_GEMV_NT_BLOCKS 1
 #define TS_GEMV_NN_WARPS 16
+#define TS_GEMV_NN_WARPS_M8 16
 #define TS_GEMV_NN_BLOCKS 1
 #define TS_GEMV_NN_BAND_LANES 1
 #define TS_GEMV_NN_BAND_FILL 2

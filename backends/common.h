@@ -70,4 +70,12 @@ static inline ts_grid ts_grid_3d(unsigned x, unsigned y, unsigned z) {
 #define TS_UNROLL
 #endif
 
+/* A loop kept rolled: a cold path (edges, misaligned data) whose unrolled copies would set the
+ * register count of the whole kernel. Its body must index registers by constants only. */
+#if defined(__CUDACC__) || defined(__HIP__)
+#define TS_NO_UNROLL _Pragma("unroll 1")
+#else
+#define TS_NO_UNROLL
+#endif
+
 #endif

@@ -6,6 +6,7 @@
 #include "kernels/common/checks.h"
 #include "kernels/common/device_props.h"
 #include "kernels/gemm/gemm_common.h"
+#include "kernels/gemv/gemv.h"
 
 /* The default kernels (whole tiles) and the split instances (NAME_split: split-K for few tiles,
  * gemm_common.h), whose pieces the reduction kernel then adds. */
@@ -85,6 +86,12 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
     if (!ts_check_apart(&lc, &la) || !ts_check_apart(&lc, &lb) ||
         (need > 0 && (!ts_check_apart(&lw, &la) || !ts_check_apart(&lw, &lb) || !ts_check_apart(&lw, &lc))))
         return TS_ERROR_INVALID_VALUE;
+    /* Products of at most 8 rows with A as stored (decoding's): GEMV, which reads B once in 16-byte
+     * loads and uses each load for every row of A (kernels/gemv/, docs/gemm.md); it takes no
+     * workspace. A stored K x M (trans_a) has its M values of a column of K side by side, not a
+     * row along K as the GEMV's loads of A want, and stays on the skinny kernels. */
+    if (m <= TS_GEMV_MAX_M && trans_a == TS_NO_TRANS)
+        return ts_gemv_run(trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, stream);
     /* Products of few rows: transposed, on the skinny kernels whose tile width holds M (split-K
      * there with a workspace). */
     int done = 0;

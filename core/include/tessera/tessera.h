@@ -230,8 +230,10 @@ typedef enum ts_trans {
  * dimensions are at most 2^31 (else TS_ERROR_SIZE_OVERFLOW). C shares no byte with A or B
  * (TS_ERROR_INVALID_VALUE; A and B may overlap each other). With beta == 0, C is only written (it
  * may hold anything, NaN included).
- * Products of at most 64 rows (M <= 64, as in decoding) are computed transposed, C^T =
- * op(B)^T op(A)^T, on tiles 16 (M <= 16) or 64 columns of M wide instead of 256 columns of N. */
+ * Products of at most 8 rows with A as stored (trans_a = TS_NO_TRANS, as in decoding) run on
+ * GEMV kernels that read B once, in 16-byte loads, each used for every row of A (docs/gemm.md);
+ * other products of at most 64 rows are computed transposed, C^T = op(B)^T op(A)^T, on tiles 16
+ * (M <= 16) or 64 columns of M wide instead of 256 columns of N. */
 ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
                   const void *a, ts_dtype a_type, long long lda,
                   const void *b, ts_dtype b_type, long long ldb,

@@ -1,0 +1,368 @@
+/* The GEMV kernels (kernels/gemv/) against a double-precision reference: every M from 1 to 8 (the
+ * four buckets of instances and the rows each leaves unused), both weight layouts, bf16 and fp16
+ * operands, fp32, bf16 and fp16 C, alpha and beta, odd N and K (tails of every step), leading
+ * dimensions that are not multiples of 8 and pointers off 16 bytes (the element-by-element path),
+ * and ts_gemm's dispatch of M <= 8 to them. Inputs are fresh random normals each run; the padding
+ * of A and B and the zones around them hold NaN, so that a value read from them shows in C; C is
+ * poisoned (NaN) before each run, and its padding and the guard zones around it must stay so.
+ * The GPU case runs Llama projection shapes and skips without a GPU. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/half_bits.h"
+#include "kernels/gemv/gemv.h"
+#include "support/test_support.h"
+
+#define GUARD 64 /* bytes of poison on each side of every buffer */
+
+static unsigned short to_half_bits(float x, ts_dtype t) {
+    return t == TS_DTYPE_BF16 ? ts_bf16_bits_from_f32(x) : ts_fp16_bits_from_f32(x);
+}
+static double from_half_bits(unsigned short b, ts_dtype t) {
+    return t == TS_DTYPE_BF16 ? ts_f32_from_bf16_bits(b) : ts_f32_from_fp16_bits(b);
+}
+static size_t dtype_bytes(ts_dtype t) { return t == TS_DTYPE_F32 ? 4 : 2; }
+static double load_elem(const unsigned char *p, ts_dtype t, size_t i) {
+    if (t == TS_DTYPE_F32) {
+        float f;
+        memcpy(&f, p + 4 * i, 4);
+        return f;
+    }
+    unsigned short b;
+    memcpy(&b, p + 2 * i, 2);
+    return from_half_bits(b, t);
+}
+static void store_elem(unsigned char *p, ts_dtype t, size_t i, float x) {
+    if (t == TS_DTYPE_F32) {
+        memcpy(p + 4 * i, &x, 4);
+    } else {
+        const unsigned short b = to_half_bits(x, t);
+        memcpy(p + 2 * i, &b, 2);
+    }
+}
+
+/* A matrix of rows x ld elements `off` elements past a 16-byte boundary, between guard zones: the
+ * host image (guards, padding and offset poisoned with 0xff bytes, NaN in every dtype) and its
+ * device copy; `at` is the first element's offset in the image. tight: no guard after the matrix,
+ * which ends at its last element, so that the host's AddressSanitizer sees a read past it. */
+typedef struct {
+    unsigned char *host;
+    void *device;
+    size_t total, at;
+    int tight; /* device is host memory of the image's size (guarded_upload) */
+} guarded;
+
+static guarded guarded_make(long long rows, long long ld, long long cols, size_t elem, int off, int tight) {
+    guarded g;
+    g.at = GUARD + (size_t)off * elem;
+    g.total = g.at + (tight ? (size_t)((rows - 1) * ld + cols) * elem : (size_t)(rows * ld) * elem + GUARD);
+    g.host = malloc(g.total);
+    cr_assert(g.host);
+    memset(g.host, 0xff, g.total);
+    g.device = NULL;
+    g.tight = 0;
+    return g;
+}
+static void guarded_upload(guarded *g, int tight) {
+    /* tight on the host backend: memory of exactly the image's size (ts_malloc rounds sizes up to
+     * 256 bytes, where AddressSanitizer would not see a read past the matrix). */
+    g->tight = tight && !ts_test_on_gpu();
+    if (g->tight) {
+        cr_assert_eq(posix_memalign(&g->device, 16, g->total), 0);
+        memcpy(g->device, g->host, g->total);
+    } else {
+        g->device = ts_test_device_copy(g->host, g->total);
+    }
+    cr_assert(g->device);
+}
+static void *guarded_ptr(const guarded *g) { return (unsigned char *)g->device + g->at; }
+static void guarded_free(guarded *g) {
+    if (g->tight)
+        free(g->device);
+    else
+        cr_assert_eq(ts_free(g->device), TS_SUCCESS);
+    free(g->host);
+}
+
+typedef struct {
+    ts_trans tb;
+    int m, n, k;
+    ts_dtype in, out;
+    float alpha, beta;
+    int pad;      /* leading dimensions: the row length plus pad, or rounded up to 8 (-1) */
+    int off;      /* pointers this many elements past 16 bytes */
+    int via_gemm; /* through ts_gemm (which needs pad, off keeping 16-byte alignment) */
+    int sample;   /* check every sample-th column (and the last ones) only: large shapes */
+    int tight;    /* A, B and C end at their last elements (guarded_make) */
+} gemv_case;
+
+/* A leading dimension: the row length plus pad, or for pad < 0 the row length rounded up to 8. */
+static long long leading(long long cols, int pad) { return pad < 0 ? (cols + 7) / 8 * 8 : cols + pad; }
+
+/* Runs the case and checks C against the reference; returns C as the device left it (the
+ * caller frees it) for the determinism test. */
+static unsigned char *check_gemv(gemv_case g) {
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    const long long b_rows = g.tb ? g.n : g.k, b_cols = g.tb ? g.k : g.n;
+    const long long lda = leading(g.k, g.pad), ldb = leading(b_cols, g.pad), ldc = leading(g.n, g.pad);
+    const size_t cb = dtype_bytes(g.out);
+    guarded a = guarded_make(g.m, lda, g.k, 2, g.off, g.tight), b = guarded_make(b_rows, ldb, b_cols, 2, g.off, g.tight);
+    guarded c = guarded_make(g.m, ldc, g.n, cb, g.off, g.tight);
+    for (long long i = 0; i < g.m; ++i)
+        for (long long j = 0; j < g.k; ++j)
+            store_elem(a.host + a.at, g.in, (size_t)(i * lda + j), (float)ts_test_normal(&st));
+    for (long long i = 0; i < b_rows; ++i)
+        for (long long j = 0; j < b_cols; ++j)
+            store_elem(b.host + b.at, g.in, (size_t)(i * ldb + j), (float)ts_test_normal(&st));
+    /* With beta == 0 the kernel must not read C: it stays NaN. */
+    unsigned char *c_in = malloc(c.total);
+    cr_assert(c_in);
+    if (g.beta != 0.0f)
+        for (long long i = 0; i < g.m; ++i)
+            for (long long j = 0; j < g.n; ++j)
+                store_elem(c.host + c.at, g.out, (size_t)(i * ldc + j), (float)ts_test_normal(&st));
+    memcpy(c_in, c.host, c.total);
+    guarded_upload(&a, g.tight);
+    guarded_upload(&b, g.tight);
+    guarded_upload(&c, g.tight);
+    ts_status s;
+    if (g.via_gemm)
+        s = ts_gemm(TS_NO_TRANS, g.tb, g.m, g.n, g.k, g.alpha, guarded_ptr(&a), g.in, lda, guarded_ptr(&b), g.in, ldb,
+                    g.beta, guarded_ptr(&c), g.out, ldc, NULL);
+    else
+        s = ts_gemv_run(g.tb, g.m, g.n, g.k, g.alpha, guarded_ptr(&a), g.in, lda, guarded_ptr(&b), ldb, g.beta,
+                        guarded_ptr(&c), g.out, ldc, NULL);
+    cr_assert_eq(s, TS_SUCCESS, "tb%d %dx%dx%d: %s", g.tb, g.m, g.n, g.k, ts_status_string(s));
+    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    if (c.tight)
+        memcpy(c.host, c.device, c.total);
+    else
+        cr_assert_eq(ts_test_copy_back(c.host, c.device, c.total), TS_SUCCESS);
+
+    const unsigned char *ah = a.host + a.at, *bh = b.host + b.at, *ch = c.host + c.at;
+    const double out_eps = g.out == TS_DTYPE_F32 ? 0.0 : g.out == TS_DTYPE_BF16 ? 1.0 / 256 : 1.0 / 2048;
+    for (int i = 0; i < g.m; ++i)
+        for (int j = 0; j < g.n; ++j) {
+            if (g.sample > 1 && j % g.sample != 0 && j < g.n - 8) continue;
+            double acc = 0.0, mag = 0.0;
+            for (int kk = 0; kk < g.k; ++kk) {
+                const double x = load_elem(ah, g.in, (size_t)i * lda + kk);
+                const double y = load_elem(bh, g.in, g.tb ? (size_t)j * ldb + kk : (size_t)kk * ldb + j);
+                acc += x * y;
+                mag += fabs(x * y);
+            }
+            const size_t ci = (size_t)i * ldc + j;
+            const double cin = g.beta != 0.0f ? load_elem(c_in + c.at, g.out, ci) : 0.0;
+            const double ref = g.alpha * acc + g.beta * cin;
+            const double got = load_elem(ch, g.out, ci);
+            /* fp32 accumulation over K terms, then rounding to C's dtype. */
+            const double tol = 1e-5 * fabs(g.alpha) * (mag + 1.0) + out_eps * fabs(ref) + 1e-6 * fabs(g.beta * cin);
+            cr_assert(fabs(got - ref) <= tol,
+                      "tb%d %dx%dx%d in%d out%d pad%d off%d: C(%d,%d) = %.7g, reference %.7g (seed %llu)", g.tb,
+                      g.m, g.n, g.k, g.in, g.out, g.pad, g.off, i, j, got, ref, (unsigned long long)seed);
+        }
+    /* Nothing outside C's elements was written: its padding, the offset and the guard zones are
+     * as they were. */
+    for (size_t i = 0; i < c.total; ++i) {
+        const size_t e = i >= c.at ? (i - c.at) / cb : 0;
+        const int inside = i >= c.at && (long long)(e % ldc) < g.n;
+        if (!inside) cr_assert_eq(c.host[i], c_in[i], "tb%d %dx%dx%d: byte %zu outside C written", g.tb, g.m, g.n, g.k, i);
+    }
+    unsigned char *result = malloc(c.total);
+    cr_assert(result);
+    memcpy(result, c.host, c.total);
+    free(c_in);
+    guarded_free(&a);
+    guarded_free(&b);
+    guarded_free(&c);
+    return result;
+}
+
+static void run_case(gemv_case g) { free(check_gemv(g)); }
+
+/* Odd sizes: one element; tails of every length inside a lane's 8 elements (K = 17, 3, 23: 1, 3, 7;
+ * N = 130, 5, 7, 23: 2, 5, 7, 7); K one past a warp's step (4097) and one short (4095);
+ * N not a multiple of the 4 weight rows of a block or of a band of columns. */
+static const int shapes[][2] = {{1, 1}, {3, 17}, {17, 1000}, {1000, 3}, {5, 4097}, {130, 520}, {23, 4095}, {7, 23}};
+#define SHAPES (int)(sizeof shapes / sizeof shapes[0])
+
+Test(gemv, every_m_both_layouts_and_dtypes_at_odd_sizes) {
+    TS_TEST_REQUIRE_DEVICE();
+    const ts_dtype ins[2] = {TS_DTYPE_BF16, TS_DTYPE_FP16};
+    for (int m = 1; m <= 8; ++m)
+        for (int tb = 0; tb < 2; ++tb)
+            for (int d = 0; d < 2; ++d)
+                for (int s = 0; s < SHAPES; ++s) {
+                    /* aligned (16-byte loads, ts_gemm's calls) */
+                    gemv_case g = {(ts_trans)tb, m, shapes[s][0], shapes[s][1], ins[d], TS_DTYPE_F32, 1.0f, 0.0f, 8, 0,
+                                   0, 0, 0};
+                    run_case(g);
+                }
+}
+
+Test(gemv, misaligned_leading_dimensions_and_pointers) {
+    TS_TEST_REQUIRE_DEVICE();
+    /* Leading dimensions the row length plus 1, 3 or 5 elements, and pointers 2 bytes past 16: every
+     * access element by element; M in each bucket. */
+    const int ms[4] = {1, 2, 3, 8};
+    for (int i = 0; i < 4; ++i)
+        for (int tb = 0; tb < 2; ++tb)
+            for (int s = 1; s < SHAPES; ++s) {
+                gemv_case g = {(ts_trans)tb, ms[i], shapes[s][0], shapes[s][1], TS_DTYPE_BF16, TS_DTYPE_F32, 1.0f, 0.0f,
+                               1 + 2 * (s % 3), s % 2, 0, 0, 0};
+                run_case(g);
+            }
+}
+
+Test(gemv, nothing_read_past_the_matrices) {
+    TS_TEST_REQUIRE_DEVICE();
+    /* Matrices that end at their last element (on the host under AddressSanitizer a read past it
+     * fails), with tails of 7 in N and K, and N's tail in a last row of K that is whole: leading
+     * dimensions rounded up to multiples of 8 (16-byte loads up to the tails) and not. */
+    static const int nk[3][2] = {{23, 1015}, {1015, 23}, {23, 1016}};
+    const int ms[3] = {1, 3, 8};
+    for (int i = 0; i < 3; ++i)
+        for (int tb = 0; tb < 2; ++tb)
+            for (int pad = -1; pad < 1; ++pad)
+                for (int s = 0; s < 3; ++s) {
+                    gemv_case g = {(ts_trans)tb, ms[i], nk[s][0], nk[s][1], TS_DTYPE_FP16, TS_DTYPE_BF16, 1.0f, 0.0f,
+                                   pad, 0, 0, 0, 1};
+                    run_case(g);
+                }
+}
+
+Test(gemv, alpha_beta_and_every_output_type) {
+    TS_TEST_REQUIRE_DEVICE();
+    const ts_dtype outs[3] = {TS_DTYPE_F32, TS_DTYPE_BF16, TS_DTYPE_FP16};
+    for (int o = 0; o < 3; ++o)
+        for (int tb = 0; tb < 2; ++tb) {
+            gemv_case g = {(ts_trans)tb, 5, 67, 300, TS_DTYPE_FP16, outs[o], -0.5f, 0.75f, 8, 0, 0, 0, 0};
+            run_case(g);
+            g.in = TS_DTYPE_BF16;
+            g.alpha = 2.0f;
+            g.beta = 0.0f;
+            g.m = 2;
+            run_case(g);
+            g.beta = -1.0f;
+            g.pad = 3;
+            g.m = 7;
+            run_case(g);
+        }
+}
+
+Test(gemv, ts_gemm_hands_few_rows_to_gemv) {
+    TS_TEST_REQUIRE_DEVICE();
+    /* M <= 8 with A as stored: ts_gemm's calls (16-byte aligned, leading dimensions multiples of
+     * 8), both layouts; with a workspace, which GEMV leaves alone. */
+    for (int m = 1; m <= 8; m += 3)
+        for (int tb = 0; tb < 2; ++tb) {
+            gemv_case g = {(ts_trans)tb, m, 200, 1040, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, 8, 0, 1, 0, 0};
+            run_case(g);
+        }
+    size_t bytes = 0;
+    cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
+    void *ws = NULL, *a = NULL, *b = NULL, *c = NULL;
+    cr_assert_eq(ts_malloc(&ws, bytes), TS_SUCCESS);
+    cr_assert_eq(ts_memset(ws, 0, bytes), TS_SUCCESS);
+    cr_assert_eq(ts_malloc(&a, 8 * 2048 * 2), TS_SUCCESS);
+    cr_assert_eq(ts_malloc(&b, 256 * 2048 * 2), TS_SUCCESS);
+    cr_assert_eq(ts_malloc(&c, 8 * 256 * 4), TS_SUCCESS);
+    cr_assert_eq(ts_memset(a, 0x3f, 8 * 2048 * 2), TS_SUCCESS);
+    cr_assert_eq(ts_memset(b, 0x3f, 256 * 2048 * 2), TS_SUCCESS);
+    cr_assert_eq(ts_gemm_ex(TS_NO_TRANS, TS_TRANS, 8, 256, 2048, 1.0f, a, TS_DTYPE_BF16, 2048, b, TS_DTYPE_BF16, 2048,
+                            0.0f, c, TS_DTYPE_F32, 256, ws, bytes, NULL),
+                 TS_SUCCESS);
+    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    unsigned char *h = malloc(bytes);
+    cr_assert(h);
+    cr_assert_eq(ts_test_copy_back(h, ws, bytes), TS_SUCCESS);
+    for (size_t i = 0; i < bytes; ++i) cr_assert_eq(h[i], 0, "GEMV wrote to the workspace (byte %zu)", i);
+    free(h);
+    cr_assert_eq(ts_free(ws), TS_SUCCESS);
+    cr_assert_eq(ts_free(a), TS_SUCCESS);
+    cr_assert_eq(ts_free(b), TS_SUCCESS);
+    cr_assert_eq(ts_free(c), TS_SUCCESS);
+}
+
+Test(gemv, the_same_bits_every_run) {
+    TS_TEST_REQUIRE_DEVICE();
+    /* The sums run in a fixed order (no atomics): two runs on the same inputs agree bit for bit.
+     * The inputs come from the same seed through the test's generator, so fix them by running
+     * the one case twice on one state. */
+    for (int tb = 0; tb < 2; ++tb) {
+        gemv_case g = {(ts_trans)tb, 6, 300, 5000, TS_DTYPE_BF16, TS_DTYPE_F32, 1.0f, 0.0f, 8, 0, 0, 0, 0};
+        const long long lda = g.k + 8, b_rows = tb ? g.n : g.k, ldb = (tb ? g.k : g.n) + 8, ldc = g.n;
+        uint64_t st = ts_test_fresh_seed();
+        unsigned short *ah = malloc((size_t)(g.m * lda) * 2), *bh = malloc((size_t)(b_rows * ldb) * 2);
+        cr_assert(ah && bh);
+        for (long long i = 0; i < g.m * lda; ++i) ah[i] = to_half_bits((float)ts_test_normal(&st), g.in);
+        for (long long i = 0; i < b_rows * ldb; ++i) bh[i] = to_half_bits((float)ts_test_normal(&st), g.in);
+        void *da = ts_test_device_copy(ah, (size_t)(g.m * lda) * 2), *db = ts_test_device_copy(bh, (size_t)(b_rows * ldb) * 2);
+        void *dc = ts_test_device_copy(NULL, (size_t)(g.m * ldc) * 4);
+        cr_assert(da && db && dc);
+        float *first = malloc((size_t)(g.m * ldc) * 4), *again = malloc((size_t)(g.m * ldc) * 4);
+        cr_assert(first && again);
+        for (int run = 0; run < 3; ++run) {
+            cr_assert_eq(ts_gemv_run(g.tb, g.m, g.n, g.k, 1.0f, da, g.in, lda, db, ldb, 0.0f, dc, g.out, ldc, NULL),
+                         TS_SUCCESS);
+            cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+            cr_assert_eq(ts_test_copy_back(run == 0 ? first : again, dc, (size_t)(g.m * ldc) * 4), TS_SUCCESS);
+            if (run > 0)
+                cr_assert(memcmp(first, again, (size_t)(g.m * ldc) * 4) == 0, "tb%d: run %d differs from the first",
+                          tb, run);
+        }
+        free(first);
+        free(again);
+        free(ah);
+        free(bh);
+        cr_assert_eq(ts_free(da), TS_SUCCESS);
+        cr_assert_eq(ts_free(db), TS_SUCCESS);
+        cr_assert_eq(ts_free(dc), TS_SUCCESS);
+    }
+}
+
+Test(gemv, argument_checks) {
+    /* The launcher's own checks (the tests call it with layouts ts_gemm refuses), in their order. */
+    char buf[64] __attribute__((aligned(16))) = {0};
+    void *p = buf;
+    cr_assert_eq(ts_gemv_run(TS_TRANS, 1, 1, 1, 1.0f, NULL, TS_DTYPE_BF16, 1, p, 1, 0.0f, p, TS_DTYPE_F32, 1, NULL),
+                 TS_ERROR_NULL_POINTER);
+    cr_assert_eq(ts_gemv_run((ts_trans)2, 1, 1, 1, 1.0f, p, TS_DTYPE_BF16, 1, p, 1, 0.0f, p, TS_DTYPE_F32, 1, NULL),
+                 TS_ERROR_INVALID_ENUM);
+    cr_assert_eq(ts_gemv_run(TS_TRANS, 1, 1, 1, 1.0f, p, (ts_dtype)99, 1, p, 1, 0.0f, p, TS_DTYPE_F32, 1, NULL),
+                 TS_ERROR_INVALID_ENUM);
+    cr_assert_eq(ts_gemv_run(TS_TRANS, 0, 1, 1, 1.0f, p, TS_DTYPE_BF16, 1, p, 1, 0.0f, p, TS_DTYPE_F32, 1, NULL),
+                 TS_ERROR_INVALID_SIZE);
+    cr_assert_eq(ts_gemv_run(TS_TRANS, 9, 1, 1, 1.0f, p, TS_DTYPE_BF16, 1, p, 1, 0.0f, p, TS_DTYPE_F32, 1, NULL),
+                 TS_ERROR_UNSUPPORTED);
+    cr_assert_eq(ts_gemv_run(TS_TRANS, 1, 1, 1, 1.0f, p, TS_DTYPE_F32, 1, p, 1, 0.0f, p, TS_DTYPE_F32, 1, NULL),
+                 TS_ERROR_UNSUPPORTED);
+    cr_assert_eq(ts_gemv_run(TS_TRANS, 1, 2, 4, 1.0f, p, TS_DTYPE_BF16, 3, p, 4, 0.0f, p, TS_DTYPE_F32, 2, NULL),
+                 TS_ERROR_INVALID_VALUE);
+    cr_assert_eq(ts_gemv_run(TS_NO_TRANS, 1, 2, 4, 1.0f, p, TS_DTYPE_BF16, 4, p, 1, 0.0f, p, TS_DTYPE_F32, 2, NULL),
+                 TS_ERROR_INVALID_VALUE);
+    cr_assert_eq(ts_gemv_run(TS_TRANS, 2, 2, 4, 1.0f, p, TS_DTYPE_BF16, 1LL << 45, p, 4, 0.0f, p, TS_DTYPE_F32, 2, NULL),
+                 TS_ERROR_SIZE_OVERFLOW);
+    cr_assert_eq(ts_gemv_run(TS_TRANS, 1, 1, 1, 1.0f, buf + 1, TS_DTYPE_BF16, 1, p, 1, 0.0f, p, TS_DTYPE_F32, 1, NULL),
+                 TS_ERROR_MISALIGNED);
+    cr_assert_eq(ts_gemv_run(TS_TRANS, 1, 1, 1, 1.0f, p, TS_DTYPE_BF16, 1, p, 1, 0.0f, buf + 2, TS_DTYPE_F32, 1, NULL),
+                 TS_ERROR_MISALIGNED);
+}
+
+Test(gemv, llama_projection_shapes_on_a_gpu) {
+    TS_TEST_REQUIRE_DEVICE();
+    if (!ts_test_on_gpu()) cr_skip_test("the Llama shapes run on a GPU only (the host runs the small cases)");
+    /* (N, K) of Llama-3 8B and 70B projections through ts_gemm, weights as nn.Linear stores them
+     * (N x K) at M = 1 and 8, and K x N at M = 5; every 61st column checked (and the last 8). */
+    static const int nk[][2] = {{4096, 4096}, {14336, 4096}, {4096, 14336}, {1024, 4096},
+                                {8192, 8192}, {28672, 8192}, {8192, 28672}, {1024, 8192}};
+    static const int cases[3][2] = {{1, TS_TRANS}, {8, TS_TRANS}, {5, TS_NO_TRANS}}; /* (M, trans_b) */
+    for (int s = 0; s < 8; ++s)
+        for (int i = 0; i < 3; ++i) {
+            gemv_case g = {(ts_trans)cases[i][1], cases[i][0], nk[s][0], nk[s][1], TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f,
+                           0.0f, 0, 0, 1, 61, 0};
+            run_case(g);
+        }
+}

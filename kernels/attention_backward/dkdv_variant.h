@@ -134,7 +134,9 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
     if (p->causal && c->key0 + 15 > q0) ts_triu(&s, &s, c->key0, q0, 0, -INFINITY);
     ts_exp2_scale_sub_col(&s, &s, p->scale_log2, &lse2); /* P^T */
 
-    /* dV += P^T dO runs while dS^T is formed. */
+    /* dV += P^T dO runs while dS^T is formed in fp32; dK's product is issued once it has landed,
+     * so that P^T's 16-bit copy is dead before dS^T's is made (at D = 128 both beside dK, dV, S^T
+     * and dP^T spilled). */
     TS_ATTN_BWD_RT_P16 p16, ds16;
     ts_convert(&p16, &s);
     ts_wg_acc_fence(&c->dv);
@@ -142,9 +144,12 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
     ts_wg_fence();
     ts_wg_mma_AB_rs_async(&c->dv, &p16, &in->d_o);
     ts_wg_commit();
-
     ts_sub_col(&dp, &dp, &delta);
     ts_mul(&dp, &dp, &s); /* dS^T */
+    ts_wg_wait(0);
+    ts_wg_acc_fence(&c->dv);
+    ts_wg_a_fence(&p16);
+
     ts_convert(&ds16, &dp);
     ts_wg_acc_fence(&c->dk);
     ts_wg_a_fence(&ds16);
@@ -152,9 +157,7 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
     ts_wg_mma_AB_rs_async(&c->dk, &ds16, &in->q);
     ts_wg_commit();
     ts_wg_wait(0);
-    ts_wg_acc_fence(&c->dv);
     ts_wg_acc_fence(&c->dk);
-    ts_wg_a_fence(&p16);
     ts_wg_a_fence(&ds16);
 }
 
@@ -185,8 +188,8 @@ TS_DEVICE void TS_ATTN_BWD_FN(finish)(const ts_attn_bwd_dkdv_params *p, TS_ATTN_
 #define TS_PC_PRODUCER_REGS 32
 #define TS_PC_CONSUMER_REGS 160
 #else
-#define TS_PC_PRODUCER_REGS 40
-#define TS_PC_CONSUMER_REGS 232
+#define TS_PC_PRODUCER_REGS 24
+#define TS_PC_CONSUMER_REGS 240
 #endif
 #define TS_PC_CONSUMER_BARRIER 1
 #define TS_PC_COMPUTE_WAITS 1

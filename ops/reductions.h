@@ -12,6 +12,7 @@
  *       fused multiply-add and one approximate exp2 per element (the backend's ts_exp2_approx,
  *       relative error about 2^-22): the numerators of an online softmax whose row maxima vec are
  *       kept in scaled units
+ *   ts_exp2_scale_sub_col(dst, tile, scale, vec)   the same with vec[c], one value per column
  * A reduction first combines each lane's own elements, then combines across the lanes that hold
  * the same row (column) with xor shuffles over the lane-id bits the layout names. */
 #ifndef TESSERA_OPS_REDUCTIONS_H
@@ -169,6 +170,25 @@ TS_DEVICE void ts_exp2_scale_sub_row_impl(float *d, const float *a, float scale,
         TS_CHECK_SAME_TILE(dst, src);                                                              \
         TS_CHECK_VEC_FOR(vec, dst, TS_AXIS_ROWS);                                                  \
         ts_exp2_scale_sub_row_impl(&(dst)->v[0][0][0], &(src)->v[0][0][0], (scale), TS_RV_CDATA(vec), \
+                                   TS_RT_DESC(dst));                                               \
+    } while (0)
+/* The same with one value per column: 2^(tile[r][c] * scale - vec[c]) (attention backward's
+ * transposed probabilities P^T, whose log-sum-exp is one per query, a column). */
+TS_DEVICE void ts_exp2_scale_sub_col_impl(float *d, const float *a, float scale, const float *vec, ts_rt_desc desc) {
+    const int subcols = desc.cols / 16;
+    TS_UNROLL
+    for (int e = 0; e < TS_RT_DESC_ELEMS(desc); ++e) {
+        const int sub = e / TS_RT_SUB_ELEMS, i = e % TS_RT_SUB_ELEMS;
+        const float v = vec[(sub % subcols) * TS_RV_SLOTS + ts_rv_col_slot(desc.layout, 4, i)];
+        d[e] = ts_exp2_approx(fmaf(a[e], scale, -v));
+    }
+}
+#define ts_exp2_scale_sub_col(dst, src, scale, vec)                                                \
+    do {                                                                                           \
+        TS_CHECK_F32(dst);                                                                         \
+        TS_CHECK_SAME_TILE(dst, src);                                                              \
+        TS_CHECK_VEC_FOR(vec, dst, TS_AXIS_COLS);                                                  \
+        ts_exp2_scale_sub_col_impl(&(dst)->v[0][0][0], &(src)->v[0][0][0], (scale), TS_RV_CDATA(vec), \
                                    TS_RT_DESC(dst));                                               \
     } while (0)
 #define ts_broadcast_row(dst, vec)                                                                 \

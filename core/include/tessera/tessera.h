@@ -339,6 +339,31 @@ ts_status ts_attention_decode(const ts_attention_decode_desc *desc, ts_dtype dty
                               const void *k_cache, const void *v_cache, const int *block_table,
                               const int *seq_lens, void *out, float *lse, void *workspace,
                               size_t workspace_bytes, ts_stream stream);
+/* The gradients of ts_attention_forward: dQ, dK and dV from Q, K, V, the forward's output O and
+ * log-sum-exp lse, and dO, the gradient of the loss with respect to O (docs/attention-backward.md).
+ * The shape, dtype, scale, causal flag and tensor layouts are the forward's: Q, O, dO and dQ are
+ * (B, H, N_q, D), K, V, dK and dV (B, H_kv, N_kv, D), all of one dtype (bf16 or fp16), the last
+ * dimension contiguous, strides in elements, multiples of 8, pointers 16-byte aligned; lse is the
+ * forward's, (B, H, N_q) contiguous fp32, 4-byte aligned. With grouped-query heads, dK and dV of a
+ * key-value head are summed over the query heads that read it. The gradients are accumulated in
+ * fp32 and rounded once to the dtype. Deterministic: every call with the same arguments gives the
+ * same bits (each output element is computed by one task in a fixed order; no atomics).
+ * workspace: device memory of at least ts_attention_backward_workspace_size(shape) bytes, 16-byte
+ * aligned, that nothing else uses during the call (NULL: TS_ERROR_NULL_POINTER; too small:
+ * TS_ERROR_INVALID_SIZE; misaligned: TS_ERROR_MISALIGNED). dQ, dK, dV and the workspace's bytes
+ * share none with one another or with Q, K, V, O, dO and lse (TS_ERROR_INVALID_VALUE); the inputs
+ * may overlap. Statuses otherwise as ts_attention_forward's: B x H x ceil(N_q / 64) and
+ * B x H_kv x ceil(N_kv / 64) below 2^30, else TS_ERROR_SIZE_OVERFLOW. */
+ts_status ts_attention_backward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
+                                const long long q_strides[3], const void *k, const long long k_strides[3],
+                                const void *v, const long long v_strides[3], const void *o,
+                                const long long o_strides[3], const void *d_o, const long long do_strides[3],
+                                const float *lse, void *dq, const long long dq_strides[3], void *dk,
+                                const long long dk_strides[3], void *dv, const long long dv_strides[3], float scale,
+                                int causal, void *workspace, size_t workspace_bytes, ts_stream stream);
+/* The workspace ts_attention_backward needs for a shape: 8 bytes per query row (rounded up to 64
+ * rows) of each (batch, query head). Needs no device; the shape's statuses are the call's. */
+ts_status ts_attention_backward_workspace_size(const ts_attention_shape *shape, size_t *bytes);
 
 /* ---- fused memory-bound kernels: LayerNorm, RMSNorm, rotary embedding, softmax ---------------- */
 /* docs/memory-bound.md describes these. Tensors live in device memory; the last dimension is

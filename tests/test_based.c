@@ -15,6 +15,7 @@
 
 #include "backends/half_bits.h"
 #include "support/test_support.h"
+#include "tests/kernels/pingpong_kernels.h"
 
 enum { BASED_F = 16, BASED_D = 64, BASED_GUARD = 64 };
 
@@ -24,6 +25,7 @@ typedef struct {
     int out_pad;  /* elements of padding after each output row */
     float scale;
     int sample;   /* > 1: check rows i % sample == 0 and the last rows only (long sequences) */
+    int pingpong_blocks; /* > 0: CDNA's configuration on the ping-pong schedule, on that many blocks */
 } based_case;
 
 static double bf(unsigned short b) { return ts_f32_from_bf16_bits(b); }
@@ -64,7 +66,7 @@ static void check_based(based_case c) {
     long long qs[3], vs[3], os[3];
     strides_of(qs, &c, BASED_F);
     strides_of(vs, &c, BASED_D);
-    const based_case dense = {c.b, c.h, c.n, c.normalize, 0, 0, c.scale, 1};
+    const based_case dense = {c.b, c.h, c.n, c.normalize, 0, 0, c.scale, 1, 0};
     strides_of(os, &dense, BASED_D + c.out_pad);
     const size_t nq = (size_t)c.b * qs[0], nv = (size_t)c.b * vs[0], no = (size_t)c.b * os[0];
     const size_t ob = (no + 2 * BASED_GUARD) * 2;
@@ -77,9 +79,13 @@ static void check_based(based_case c) {
     unsigned short *dall = ts_test_device_copy(NULL, ob); /* poisoned: 0xFFFF, a bf16 NaN */
     cr_assert(dq && dk && dv && dall);
     const ts_based_shape shape = {c.b, c.h, c.n, BASED_F, BASED_D};
-    cr_assert_eq(ts_based_forward(&shape, TS_DTYPE_BF16, dq, qs, dk, qs, dv, vs, dall + BASED_GUARD, os, c.scale,
-                                  c.normalize, NULL),
-                 TS_SUCCESS);
+    const ts_status launched =
+        c.pingpong_blocks > 0
+            ? ts_test_pingpong_based(&shape, dq, qs, dk, qs, dv, vs, dall + BASED_GUARD, os, c.scale, c.normalize,
+                                     c.pingpong_blocks)
+            : ts_based_forward(&shape, TS_DTYPE_BF16, dq, qs, dk, qs, dv, vs, dall + BASED_GUARD, os, c.scale,
+                               c.normalize, NULL);
+    cr_assert_eq(launched, TS_SUCCESS);
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
     cr_assert_eq(ts_test_copy_back(o, dall, ob), TS_SUCCESS);
     for (int g = 0; g < BASED_GUARD; ++g) {
@@ -124,26 +130,38 @@ Test(based, ragged_lengths_normalized) {
     TS_TEST_REQUIRE_DEVICE();
     const int ns[] = {1, 17, 63, 64, 65, 200, 1000};
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; ++i)
-        check_based((based_case){1, 2, ns[i], 1, 0, 0, 0.25f, 1});
+        check_based((based_case){1, 2, ns[i], 1, 0, 0, 0.25f, 1, 0});
 }
 
 Test(based, ragged_lengths_unnormalized) {
     TS_TEST_REQUIRE_DEVICE();
     const int ns[] = {1, 17, 63, 64, 65, 200, 1000};
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; ++i)
-        check_based((based_case){1, 1, ns[i], 0, 0, 0, 0.25f, 1});
+        check_based((based_case){1, 1, ns[i], 0, 0, 0, 0.25f, 1, 0});
 }
 
 Test(based, batches_heads_strides_and_scales) {
     TS_TEST_REQUIRE_DEVICE();
     /* Several (batch, head) tasks per block of the persistent grid, and ragged tails. */
-    check_based((based_case){2, 3, 130, 1, 0, 8, 0.25f, 1});
-    check_based((based_case){3, 2, 65, 0, 0, 0, 0.25f, 1});
+    check_based((based_case){2, 3, 130, 1, 0, 8, 0.25f, 1, 0});
+    check_based((based_case){3, 2, 65, 0, 0, 0, 0.25f, 1, 0});
     /* (B, N, H, d) inputs, as heads of a fused projection; padded output rows. */
-    check_based((based_case){2, 2, 150, 1, 1, 16, 0.25f, 1});
+    check_based((based_case){2, 2, 150, 1, 1, 16, 0.25f, 1, 0});
     /* No 1 / sqrt(16) inside: larger scores, whose squares dominate. */
-    check_based((based_case){1, 2, 300, 1, 0, 0, 1.0f, 1});
-    check_based((based_case){1, 1, 129, 0, 0, 0, 0.5f, 1});
+    check_based((based_case){1, 2, 300, 1, 0, 0, 1.0f, 1, 0});
+    check_based((based_case){1, 1, 129, 0, 0, 0, 0.5f, 1, 0});
+}
+
+/* CDNA's configuration (one consumer of 16 columns, one stage, four tasks a head) on the ping-pong
+ * schedule, which gfx942 and gfx90a build and no GPU here runs: on few blocks, so that each loops
+ * over tasks of several heads and column parts. */
+Test(based, ping_pong_schedule_cdna_configuration) {
+    TS_TEST_REQUIRE_DEVICE();
+    if (ts_test_on_gpu()) cr_skip_test("the ping-pong configuration is tested on the host backend");
+    check_based((based_case){1, 1, 1, 1, 0, 0, 0.25f, 1, 3});
+    check_based((based_case){2, 1, 65, 0, 0, 8, 0.25f, 1, 3});
+    check_based((based_case){1, 2, 200, 1, 1, 0, 0.25f, 1, 5});
+    check_based((based_case){1, 1, 1000, 0, 0, 0, 0.25f, 1, 2});
 }
 
 /* ---- the chunked form, in double ----------------------------------------------------------- */
@@ -231,8 +249,8 @@ Test(based, chunked_form_equals_quadratic_form_in_double) {
 Test(based, gpu_long_sequence) {
     if (!ts_test_on_gpu()) cr_skip_test("the long-sequence case runs on a GPU backend");
     TS_TEST_REQUIRE_DEVICE();
-    check_based((based_case){1, 2, 8192, 1, 0, 0, 0.25f, 13});
-    check_based((based_case){2, 1, 8192, 0, 0, 0, 0.25f, 13});
+    check_based((based_case){1, 2, 8192, 1, 0, 0, 0.25f, 13, 0});
+    check_based((based_case){2, 1, 8192, 0, 0, 0, 0.25f, 13, 0});
 }
 
 Test(based, bad_arguments) {

@@ -46,10 +46,11 @@ static ts_status ts_based_layout(ts_gl *g, const void *ptr, long long b, long lo
     return TS_SUCCESS;
 }
 
-TS_EXTERN_C ts_status ts_based_forward(const ts_based_shape *shape, ts_dtype dtype, const void *q,
+TS_EXTERN_C ts_status ts_based_prepare(const ts_based_shape *shape, ts_dtype dtype, const void *q,
                                        const long long q_strides[3], const void *k, const long long k_strides[3],
                                        const void *v, const long long v_strides[3], void *o,
-                                       const long long o_strides[3], float scale, int normalize, ts_stream stream) {
+                                       const long long o_strides[3], float scale, int normalize, int consumers,
+                                       int cols, ts_based_params *params_out) {
     if (!shape) return TS_ERROR_NULL_POINTER;
     if (dtype != TS_DTYPE_BF16 && dtype != TS_DTYPE_FP16 && dtype != TS_DTYPE_F32) return TS_ERROR_INVALID_ENUM;
     if (dtype != TS_DTYPE_BF16) return TS_ERROR_UNSUPPORTED;
@@ -70,7 +71,8 @@ TS_EXTERN_C ts_status ts_based_forward(const ts_based_shape *shape, ts_dtype dty
         (s = ts_based_layout(&params.o, o, sh.batch, sh.heads, sh.seq, sh.head_dim, o_strides)) != TS_SUCCESS)
         return s;
     /* A task's (batch, head, part) is found in 32-bit arithmetic (based_common.h). */
-    params.tasks = (long long)sh.batch * sh.heads * TS_BASED_PARTS;
+    params.parts = TS_BASED_HEAD_DIM / (consumers * cols);
+    params.tasks = (long long)sh.batch * sh.heads * params.parts;
     if (params.tasks >= (1LL << 31)) return TS_ERROR_SIZE_OVERFLOW;
     /* O is written while Q, K and V are read: it shares no byte with them (they may share bytes
      * with one another, as views of one fused projection). */
@@ -83,12 +85,24 @@ TS_EXTERN_C ts_status ts_based_forward(const ts_based_shape *shape, ts_dtype dty
         return TS_ERROR_INVALID_VALUE;
     if ((s = ts_async_desc_make(&params.q, &gq, TS_BASED_CHUNK, TS_BASED_FEATURE_DIM, dtype)) != TS_SUCCESS ||
         (s = ts_async_desc_make(&params.k, &gk, TS_BASED_CHUNK, TS_BASED_FEATURE_DIM, dtype)) != TS_SUCCESS ||
-        (s = ts_async_desc_make(&params.v, &gv, TS_BASED_CHUNK, TS_BASED_COLS, dtype)) != TS_SUCCESS)
+        (s = ts_async_desc_make(&params.v, &gv, TS_BASED_CHUNK, cols, dtype)) != TS_SUCCESS)
         return s;
     params.scale = scale;
     params.normalize = normalize;
     params.heads = sh.heads;
     params.chunks = (int)ts_check_tiles(sh.seq, TS_BASED_CHUNK);
+    *params_out = params;
+    return TS_SUCCESS;
+}
+
+TS_EXTERN_C ts_status ts_based_forward(const ts_based_shape *shape, ts_dtype dtype, const void *q,
+                                       const long long q_strides[3], const void *k, const long long k_strides[3],
+                                       const void *v, const long long v_strides[3], void *o,
+                                       const long long o_strides[3], float scale, int normalize, ts_stream stream) {
+    ts_based_params params;
+    ts_status s = ts_based_prepare(shape, dtype, q, q_strides, k, k_strides, v, v_strides, o, o_strides, scale,
+                                   normalize, TS_BASED_CONSUMERS, TS_BASED_COLS, &params);
+    if (s != TS_SUCCESS) return s;
 
     /* A persistent grid: one wave of blocks as the launch planner sizes it. */
     ts_device_props props;

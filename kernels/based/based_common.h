@@ -41,8 +41,6 @@
 #define TS_BASED_HEAD_DIM 64
 #define TS_BASED_CHUNK 64
 #define TS_BASED_GROUPS 5
-/* Tasks of a head: the head's columns in blocks of TS_BASED_CONSUMERS x TS_BASED_COLS. */
-#define TS_BASED_PARTS (TS_BASED_HEAD_DIM / (TS_BASED_CONSUMERS * TS_BASED_COLS))
 
 typedef struct ts_based_params {
     ts_async_desc q, k; /* 64 x 16 tiles of (B, H, N, 16); tensor maps first (64-byte aligned) */
@@ -51,7 +49,8 @@ typedef struct ts_based_params {
     float scale;        /* s = scale * q.k */
     int normalize;      /* 1: divide by phi(q) . sum phi(k) */
     int heads, chunks;
-    long long tasks; /* B x H x TS_BASED_PARTS, below 2^31 */
+    int parts;       /* tasks a head: 64 / (consumers x columns a consumer) */
+    long long tasks; /* B x H x parts, below 2^31 */
 } ts_based_params;
 
 typedef struct ts_based_task {
@@ -62,11 +61,20 @@ typedef struct ts_based_task {
 /* The task's (batch, head, column part), in 32-bit arithmetic (the launcher keeps tasks below
  * 2^31): a task runs a whole sequence, so one division a task costs nothing. */
 TS_DEVICE int ts_based_setup(const ts_based_params *p, long long task, ts_based_task *t) {
-    const unsigned u = (unsigned)task, bh = u / (unsigned)TS_BASED_PARTS;
-    t->col_tile = (int)(u - bh * (unsigned)TS_BASED_PARTS) * TS_BASED_CONSUMERS;
+    const unsigned u = (unsigned)task, bh = u / (unsigned)p->parts;
+    t->col_tile = (int)(u - bh * (unsigned)p->parts) * TS_BASED_CONSUMERS;
     t->b = (int)(bh / (unsigned)p->heads);
     t->h = (int)(bh - (unsigned)t->b * (unsigned)p->heads);
     return p->chunks;
 }
+
+/* The host side of ts_based_forward (based.c), for its launcher and for test kernels of another
+ * configuration: checks the arguments and fills params for a kernel of `consumers` consumer
+ * warpgroups of `cols` columns each (the grid is the launcher's). */
+TS_EXTERN_C ts_status ts_based_prepare(const ts_based_shape *shape, ts_dtype dtype, const void *q,
+                                       const long long q_strides[3], const void *k, const long long k_strides[3],
+                                       const void *v, const long long v_strides[3], void *o,
+                                       const long long o_strides[3], float scale, int normalize, int consumers,
+                                       int cols, ts_based_params *params);
 
 #endif

@@ -9,7 +9,10 @@
 #ifndef TESSERA_KERNELS_BASED_TUNING_H
 #define TESSERA_KERNELS_BASED_TUNING_H
 
-#if defined(TS_ARCH_SM90A) || defined(TS_ARCH_HOST)
+/* TS_BASED_TUNING_GIVEN: the including file has defined the three numbers itself, to build another
+ * architecture's configuration (tests/kernels/based_pingpong_kernels.c runs CDNA's on the host). */
+#if defined(TS_BASED_TUNING_GIVEN)
+#elif defined(TS_ARCH_SM90A) || defined(TS_ARCH_HOST)
 /* The state of 32 columns (five 64 x 32 fp32 accumulators, 80 registers a thread) leaves room in
  * a consumer's 232 registers for the chunk's scores and features; two consumers cover a head's 64
  * columns in one block, sharing the q and k stages. Stages and the consumers' feature and state

@@ -31,6 +31,9 @@ static const bench_entry bench_table[] = {
     {"rope", "rotary embedding on Q and K, bf16, B8 N4096 H32 D128, TB/s (baselines: compare_torch_memory.py)",
      bench_rope},
     {"softmax", "row softmax, bf16, TB/s (baselines: bench/compare_torch_memory.py)", bench_softmax},
+    {"based", "Based linear attention, bf16, feature dim 16, head dim 64, N 2K..64K (baselines: "
+              "bench/compare_torch_based.py)",
+     bench_based},
 };
 
 #define TS_BENCH_COUNT (sizeof bench_table / sizeof bench_table[0])

@@ -15,13 +15,14 @@
 #       nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm wheels), the built object's SASS must hold
 #       HGMMA, every GEMM and attention kernel HGMMA, UTMALDG and USETMAXREG, and each attention
 #       kernel's softmax must lie ahead of its wait for the last stage's P V, the D = 128 ones
-#       with a wait for S alone (their wgmma not serialized; scripts/attention-overlap-gate.py);
+#       with a wait for S alone (their wgmma not serialized; scripts/attention-overlap-gate.py),
+#       and the Based kernel HGMMA, HMMA, UTMALDG and USETMAXREG with no LDL/STL;
 #       without one these checks are skipped, said so.
 #       Decode attention (kernels/attention_decode/): ptxas -v on its source reports 0 bytes of
 #       spills for every kernel (registers printed); in the SASS no kernel of it uses local memory
 #       (LDL/STL), and each split kernel holds HMMA and the 16-byte loads of its pages (LDG.E.128).
-# hip:  the warpgroup and mma test kernels (and the gemm, attention and decode attention kernels, when
-#       built) hold v_mfma for
+# hip:  the warpgroup and mma test kernels (and the gemm, attention, decode attention and Based
+#       kernels, when built) hold v_mfma for
 #       gfx942 and gfx90a, every warpgroup test kernel on its own; every kernel of every
 #       <build>/hip/*.resource.txt has ScratchSize 0.
 # host: nothing more to check.
@@ -207,6 +208,25 @@ cuda_gates() {
       fi
     done
     decode_sass "$cuobjdump" "$nvdisasm_dir"
+    # Based linear attention (kernels/based): the warpgroup products (HGMMA), the warp products of
+    # its denominator's state (HMMA), TMA loads (UTMALDG), the register budgets (USETMAXREG), and
+    # no local memory (LDL/STL: the state lives in registers and shared memory).
+    obj=$(find "$build" -name "kernels_based_based_c.cu.o" | head -n 1)
+    if [ -n "$obj" ]; then
+      if ! PATH="$nvdisasm_dir:$PATH" "$cuobjdump" -sass "$obj" >"$tmp/based.sass" 2>/dev/null; then
+        fail "cuobjdump -sass failed on $obj"
+      else
+        local ins count based_ok=1
+        for ins in HGMMA HMMA UTMALDG USETMAXREG; do
+          count=$(grep -c "$ins" "$tmp/based.sass" || true)
+          [ "$count" -gt 0 ] || { fail "based: no $ins in the SASS"; based_ok=0; }
+        done
+        count=$(grep -cE '\b(LDL|STL)\b' "$tmp/based.sass" || true)
+        [ "$count" -eq 0 ] || { fail "based: $count local-memory instructions (LDL/STL) in the SASS"; based_ok=0; }
+        [ "$based_ok" -eq 0 ] ||
+          note "based SASS: $(grep -c HGMMA "$tmp/based.sass") HGMMA, $(grep -c HMMA "$tmp/based.sass") HMMA, UTMALDG, USETMAXREG, no LDL/STL"
+      fi
+    fi
     # Attention's overlap: in each kernel the softmax's exponentials lie between the wait for a
     # stage's S (DEPBAR.LE gsb0, 0x1) and the wait for the last stage's P V (the last DEPBAR.LE
     # gsb0, 0x0 before the next WARPGROUP.ARRIVE), not after the second, where ptxas puts them
@@ -282,7 +302,8 @@ hip_gates() {
   local obj arch id isa
   for obj in "$wg" "$dir/tests_kernels_mma_kernels_c.o" "$dir/kernels_gemm_gemm_c.o" \
              "$dir/kernels_gemm_gemm_skinny16_c.o" "$dir/kernels_gemm_gemm_skinny64_c.o" \
-             "$dir/kernels_attention_attention_c.o" "$dir/kernels_attention_decode_attention_decode_c.o"; do
+             "$dir/kernels_attention_attention_c.o" "$dir/kernels_attention_decode_attention_decode_c.o" \
+             "$dir/kernels_based_based_c.o"; do
     [ -f "$obj" ] || continue
     id=$(basename "$obj" .o)
     for arch in gfx942 gfx90a; do

@@ -993,3 +993,73 @@ Test(bad_arguments, edges_that_are_allowed) {
         free(hv);
     }
 }
+
+/* ---- Based linear attention ---------------------------------------------------------------------- */
+
+typedef struct {
+    ts_based_shape shape;
+    ts_dtype dtype;
+    const void *q, *k, *v;
+    void *o;
+    const long long *qs, *ks, *vs, *os;
+    float scale;
+    int normalize;
+} based_args;
+
+static ts_status based_call(based_args a) {
+    return ts_based_forward(&a.shape, a.dtype, a.q, a.qs, a.k, a.ks, a.v, a.vs, a.o, a.os, a.scale, a.normalize, NULL);
+}
+
+Test(bad_arguments, based) {
+    /* B 1, H 2, N 64, bf16: Q and K (2 x 64 x 16) 4 KiB at 0 and 4 KiB, V and O (2 x 64 x 64) 16 KiB
+     * at 8 and 24 KiB. */
+    static const long long qs[3] = {2 * 64 * 16, 64 * 16, 16}, vs[3] = {2 * 64 * 64, 64 * 64, 64};
+    const based_args ok = {{1, 2, 64, 16, 64}, BF, AT(0), AT(4096), AT(8192), AT(24576), qs, qs, vs, vs, 0.25f, 1};
+    based_args a;
+    long long st[3];
+#define EXPECT(change, status)                                                                     \
+    do {                                                                                           \
+        a = ok;                                                                                    \
+        change;                                                                                    \
+        cr_assert_eq(based_call(a), status, #change);                                              \
+    } while (0)
+    cr_assert_eq(ts_based_forward(NULL, BF, AT(0), qs, AT(4096), qs, AT(8192), vs, AT(24576), vs, 0.25f, 1, NULL),
+                 TS_ERROR_NULL_POINTER);
+    EXPECT(a.q = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(a.k = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(a.v = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(a.o = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(a.qs = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(a.os = NULL, TS_ERROR_NULL_POINTER);
+    EXPECT(a.dtype = (ts_dtype)0, TS_ERROR_INVALID_ENUM);
+    EXPECT(a.dtype = FP, TS_ERROR_UNSUPPORTED);
+    EXPECT(a.dtype = F32, TS_ERROR_UNSUPPORTED);
+    EXPECT(a.shape.batch = 0, TS_ERROR_INVALID_SIZE);
+    EXPECT(a.shape.heads = -1, TS_ERROR_INVALID_SIZE);
+    EXPECT(a.shape.seq = 0, TS_ERROR_INVALID_SIZE);
+    EXPECT(a.shape.feature_dim = 0, TS_ERROR_INVALID_SIZE);
+    EXPECT(a.shape.feature_dim = 32, TS_ERROR_UNSUPPORTED);
+    EXPECT(a.shape.head_dim = 128, TS_ERROR_UNSUPPORTED);
+    EXPECT(a.scale = 0.0f, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.scale = -0.25f, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.scale = NAN, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.scale = INFINITY, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.normalize = 2, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.normalize = -1, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.k = AT(4096 + 8), TS_ERROR_MISALIGNED);
+    EXPECT((st[0] = 2 * 64 * 24, st[1] = 64 * 24, st[2] = 20, a.qs = st), TS_ERROR_MISALIGNED);
+    EXPECT((st[0] = qs[0], st[1] = qs[1], st[2] = 0, a.qs = st), TS_ERROR_INVALID_VALUE);
+    EXPECT((st[0] = vs[0], st[1] = vs[1], st[2] = 32, a.vs = st), TS_ERROR_INVALID_VALUE); /* rows overlap */
+    EXPECT((st[0] = qs[0], st[1] = 16, st[2] = 16, a.ks = st), TS_ERROR_INVALID_VALUE);   /* heads overlap rows */
+    EXPECT((st[0] = qs[0], st[1] = 1LL << 47, st[2] = 16, a.qs = st), TS_ERROR_SIZE_OVERFLOW);
+    /* B x H past 2^31 tasks (the task map is 32-bit). */
+    static const long long many_q[3] = {16 * (1LL << 16), 16, 16}, many_v[3] = {64 * (1LL << 16), 64, 64};
+    EXPECT((a.shape.batch = 1 << 15, a.shape.heads = 1 << 16, a.shape.seq = 1, a.qs = a.ks = many_q,
+            a.vs = a.os = many_v),
+           TS_ERROR_SIZE_OVERFLOW);
+    /* O shares no byte with Q, K or V; Q, K and V may overlap. */
+    EXPECT(a.o = (void *)a.v, TS_ERROR_INVALID_VALUE);
+    EXPECT(a.o = AT(4096 - 128), TS_ERROR_INVALID_VALUE); /* O's first row in Q's last */
+    EXPECT(a.o = AT(8192 + 16384 - 128), TS_ERROR_INVALID_VALUE); /* O's first row in V's last */
+#undef EXPECT
+}

@@ -25,6 +25,13 @@ ts_status ts_test_pingpong_attention(const ts_attention_shape *shape, ts_dtype d
                                      const long long o_strides[3], float *lse, float scale, int causal,
                                      int max_blocks);
 
+/* ts_based_forward in CDNA's configuration (one consumer warpgroup of 16 columns, one stage) on the
+ * ping-pong schedule, on at most max_blocks blocks (at least 1). */
+ts_status ts_test_pingpong_based(const ts_based_shape *shape, const void *q, const long long q_strides[3],
+                                 const void *k, const long long k_strides[3], const void *v,
+                                 const long long v_strides[3], void *o, const long long o_strides[3], float scale,
+                                 int normalize, int max_blocks);
+
 #ifdef __cplusplus
 }
 #endif

@@ -480,6 +480,36 @@ typedef struct ts_rotary_desc {
 
 ts_status ts_rotary(const ts_rotary_desc *desc, ts_stream stream);
 
+/* ---- Based linear attention ------------------------------------------------------------------ */
+
+typedef struct ts_based_shape {
+    int batch;       /* B */
+    int heads;       /* H (q, k and v alike) */
+    int seq;         /* N: any N >= 1 */
+    int feature_dim; /* q and k: 16 */
+    int head_dim;    /* v and out: 64 */
+} ts_based_shape;
+
+/* Causal linear attention with Based's feature map, the second-order Taylor expansion of exp:
+ * phi(x) = [1, x, vec(x x^T) / sqrt 2] of x = sqrt(scale) q (or k), so that
+ * phi(q) . phi(k) = 1 + s + s^2 / 2 with s = scale * q.k (Based's TaylorExp is scale = 1/4,
+ * 1 / sqrt(feature_dim)). Per (batch, head), row i:
+ *   normalize = 0:  out_i = sum_{j <= i} (phi(q_i) . phi(k_j)) v_j
+ *   normalize = 1:  out_i = that sum / sum_{j <= i} phi(q_i) . phi(k_j)   (each term >= 1/2)
+ * Q and K are (B, H, N, 16), V and out (B, H, N, 64), all bf16 (fp16, fp32: TS_ERROR_UNSUPPORTED;
+ * other feature or head dimensions: TS_ERROR_UNSUPPORTED), the last dimension contiguous;
+ * strides[0..2] are the batch, head and row strides in elements, multiples of 8, pointers 16-byte
+ * aligned (else TS_ERROR_MISALIGNED); the strides may nest in any order without two elements
+ * overlapping (else TS_ERROR_INVALID_VALUE), each tensor within 2^46 elements of its first, and
+ * B x H below 2^31 / (64 / the columns a block takes: 1 on Hopper, 4 on CDNA) (else
+ * TS_ERROR_SIZE_OVERFLOW). out shares no byte with Q, K or V (TS_ERROR_INVALID_VALUE); Q, K and V
+ * may overlap. scale > 0 and finite, normalize 0 or 1 (else TS_ERROR_INVALID_VALUE). The state
+ * is accumulated in fp32 and read by the tensor cores in bf16 (docs/based.md). */
+ts_status ts_based_forward(const ts_based_shape *shape, ts_dtype dtype, const void *q, const long long q_strides[3],
+                           const void *k, const long long k_strides[3], const void *v,
+                           const long long v_strides[3], void *out, const long long out_strides[3], float scale,
+                           int normalize, ts_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

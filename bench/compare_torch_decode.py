@@ -105,14 +105,18 @@ def decode_runs(torch, lib, b, hq, hkv, ctx, nq, d):
     mask = None
     if causal:
         mask = torch.arange(ctx, device="cuda")[None, :] < (ctx - nq + 1 + torch.arange(nq, device="cuda"))[:, None]
-    kx, vx = k.repeat_interleave(hq // hkv, dim=1), v.repeat_interleave(hq // hkv, dim=1)
+    repeated = {}  # K and V with each head repeated for the query heads: made only if a backend needs them
 
     def backend(kind, gqa):
+        if not gqa and not repeated:
+            repeated["k"] = k.repeat_interleave(hq // hkv, dim=1)
+            repeated["v"] = v.repeat_interleave(hq // hkv, dim=1)
+
         def run():
             with sdpa_kernel(kind):
                 if gqa:
                     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale, enable_gqa=True)
-                return F.scaled_dot_product_attention(q, kx, vx, attn_mask=mask, scale=scale)
+                return F.scaled_dot_product_attention(q, repeated["k"], repeated["v"], attn_mask=mask, scale=scale)
         return run
 
     runs = {"tessera": tessera}
@@ -123,7 +127,7 @@ def decode_runs(torch, lib, b, hq, hkv, ctx, nq, d):
             try:
                 run()
                 torch.cuda.synchronize()
-            except RuntimeError:
+            except Exception:  # the backend does not take this problem (no kernel, mask or GQA unsupported)
                 continue
             runs[name + ("" if gqa else "-repeated")] = run
             break

@@ -338,6 +338,109 @@ static void fz_attention_one(fz_case *c) {
     fz_close(c);
 }
 
+/* ---- decode attention over a paged cache ------------------------------------------------------- */
+
+static void fz_put_i32(fz_case *c, size_t at, int v) { memcpy(c->before + at, &v, 4); }
+
+static void fz_attention_decode_one(fz_case *c) {
+    const int b = (int)fz_int(&c->st, 1, 3), hkv = (int)fz_int(&c->st, 1, 2), hq = hkv * (int)fz_int(&c->st, 1, 8);
+    const int nq = (int)fz_int(&c->st, 1, 16), d = fz_chance(&c->st, 50) ? 64 : 128;
+    const int page = 16 * (int)fz_int(&c->st, 1, 16), causal = fz_chance(&c->st, 50), with_lse = fz_chance(&c->st, 60);
+    const ts_dtype dt = fz_chance(&c->st, 50) ? TS_DTYPE_BF16 : TS_DTYPE_FP16;
+    const float scale = (float)(fz_int(&c->st, 5, 30) / 100.0);
+    int lens[3], max_pages = 1, used = 0;
+    for (int x = 0; x < b; ++x) {
+        lens[x] = fz_chance(&c->st, 10) ? 0 : (int)fz_int(&c->st, 1, 400);
+        const int pages = (lens[x] + page - 1) / page;
+        max_pages = pages > max_pages ? pages : max_pages;
+        used += pages;
+    }
+    const int num_pages = used + (int)fz_int(&c->st, 1, 3);
+    const size_t q_bytes = (size_t)b * hq * nq * d * 2, cache_bytes = (size_t)num_pages * hkv * page * d * 2;
+    const ts_attention_decode_desc desc = {b, hq, hkv, nq, d, page, num_pages, max_pages, scale, causal};
+    size_t ws_bytes = 0;
+    cr_assert_eq(ts_attention_decode_workspace_size(&desc, &ws_bytes), TS_SUCCESS);
+    const size_t oq = fz_place(c, q_bytes, 16), ok = fz_place(c, cache_bytes, 16), ov = fz_place(c, cache_bytes, 16);
+    const size_t ot = fz_place(c, (size_t)b * max_pages * 4, 4), os = fz_place(c, (size_t)b * 4, 4);
+    const size_t oo = fz_place(c, q_bytes, 16), ow = fz_place(c, ws_bytes, 16);
+    const size_t ol = with_lse ? fz_place(c, (size_t)b * hq * nq * 4, 4) : 0;
+    fz_open(c);
+    memset(c->output + ow, 1, ws_bytes); /* the workspace is the call's to write */
+    /* Each sequence's pages, drawn without repeats from the cache; table slots past them hold junk. */
+    int *table = malloc(sizeof(int) * (size_t)b * max_pages), *taken = calloc((size_t)num_pages, sizeof(int));
+    cr_assert(table && taken);
+    for (int x = 0; x < b; ++x)
+        for (int s = 0; s < max_pages; ++s) {
+            int pg = (int)fz_int(&c->st, -3, num_pages + 3);
+            if (s * page < lens[x]) {
+                pg = (int)fz_int(&c->st, 0, num_pages - 1);
+                while (taken[pg]) pg = (pg + 1) % num_pages;
+                taken[pg] = 1;
+            }
+            table[x * max_pages + s] = pg;
+            fz_put_i32(c, ot + (size_t)(x * max_pages + s) * 4, pg);
+        }
+    for (int x = 0; x < b; ++x) fz_put_i32(c, os + (size_t)x * 4, lens[x]);
+    for (size_t i = 0; i < q_bytes / 2; ++i) fz_put(c, oq + i * 2, dt, ts_test_normal(&c->st));
+    /* Keys and values in the slots of each sequence's tokens; NaN (the poison) elsewhere. */
+    for (int x = 0; x < b; ++x)
+        for (int t = 0; t < lens[x]; ++t)
+            for (int h = 0; h < hkv; ++h)
+                for (int e = 0; e < d; ++e) {
+                    const size_t at = (((size_t)table[x * max_pages + t / page] * hkv + h) * page + t % page) * d + e;
+                    fz_put(c, ok + at * 2, dt, ts_test_normal(&c->st));
+                    fz_put(c, ov + at * 2, dt, ts_test_normal(&c->st));
+                }
+    fz_upload(c);
+    const ts_status s =
+        ts_attention_decode(&desc, dt, c->dev + oq, c->dev + ok, c->dev + ov, (const int *)(c->dev + ot),
+                            (const int *)(c->dev + os), c->dev + oo, with_lse ? (float *)(c->dev + ol) : NULL,
+                            c->dev + ow, ws_bytes, NULL);
+    FZ_ASSERT(s == TS_SUCCESS, "decode B%d H%d/%d N_q %d D%d page %d: %s", b, hq, hkv, nq, d, page,
+              ts_status_string(s));
+    fz_download(c);
+    double *sc = malloc(sizeof(double) * 400), *acc = malloc(sizeof(double) * d);
+    cr_assert(sc && acc);
+    for (int x = 0; x < b; ++x)
+        for (int h = 0; h < hq; ++h) {
+            const int hk = h / (hq / hkv);
+            for (int i = 0; i < nq; ++i) {
+                const size_t row = ((size_t)x * hq + h) * nq + i;
+                int keys = causal ? lens[x] - nq + 1 + i : lens[x];
+                keys = keys < 0 ? 0 : keys;
+                double m = -INFINITY, l = 0.0;
+                for (int j = 0; j < keys; ++j) {
+                    const size_t kr = (((size_t)table[x * max_pages + j / page] * hkv + hk) * page + j % page) * d;
+                    double dot = 0.0;
+                    for (int e = 0; e < d; ++e) dot += fz_in(c, oq + (row * d + e) * 2, dt) * fz_in(c, ok + (kr + e) * 2, dt);
+                    sc[j] = scale * dot;
+                    m = sc[j] > m ? sc[j] : m;
+                }
+                for (int e = 0; e < d; ++e) acc[e] = 0.0;
+                for (int j = 0; j < keys; ++j) {
+                    const size_t vr = (((size_t)table[x * max_pages + j / page] * hkv + hk) * page + j % page) * d;
+                    const double p = exp(sc[j] - m);
+                    l += p;
+                    for (int e = 0; e < d; ++e) acc[e] += p * fz_in(c, ov + (vr + e) * 2, dt);
+                }
+                for (int e = 0; e < d; ++e) {
+                    const double ref = l > 0.0 ? acc[e] / l : 0.0, got = fz_out(c, oo + (row * d + e) * 2, dt);
+                    FZ_ASSERT(fabs(got - ref) <= 3e-2 * (1.0 + fabs(ref)),
+                              "decode B%d H%d/%d N_q %d D%d page %d causal %d: O(%d,%d,%d,%d) %g vs %g", b, hq, hkv,
+                              nq, d, page, causal, x, h, i, e, got, ref);
+                }
+                if (with_lse) {
+                    const double ref = l > 0.0 ? m + log(l) : -INFINITY;
+                    const double got = fz_out(c, ol + row * 4, TS_DTYPE_F32);
+                    FZ_ASSERT(ref == -INFINITY ? got == -INFINITY : fabs(got - ref) <= 1e-3 * (1.0 + fabs(ref)),
+                              "decode lse(%d,%d,%d) %g vs %g", x, h, i, got, ref);
+                }
+            }
+        }
+    free(sc), free(acc), free(table), free(taken);
+    fz_close(c);
+}
+
 /* ---- LayerNorm and RMSNorm ------------------------------------------------------------------- */
 
 static void fz_norm_one(fz_case *c) {
@@ -612,6 +715,11 @@ Test(fuzz, tile_add) {
 Test(fuzz, attention) {
     TS_TEST_REQUIRE_DEVICE();
     fz_run("attention", fz_attention_one, 60);
+}
+
+Test(fuzz, attention_decode) {
+    TS_TEST_REQUIRE_DEVICE();
+    fz_run("attention_decode", fz_attention_decode_one, 40);
 }
 
 Test(fuzz, norms) {

@@ -14,9 +14,9 @@
 #define TESSERA_KERNELS_ATTENTION_DECODE_TUNING_H
 
 #if defined(TS_ARCH_SM90A)
-/* Four warps: 128 threads whose 16-byte loads of a step are 8 KiB a warp in flight while the warp
- * computes the last step; at about 200 registers a thread two or three blocks fit an SM. A step of
- * 16 keys at D = 128 and 32 at D = 64 reads the same 8 KiB of K and V. */
+/* Four warps, each with a step's 16-byte loads (8 KiB of K and V) in flight while it computes the
+ * last step; the registers each block's warps hold (docs/decode.md gives ptxas's count) let
+ * several blocks share an SM. A step of 16 keys at D = 128 and 32 at D = 64 reads the same 8 KiB. */
 #define TS_DECODE_WARPS 4
 #define TS_DECODE_KEYS_D64 32
 #define TS_DECODE_KEYS_D128 16

@@ -28,6 +28,9 @@ static const bench_entry bench_table[] = {
     {"rope", "rotary embedding on Q and K, bf16, B8 N4096 H32 D128, TB/s (baselines: compare_torch_memory.py)",
      bench_rope},
     {"softmax", "row softmax, bf16, TB/s (baselines: bench/compare_torch_memory.py)", bench_softmax},
+    {"gemm-decode", "decoding's skinny GEMM, M 1-256 x Llama-3 8B/70B projections (weights N x K), bf16, against "
+                    "the vendor library, with the weights-over-DRAM-peak limit",
+     bench_gemm_decode},
 };
 
 #define TS_BENCH_COUNT (sizeof bench_table / sizeof bench_table[0])
@@ -47,7 +50,7 @@ static void bench_usage(FILE *out)
             "bench)\n"
             "  --reps N     timed repetitions, at least %d (default %d)\n"
             "  --warmup N   untimed runs before timing (default: chosen by the bench)\n"
-            "  --shape MxNxK  one problem shape instead of the bench's list (gemm)\n"
+            "  --shape MxNxK  one problem shape instead of the bench's list (gemm, gemm-decode)\n"
             "\nbenches:\n",
             TS_BENCH_MIN_REPS, TS_BENCH_MIN_REPS);
     for (size_t i = 0; i < TS_BENCH_COUNT; i++)

@@ -5,7 +5,9 @@
  * and ts_gemm's dispatch of M <= 8 to them. Inputs are fresh random normals each run; the padding
  * of A and B and the zones around them hold NaN, so that a value read from them shows in C; C is
  * poisoned (NaN) before each run, and its padding and the guard zones around it must stay so.
- * The GPU case runs Llama projection shapes and skips without a GPU. */
+ * The GPU case runs Llama projection shapes and skips without a GPU. The exchanges across lanes,
+ * which the host's one-lane warps never make, run on a CPU model of 32- and 64-lane warps
+ * (support/warp_dot_model.h). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include "backends/half_bits.h"
 #include "kernels/gemv/gemv.h"
 #include "support/test_support.h"
+#include "support/warp_dot_model.h"
 
 #define GUARD 64 /* bytes of poison on each side of every buffer */
 
@@ -365,4 +368,55 @@ Test(gemv, llama_projection_shapes_on_a_gpu) {
                            0.0f, 0, 0, 1, 61, 0};
             run_case(g);
         }
+}
+
+typedef void model_reduce_fn(float *slots, const float *values, int count);
+typedef void model_cols_fn(float *slots, const float *values, int m, int band_lanes);
+
+/* Small whole numbers, so that every order of the additions gives the same sum. */
+static float model_value(uint64_t *st) { return (float)((int)(ts_test_uniform(st) * 17.0) - 8); }
+
+Test(gemv, lane_exchanges_on_32_and_64_lane_warps) {
+    /* ops/warp_dot.h's own code on a model warp (a thread a lane): each sum lands in its slot once,
+     * the slots past the op's are left alone, for every count of values the rows form makes
+     * (4 x M: 4 to 32, fewer and more than the lanes) and others, and every band of the cols form. */
+    model_reduce_fn *const reduce[2] = {ts_model32_reduce_store, ts_model64_reduce_store};
+    model_cols_fn *const cols[2] = {ts_model32_cols_reduce_store, ts_model64_cols_reduce_store};
+    static const int lanes[2] = {32, 64}, counts[] = {1, 2, 4, 8, 16, 32, 64, 3, 12, 24};
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    static float values[64 * 64], slots[512 + 16], want[512];
+    for (int w = 0; w < 2; ++w) {
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; ++c) {
+            const int count = counts[c];
+            for (int j = 0; j < count; ++j) want[j] = 0.0f;
+            for (int l = 0; l < lanes[w]; ++l)
+                for (int j = 0; j < count; ++j) {
+                    values[l * count + j] = model_value(&st);
+                    want[j] += values[l * count + j];
+                }
+            for (int j = 0; j < count + 16; ++j) slots[j] = NAN;
+            reduce[w](slots, values, count);
+            for (int j = 0; j < count; ++j)
+                cr_assert(slots[j] == want[j], "%d lanes, %d values: slot %d = %g, want %g (seed %llu)", lanes[w],
+                          count, j, slots[j], want[j], (unsigned long long)seed);
+            for (int j = count; j < count + 16; ++j) cr_assert(isnan(slots[j]), "%d lanes: slot %d written", lanes[w], j);
+        }
+        for (int m = 1; m <= 8; m *= 2)
+            for (int band_lanes = 1; band_lanes <= 8; band_lanes *= 2) {
+                const int per = 8 * m, band = 8 * band_lanes;
+                for (int i = 0; i < m * band; ++i) want[i] = 0.0f;
+                for (int l = 0; l < lanes[w]; ++l)
+                    for (int i = 0; i < per; ++i) {
+                        values[l * per + i] = model_value(&st);
+                        /* value i = mm * 8 + j of lane l: row mm, column 8 (l % band_lanes) + j of the band */
+                        want[(i / 8) * band + (l % band_lanes) * 8 + i % 8] += values[l * per + i];
+                    }
+                for (int i = 0; i < m * band + 16; ++i) slots[i] = NAN;
+                cols[w](slots, values, m, band_lanes);
+                for (int i = 0; i < m * band; ++i)
+                    cr_assert(slots[i] == want[i], "%d lanes, M %d, band %d: slot %d = %g, want %g (seed %llu)",
+                              lanes[w], m, band, i, slots[i], want[i], (unsigned long long)seed);
+                for (int i = m * band; i < m * band + 16; ++i) cr_assert(isnan(slots[i]), "slot %d written", i);
+            }
+    }
 }

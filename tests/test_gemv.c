@@ -420,3 +420,92 @@ Test(gemv, lane_exchanges_on_32_and_64_lane_warps) {
             }
     }
 }
+
+typedef void model_rows_fn(float *slots, const void *w, long long ldw, int r, const void *a, long long lda, int m,
+                           int dtype, long long k, int vec);
+typedef void model_cols_dot_fn(float *slots, const void *w, long long ldw, const void *a, long long lda, int m,
+                               int dtype, long long k, long long n0, long long nend, int band_lanes, int vec);
+
+/* rows x cols 16-bit normals in a 16-byte aligned buffer, rows ld elements apart, `off` elements in. */
+static unsigned short *model_matrix(long long rows, long long cols, long long ld, int off, ts_dtype t, uint64_t *st) {
+    const size_t bytes = ((size_t)(rows * ld + off) * 2 + 15) / 16 * 16;
+    unsigned short *p = aligned_alloc(16, bytes);
+    cr_assert(p);
+    memset(p, 0xff, bytes);
+    for (long long i = 0; i < rows; ++i)
+        for (long long j = 0; j < cols; ++j) p[off + i * ld + j] = to_half_bits((float)ts_test_normal(st), t);
+    return p;
+}
+
+Test(gemv, warp_dot_products_on_32_and_64_lane_warps) {
+    /* The steps' lane arithmetic as well as the exchange, on the model warps: where each lane's 16
+     * bytes lie in a step of K (rows form) or in the band and K's rows (cols form), and the tails,
+     * 16-byte loads (vec) and element by element (off 16 bytes, odd leading dimensions). */
+    model_rows_fn *const rows[2] = {ts_model32_rows_dot, ts_model64_rows_dot};
+    model_cols_dot_fn *const cols[2] = {ts_model32_cols_dot, ts_model64_cols_dot};
+    static const int lanes[2] = {32, 64};
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    static float slots[512 + 16];
+    for (int w = 0; w < 2; ++w)
+        for (int vec = 0; vec < 2; ++vec) {
+            const int off = vec ? 0 : 1;
+            const ts_dtype t = vec ? TS_DTYPE_BF16 : TS_DTYPE_FP16;
+            /* Rows form: 4 weight rows, K within one step, past several, and a step's multiple. */
+            const long long ks[4] = {5, 777, 16LL * lanes[w] + 3, 1024};
+            const int ms[3] = {1, 3, 8};
+            for (int ki = 0; ki < 4; ++ki)
+                for (int mi = 0; mi < 3; ++mi) {
+                    const long long k = ks[ki], ld = vec ? (k + 7) / 8 * 8 : k + 1;
+                    const int m = ms[mi];
+                    unsigned short *wt = model_matrix(4, k, ld, off, t, &st), *a = model_matrix(m, k, ld, off, t, &st);
+                    for (int i = 0; i < 4 * m + 16; ++i) slots[i] = NAN;
+                    rows[w](slots, wt + off, ld * 2, 4, a + off, ld * 2, m, t, k, vec);
+                    for (int r = 0; r < 4; ++r)
+                        for (int i = 0; i < m; ++i) {
+                            double ref = 0.0, mag = 0.0;
+                            for (long long e = 0; e < k; ++e) {
+                                const double x = from_half_bits(wt[off + r * ld + e], t) * from_half_bits(a[off + i * ld + e], t);
+                                ref += x;
+                                mag += fabs(x);
+                            }
+                            cr_assert(fabs(slots[r * m + i] - ref) <= 1e-5 * (mag + 1.0),
+                                      "%d lanes vec %d rows K %lld M %d: (%d, %d) = %g, reference %g (seed %llu)",
+                                      lanes[w], vec, k, m, r, i, slots[r * m + i], ref, (unsigned long long)seed);
+                        }
+                    for (int i = 4 * m; i < 4 * m + 16; ++i) cr_assert(isnan(slots[i]), "slot %d written", i);
+                    free(wt);
+                    free(a);
+                }
+            /* Cols form: every band, a band whole and one whose last lane's 8 columns run past N by 3,
+             * K short and long. */
+            const long long kc[2] = {9, 1000};
+            for (int band_lanes = 1; band_lanes <= 8; band_lanes *= 2)
+                for (int ki = 0; ki < 2; ++ki)
+                    for (int part = 0; part < 2; ++part) {
+                        const int m = part ? 5 : 8, band = 8 * band_lanes;
+                        const long long k = kc[ki], n0 = 16, n = n0 + band - (part ? 3 : 0);
+                        const long long ldw = vec ? (n + 7) / 8 * 8 : n + 1, lda = vec ? (k + 7) / 8 * 8 : k + 1;
+                        unsigned short *wt = model_matrix(k, n, ldw, off, t, &st), *a = model_matrix(m, k, lda, off, t, &st);
+                        for (int i = 0; i < m * band + 16; ++i) slots[i] = NAN;
+                        cols[w](slots, wt + off, ldw * 2, a + off, lda * 2, m, t, k, n0, n, band_lanes, vec);
+                        for (int i = 0; i < m; ++i)
+                            for (int c = 0; c < band; ++c) {
+                                if (n0 + c >= n) continue; /* past N: the op writes what it likes */
+                                double ref = 0.0, mag = 0.0;
+                                for (long long e = 0; e < k; ++e) {
+                                    const double x = from_half_bits(wt[off + e * ldw + n0 + c], t) *
+                                                     from_half_bits(a[off + i * lda + e], t);
+                                    ref += x;
+                                    mag += fabs(x);
+                                }
+                                cr_assert(fabs(slots[i * band + c] - ref) <= 1e-5 * (mag + 1.0),
+                                          "%d lanes vec %d cols band %d K %lld: (%d, %d) = %g, reference %g (seed %llu)",
+                                          lanes[w], vec, band, k, i, c, slots[i * band + c], ref,
+                                          (unsigned long long)seed);
+                            }
+                        for (int i = m * band; i < m * band + 16; ++i) cr_assert(isnan(slots[i]), "slot %d written", i);
+                        free(wt);
+                        free(a);
+                    }
+        }
+}

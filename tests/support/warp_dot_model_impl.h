@@ -39,33 +39,48 @@ static float ts_model_shfl_xor(float v, int mask) {
 #define ts_shfl_xor_f32 ts_model_shfl_xor
 #include "ops/warp_dot.h"
 
+/* What one lane runs: the exchange alone on given values (what 0, 1), or the whole dot product of
+ * a warp (what 2: rows form, 3: cols form), steps then exchange. */
 typedef struct ts_model_job {
+    int what, lane;
     float *slots;
     const float *values;
-    int count, m, band_lanes, cols, lane;
+    int count, m, r, band_lanes, dtype, vec;
+    const unsigned char *w, *a;
+    long long ldw, lda, k, n0, nend;
 } ts_model_job;
 
 static void *ts_model_lane_main(void *arg) {
-    const ts_model_job *j = (const ts_model_job *)arg;
-    float v[64];
-    ts_model_lane = j->lane;
-    const int n = j->cols ? j->m * TS_WDOT_CHUNK : j->count;
-    memcpy(v, j->values + (size_t)j->lane * n, (size_t)n * sizeof(float));
-    if (j->cols)
-        ts_wdot_cols_reduce_store_impl(j->slots, v, j->m, j->band_lanes);
-    else
-        ts_wdot_reduce_store_impl(j->slots, v, j->count);
+    ts_model_job j = *(const ts_model_job *)arg;
+    float v[64] = {0.0f};
+    ts_model_lane = j.lane;
+    if (j.what == 0) {
+        memcpy(v, j.values + (size_t)j.lane * j.count, (size_t)j.count * sizeof(float));
+        ts_wdot_reduce_store_impl(j.slots, v, j.count);
+    } else if (j.what == 1) {
+        memcpy(v, j.values + (size_t)j.lane * j.m * TS_WDOT_CHUNK, (size_t)j.m * TS_WDOT_CHUNK * sizeof(float));
+        ts_wdot_cols_reduce_store_impl(j.slots, v, j.m, j.band_lanes);
+    } else if (j.what == 2) {
+        for (long long k = 0; k < j.k; k += TS_WDOT_ROWS_STEP)
+            ts_wdot_rows_step_impl(v, j.r, j.m, j.w, j.ldw, j.r, j.a, j.lda, j.m, j.dtype, k, j.k, j.vec);
+        ts_wdot_reduce_store_impl(j.slots, v, j.r * j.m);
+    } else {
+        for (long long k = 0; k < j.k; k += ts_wdot_cols_step_rows(j.band_lanes))
+            ts_wdot_cols_step_impl(v, j.m, j.w, j.ldw, j.a, j.lda, j.m, j.dtype, k, j.k, j.n0, j.nend, j.band_lanes,
+                                   j.vec);
+        ts_wdot_cols_reduce_store_impl(j.slots, v, j.m, j.band_lanes);
+    }
     return NULL;
 }
 
-/* Every lane of the model warp runs the op (cols: the cols form's) on its values. */
-static void ts_model_run(float *slots, const float *values, int count, int m, int band_lanes, int cols) {
+/* Every lane of the model warp runs the job. */
+static void ts_model_run(ts_model_job job) {
     pthread_t threads[TS_MODEL_LANES];
     ts_model_job jobs[TS_MODEL_LANES];
     pthread_barrier_init(&ts_model_barrier, NULL, TS_MODEL_LANES);
     for (int l = 0; l < TS_MODEL_LANES; ++l) {
-        const ts_model_job j = {slots, values, count, m, band_lanes, cols, l};
-        jobs[l] = j;
+        jobs[l] = job;
+        jobs[l].lane = l;
         pthread_create(&threads[l], NULL, ts_model_lane_main, &jobs[l]);
     }
     for (int l = 0; l < TS_MODEL_LANES; ++l) pthread_join(threads[l], NULL);
@@ -73,9 +88,60 @@ static void ts_model_run(float *slots, const float *values, int count, int m, in
 }
 
 void TS_MODEL_FN(reduce_store)(float *slots, const float *values, int count) {
-    ts_model_run(slots, values, count, 0, 0, 0);
+    ts_model_job j;
+    memset(&j, 0, sizeof j);
+    j.what = 0;
+    j.slots = slots;
+    j.values = values;
+    j.count = count;
+    ts_model_run(j);
 }
 
 void TS_MODEL_FN(cols_reduce_store)(float *slots, const float *values, int m, int band_lanes) {
-    ts_model_run(slots, values, 0, m, band_lanes, 1);
+    ts_model_job j;
+    memset(&j, 0, sizeof j);
+    j.what = 1;
+    j.slots = slots;
+    j.values = values;
+    j.m = m;
+    j.band_lanes = band_lanes;
+    ts_model_run(j);
+}
+
+void TS_MODEL_FN(rows_dot)(float *slots, const void *w, long long ldw, int r, const void *a, long long lda, int m,
+                           int dtype, long long k, int vec) {
+    ts_model_job j;
+    memset(&j, 0, sizeof j);
+    j.what = 2;
+    j.slots = slots;
+    j.w = (const unsigned char *)w;
+    j.ldw = ldw;
+    j.r = r;
+    j.a = (const unsigned char *)a;
+    j.lda = lda;
+    j.m = m;
+    j.dtype = dtype;
+    j.k = k;
+    j.vec = vec;
+    ts_model_run(j);
+}
+
+void TS_MODEL_FN(cols_dot)(float *slots, const void *w, long long ldw, const void *a, long long lda, int m, int dtype,
+                           long long k, long long n0, long long nend, int band_lanes, int vec) {
+    ts_model_job j;
+    memset(&j, 0, sizeof j);
+    j.what = 3;
+    j.slots = slots;
+    j.w = (const unsigned char *)w;
+    j.ldw = ldw;
+    j.a = (const unsigned char *)a;
+    j.lda = lda;
+    j.m = m;
+    j.dtype = dtype;
+    j.k = k;
+    j.n0 = n0;
+    j.nend = nend;
+    j.band_lanes = band_lanes;
+    j.vec = vec;
+    ts_model_run(j);
 }

@@ -34,6 +34,9 @@ static const bench_entry bench_table[] = {
     {"based", "Based linear attention, bf16, feature dim 16, head dim 64, N 2K..64K (baselines: "
               "bench/compare_torch_based.py)",
      bench_based},
+    {"gemm-decode", "decoding's skinny GEMM, M 1-256 x Llama-3 8B/70B projections (weights N x K), bf16, against "
+                    "the vendor library, with the weights-over-DRAM-peak limit",
+     bench_gemm_decode},
 };
 
 #define TS_BENCH_COUNT (sizeof bench_table / sizeof bench_table[0])
@@ -53,7 +56,7 @@ static void bench_usage(FILE *out)
             "bench)\n"
             "  --reps N     timed repetitions, at least %d (default %d)\n"
             "  --warmup N   untimed runs before timing (default: chosen by the bench)\n"
-            "  --shape MxNxK  one problem shape instead of the bench's list (gemm)\n"
+            "  --shape MxNxK  one problem shape instead of the bench's list (gemm, gemm-decode)\n"
             "\nbenches:\n",
             TS_BENCH_MIN_REPS, TS_BENCH_MIN_REPS);
     for (size_t i = 0; i < TS_BENCH_COUNT; i++)

@@ -21,10 +21,14 @@
 #       Decode attention (kernels/attention_decode/): ptxas -v on its source reports 0 bytes of
 #       spills for every kernel (registers printed); in the SASS no kernel of it uses local memory
 #       (LDL/STL), and each split kernel holds HMMA and the 16-byte loads of its pages (LDG.E.128).
+#       The GEMV kernels (kernels/gemv/gemv.c, memory-bound): through ptxas -v, every kernel with
+#       0 bytes of spills and no stack frame (local memory); in the SASS, every kernel with
+#       LDG.E.128 (its weights in 16-byte loads) and no LDL or STL.
 # hip:  the warpgroup and mma test kernels (and the gemm, attention, decode attention and Based
 #       kernels, when built) hold v_mfma for
 #       gfx942 and gfx90a, every warpgroup test kernel on its own; every kernel of every
-#       <build>/hip/*.resource.txt has ScratchSize 0.
+#       <build>/hip/*.resource.txt has ScratchSize 0; every GEMV kernel holds global_load_dwordx4
+#       and no scratch access for gfx942 and gfx90a.
 # host: nothing more to check.
 # all:  no warp-wide call (ts_warp_id, ts_shfl_*, ...) in a branch on the lane
 #       (scripts/warp-collective-lint.py).
@@ -160,6 +164,32 @@ cuda_gates() {
   decode_ptxas
 
 
+  # The GEMV kernels: memory-bound, no matrix instructions to look for; what they must hold is
+  # registers only (no spills, no stack: an accumulator indexed at run time goes to local memory
+  # without a spill being reported) and 16-byte loads.
+  local gemv_wrapper=$build/generated/kernels_gemv_gemv_c.cu
+  if [ ! -f "$gemv_wrapper" ]; then
+    fail "kernels/gemv/gemv.c is not among the built kernel sources"
+  elif ! "$nvcc" -gencode=arch=compute_90a,code=sm_90a -cubin -std=c++17 -O3 -DTESSERA_BACKEND_CUDA -Xptxas -v \
+      -I"$root" -I"$root/core/include" "$gemv_wrapper" -o "$tmp/gemv.cubin" >"$tmp/gemv.ptxas.log" 2>&1; then
+    cat "$tmp/gemv.ptxas.log" >&2
+    fail "gemv: nvcc for sm_90a failed"
+  else
+    awk '/Compiling entry function/ { f = $0; sub(/.*function .\047?/, "", f); sub(/\047.*/, "", f); n++ }
+         /bytes stack frame/ { split($0, a, ","); st = a[1]; sp = a[2]; ld = a[3]; gsub(/[^0-9]/, "", st);
+                               gsub(/[^0-9]/, "", sp); gsub(/[^0-9]/, "", ld); bytes[f] = st + sp + ld }
+         /Used [0-9]+ registers/ { r = $0; sub(/.*Used /, "", r); sub(/ registers.*/, "", r); regs[f] = r }
+         END {
+           bad = 0
+           for (f in regs) {
+             printf "gates: gemv %s: %s registers, %d bytes of stack and spills\n", f, regs[f], bytes[f]
+             if (bytes[f] != 0) bad = 1
+           }
+           if (n == 0) { print "gates: gemv: no kernels in the ptxas report"; bad = 1 }
+           exit bad
+         }' "$tmp/gemv.ptxas.log" | sort || fail "gemv: a kernel uses local memory (stack or spills; see the lines above)"
+  fi
+
   # The build log, where scripts/test.sh keeps one beside the build folder.
   local log=${build%/}.build.log
   if [ -f "$log" ] && grep -qE "$serialized" "$log"; then
@@ -225,6 +255,24 @@ cuda_gates() {
         [ "$count" -eq 0 ] || { fail "based: $count local-memory instructions (LDL/STL) in the SASS"; based_ok=0; }
         [ "$based_ok" -eq 0 ] ||
           note "based SASS: $(grep -c HGMMA "$tmp/based.sass") HGMMA, $(grep -c HMMA "$tmp/based.sass") HMMA, UTMALDG, USETMAXREG, no LDL/STL"
+      fi
+    fi
+    # The GEMV kernels' SASS, from the object the build made: each function holds LDG.E.128 and
+    # no local-memory access.
+    obj=$(find "$build" -name "kernels_gemv_gemv_c.cu.o" | head -n 1)
+    if [ -z "$obj" ]; then
+      fail "the object of kernels/gemv/gemv.c is not in $build"
+    elif ! PATH="$nvdisasm_dir:$PATH" "$cuobjdump" -sass "$obj" >"$tmp/gemv.sass" 2>/dev/null; then
+      fail "cuobjdump -sass failed on $obj"
+    else
+      missing=$(awk 'function report() { if (f != "" && (!v || l)) print f }
+                     /Function :/ { report(); f = $3; v = l = 0 }
+                     /LDG\.E\.128/ { v = 1 } /[^A-Z](LDL|STL)[. ]/ { l = 1 }
+                     END { report() }' "$tmp/gemv.sass")
+      if [ -n "$missing" ]; then
+        fail "gemv: kernels without LDG.E.128 or with LDL/STL in their SASS: $(echo $missing)"
+      else
+        note "gemv SASS: $(grep -c 'Function :' "$tmp/gemv.sass") kernels, each with LDG.E.128 and no LDL/STL"
       fi
     fi
     # Attention's overlap: in each kernel the softmax's exponentials lie between the wait for a
@@ -327,6 +375,31 @@ hip_gates() {
     done
     note "$id: v_mfma present for gfx942 and gfx90a"
   done
+  # The GEMV kernels: each holds 16-byte loads (global_load_dwordx4) and touches no scratch.
+  obj=$dir/kernels_gemv_gemv_c.o
+  if [ ! -f "$obj" ]; then
+    fail "kernels/gemv/gemv.c is not among the built kernel sources"
+  else
+    for arch in gfx942 gfx90a; do
+      isa=$tmp/gemv.$arch.s
+      if ! "$root/scripts/hip-isa.sh" "$obj" "$arch" >"$isa" 2>"$isa.err"; then
+        cat "$isa.err" >&2
+        fail "gemv: no $arch disassembly"
+        continue
+      fi
+      awk 'function report() { if (name ~ /ts_gemv_/ && (!v || s)) print name }
+           /^[0-9a-f]+ <.*>:$/ { report(); name = $2; v = s = 0 }
+           /global_load_dwordx4/ { v = 1 } /scratch_/ { s = 1 }
+           END { report() }' "$isa" >"$isa.bad"
+      n=$(grep -c '^[0-9a-f]* <.*ts_gemv_.*>:$' "$isa" || true)
+      if [ -s "$isa.bad" ] || [ "$n" -eq 0 ]; then
+        cat "$isa.bad" >&2
+        fail "gemv ($arch): kernels without global_load_dwordx4 or with scratch (listed above), or none found"
+      else
+        note "gemv ($arch): $n kernels, each with global_load_dwordx4 and no scratch"
+      fi
+    done
+  fi
   local res bad
   for res in "$dir"/*.resource.txt; do
     [ -f "$res" ] || continue

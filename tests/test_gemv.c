@@ -5,7 +5,9 @@
  * and ts_gemm's dispatch of M <= 8 to them. Inputs are fresh random normals each run; the padding
  * of A and B and the zones around them hold NaN, so that a value read from them shows in C; C is
  * poisoned (NaN) before each run, and its padding and the guard zones around it must stay so.
- * The GPU case runs Llama projection shapes and skips without a GPU. */
+ * The GPU case runs Llama projection shapes and skips without a GPU. The exchanges across lanes,
+ * which the host's one-lane warps never make, run on a CPU model of 32- and 64-lane warps
+ * (support/warp_dot_model.h). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include "backends/half_bits.h"
 #include "kernels/gemv/gemv.h"
 #include "support/test_support.h"
+#include "support/warp_dot_model.h"
 
 #define GUARD 64 /* bytes of poison on each side of every buffer */
 
@@ -364,5 +367,145 @@ Test(gemv, llama_projection_shapes_on_a_gpu) {
             gemv_case g = {(ts_trans)cases[i][1], cases[i][0], nk[s][0], nk[s][1], TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f,
                            0.0f, 0, 0, 1, 61, 0};
             run_case(g);
+        }
+}
+
+typedef void model_reduce_fn(float *slots, const float *values, int count);
+typedef void model_cols_fn(float *slots, const float *values, int m, int band_lanes);
+
+/* Small whole numbers, so that every order of the additions gives the same sum. */
+static float model_value(uint64_t *st) { return (float)((int)(ts_test_uniform(st) * 17.0) - 8); }
+
+Test(gemv, lane_exchanges_on_32_and_64_lane_warps) {
+    /* ops/warp_dot.h's own code on a model warp (a thread a lane): each sum lands in its slot once,
+     * the slots past the op's are left alone, for every count of values the rows form makes
+     * (4 x M: 4 to 32, fewer and more than the lanes) and others, and every band of the cols form. */
+    model_reduce_fn *const reduce[2] = {ts_model32_reduce_store, ts_model64_reduce_store};
+    model_cols_fn *const cols[2] = {ts_model32_cols_reduce_store, ts_model64_cols_reduce_store};
+    static const int lanes[2] = {32, 64}, counts[] = {1, 2, 4, 8, 16, 32, 64, 3, 12, 24};
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    static float values[64 * 64], slots[512 + 16], want[512];
+    for (int w = 0; w < 2; ++w) {
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; ++c) {
+            const int count = counts[c];
+            for (int j = 0; j < count; ++j) want[j] = 0.0f;
+            for (int l = 0; l < lanes[w]; ++l)
+                for (int j = 0; j < count; ++j) {
+                    values[l * count + j] = model_value(&st);
+                    want[j] += values[l * count + j];
+                }
+            for (int j = 0; j < count + 16; ++j) slots[j] = NAN;
+            reduce[w](slots, values, count);
+            for (int j = 0; j < count; ++j)
+                cr_assert(slots[j] == want[j], "%d lanes, %d values: slot %d = %g, want %g (seed %llu)", lanes[w],
+                          count, j, slots[j], want[j], (unsigned long long)seed);
+            for (int j = count; j < count + 16; ++j) cr_assert(isnan(slots[j]), "%d lanes: slot %d written", lanes[w], j);
+        }
+        for (int m = 1; m <= 8; m *= 2)
+            for (int band_lanes = 1; band_lanes <= 8; band_lanes *= 2) {
+                const int per = 8 * m, band = 8 * band_lanes;
+                for (int i = 0; i < m * band; ++i) want[i] = 0.0f;
+                for (int l = 0; l < lanes[w]; ++l)
+                    for (int i = 0; i < per; ++i) {
+                        values[l * per + i] = model_value(&st);
+                        /* value i = mm * 8 + j of lane l: row mm, column 8 (l % band_lanes) + j of the band */
+                        want[(i / 8) * band + (l % band_lanes) * 8 + i % 8] += values[l * per + i];
+                    }
+                for (int i = 0; i < m * band + 16; ++i) slots[i] = NAN;
+                cols[w](slots, values, m, band_lanes);
+                for (int i = 0; i < m * band; ++i)
+                    cr_assert(slots[i] == want[i], "%d lanes, M %d, band %d: slot %d = %g, want %g (seed %llu)",
+                              lanes[w], m, band, i, slots[i], want[i], (unsigned long long)seed);
+                for (int i = m * band; i < m * band + 16; ++i) cr_assert(isnan(slots[i]), "slot %d written", i);
+            }
+    }
+}
+
+typedef void model_rows_fn(float *slots, const void *w, long long ldw, int r, const void *a, long long lda, int m,
+                           int dtype, long long k, int vec);
+typedef void model_cols_dot_fn(float *slots, const void *w, long long ldw, const void *a, long long lda, int m,
+                               int dtype, long long k, long long n0, long long nend, int band_lanes, int vec);
+
+/* rows x cols 16-bit normals in a 16-byte aligned buffer, rows ld elements apart, `off` elements in. */
+static unsigned short *model_matrix(long long rows, long long cols, long long ld, int off, ts_dtype t, uint64_t *st) {
+    const size_t bytes = ((size_t)(rows * ld + off) * 2 + 15) / 16 * 16;
+    unsigned short *p = aligned_alloc(16, bytes);
+    cr_assert(p);
+    memset(p, 0xff, bytes);
+    for (long long i = 0; i < rows; ++i)
+        for (long long j = 0; j < cols; ++j) p[off + i * ld + j] = to_half_bits((float)ts_test_normal(st), t);
+    return p;
+}
+
+Test(gemv, warp_dot_products_on_32_and_64_lane_warps) {
+    /* The steps' lane arithmetic as well as the exchange, on the model warps: where each lane's 16
+     * bytes lie in a step of K (rows form) or in the band and K's rows (cols form), and the tails,
+     * 16-byte loads (vec) and element by element (off 16 bytes, odd leading dimensions). */
+    model_rows_fn *const rows[2] = {ts_model32_rows_dot, ts_model64_rows_dot};
+    model_cols_dot_fn *const cols[2] = {ts_model32_cols_dot, ts_model64_cols_dot};
+    static const int lanes[2] = {32, 64};
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    static float slots[512 + 16];
+    for (int w = 0; w < 2; ++w)
+        for (int vec = 0; vec < 2; ++vec) {
+            const int off = vec ? 0 : 1;
+            const ts_dtype t = vec ? TS_DTYPE_BF16 : TS_DTYPE_FP16;
+            /* Rows form: 4 weight rows, K within one step, past several, and a step's multiple. */
+            const long long ks[4] = {5, 777, 16LL * lanes[w] + 3, 1024};
+            const int ms[3] = {1, 3, 8};
+            for (int ki = 0; ki < 4; ++ki)
+                for (int mi = 0; mi < 3; ++mi) {
+                    const long long k = ks[ki], ld = vec ? (k + 7) / 8 * 8 : k + 1;
+                    const int m = ms[mi];
+                    unsigned short *wt = model_matrix(4, k, ld, off, t, &st), *a = model_matrix(m, k, ld, off, t, &st);
+                    for (int i = 0; i < 4 * m + 16; ++i) slots[i] = NAN;
+                    rows[w](slots, wt + off, ld * 2, 4, a + off, ld * 2, m, t, k, vec);
+                    for (int r = 0; r < 4; ++r)
+                        for (int i = 0; i < m; ++i) {
+                            double ref = 0.0, mag = 0.0;
+                            for (long long e = 0; e < k; ++e) {
+                                const double x = from_half_bits(wt[off + r * ld + e], t) * from_half_bits(a[off + i * ld + e], t);
+                                ref += x;
+                                mag += fabs(x);
+                            }
+                            cr_assert(fabs(slots[r * m + i] - ref) <= 1e-5 * (mag + 1.0),
+                                      "%d lanes vec %d rows K %lld M %d: (%d, %d) = %g, reference %g (seed %llu)",
+                                      lanes[w], vec, k, m, r, i, slots[r * m + i], ref, (unsigned long long)seed);
+                        }
+                    for (int i = 4 * m; i < 4 * m + 16; ++i) cr_assert(isnan(slots[i]), "slot %d written", i);
+                    free(wt);
+                    free(a);
+                }
+            /* Cols form: every band, a band whole and one whose last lane's 8 columns run past N by 3,
+             * K short and long. */
+            const long long kc[2] = {9, 1000};
+            for (int band_lanes = 1; band_lanes <= 8; band_lanes *= 2)
+                for (int ki = 0; ki < 2; ++ki)
+                    for (int part = 0; part < 2; ++part) {
+                        const int m = part ? 5 : 8, band = 8 * band_lanes;
+                        const long long k = kc[ki], n0 = 16, n = n0 + band - (part ? 3 : 0);
+                        const long long ldw = vec ? (n + 7) / 8 * 8 : n + 1, lda = vec ? (k + 7) / 8 * 8 : k + 1;
+                        unsigned short *wt = model_matrix(k, n, ldw, off, t, &st), *a = model_matrix(m, k, lda, off, t, &st);
+                        for (int i = 0; i < m * band + 16; ++i) slots[i] = NAN;
+                        cols[w](slots, wt + off, ldw * 2, a + off, lda * 2, m, t, k, n0, n, band_lanes, vec);
+                        for (int i = 0; i < m; ++i)
+                            for (int c = 0; c < band; ++c) {
+                                if (n0 + c >= n) continue; /* past N: the op writes what it likes */
+                                double ref = 0.0, mag = 0.0;
+                                for (long long e = 0; e < k; ++e) {
+                                    const double x = from_half_bits(wt[off + e * ldw + n0 + c], t) *
+                                                     from_half_bits(a[off + i * lda + e], t);
+                                    ref += x;
+                                    mag += fabs(x);
+                                }
+                                cr_assert(fabs(slots[i * band + c] - ref) <= 1e-5 * (mag + 1.0),
+                                          "%d lanes vec %d cols band %d K %lld: (%d, %d) = %g, reference %g (seed %llu)",
+                                          lanes[w], vec, band, k, i, c, slots[i * band + c], ref,
+                                          (unsigned long long)seed);
+                            }
+                        for (int i = m * band; i < m * band + 16; ++i) cr_assert(isnan(slots[i]), "slot %d written", i);
+                        free(wt);
+                        free(a);
+                    }
         }
 }

@@ -32,7 +32,7 @@
 #define TS_GEMV_NN_WARPS_M8 8
 #define TS_GEMV_NN_BLOCKS 1
 #define TS_GEMV_NN_BAND_LANES 8
-#define TS_GEMV_NN_BAND_FILL 2
+#define TS_GEMV_NN_BAND_FILL 1
 #elif defined(TS_ARCH_CDNA)
 /* Waves of 64 lanes: the same 256 lanes a block for weights N x K as Hopper's 8 warps; 8 waves for
  * K x N. */
@@ -43,7 +43,7 @@
 #define TS_GEMV_NN_WARPS_M8 8
 #define TS_GEMV_NN_BLOCKS 1
 #define TS_GEMV_NN_BAND_LANES 8
-#define TS_GEMV_NN_BAND_FILL 2
+#define TS_GEMV_NN_BAND_FILL 1
 #elif defined(TS_ARCH_HOST)
 /* A warp is one lane, so a band is one chunk of 8 columns; as many warps as Hopper, so that the
  * tests split K the same way (a warp is a thread). */
@@ -54,7 +54,7 @@
 #define TS_GEMV_NN_WARPS_M8 16
 #define TS_GEMV_NN_BLOCKS 1
 #define TS_GEMV_NN_BAND_LANES 1
-#define TS_GEMV_NN_BAND_FILL 2
+#define TS_GEMV_NN_BAND_FILL 1
 #else
 #error "kernels/gemv/tuning.h: no section for this architecture"
 #endif

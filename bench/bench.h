@@ -42,5 +42,6 @@ typedef struct bench_entry {
 ts_status bench_puzzles(bench_context *ctx);
 ts_status bench_gemm(bench_context *ctx);
 ts_status bench_attention(bench_context *ctx);
+ts_status bench_attention_backward(bench_context *ctx);
 
 #endif

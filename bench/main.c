@@ -21,6 +21,9 @@ static const bench_entry bench_table[] = {
      bench_gemm},
     {"attention", "attention forward, bf16, D 64 and 128, causal and not (baselines: bench/compare_torch.py)",
      bench_attention},
+    {"attention-backward", "attention backward (dQ, dK, dV), bf16, D 64 and 128, causal and not (baselines: "
+                           "bench/compare_torch_backward.py)",
+     bench_attention_backward},
     {"layernorm", "LayerNorm with the fused residual add, bf16, TB/s (baselines: bench/compare_torch_memory.py)",
      bench_layernorm},
     {"rmsnorm", "RMSNorm with the fused residual add, bf16, TB/s (baselines: bench/compare_torch_memory.py)",

@@ -142,6 +142,7 @@ if [ "$backend" = host ]; then
   if python3 -c 'import numpy' >/dev/null 2>&1; then
     python3 "$root/bench/compare_torch.py" --self-test --lib "$so"
     python3 "$root/bench/compare_torch_memory.py" --self-test --lib "$so"
+    python3 "$root/bench/compare_torch_backward.py" --self-test --lib "$so"
   else
     echo "note: numpy could not be installed; the Python driver's self-test was skipped"
   fi

@@ -86,9 +86,20 @@ typedef struct ts_attn_bwd_kv_task {
 
 TS_DEVICE int ts_attn_bwd_kv_setup(const ts_attn_bwd_dkdv_params *p, long long task, int block, int bq,
                                    ts_attn_bwd_kv_task *t) {
-    /* Tasks stay below 2^30 (the launcher checks): 32-bit divisions, not CUDA's 64-bit routine. */
-    const unsigned bh = (unsigned)task / (unsigned)p->kv_tiles;
-    t->kt = (int)((unsigned)task - bh * (unsigned)p->kv_tiles);
+    /* Tasks stay below 2^30 (the launcher checks): 32-bit divisions, not CUDA's 64-bit routine.
+     * Without the mask, head after head, so that the blocks running at once share a few heads' Q
+     * and dO in L2. Under it, block kt of a head sees (q_tiles - kt BLOCK / BQ) query tiles: the
+     * key blocks go in rounds of one block of every head, longest first, so that each round of
+     * the persistent grid holds tasks of about one length. */
+    const unsigned heads = (unsigned)p->tasks / (unsigned)p->kv_tiles;
+    unsigned bh;
+    if (p->causal) {
+        t->kt = (int)((unsigned)task / heads);
+        bh = (unsigned)task - (unsigned)t->kt * heads;
+    } else {
+        bh = (unsigned)task / (unsigned)p->kv_tiles;
+        t->kt = (int)((unsigned)task - bh * (unsigned)p->kv_tiles);
+    }
     t->b = (int)(bh / (unsigned)p->heads_kv);
     t->hkv = (int)(bh - (unsigned)t->b * (unsigned)p->heads_kv);
     t->first_qt = 0;
@@ -119,8 +130,18 @@ typedef struct ts_attn_bwd_q_task {
 
 TS_DEVICE int ts_attn_bwd_q_setup(const ts_attn_bwd_dq_params *p, long long task, int block, int bk,
                                   ts_attn_bwd_q_task *t) {
-    const unsigned bh = (unsigned)task / (unsigned)p->q_tiles;
-    t->qt = (int)((unsigned)task - bh * (unsigned)p->q_tiles);
+    /* As the dK/dV kernel's order: under the mask, rounds of one query block of every head, the
+     * last blocks (which see the most keys) first. */
+    const unsigned heads = (unsigned)p->tasks / (unsigned)p->q_tiles;
+    unsigned bh;
+    if (p->causal) {
+        const unsigned round = (unsigned)task / heads;
+        bh = (unsigned)task - round * heads;
+        t->qt = p->q_tiles - 1 - (int)round;
+    } else {
+        bh = (unsigned)task / (unsigned)p->q_tiles;
+        t->qt = (int)((unsigned)task - bh * (unsigned)p->q_tiles);
+    }
     t->b = (int)(bh / (unsigned)p->heads_q);
     t->hq = (int)(bh - (unsigned)t->b * (unsigned)p->heads_q);
     t->iters = p->kv_tiles;

@@ -45,5 +45,6 @@ ts_status bench_attention(bench_context *ctx);
 ts_status bench_attention_decode(bench_context *ctx);
 ts_status bench_based(bench_context *ctx);
 ts_status bench_gemm_decode(bench_context *ctx);
+ts_status bench_attention_backward(bench_context *ctx);
 
 #endif

@@ -24,6 +24,9 @@ static const bench_entry bench_table[] = {
     {"attention-decode", "decode attention over a paged cache, bf16, GQA 8, 1k-128k keys, TB/s of K and V against "
                          "a device copy (PyTorch: bench/compare_torch_decode.py)",
      bench_attention_decode},
+    {"attention-backward", "attention backward (dQ, dK, dV), bf16, D 64 and 128, causal and not (baselines: "
+                           "bench/compare_torch_backward.py)",
+     bench_attention_backward},
     {"layernorm", "LayerNorm with the fused residual add, bf16, TB/s (baselines: bench/compare_torch_memory.py)",
      bench_layernorm},
     {"rmsnorm", "RMSNorm with the fused residual add, bf16, TB/s (baselines: bench/compare_torch_memory.py)",

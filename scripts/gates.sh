@@ -13,7 +13,8 @@
 #       tests/kernels/wg_kernels.c must hold wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg.
 #       Where a disassembler is found (cuobjdump with nvdisasm: PATH, the CUDA install, or the
 #       nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm wheels), the built object's SASS must hold
-#       HGMMA, every GEMM and attention kernel HGMMA, UTMALDG and USETMAXREG, and each attention
+#       HGMMA, every GEMM, attention and attention-backward kernel HGMMA, UTMALDG and USETMAXREG
+#       (the attention-backward ones also no local memory: LDL/STL), and each attention
 #       kernel's softmax must lie ahead of its wait for the last stage's P V, the D = 128 ones
 #       with a wait for S alone (their wgmma not serialized; scripts/attention-overlap-gate.py),
 #       and the Based kernel HGMMA, HMMA, UTMALDG and USETMAXREG with no LDL/STL;
@@ -24,8 +25,8 @@
 #       The GEMV kernels (kernels/gemv/gemv.c, memory-bound): through ptxas -v, every kernel with
 #       0 bytes of spills and no stack frame (local memory); in the SASS, every kernel with
 #       LDG.E.128 (its weights in 16-byte loads) and no LDL or STL.
-# hip:  the warpgroup and mma test kernels (and the gemm, attention, decode attention and Based
-#       kernels, when built) hold v_mfma for
+# hip:  the warpgroup and mma test kernels (and the gemm, attention, decode attention,
+#       attention-backward and Based kernels, when built) hold v_mfma for
 #       gfx942 and gfx90a, every warpgroup test kernel on its own; every kernel of every
 #       <build>/hip/*.resource.txt has ScratchSize 0; every GEMV kernel holds global_load_dwordx4
 #       and no scratch access for gfx942 and gfx90a.
@@ -219,7 +220,8 @@ cuda_gates() {
     # The GEMM and attention kernels, each function of their objects: the warpgroup multiply
     # (HGMMA), TMA loads (UTMALDG) and the register budgets of the warp roles (USETMAXREG).
     local src missing
-    for src in gemm/gemm gemm/gemm_skinny16 gemm/gemm_skinny64 attention/attention; do
+    for src in gemm/gemm gemm/gemm_skinny16 gemm/gemm_skinny64 attention/attention \
+               attention_backward/attention_backward; do
       obj=$(find "$build" -name "kernels_${src%%/*}_${src#*/}_c.cu.o" | head -n 1)
       src=${src#*/}
       [ -n "$obj" ] || continue
@@ -231,6 +233,9 @@ cuda_gates() {
                      /Function :/ { report(); f = $3; h = t = r = 0 }
                      /HGMMA/ { h = 1 } /UTMALDG/ { t = 1 } /USETMAXREG/ { r = 1 }
                      END { report() }' "$tmp/$src.sass")
+      if [ "$src" = attention_backward ] && grep -qE '\b(LDL|STL)\b' "$tmp/$src.sass"; then
+        fail "$src: local memory (LDL/STL) in the SASS"
+      fi
       if [ -n "$missing" ]; then
         fail "$src: kernels without HGMMA, UTMALDG or USETMAXREG in their SASS: $(echo $missing)"
       else
@@ -351,7 +356,7 @@ hip_gates() {
   for obj in "$wg" "$dir/tests_kernels_mma_kernels_c.o" "$dir/kernels_gemm_gemm_c.o" \
              "$dir/kernels_gemm_gemm_skinny16_c.o" "$dir/kernels_gemm_gemm_skinny64_c.o" \
              "$dir/kernels_attention_attention_c.o" "$dir/kernels_attention_decode_attention_decode_c.o" \
-             "$dir/kernels_based_based_c.o"; do
+             "$dir/kernels_based_based_c.o" "$dir/kernels_attention_backward_attention_backward_c.o"; do
     [ -f "$obj" ] || continue
     id=$(basename "$obj" .o)
     for arch in gfx942 gfx90a; do

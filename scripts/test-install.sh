@@ -145,6 +145,7 @@ if [ "$backend" = host ]; then
     python3 "$root/bench/compare_torch_decode.py" --self-test --lib "$so"
     python3 "$root/bench/compare_torch_based.py" --self-test --lib "$so"
     python3 "$root/bench/compare_torch_gemm.py" --self-test --lib "$so"
+    python3 "$root/bench/compare_torch_backward.py" --self-test --lib "$so"
   else
     echo "note: numpy could not be installed; the Python driver's self-test was skipped"
   fi

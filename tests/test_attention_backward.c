@@ -6,7 +6,8 @@
  * against finite differences of the double forward. Errors are norm-relative per gradient tensor,
  * ||got - ref||_2 / ||ref||_2 (elementwise bounds mean little where dS sums terms of both signs).
  * Outputs are poisoned (NaN) first, their row padding must stay poisoned and guard elements past
- * their ends untouched; a second call must give the same bits. A GPU-only case runs B 2 H 4 N 2048
+ * their ends untouched; a second call must give the same bits. CDNA's tiles run on its ping-pong
+ * schedule on the host too. A GPU-only case runs B 2 H 4 N 2048
  * D 128 and prints its largest errors. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 
 #include "backends/half_bits.h"
 #include "support/test_support.h"
+#include "tests/kernels/attention_backward_pingpong_kernels.h"
 
 static unsigned short to_bits(double x, ts_dtype t) {
     return t == TS_DTYPE_BF16 ? ts_bf16_bits_from_f32((float)x) : ts_fp16_bits_from_f32((float)x);
@@ -155,6 +157,7 @@ typedef struct {
     int b, hq, hkv, nq, nkv, d, causal, pad;
     ts_dtype dtype;
     int chain_forward; /* 1: O and lse from ts_attention_forward instead of the reference */
+    int pingpong_blocks; /* > 0: CDNA's tiles on the ping-pong schedule, on that many blocks */
 } bwd_case;
 
 #define GUARD 64 /* poisoned elements past each output's end */
@@ -246,8 +249,12 @@ static bwd_errors check_backward(bwd_case c) {
         cr_assert_eq(ts_attention_forward(&shape, t, dq_in, qs, dk_in, ks, dv_in, ks, d_o_, qs, dlse, scale, c.causal, NULL),
                      TS_SUCCESS);
     }
-    cr_assert_eq(ts_attention_backward(&shape, t, dq_in, qs, dk_in, ks, dv_in, ks, d_o_, qs, ddo, qs, dlse, gq, qs, gk, ks,
-                                       gv, ks, scale, c.causal, ws, ws_bytes, NULL),
+    cr_assert_eq(c.pingpong_blocks > 0
+                     ? ts_test_pingpong_attention_backward(&shape, t, dq_in, qs, dk_in, ks, dv_in, ks, d_o_, qs, ddo, qs,
+                                                           dlse, gq, qs, gk, ks, gv, ks, scale, c.causal, ws, ws_bytes,
+                                                           c.pingpong_blocks)
+                     : ts_attention_backward(&shape, t, dq_in, qs, dk_in, ks, dv_in, ks, d_o_, qs, ddo, qs, dlse, gq, qs,
+                                             gk, ks, gv, ks, scale, c.causal, ws, ws_bytes, NULL),
                  TS_SUCCESS);
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
     unsigned short *rq = malloc((nq + GUARD) * 2), *rk = malloc((nk + GUARD) * 2), *rv = malloc((nk + GUARD) * 2);
@@ -280,8 +287,12 @@ static bwd_errors check_backward(bwd_case c) {
 
     /* Deterministic: a second call gives the same bits. */
     unsigned short *again = malloc(((nq > nk ? nq : nk) + GUARD) * 2);
-    cr_assert_eq(ts_attention_backward(&shape, t, dq_in, qs, dk_in, ks, dv_in, ks, d_o_, qs, ddo, qs, dlse, gq, qs, gk, ks,
-                                       gv, ks, scale, c.causal, ws, ws_bytes, NULL),
+    cr_assert_eq(c.pingpong_blocks > 0
+                     ? ts_test_pingpong_attention_backward(&shape, t, dq_in, qs, dk_in, ks, dv_in, ks, d_o_, qs, ddo, qs,
+                                                           dlse, gq, qs, gk, ks, gv, ks, scale, c.causal, ws, ws_bytes,
+                                                           c.pingpong_blocks)
+                     : ts_attention_backward(&shape, t, dq_in, qs, dk_in, ks, dv_in, ks, d_o_, qs, ddo, qs, dlse, gq, qs,
+                                             gk, ks, gv, ks, scale, c.causal, ws, ws_bytes, NULL),
                  TS_SUCCESS);
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
     cr_assert_eq(ts_test_copy_back(again, gq, (nq + GUARD) * 2), TS_SUCCESS);
@@ -301,34 +312,43 @@ static bwd_errors check_backward(bwd_case c) {
 Test(attention_backward, ragged_lengths_d64_bf16) {
     TS_TEST_REQUIRE_DEVICE();
     for (int causal = 0; causal < 2; ++causal) {
-        check_backward((bwd_case){1, 1, 1, 1, 1, 64, causal, 0, TS_DTYPE_BF16, 0});
-        check_backward((bwd_case){1, 2, 2, 17, 100, 64, causal, 0, TS_DTYPE_BF16, 0});
-        check_backward((bwd_case){1, 1, 1, 193, 17, 64, causal, 8, TS_DTYPE_BF16, 0});
-        check_backward((bwd_case){1, 1, 1, 100, 193, 64, causal, 0, TS_DTYPE_BF16, 0});
+        check_backward((bwd_case){1, 1, 1, 1, 1, 64, causal, 0, TS_DTYPE_BF16, 0, 0});
+        check_backward((bwd_case){1, 2, 2, 17, 100, 64, causal, 0, TS_DTYPE_BF16, 0, 0});
+        check_backward((bwd_case){1, 1, 1, 193, 17, 64, causal, 8, TS_DTYPE_BF16, 0, 0});
+        check_backward((bwd_case){1, 1, 1, 100, 193, 64, causal, 0, TS_DTYPE_BF16, 0, 0});
     }
 }
 
 Test(attention_backward, ragged_lengths_d128_fp16) {
     TS_TEST_REQUIRE_DEVICE();
     for (int causal = 0; causal < 2; ++causal) {
-        check_backward((bwd_case){1, 1, 1, 17, 1, 128, causal, 0, TS_DTYPE_FP16, 0});
-        check_backward((bwd_case){1, 1, 1, 193, 100, 128, causal, 16, TS_DTYPE_FP16, 0});
-        check_backward((bwd_case){1, 1, 1, 100, 193, 128, causal, 0, TS_DTYPE_FP16, 0});
+        check_backward((bwd_case){1, 1, 1, 17, 1, 128, causal, 0, TS_DTYPE_FP16, 0, 0});
+        check_backward((bwd_case){1, 1, 1, 193, 100, 128, causal, 16, TS_DTYPE_FP16, 0, 0});
+        check_backward((bwd_case){1, 1, 1, 100, 193, 128, causal, 0, TS_DTYPE_FP16, 0, 0});
     }
 }
 
 Test(attention_backward, grouped_query_heads) {
     TS_TEST_REQUIRE_DEVICE();
     /* Four query heads a key-value head: dK and dV sum over them. */
-    check_backward((bwd_case){2, 4, 1, 70, 130, 64, 1, 0, TS_DTYPE_FP16, 0});
-    check_backward((bwd_case){1, 8, 2, 100, 65, 128, 0, 0, TS_DTYPE_BF16, 0});
-    check_backward((bwd_case){1, 4, 1, 129, 193, 128, 1, 8, TS_DTYPE_BF16, 0});
+    check_backward((bwd_case){2, 4, 1, 70, 130, 64, 1, 0, TS_DTYPE_FP16, 0, 0});
+    check_backward((bwd_case){1, 8, 2, 100, 65, 128, 0, 0, TS_DTYPE_BF16, 0, 0});
+    check_backward((bwd_case){1, 4, 1, 129, 193, 128, 1, 8, TS_DTYPE_BF16, 0, 0});
 }
 
 Test(attention_backward, after_the_library_forward) {
     TS_TEST_REQUIRE_DEVICE();
-    check_backward((bwd_case){1, 2, 1, 150, 150, 64, 1, 0, TS_DTYPE_BF16, 1});
-    check_backward((bwd_case){1, 2, 2, 77, 200, 128, 0, 0, TS_DTYPE_FP16, 1});
+    check_backward((bwd_case){1, 2, 1, 150, 150, 64, 1, 0, TS_DTYPE_BF16, 1, 0});
+    check_backward((bwd_case){1, 2, 2, 77, 200, 128, 0, 0, TS_DTYPE_FP16, 1, 0});
+}
+
+Test(attention_backward, cdna_tiles_on_the_pingpong_schedule) {
+    TS_TEST_REQUIRE_DEVICE();
+    /* One consumer, one stage, 32-row stages at D = 128; three blocks loop over the tasks. */
+    for (int causal = 0; causal < 2; ++causal) {
+        check_backward((bwd_case){1, 4, 1, 100, 130, 64, causal, 0, TS_DTYPE_BF16, 0, 3});
+        check_backward((bwd_case){1, 2, 2, 193, 70, 128, causal, 8, TS_DTYPE_FP16, 0, 3});
+    }
 }
 
 /* Long sequences on a GPU (the host backend would take minutes): every query tile and key block
@@ -337,7 +357,7 @@ Test(attention_backward, large_on_gpu) {
     if (!ts_test_on_gpu()) cr_skip_test("large sizes run on a GPU only");
     TS_TEST_REQUIRE_DEVICE();
     for (int causal = 0; causal < 2; ++causal) {
-        const bwd_errors e = check_backward((bwd_case){2, 4, 4, 2048, 2048, 128, causal, 0, TS_DTYPE_BF16, 0});
+        const bwd_errors e = check_backward((bwd_case){2, 4, 4, 2048, 2048, 128, causal, 0, TS_DTYPE_BF16, 0, 0});
         fprintf(stderr,
                 "attention backward B2 H4 N2048 D128 bf16 causal %d: relative errors dQ %.3g dK %.3g dV %.3g; largest "
                 "%.3g %.3g %.3g\n",

@@ -401,6 +401,75 @@ static void fz_attention_decode_one(fz_case *c) {
     fz_download(c);
     double *sc = malloc(sizeof(double) * 400), *acc = malloc(sizeof(double) * d);
     cr_assert(sc && acc);
+/* ---- attention backward ------------------------------------------------------------------------ */
+
+/* Random shapes, layouts (as the forward's, Q, K and V fused or apart) and dtypes; O and lse from a
+ * double forward; dQ, dK and dV against a double backward, norm-relative per tensor (dS sums terms
+ * of both signs, so single elements may carry the whole rounding of their row); the workspace counts
+ * as an output and nothing else may change. */
+static void fz_attention_backward_one(fz_case *c) {
+    const int b = (int)fz_int(&c->st, 1, 2), hkv = (int)fz_int(&c->st, 1, 2), hq = hkv * (int)fz_int(&c->st, 1, 3);
+    const int nq = (int)fz_int(&c->st, 1, 80), nkv = (int)fz_int(&c->st, 1, 80);
+    const int d = fz_chance(&c->st, 50) ? 64 : 128, causal = fz_chance(&c->st, 50);
+    const ts_dtype dt = fz_chance(&c->st, 50) ? TS_DTYPE_BF16 : TS_DTYPE_FP16;
+    const long long pad = 8 * fz_int(&c->st, 0, 1), row = d + pad;
+    const int fused = nq == nkv ? fz_chance(&c->st, 30) : 0;
+    const float scale = (float)(fz_int(&c->st, 5, 30) / 100.0);
+    const ts_attention_shape shape = {b, hq, hkv, nq, nkv, d};
+    size_t ws_bytes = 0;
+    cr_assert_eq(ts_attention_backward_workspace_size(&shape, &ws_bytes), TS_SUCCESS);
+    long long qs[3], ks[3], vs[3], os[3], dos[3], dqs[3], dks[3], dvs[3];
+    size_t oq, ok, ov;
+    if (fused) {
+        const long long total = hq + 2 * hkv;
+        fz_attn_strides(2, hq, nq, row, total, qs);
+        fz_attn_strides(2, hkv, nkv, row, total, ks);
+        fz_attn_strides(2, hkv, nkv, row, total, vs);
+        oq = fz_place(c, (size_t)(b * nq * total * row) * 2, 16);
+        ok = oq + (size_t)(hq * row) * 2;
+        ov = ok + (size_t)(hkv * row) * 2;
+    } else {
+        fz_attn_strides((int)fz_int(&c->st, 0, 1), hq, nq, row, 0, qs);
+        fz_attn_strides((int)fz_int(&c->st, 0, 1), hkv, nkv, row, 0, ks);
+        fz_attn_strides((int)fz_int(&c->st, 0, 1), hkv, nkv, row, 0, vs);
+        oq = fz_place(c, (size_t)(b * hq * nq * row) * 2, 16);
+        ok = fz_place(c, (size_t)(b * hkv * nkv * row) * 2, 16);
+        ov = fz_place(c, (size_t)(b * hkv * nkv * row) * 2, 16);
+    }
+    fz_attn_strides((int)fz_int(&c->st, 0, 1), hq, nq, row, 0, os);
+    fz_attn_strides((int)fz_int(&c->st, 0, 1), hq, nq, row, 0, dos);
+    fz_attn_strides((int)fz_int(&c->st, 0, 1), hq, nq, row, 0, dqs);
+    fz_attn_strides((int)fz_int(&c->st, 0, 1), hkv, nkv, row, 0, dks);
+    fz_attn_strides((int)fz_int(&c->st, 0, 1), hkv, nkv, row, 0, dvs);
+    const size_t oo = fz_place(c, (size_t)(b * hq * nq * row) * 2, 16);
+    const size_t odo = fz_place(c, (size_t)(b * hq * nq * row) * 2, 16);
+    const size_t ol = fz_place(c, (size_t)(b * hq * nq) * 4, 4 * (size_t)fz_int(&c->st, 1, 4));
+    const size_t odq = fz_place(c, (size_t)(b * hq * nq * row) * 2, 16);
+    const size_t odk = fz_place(c, (size_t)(b * hkv * nkv * row) * 2, 16);
+    const size_t odv = fz_place(c, (size_t)(b * hkv * nkv * row) * 2, 16);
+    const size_t ow = fz_place(c, ws_bytes, 16 * (size_t)fz_int(&c->st, 1, 2));
+    fz_open(c);
+#define FZ_AT(base, st, x, h, i, e) ((base) + (size_t)((x) * (st)[0] + (h) * (st)[1] + (i) * (st)[2] + (e)) * 2)
+    for (int x = 0; x < b; ++x)
+        for (int i = 0; i < nq; ++i)
+            for (int h = 0; h < hq; ++h)
+                for (int e = 0; e < d; ++e) {
+                    fz_put(c, FZ_AT(oq, qs, x, h, i, e), dt, ts_test_normal(&c->st));
+                    fz_put(c, FZ_AT(odo, dos, x, h, i, e), dt, ts_test_normal(&c->st));
+                }
+    for (int x = 0; x < b; ++x)
+        for (int j = 0; j < nkv; ++j)
+            for (int h = 0; h < hkv; ++h)
+                for (int e = 0; e < d; ++e) {
+                    fz_put(c, FZ_AT(ok, ks, x, h, j, e), dt, ts_test_normal(&c->st));
+                    fz_put(c, FZ_AT(ov, vs, x, h, j, e), dt, ts_test_normal(&c->st));
+                }
+    /* The double forward: P kept per row, O rounded into the arena, lse stored. */
+    const size_t rows_q = (size_t)b * hq * nq, rows_k = (size_t)b * hkv * nkv;
+    double *p = malloc(sizeof(double) * rows_q * nkv), *o = malloc(sizeof(double) * rows_q * d);
+    double *gq = calloc(rows_q * d, sizeof(double)), *gk = calloc(rows_k * d, sizeof(double));
+    double *gv = calloc(rows_k * d, sizeof(double));
+    cr_assert(p && o && gq && gk && gv);
     for (int x = 0; x < b; ++x)
         for (int h = 0; h < hq; ++h) {
             const int hk = h / (hq / hkv);
@@ -438,6 +507,87 @@ static void fz_attention_decode_one(fz_case *c) {
             }
         }
     free(sc), free(acc), free(table), free(taken);
+                const size_t r = ((size_t)x * hq + h) * nq + i;
+                double m = -INFINITY, l = 0.0;
+                for (int j = 0; j < nkv; ++j) {
+                    double dot = 0.0;
+                    for (int e = 0; e < d; ++e)
+                        dot += fz_in(c, FZ_AT(oq, qs, x, h, i, e), dt) * fz_in(c, FZ_AT(ok, ks, x, hk, j, e), dt);
+                    p[r * nkv + j] = causal && j > i ? -INFINITY : scale * dot;
+                    if (p[r * nkv + j] > m) m = p[r * nkv + j];
+                }
+                for (int j = 0; j < nkv; ++j) l += p[r * nkv + j] == -INFINITY ? 0.0 : exp(p[r * nkv + j] - m);
+                for (int j = 0; j < nkv; ++j) p[r * nkv + j] = p[r * nkv + j] == -INFINITY ? 0.0 : exp(p[r * nkv + j] - m) / l;
+                fz_put(c, ol + r * 4, TS_DTYPE_F32, m + log(l));
+                for (int e = 0; e < d; ++e) {
+                    double acc = 0.0;
+                    for (int j = 0; j < nkv; ++j) acc += p[r * nkv + j] * fz_in(c, FZ_AT(ov, vs, x, hk, j, e), dt);
+                    o[r * d + e] = acc;
+                    fz_put(c, FZ_AT(oo, os, x, h, i, e), dt, acc);
+                }
+            }
+        }
+    /* The double backward, with the exact O (the kernel reads it rounded). */
+    for (int x = 0; x < b; ++x)
+        for (int h = 0; h < hq; ++h) {
+            const int hk = h / (hq / hkv);
+            for (int i = 0; i < nq; ++i) {
+                const size_t r = ((size_t)x * hq + h) * nq + i;
+                double D = 0.0;
+                for (int e = 0; e < d; ++e) D += fz_in(c, FZ_AT(odo, dos, x, h, i, e), dt) * o[r * d + e];
+                for (int j = 0; j < nkv; ++j) {
+                    const double pj = p[r * nkv + j];
+                    if (pj == 0.0) continue;
+                    const size_t rk = ((size_t)x * hkv + hk) * nkv + j;
+                    double dp = 0.0;
+                    for (int e = 0; e < d; ++e)
+                        dp += fz_in(c, FZ_AT(odo, dos, x, h, i, e), dt) * fz_in(c, FZ_AT(ov, vs, x, hk, j, e), dt);
+                    const double ds = pj * (dp - D) * scale;
+                    for (int e = 0; e < d; ++e) {
+                        gv[rk * d + e] += pj * fz_in(c, FZ_AT(odo, dos, x, h, i, e), dt);
+                        gq[r * d + e] += ds * fz_in(c, FZ_AT(ok, ks, x, hk, j, e), dt);
+                        gk[rk * d + e] += ds * fz_in(c, FZ_AT(oq, qs, x, h, i, e), dt);
+                    }
+                }
+            }
+        }
+    fz_upload(c);
+    const ts_status s = ts_attention_backward(&shape, dt, c->dev + oq, qs, c->dev + ok, ks, c->dev + ov, vs,
+                                              c->dev + oo, os, c->dev + odo, dos, (const float *)(c->dev + ol),
+                                              c->dev + odq, dqs, c->dev + odk, dks, c->dev + odv, dvs, scale, causal,
+                                              c->dev + ow, ws_bytes, NULL);
+    FZ_ASSERT(s == TS_SUCCESS, "attention backward B%d H%d/%d N%d/%d D%d: %s", b, hq, hkv, nq, nkv, d,
+              ts_status_string(s));
+    fz_download(c);
+    memset(c->output + ow, 1, ws_bytes);
+    /* Norm-relative, with a floor of 1e-3 RMS for gradients that are all but zero (one key). */
+    const double tol = dt == TS_DTYPE_BF16 ? 2e-2 : 5e-3;
+    double e2[3] = {0, 0, 0}, r2[3] = {0, 0, 0};
+    for (int x = 0; x < b; ++x)
+        for (int h = 0; h < hq; ++h)
+            for (int i = 0; i < nq; ++i)
+                for (int e = 0; e < d; ++e) {
+                    const double ref = gq[(((size_t)x * hq + h) * nq + i) * d + e];
+                    const double got = fz_out(c, FZ_AT(odq, dqs, x, h, i, e), dt);
+                    FZ_ASSERT(isfinite(got), "dQ(%d,%d,%d,%d) = %g", x, h, i, e, got);
+                    e2[0] += (got - ref) * (got - ref), r2[0] += ref * ref + 1e-6;
+                }
+    for (int x = 0; x < b; ++x)
+        for (int h = 0; h < hkv; ++h)
+            for (int j = 0; j < nkv; ++j)
+                for (int e = 0; e < d; ++e) {
+                    const size_t at = (((size_t)x * hkv + h) * nkv + j) * d + e;
+                    const double got_k = fz_out(c, FZ_AT(odk, dks, x, h, j, e), dt);
+                    const double got_v = fz_out(c, FZ_AT(odv, dvs, x, h, j, e), dt);
+                    FZ_ASSERT(isfinite(got_k) && isfinite(got_v), "dK, dV(%d,%d,%d,%d) = %g, %g", x, h, j, e, got_k, got_v);
+                    e2[1] += (got_k - gk[at]) * (got_k - gk[at]), r2[1] += gk[at] * gk[at] + 1e-6;
+                    e2[2] += (got_v - gv[at]) * (got_v - gv[at]), r2[2] += gv[at] * gv[at] + 1e-6;
+                }
+#undef FZ_AT
+    for (int t = 0; t < 3; ++t)
+        FZ_ASSERT(sqrt(e2[t] / r2[t]) <= tol, "B%d H%d/%d N%d/%d D%d causal %d fused %d: %s relative error %g", b, hq,
+                  hkv, nq, nkv, d, causal, fused, t == 0 ? "dQ" : t == 1 ? "dK" : "dV", sqrt(e2[t] / r2[t]));
+    free(p), free(o), free(gq), free(gk), free(gv);
     fz_close(c);
 }
 
@@ -720,6 +870,9 @@ Test(fuzz, attention) {
 Test(fuzz, attention_decode) {
     TS_TEST_REQUIRE_DEVICE();
     fz_run("attention_decode", fz_attention_decode_one, 40);
+Test(fuzz, attention_backward) {
+    TS_TEST_REQUIRE_DEVICE();
+    fz_run("attention_backward", fz_attention_backward_one, 30);
 }
 
 Test(fuzz, norms) {

@@ -11,6 +11,7 @@
 #include "kernels/common/device_props.h"
 #include "kernels/attention_backward/attention_backward_common.h"
 
+#define TS_ATTN_BWD_PREFIX ts_attn_bwd_
 #define TS_ATTN_BWD_KIND_DT bf16
 #include "kernels/attention_backward/attention_backward_instances.h"
 #undef TS_ATTN_BWD_KIND_DT
@@ -85,15 +86,15 @@ TS_EXTERN_C ts_status ts_attention_backward_workspace_size(const ts_attention_sh
     return TS_SUCCESS;
 }
 
-TS_EXTERN_C ts_status ts_attention_backward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
-                                            const long long q_strides[3], const void *k,
-                                            const long long k_strides[3], const void *v,
-                                            const long long v_strides[3], const void *o,
-                                            const long long o_strides[3], const void *d_o,
-                                            const long long do_strides[3], const float *lse, void *dq,
-                                            const long long dq_strides[3], void *dk, const long long dk_strides[3],
-                                            void *dv, const long long dv_strides[3], float scale, int causal,
-                                            void *workspace, size_t workspace_bytes, ts_stream stream) {
+TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
+                                          const long long q_strides[3], const void *k, const long long k_strides[3],
+                                          const void *v, const long long v_strides[3], const void *o,
+                                          const long long o_strides[3], const void *d_o, const long long do_strides[3],
+                                          const float *lse, void *dq, const long long dq_strides[3], void *dk,
+                                          const long long dk_strides[3], void *dv, const long long dv_strides[3],
+                                          float scale, int causal, void *workspace, size_t workspace_bytes,
+                                          const ts_attn_bwd_tiles tiles[2], ts_attn_bwd_pre_params *pre_out,
+                                          ts_attn_bwd_dkdv_params *kv_out, ts_attn_bwd_dq_params *q_out) {
     if (!shape || !lse || !workspace) return TS_ERROR_NULL_POINTER;
     if (dtype != TS_DTYPE_BF16 && dtype != TS_DTYPE_FP16 && dtype != TS_DTYPE_F32) return TS_ERROR_INVALID_ENUM;
     long long rows_pad = 0;
@@ -145,8 +146,8 @@ TS_EXTERN_C ts_status ts_attention_backward(const ts_attention_shape *shape, ts_
             if (!ts_check_apart(&out[i], &out[j])) return TS_ERROR_INVALID_VALUE;
     }
 
-    const int bq = TS_ATTN_BWD_BQ_OF(sh.head_dim), bk = TS_ATTN_BWD_BK_OF(sh.head_dim);
-    const int block = TS_ATTN_BWD_BLOCK_OF(sh.head_dim);
+    const int wide = sh.head_dim == 128;
+    const int bq = tiles[wide].bq, bk = tiles[wide].bk, block = tiles[wide].block;
     float *lse2 = (float *)workspace, *delta = lse2 + (long long)sh.batch * sh.heads_q * rows_pad;
 
     ts_attn_bwd_pre_params pre;
@@ -209,6 +210,32 @@ TS_EXTERN_C ts_status ts_attention_backward(const ts_attention_shape *shape, ts_
     qp.nq_pad = rows_pad;
     qp.tasks = (long long)sh.batch * sh.heads_q * qp.q_tiles;
 
+    *pre_out = pre;
+    *kv_out = kv;
+    *q_out = qp;
+    return TS_SUCCESS;
+}
+
+TS_EXTERN_C ts_status ts_attention_backward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
+                                            const long long q_strides[3], const void *k,
+                                            const long long k_strides[3], const void *v,
+                                            const long long v_strides[3], const void *o,
+                                            const long long o_strides[3], const void *d_o,
+                                            const long long do_strides[3], const float *lse, void *dq,
+                                            const long long dq_strides[3], void *dk, const long long dk_strides[3],
+                                            void *dv, const long long dv_strides[3], float scale, int causal,
+                                            void *workspace, size_t workspace_bytes, ts_stream stream) {
+    static const ts_attn_bwd_tiles tiles[2] = {
+        {TS_ATTN_BWD_BLOCK_OF(64), TS_ATTN_BWD_BQ_OF(64), TS_ATTN_BWD_BK_OF(64)},
+        {TS_ATTN_BWD_BLOCK_OF(128), TS_ATTN_BWD_BQ_OF(128), TS_ATTN_BWD_BK_OF(128)},
+    };
+    ts_attn_bwd_pre_params pre;
+    ts_attn_bwd_dkdv_params kv;
+    ts_attn_bwd_dq_params qp;
+    ts_status s = ts_attn_bwd_prepare(shape, dtype, q, q_strides, k, k_strides, v, v_strides, o, o_strides, d_o,
+                                      do_strides, lse, dq, dq_strides, dk, dk_strides, dv, dv_strides, scale, causal,
+                                      workspace, workspace_bytes, tiles, &pre, &kv, &qp);
+    if (s != TS_SUCCESS) return s;
     static const ts_attn_bwd_dkdv_launcher dkdv[2][2] = {
         {ts_attn_bwd_dkdv_bf16_d64_launch, ts_attn_bwd_dkdv_bf16_d128_launch},
         {ts_attn_bwd_dkdv_fp16_d64_launch, ts_attn_bwd_dkdv_fp16_d128_launch},
@@ -222,7 +249,7 @@ TS_EXTERN_C ts_status ts_attention_backward(const ts_attention_shape *shape, ts_
         {ts_attn_bwd_dkdv_bf16_d64_persistent_grid, ts_attn_bwd_dkdv_bf16_d128_persistent_grid},
         {ts_attn_bwd_dq_bf16_d64_persistent_grid, ts_attn_bwd_dq_bf16_d128_persistent_grid},
     };
-    const int fp16 = dtype == TS_DTYPE_FP16, wide = sh.head_dim == 128;
+    const int fp16 = dtype == TS_DTYPE_FP16, wide = shape->head_dim == 128;
     ts_device_props props;
     int kv_grid = 0, q_grid = 0;
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS ||

@@ -86,9 +86,20 @@ typedef struct ts_attn_bwd_kv_task {
 
 TS_DEVICE int ts_attn_bwd_kv_setup(const ts_attn_bwd_dkdv_params *p, long long task, int block, int bq,
                                    ts_attn_bwd_kv_task *t) {
-    /* Tasks stay below 2^30 (the launcher checks): 32-bit divisions, not CUDA's 64-bit routine. */
-    const unsigned bh = (unsigned)task / (unsigned)p->kv_tiles;
-    t->kt = (int)((unsigned)task - bh * (unsigned)p->kv_tiles);
+    /* Tasks stay below 2^30 (the launcher checks): 32-bit divisions, not CUDA's 64-bit routine.
+     * Without the mask, head after head, so that the blocks running at once share a few heads' Q
+     * and dO in L2. Under it, block kt of a head sees (q_tiles - kt BLOCK / BQ) query tiles: the
+     * key blocks go in rounds of one block of every head, longest first, so that each round of
+     * the persistent grid holds tasks of about one length. */
+    const unsigned heads = (unsigned)p->tasks / (unsigned)p->kv_tiles;
+    unsigned bh;
+    if (p->causal) {
+        t->kt = (int)((unsigned)task / heads);
+        bh = (unsigned)task - (unsigned)t->kt * heads;
+    } else {
+        bh = (unsigned)task / (unsigned)p->kv_tiles;
+        t->kt = (int)((unsigned)task - bh * (unsigned)p->kv_tiles);
+    }
     t->b = (int)(bh / (unsigned)p->heads_kv);
     t->hkv = (int)(bh - (unsigned)t->b * (unsigned)p->heads_kv);
     t->first_qt = 0;
@@ -119,8 +130,18 @@ typedef struct ts_attn_bwd_q_task {
 
 TS_DEVICE int ts_attn_bwd_q_setup(const ts_attn_bwd_dq_params *p, long long task, int block, int bk,
                                   ts_attn_bwd_q_task *t) {
-    const unsigned bh = (unsigned)task / (unsigned)p->q_tiles;
-    t->qt = (int)((unsigned)task - bh * (unsigned)p->q_tiles);
+    /* As the dK/dV kernel's order: under the mask, rounds of one query block of every head, the
+     * last blocks (which see the most keys) first. */
+    const unsigned heads = (unsigned)p->tasks / (unsigned)p->q_tiles;
+    unsigned bh;
+    if (p->causal) {
+        const unsigned round = (unsigned)task / heads;
+        bh = (unsigned)task - round * heads;
+        t->qt = p->q_tiles - 1 - (int)round;
+    } else {
+        bh = (unsigned)task / (unsigned)p->q_tiles;
+        t->qt = (int)((unsigned)task - bh * (unsigned)p->q_tiles);
+    }
     t->b = (int)(bh / (unsigned)p->heads_q);
     t->hq = (int)(bh - (unsigned)t->b * (unsigned)p->heads_q);
     t->iters = p->kv_tiles;
@@ -133,7 +154,25 @@ TS_DEVICE int ts_attn_bwd_q_setup(const ts_attn_bwd_dq_params *p, long long task
     return t->iters;
 }
 
-/* The launchers of the three kernels (attention_backward.c, attention_backward_preprocess.c). */
+/* The tile sizes of one head dimension's instances: keys a dK/dV task holds (= query rows a dQ
+ * task holds), query rows a dK/dV stage, keys a dQ stage. */
+typedef struct ts_attn_bwd_tiles {
+    int block, bq, bk;
+} ts_attn_bwd_tiles;
+
+/* The host side of ts_attention_backward (attention_backward.c), for its launcher and for test
+ * kernels built from the variants with other tiles or on another schedule: checks every argument
+ * and fills the three kernels' parameters for instances of tiles[0] (D = 64) and tiles[1] (D = 128).
+ * The preprocessing pass's launcher (attention_backward_preprocess.c) is the same for all. */
+TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
+                                          const long long q_strides[3], const void *k, const long long k_strides[3],
+                                          const void *v, const long long v_strides[3], const void *o,
+                                          const long long o_strides[3], const void *d_o, const long long do_strides[3],
+                                          const float *lse, void *dq, const long long dq_strides[3], void *dk,
+                                          const long long dk_strides[3], void *dv, const long long dv_strides[3],
+                                          float scale, int causal, void *workspace, size_t workspace_bytes,
+                                          const ts_attn_bwd_tiles tiles[2], ts_attn_bwd_pre_params *pre,
+                                          ts_attn_bwd_dkdv_params *kv, ts_attn_bwd_dq_params *qp);
 TS_EXTERN_C ts_status ts_attn_bwd_preprocess_launch(const ts_attn_bwd_pre_params *p, ts_stream stream);
 
 #endif

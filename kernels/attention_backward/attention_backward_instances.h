@@ -1,8 +1,8 @@
 /* The instances of attention backward of one dtype: the dK/dV and dQ kernels at head dimensions 64
  * and 128. Included by attention_backward.c once per dtype after defining TS_ATTN_BWD_KIND_DT (bf16
- * or fp16, as in tile names); the names are ts_attn_bwd_<kernel>_<dt>_d<D>. */
+ * or fp16, as in tile names) and TS_ATTN_BWD_PREFIX; the names are <prefix><kernel>_<dt>_d<D>. */
 
-#define TS_ATTN_BWD_NAME TS_CAT(ts_attn_bwd_dkdv_, TS_CAT(TS_ATTN_BWD_KIND_DT, _d64))
+#define TS_ATTN_BWD_NAME TS_CAT(TS_ATTN_BWD_PREFIX, TS_CAT(dkdv_, TS_CAT(TS_ATTN_BWD_KIND_DT, _d64)))
 #define TS_ATTN_BWD_D 64
 #define TS_ATTN_BWD_DT TS_ATTN_BWD_KIND_DT
 #include "kernels/attention_backward/dkdv_variant.h"
@@ -10,7 +10,7 @@
 #undef TS_ATTN_BWD_D
 #undef TS_ATTN_BWD_DT
 
-#define TS_ATTN_BWD_NAME TS_CAT(ts_attn_bwd_dkdv_, TS_CAT(TS_ATTN_BWD_KIND_DT, _d128))
+#define TS_ATTN_BWD_NAME TS_CAT(TS_ATTN_BWD_PREFIX, TS_CAT(dkdv_, TS_CAT(TS_ATTN_BWD_KIND_DT, _d128)))
 #define TS_ATTN_BWD_D 128
 #define TS_ATTN_BWD_DT TS_ATTN_BWD_KIND_DT
 #include "kernels/attention_backward/dkdv_variant.h"
@@ -18,7 +18,7 @@
 #undef TS_ATTN_BWD_D
 #undef TS_ATTN_BWD_DT
 
-#define TS_ATTN_BWD_NAME TS_CAT(ts_attn_bwd_dq_, TS_CAT(TS_ATTN_BWD_KIND_DT, _d64))
+#define TS_ATTN_BWD_NAME TS_CAT(TS_ATTN_BWD_PREFIX, TS_CAT(dq_, TS_CAT(TS_ATTN_BWD_KIND_DT, _d64)))
 #define TS_ATTN_BWD_D 64
 #define TS_ATTN_BWD_DT TS_ATTN_BWD_KIND_DT
 #include "kernels/attention_backward/dq_variant.h"
@@ -26,7 +26,7 @@
 #undef TS_ATTN_BWD_D
 #undef TS_ATTN_BWD_DT
 
-#define TS_ATTN_BWD_NAME TS_CAT(ts_attn_bwd_dq_, TS_CAT(TS_ATTN_BWD_KIND_DT, _d128))
+#define TS_ATTN_BWD_NAME TS_CAT(TS_ATTN_BWD_PREFIX, TS_CAT(dq_, TS_CAT(TS_ATTN_BWD_KIND_DT, _d128)))
 #define TS_ATTN_BWD_D 128
 #define TS_ATTN_BWD_DT TS_ATTN_BWD_KIND_DT
 #include "kernels/attention_backward/dq_variant.h"

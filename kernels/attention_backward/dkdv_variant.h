@@ -17,8 +17,8 @@
  *   dP^T = V dO^T                      (shared V, shared dO)
  *   dS^T = P^T (dP^T - D)
  *   dK  += dS^T Q                      (dS^T from registers)
- * and at the end stores dK scale and dV. The two products of S^T and dP^T are issued together, and
- * dV's product runs while dS^T is computed. */
+ * and at the end stores dK scale and dV. S^T and dP^T are issued together and P^T is computed while
+ * dP^T runs; dV's product runs while dS^T is computed. */
 
 #define TS_ATTN_BWD_FN(name) TS_CAT(TS_ATTN_BWD_NAME, TS_CAT(_, name))
 #define TS_ATTN_BWD_V_CONSUMERS TS_ATTN_BWD_CONSUMERS_OF(TS_ATTN_BWD_D)
@@ -113,15 +113,16 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
                                        TS_ATTN_BWD_FN(output) *out, int iter, int consumer) {
     (void)consumer;
     TS_ATTN_BWD_RT_S s, dp;
+    /* Three groups in flight in order: S^T, dP^T, then dV's product; each wait retires the oldest. */
     ts_wg_acc_fence(&s);
     ts_wg_acc_fence(&dp);
     ts_wg_fence();
-    ts_wg_mm_ABt_async(&s, &out->k, &in->q);    /* S^T = K Q^T */
+    ts_wg_mm_ABt_async(&s, &out->k, &in->q); /* S^T = K Q^T */
+    ts_wg_commit();
     ts_wg_mm_ABt_async(&dp, &out->v, &in->d_o); /* dP^T = V dO^T */
     ts_wg_commit();
-    ts_wg_wait(0);
+    ts_wg_wait(1); /* S^T has landed; dP^T may still run */
     ts_wg_acc_fence(&s);
-    ts_wg_acc_fence(&dp);
 
     /* The query columns' log-sum-exp and D (rows past N_q: +inf and 0). */
     TS_ATTN_BWD_CV lse2, delta;
@@ -144,6 +145,8 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
     ts_wg_fence();
     ts_wg_mma_AB_rs_async(&c->dv, &p16, &in->d_o);
     ts_wg_commit();
+    ts_wg_wait(1); /* dP^T has landed; dV's product may still run */
+    ts_wg_acc_fence(&dp);
     ts_sub_col(&dp, &dp, &delta);
     ts_mul(&dp, &dp, &s); /* dS^T */
     ts_wg_wait(0);

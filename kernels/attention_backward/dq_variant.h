@@ -95,17 +95,19 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dq_params *p, const ts_
     ts_wg_acc_fence(&s);
     ts_wg_acc_fence(&dp);
     ts_wg_fence();
-    ts_wg_mm_ABt_async(&s, &out->q, &in->k);    /* S = Q K^T */
+    ts_wg_mm_ABt_async(&s, &out->q, &in->k); /* S = Q K^T */
+    ts_wg_commit();
     ts_wg_mm_ABt_async(&dp, &out->d_o, &in->v); /* dP = dO V^T */
     ts_wg_commit();
-    ts_wg_wait(0);
+    ts_wg_wait(1); /* S has landed; P is computed while dP runs */
     ts_wg_acc_fence(&s);
-    ts_wg_acc_fence(&dp);
 
     const long long col0 = (long long)iter * TS_ATTN_BWD_V_BK;
     if (p->causal && col0 + TS_ATTN_BWD_V_BK - 1 > c->row0) ts_causal_mask(&s, &s, c->row0, col0, -INFINITY);
     if (col0 + TS_ATTN_BWD_V_BK > p->seq_kv) ts_mask_cols_from(&s, &s, col0, p->seq_kv, -INFINITY);
     ts_exp2_scale_sub_row(&s, &s, p->scale_log2, &c->lse2); /* P */
+    ts_wg_wait(0);
+    ts_wg_acc_fence(&dp);
     ts_sub_row(&dp, &dp, &c->delta);
     ts_mul(&dp, &dp, &s); /* dS */
 

@@ -7,11 +7,13 @@
  *                                     kernels: keys a dK/dV task holds, query rows a dQ task holds
  *   TS_ATTN_BWD_STAGES                pipeline stages of both main kernels
  *   TS_ATTN_BWD_BQ_D64, _D128         query rows a stage of the dK/dV kernel: 32 or 64
- *   TS_ATTN_BWD_BK_D64, _D128         keys a stage of the dQ kernel: 32, 64 or 128 */
+ *   TS_ATTN_BWD_BK_D64, _D128         keys a stage of the dQ kernel: 32, 64 or 128
+ * A test source may define TS_ATTN_BWD_TUNING_CDNA to take CDNA's table on any backend, so that the
+ * host runs CDNA's tiles on CDNA's schedule (tests/kernels/attention_backward_pingpong_kernels.c). */
 #ifndef TESSERA_KERNELS_ATTENTION_BACKWARD_TUNING_H
 #define TESSERA_KERNELS_ATTENTION_BACKWARD_TUNING_H
 
-#if defined(TS_ARCH_SM90A) || defined(TS_ARCH_HOST)
+#if (defined(TS_ARCH_SM90A) || defined(TS_ARCH_HOST)) && !defined(TS_ATTN_BWD_TUNING_CDNA)
 /* Two consumers: a dK/dV consumer holds dK and dV of its 64 keys (two 16 x D fp32 tiles a warp)
  * beside S^T and dP^T of a stage, which at D = 128 is most of the 232 registers a consumer thread
  * has with two consumers. Query tiles of 64 rows (FlashAttention-3's Br at D = 128); the dQ kernel
@@ -23,7 +25,7 @@
 #define TS_ATTN_BWD_BQ_D128 64
 #define TS_ATTN_BWD_BK_D64 128
 #define TS_ATTN_BWD_BK_D128 64
-#elif defined(TS_ARCH_CDNA)
+#elif defined(TS_ARCH_CDNA) || defined(TS_ATTN_BWD_TUNING_CDNA)
 /* 64 KiB of LDS: one consumer (the ping-pong schedule), one stage. At D = 128 a consumer's K and V
  * (dK/dV kernel) or Q and dO (dQ kernel) take 32 KiB, so a stage holds 32 rows. */
 #define TS_ATTN_BWD_CONSUMERS_D64 1

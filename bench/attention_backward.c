@@ -1,0 +1,114 @@
+/* `tessera-bench attention-backward`: ts_attention_backward on random normal bf16 inputs (O and the
+ * log-sum-exp from one ts_attention_forward call first, so that the probabilities are the real
+ * ones), the timing protocol of timing.c. Shapes as `attention`: B16 H16 N4096 D128 causal and not,
+ * then D64 and D128 at N in {1024, ..., 16384} with H16 and 16K tokens. FLOPs are the convention of
+ * FlashAttention's papers: the backward's five products, 2.5 times the forward's two,
+ * 10 B H N^2 D, halved under the causal mask; the dQ kernel's recomputation of S and dP (two more
+ * products, docs/attention-backward.md) is not counted. The vendor baselines (PyTorch SDPA's
+ * backward on cuDNN and flash) are timed by bench/compare_torch_backward.py in the same process. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "random.h"
+#include "timing.h"
+
+typedef struct attn_bwd_run {
+    ts_attention_shape shape;
+    long long strides[3];
+    void *q, *k, *v, *o, *d_o, *dq, *dk, *dv, *ws;
+    size_t ws_bytes;
+    float *lse;
+    int causal;
+    ts_stream stream;
+} attn_bwd_run;
+
+static ts_status attn_bwd_run_tessera(void *ctx, int rep) {
+    const attn_bwd_run *a = ctx;
+    const long long *s = a->strides;
+    (void)rep;
+    return ts_attention_backward(&a->shape, TS_DTYPE_BF16, a->q, s, a->k, s, a->v, s, a->o, s, a->d_o, s, a->lse, a->dq,
+                                 s, a->dk, s, a->dv, s, 1.0f / sqrtf((float)a->shape.head_dim), a->causal, a->ws,
+                                 a->ws_bytes, a->stream);
+}
+
+static ts_status attn_bwd_one(bench_context *ctx, bench_timer *timer, int b, int h, int n, int d, int causal) {
+    attn_bwd_run a;
+    memset(&a, 0, sizeof a);
+    a.shape = (ts_attention_shape){b, h, h, n, n, d};
+    a.strides[0] = (long long)h * n * d;
+    a.strides[1] = (long long)n * d;
+    a.strides[2] = d;
+    a.causal = causal;
+    a.stream = ctx->stream;
+    const size_t count = (size_t)b * h * n * d;
+    void **bufs[8] = {&a.q, &a.k, &a.v, &a.o, &a.d_o, &a.dq, &a.dk, &a.dv};
+    ts_status st = ts_attention_backward_workspace_size(&a.shape, &a.ws_bytes);
+    for (int i = 0; i < 8 && st == TS_SUCCESS; ++i) st = ts_malloc(bufs[i], count * 2);
+    if (st == TS_SUCCESS) st = ts_malloc((void **)&a.lse, (size_t)b * h * n * sizeof(float));
+    if (st == TS_SUCCESS) st = ts_malloc(&a.ws, a.ws_bytes);
+    if (st == TS_SUCCESS) st = bench_fill_bf16_normal(a.q, count, 11u + (unsigned)n);
+    if (st == TS_SUCCESS) st = bench_fill_bf16_normal(a.k, count, 23u + (unsigned)n);
+    if (st == TS_SUCCESS) st = bench_fill_bf16_normal(a.v, count, 37u + (unsigned)n);
+    if (st == TS_SUCCESS) st = bench_fill_bf16_normal(a.d_o, count, 41u + (unsigned)n);
+    if (st == TS_SUCCESS)
+        st = ts_attention_forward(&a.shape, TS_DTYPE_BF16, a.q, a.strides, a.k, a.strides, a.v, a.strides, a.o,
+                                  a.strides, a.lse, 1.0f / sqrtf((float)d), causal, a.stream);
+    bench_stats stats;
+    if (st == TS_SUCCESS) st = bench_time(timer, attn_bwd_run_tessera, &a, &stats);
+    if (st == TS_SUCCESS) {
+        const double flops = 10.0 * b * h * (double)n * n * d * (causal ? 0.5 : 1.0);
+        bench_result r;
+        bench_result_init(&r, "attention-backward", "TFLOP/s", flops / (stats.median_ms * 1e9));
+        r.value_min = flops / (stats.max_ms * 1e9);
+        r.value_max = flops / (stats.min_ms * 1e9);
+        bench_param_int(&r, "B", b);
+        bench_param_int(&r, "H", h);
+        bench_param_int(&r, "N", n);
+        bench_param_int(&r, "D", d);
+        bench_param_int(&r, "causal", causal);
+        bench_param_text(&r, "dtype", "bf16");
+        bench_param_real(&r, "ms", stats.median_ms);
+        bench_report_row(ctx->report, &r);
+    }
+    for (int i = 0; i < 8; ++i) (void)ts_free(*bufs[i]);
+    (void)ts_free(a.lse);
+    (void)ts_free(a.ws);
+    return st;
+}
+
+ts_status bench_attention_backward(bench_context *ctx) {
+    const int host = ctx->backend == TS_BACKEND_HOST;
+    bench_timing_config config = {
+        .warmup = ctx->options.warmup >= 0 ? ctx->options.warmup : (host ? 1 : 3),
+        .reps = ctx->options.reps > 0 ? ctx->options.reps : TS_BENCH_MIN_REPS,
+        .flush_l2 = !host,
+    };
+    bench_timer timer;
+    ts_status st = bench_timer_init(&timer, &config, &ctx->props, ctx->stream);
+    if (st != TS_SUCCESS) return st;
+    bench_report_heading(ctx->report, "attention backward: bf16, dQ dK dV, (B, H, N, D)");
+    bench_report_note(ctx->report,
+                      "TFLOP/s = 10 B H N^2 D (2.5x the forward's, halved when causal) / median of %d runs; "
+                      "baselines: bench/compare_torch_backward.py",
+                      config.reps);
+    if (host) {
+        for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal)
+            st = attn_bwd_one(ctx, &timer, 1, 2, 128, 64, causal);
+    } else {
+        for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal)
+            st = attn_bwd_one(ctx, &timer, 16, 16, 4096, 128, causal);
+        /* TESSERA_BENCH_QUICK=1: the sweep at N = 4096 only. */
+        const char *quick = getenv("TESSERA_BENCH_QUICK");
+        const int first = quick && quick[0] == '1' ? 2 : 0, last = quick && quick[0] == '1' ? 3 : 5;
+        static const int ns[5] = {1024, 2048, 4096, 8192, 16384};
+        for (int d = 64; d <= 128 && st == TS_SUCCESS; d += 64)
+            for (int i = first; i < last && st == TS_SUCCESS; ++i)
+                for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal)
+                    st = attn_bwd_one(ctx, &timer, 16384 / ns[i], 16, ns[i], d, causal);
+    }
+    bench_timer_destroy(&timer);
+    return st;
+}

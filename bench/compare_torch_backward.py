@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Times Tessera's attention backward against the backward of PyTorch's scaled_dot_product_attention
+with its cuDNN and flash backends, in one process: libtessera.so is loaded through ctypes and runs
+on the same torch tensors. Each implementation's forward runs once, untimed (Tessera's gives O and
+the log-sum-exp its backward takes; PyTorch's keeps what its own backward needs); then the backward
+alone is timed, with the protocol of tessera-bench (bench/torch_timing.py): random normal inputs,
+warm-up, the median of at least 20 runs with CUDA events, the L2 flushed before every run, the three
+implementations interleaved. TFLOP/s count the backward's five products, 10 B H N^2 D, 2.5x the
+forward's, halved when causal. Prints one JSON object per line, with the keys of tessera-bench
+--json, and each point's largest difference of dQ, dK and dV from cuDNN's, relative to the largest
+element of cuDNN's.
+
+    python3 bench/compare_torch_backward.py --lib build/gpu/core/libtessera.so [--quick]
+
+--self-test runs Tessera's forward and backward through the same bindings on a host-backend build,
+with numpy arrays and a numpy reference of the gradients: it checks the bindings on a machine
+without a GPU.
+"""
+import ctypes
+import json
+import math
+import sys
+
+from torch_timing import (bench_context, build_record, driver_arguments, parse_driver_arguments, self_test_build_record,
+                          time_interleaved)
+
+TS_DTYPE_BF16 = 2
+
+
+class AttentionShape(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_int) for name in
+                ("batch", "heads_q", "heads_kv", "seq_q", "seq_kv", "head_dim")]
+
+
+def load_library(path):
+    lib = ctypes.CDLL(path)
+    strides = ctypes.POINTER(ctypes.c_longlong)
+    ptr = ctypes.c_void_p
+    lib.ts_attention_forward.restype = ctypes.c_int
+    lib.ts_attention_forward.argtypes = [
+        ctypes.POINTER(AttentionShape), ctypes.c_int, ptr, strides, ptr, strides, ptr, strides,
+        ptr, strides, ptr, ctypes.c_float, ctypes.c_int, ptr]
+    lib.ts_attention_backward.restype = ctypes.c_int
+    lib.ts_attention_backward.argtypes = [
+        ctypes.POINTER(AttentionShape), ctypes.c_int, ptr, strides, ptr, strides, ptr, strides, ptr, strides,
+        ptr, strides, ptr, ptr, strides, ptr, strides, ptr, strides, ctypes.c_float, ctypes.c_int,
+        ptr, ctypes.c_size_t, ptr]
+    lib.ts_attention_backward_workspace_size.restype = ctypes.c_int
+    lib.ts_attention_backward_workspace_size.argtypes = [ctypes.POINTER(AttentionShape),
+                                                         ctypes.POINTER(ctypes.c_size_t)]
+    lib.ts_status_string.restype = ctypes.c_char_p
+    lib.ts_status_string.argtypes = [ctypes.c_int]
+    return lib
+
+
+def check(lib, name, status):
+    if status != 0:
+        raise RuntimeError(name + ": " + lib.ts_status_string(status).decode())
+
+
+def workspace_bytes(lib, shape):
+    n = ctypes.c_size_t(0)
+    check(lib, "ts_attention_backward_workspace_size", lib.ts_attention_backward_workspace_size(ctypes.byref(shape),
+                                                                                               ctypes.byref(n)))
+    return n.value
+
+
+class Tessera:
+    """Tessera's forward and backward on one (B, H, N, D) problem whose tensors share strides."""
+
+    def __init__(self, lib, shape, strides, scale, causal, stream):
+        self.lib, self.shape, self.scale, self.causal, self.stream = lib, shape, scale, causal, stream
+        self.s = (ctypes.c_longlong * 3)(*strides)
+
+    def forward(self, q, k, v, o, lse):
+        s = self.s
+        check(self.lib, "ts_attention_forward",
+              self.lib.ts_attention_forward(ctypes.byref(self.shape), TS_DTYPE_BF16, q, s, k, s, v, s, o, s, lse,
+                                            self.scale, self.causal, self.stream))
+
+    def backward(self, q, k, v, o, d_o, lse, dq, dk, dv, ws, ws_bytes):
+        s = self.s
+        check(self.lib, "ts_attention_backward",
+              self.lib.ts_attention_backward(ctypes.byref(self.shape), TS_DTYPE_BF16, q, s, k, s, v, s, o, s, d_o, s,
+                                             lse, dq, s, dk, s, dv, s, self.scale, self.causal, ws, ws_bytes,
+                                             self.stream))
+
+
+def backward_runs(torch, lib, b, h, n, d, causal):
+    """One bf16 problem (B, H, N, D): the backward calls by name, and the gradients each leaves."""
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    q, k, v, d_o = (torch.randn(b, h, n, d, dtype=torch.bfloat16, device="cuda") for _ in range(4))
+    o = torch.empty_like(q)
+    lse = torch.empty(b, h, n, dtype=torch.float32, device="cuda")
+    dq, dk, dv = (torch.empty_like(q) for _ in range(3))
+    scale = 1.0 / math.sqrt(d)
+    shape = AttentionShape(b, h, h, n, n, d)
+    ws = torch.empty(workspace_bytes(lib, shape), dtype=torch.uint8, device="cuda")
+    t = Tessera(lib, shape, q.stride()[:3], scale, causal, torch.cuda.current_stream().cuda_stream)
+    t.forward(q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr())
+    grads = {"tessera": (dq, dk, dv)}
+
+    def tessera():
+        t.backward(q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), d_o.data_ptr(), lse.data_ptr(),
+                   dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), ws.data_ptr(), ws.numel())
+
+    def backend(name, kind):
+        qq, kk, vv = (x.detach().clone().requires_grad_(True) for x in (q, k, v))
+        with sdpa_kernel(kind):
+            out = F.scaled_dot_product_attention(qq, kk, vv, is_causal=bool(causal), scale=scale)
+
+        def run():
+            with sdpa_kernel(kind):
+                grads[name] = torch.autograd.grad(out, (qq, kk, vv), d_o, retain_graph=True)
+        return run
+
+    runs = {"tessera": tessera, "cuDNN": backend("cuDNN", SDPBackend.CUDNN_ATTENTION),
+            "flash": backend("flash", SDPBackend.FLASH_ATTENTION)}
+    return runs, grads
+
+
+def self_test(lib_path):
+    """Host backend: numpy arrays are 'device' memory. bf16 is rounded to nearest even by hand."""
+    import numpy as np
+    lib = load_library(lib_path)
+    rng = np.random.default_rng()
+    b, h, n, d = 1, 2, 70, 64
+
+    def bf16(x):
+        bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+        return bits.astype(np.uint16)
+
+    def unbf16(bits):
+        return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+    q, k, v, d_o = (bf16(rng.standard_normal((b, h, n, d))) for _ in range(4))
+    o = np.zeros((b, h, n, d), dtype=np.uint16)
+    lse = np.zeros((b, h, n), dtype=np.float32)
+    dq, dk, dv = (np.full((b, h, n, d), 0xFFFF, dtype=np.uint16) for _ in range(3))
+    shape = AttentionShape(b, h, h, n, n, d)
+    ws = np.zeros(workspace_bytes(lib, shape) // 4 + 4, dtype=np.float32)
+    ws_at = (ws.ctypes.data + 15) // 16 * 16
+    scale = 1.0 / math.sqrt(d)
+    for causal in (0, 1):
+        t = Tessera(lib, shape, (h * n * d, n * d, d), scale, causal, None)
+        t.forward(q.ctypes.data, k.ctypes.data, v.ctypes.data, o.ctypes.data, lse.ctypes.data)
+        t.backward(q.ctypes.data, k.ctypes.data, v.ctypes.data, o.ctypes.data, d_o.ctypes.data, lse.ctypes.data,
+                   dq.ctypes.data, dk.ctypes.data, dv.ctypes.data, ws_at, workspace_bytes(lib, shape))
+        Q, K, V, dO = (unbf16(x) for x in (q, k, v, d_o))
+        s = np.einsum("bhid,bhjd->bhij", Q, K) * scale
+        if causal:
+            s = np.where(np.triu(np.ones((n, n), dtype=bool), 1), -np.inf, s)
+        p = np.exp(s - s.max(axis=-1, keepdims=True))
+        p /= p.sum(axis=-1, keepdims=True)
+        O = np.einsum("bhij,bhjd->bhid", p, V)
+        ref_dv = np.einsum("bhij,bhid->bhjd", p, dO)
+        dp = np.einsum("bhid,bhjd->bhij", dO, V)
+        ds = p * (dp - (dO * O).sum(axis=-1, keepdims=True)) * scale
+        ref_dq = np.einsum("bhij,bhjd->bhid", ds, K)
+        ref_dk = np.einsum("bhij,bhid->bhjd", ds, Q)
+        errs = [np.linalg.norm(unbf16(g) - r) / np.linalg.norm(r)
+                for g, r in ((dq, ref_dq), (dk, ref_dk), (dv, ref_dv))]
+        print(f"self-test causal={causal}: relative errors dQ {errs[0]:.3g} dK {errs[1]:.3g} dV {errs[2]:.3g}")
+        if not all(e < 1e-2 for e in errs):
+            return 1
+    return self_test_build_record(lib, "host")
+
+
+def main():
+    parser = driver_arguments(__doc__, reps=20, warmup=3)
+    parser.add_argument("--quick", action="store_true", help="the two B16 H16 N4096 D128 points only")
+    args = parse_driver_arguments(parser)
+    if args.self_test:
+        return self_test(args.lib)
+
+    import torch
+
+    lib = load_library(args.lib)
+    record = build_record(lib, args.commit)
+    props, flush, date = bench_context(torch)
+
+    shapes = [(16, 16, 4096, 128, c) for c in (0, 1)]
+    if not args.quick:
+        # The sequence-length sweep at 16K tokens (B = 16384 / N), as tessera-bench attention-backward.
+        shapes += [(16384 // n, 16, n, d, c) for d in (64, 128) for n in (1024, 2048, 4096, 8192, 16384)
+                   for c in (0, 1)]
+
+    for b, h, n, d, causal in shapes:
+        runs, grads = backward_runs(torch, lib, b, h, n, d, causal)
+        ms = time_interleaved(torch, runs, flush, args.reps, args.warmup)
+        for run in runs.values():
+            run()
+        torch.cuda.synchronize()
+        diff = max(((g.float() - r.float()).abs().max() / r.float().abs().max().clamp_min(1e-30)).item()
+                   for g, r in zip(grads["tessera"], grads["cuDNN"]))
+        flops = 10.0 * b * h * n * n * d * (0.5 if causal else 1.0)
+        tflops = {name: flops / (t * 1e9) for name, t in ms.items()}
+        print(json.dumps({
+            "bench": "attention-backward", "backend": "cuda", "device": props.name,
+            "params": {"B": b, "H": h, "N": n, "D": d, "causal": causal, "dtype": "bf16"},
+            "metric": "TFLOP/s", "value": tflops["tessera"],
+            "baseline": "cuDNN", "baseline_value": tflops["cuDNN"],
+            "ratio": tflops["tessera"] / tflops["cuDNN"], "date": date,
+            "flash_value": tflops["flash"], "ratio_flash": tflops["tessera"] / tflops["flash"],
+            "max_rel_diff_vs_cudnn": diff, **record}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -689,8 +689,9 @@ static void fz_based_one(fz_case *c) {
                     }
                     if (normalize) ref /= den, mag /= den;
                     const double got = fz_out(c, oo + (size_t)(x * os[0] + hh * os[1] + i * os[2] + e) * 2, dt);
-                    FZ_ASSERT(fabs(got - ref) <= 3e-2 * mag + 1e-6, "based B%d H%d N%d normalize %d out(%d,%d,%d,%d) %g vs %g",
-                              b, h, n, normalize, x, hh, i, e, got, ref);
+                    FZ_ASSERT(fabs(got - ref) <= 3e-2 * mag + 1e-6,
+                              "based B%d H%d N%d normalize %d out(%d,%d,%d,%d) %g vs %g", b, h, n, normalize, x, hh, i,
+                              e, got, ref);
                 }
             }
     free(w);

@@ -75,7 +75,8 @@ static void check_based(based_case c) {
     for (size_t i = 0; i < nq; ++i) q[i] = ts_bf16_bits_from_f32((float)ts_test_normal(&st));
     for (size_t i = 0; i < nq; ++i) k[i] = ts_bf16_bits_from_f32((float)ts_test_normal(&st));
     for (size_t i = 0; i < nv; ++i) v[i] = ts_bf16_bits_from_f32((float)ts_test_normal(&st));
-    void *dq = ts_test_device_copy(q, nq * 2), *dk = ts_test_device_copy(k, nq * 2), *dv = ts_test_device_copy(v, nv * 2);
+    void *dq = ts_test_device_copy(q, nq * 2), *dk = ts_test_device_copy(k, nq * 2);
+    void *dv = ts_test_device_copy(v, nv * 2);
     unsigned short *dall = ts_test_device_copy(NULL, ob); /* poisoned: 0xFFFF, a bf16 NaN */
     cr_assert(dq && dk && dv && dall);
     const ts_based_shape shape = {c.b, c.h, c.n, BASED_F, BASED_D};
@@ -90,7 +91,8 @@ static void check_based(based_case c) {
     cr_assert_eq(ts_test_copy_back(o, dall, ob), TS_SUCCESS);
     for (int g = 0; g < BASED_GUARD; ++g) {
         cr_assert_eq(o[g], 0xFFFF, "guard before the output written at %d (seed %llu)", g, (unsigned long long)seed);
-        cr_assert_eq(o[BASED_GUARD + no + g], 0xFFFF, "guard after the output written (seed %llu)", (unsigned long long)seed);
+        cr_assert_eq(o[BASED_GUARD + no + g], 0xFFFF, "guard after the output written (seed %llu)",
+                     (unsigned long long)seed);
     }
     const unsigned short *out = o + BASED_GUARD;
     double err2 = 0.0, ref2 = 0.0, ref[BASED_D];
@@ -107,7 +109,8 @@ static void check_based(based_case c) {
                 ++rows;
                 for (int d = 0; d < BASED_D; ++d) {
                     const double got = bf(oi[d]);
-                    cr_assert(isfinite(got), "out(%d,%d,%d,%d) = %g (seed %llu)", b, h, i, d, got, (unsigned long long)seed);
+                    cr_assert(isfinite(got), "out(%d,%d,%d,%d) = %g (seed %llu)", b, h, i, d, got,
+                              (unsigned long long)seed);
                     err2 += (got - ref[d]) * (got - ref[d]);
                     ref2 += ref[d] * ref[d];
                 }
@@ -208,7 +211,8 @@ Test(based, chunked_form_equals_quadratic_form_in_double) {
                 phi_of(fk, k + j * BASED_F, scale);
                 double w_phi = 0.0;
                 for (int f = 0; f < PHI; ++f) w_phi += fq[f] * fk[f];
-                cr_assert_leq(fabs(w - w_phi), 1e-12 * (1.0 + fabs(w)), "phi(q).phi(k) %g vs 1 + s + s^2/2 %g", w_phi, w);
+                cr_assert_leq(fabs(w - w_phi), 1e-12 * (1.0 + fabs(w)), "phi(q).phi(k) %g vs 1 + s + s^2/2 %g", w_phi,
+                              w);
                 den += w;
                 for (int d = 0; d < BASED_D; ++d) num[d] += w * v[j * BASED_D + d];
             }
@@ -236,7 +240,8 @@ Test(based, chunked_form_equals_quadratic_form_in_double) {
             }
         }
     }
-    cr_assert_leq(worst, 1e-10, "chunked and quadratic forms differ by %g (seed %llu)", worst, (unsigned long long)seed);
+    cr_assert_leq(worst, 1e-10, "chunked and quadratic forms differ by %g (seed %llu)", worst,
+                  (unsigned long long)seed);
     free(q);
     free(k);
     free(v);
@@ -266,7 +271,8 @@ Test(based, bad_arguments) {
     cr_assert_eq(ts_based_forward(&ok, B, p, qs, p, NULL, p, vs, o, vs, 0.25f, 1, NULL), TS_ERROR_NULL_POINTER);
     cr_assert_eq(ts_based_forward(&ok, B, p, qs, p, qs, p, vs, NULL, vs, 0.25f, 1, NULL), TS_ERROR_NULL_POINTER);
     cr_assert_eq(ts_based_forward(&ok, (ts_dtype)7, p, qs, p, qs, p, vs, o, vs, 0.25f, 1, NULL), TS_ERROR_INVALID_ENUM);
-    cr_assert_eq(ts_based_forward(&ok, TS_DTYPE_FP16, p, qs, p, qs, p, vs, o, vs, 0.25f, 1, NULL), TS_ERROR_UNSUPPORTED);
+    cr_assert_eq(ts_based_forward(&ok, TS_DTYPE_FP16, p, qs, p, qs, p, vs, o, vs, 0.25f, 1, NULL),
+                 TS_ERROR_UNSUPPORTED);
     sh.seq = 0;
     cr_assert_eq(ts_based_forward(&sh, B, p, qs, p, qs, p, vs, o, vs, 0.25f, 1, NULL), TS_ERROR_INVALID_SIZE);
     sh = ok;

@@ -889,3 +889,77 @@ Test(fuzz, rotary) {
     TS_TEST_REQUIRE_DEVICE();
     fz_run("rotary", fz_rotary_one, 300);
 }
+
+/* ---- Based linear attention ---------------------------------------------------------------------- */
+
+/* ts_based_forward: B, H, N drawn (N up to 150: ragged chunks of 64), head-major or token-major
+ * strides each tensor on its own, rows padded or not, either normalization, scales around Based's
+ * 1/4. Each output element against the quadratic form in double, within 3e-2 of the sum of its
+ * terms' magnitudes (the weights, the features and the state are rounded to bf16 before their
+ * products: each term's error is a few 2^-9 of it). */
+static void fz_based_one(fz_case *c) {
+    const int b = (int)fz_int(&c->st, 1, 2), h = (int)fz_int(&c->st, 1, 3), n = (int)fz_int(&c->st, 1, 150);
+    const int normalize = fz_chance(&c->st, 50);
+    const float scale = (float)(fz_int(&c->st, 10, 50) / 100.0);
+    const ts_dtype dt = TS_DTYPE_BF16;
+    long long qs[3], ks[3], vs[3], os[3];
+    fz_attn_strides((int)fz_int(&c->st, 0, 1), h, n, 16 + 8 * fz_int(&c->st, 0, 1), 0, qs);
+    fz_attn_strides((int)fz_int(&c->st, 0, 1), h, n, 16 + 8 * fz_int(&c->st, 0, 1), 0, ks);
+    fz_attn_strides((int)fz_int(&c->st, 0, 1), h, n, 64 + 8 * fz_int(&c->st, 0, 1), 0, vs);
+    fz_attn_strides((int)fz_int(&c->st, 0, 1), h, n, 64 + 8 * fz_int(&c->st, 0, 1), 0, os);
+    const size_t oq = fz_place(c, (size_t)(b * qs[0]) * 2, 16), ok = fz_place(c, (size_t)(b * ks[0]) * 2, 16);
+    const size_t ov = fz_place(c, (size_t)(b * vs[0]) * 2, 16), oo = fz_place(c, (size_t)(b * os[0]) * 2, 16);
+    fz_open(c);
+    for (int x = 0; x < b; ++x)
+        for (int hh = 0; hh < h; ++hh)
+            for (int i = 0; i < n; ++i) {
+                for (int e = 0; e < 16; ++e) {
+                    fz_put(c, oq + (size_t)(x * qs[0] + hh * qs[1] + i * qs[2] + e) * 2, dt, ts_test_normal(&c->st));
+                    fz_put(c, ok + (size_t)(x * ks[0] + hh * ks[1] + i * ks[2] + e) * 2, dt, ts_test_normal(&c->st));
+                }
+                for (int e = 0; e < 64; ++e)
+                    fz_put(c, ov + (size_t)(x * vs[0] + hh * vs[1] + i * vs[2] + e) * 2, dt, ts_test_normal(&c->st));
+            }
+    fz_upload(c);
+    const ts_based_shape shape = {b, h, n, 16, 64};
+    const ts_status s = ts_based_forward(&shape, dt, c->dev + oq, qs, c->dev + ok, ks, c->dev + ov, vs, c->dev + oo, os,
+                                         scale, normalize, NULL);
+    FZ_ASSERT(s == TS_SUCCESS, "based B%d H%d N%d: %s", b, h, n, ts_status_string(s));
+    fz_download(c);
+    double *w = malloc(sizeof(double) * n);
+    cr_assert(w);
+    for (int x = 0; x < b; ++x)
+        for (int hh = 0; hh < h; ++hh)
+            for (int i = 0; i < n; ++i) {
+                double den = 0.0;
+                for (int j = 0; j <= i; ++j) {
+                    double dot = 0.0;
+                    for (int e = 0; e < 16; ++e)
+                        dot += fz_in(c, oq + (size_t)(x * qs[0] + hh * qs[1] + i * qs[2] + e) * 2, dt) *
+                               fz_in(c, ok + (size_t)(x * ks[0] + hh * ks[1] + j * ks[2] + e) * 2, dt);
+                    const double sc = scale * dot;
+                    w[j] = 1.0 + sc + 0.5 * sc * sc;
+                    den += w[j];
+                }
+                for (int e = 0; e < 64; ++e) {
+                    double ref = 0.0, mag = 0.0;
+                    for (int j = 0; j <= i; ++j) {
+                        const double t = w[j] * fz_in(c, ov + (size_t)(x * vs[0] + hh * vs[1] + j * vs[2] + e) * 2, dt);
+                        ref += t;
+                        mag += fabs(t);
+                    }
+                    if (normalize) ref /= den, mag /= den;
+                    const double got = fz_out(c, oo + (size_t)(x * os[0] + hh * os[1] + i * os[2] + e) * 2, dt);
+                    FZ_ASSERT(fabs(got - ref) <= 3e-2 * mag + 1e-6,
+                              "based B%d H%d N%d normalize %d out(%d,%d,%d,%d) %g vs %g", b, h, n, normalize, x, hh, i,
+                              e, got, ref);
+                }
+            }
+    free(w);
+    fz_close(c);
+}
+
+Test(fuzz, based) {
+    TS_TEST_REQUIRE_DEVICE();
+    fz_run("based", fz_based_one, 40);
+}

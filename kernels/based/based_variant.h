@@ -68,7 +68,8 @@ TS_DEVICE void TS_BASED_FN(load)(const ts_based_params *p, const ts_based_task *
     ts_async_load(&in->q, &p->q, t->b, t->h, iter, 0, full);
     ts_async_load(&in->k, &p->k, t->b, t->h, iter, 0, full);
     TS_UNROLL
-    for (int c = 0; c < TS_BASED_CONSUMERS; ++c) ts_async_load(&in->v[c], &p->v, t->b, t->h, iter, t->col_tile + c, full);
+    for (int c = 0; c < TS_BASED_CONSUMERS; ++c)
+        ts_async_load(&in->v[c], &p->v, t->b, t->h, iter, t->col_tile + c, full);
 }
 
 TS_DEVICE void TS_BASED_FN(init)(const ts_based_params *p, const ts_based_task *t, TS_BASED_FN(consumer) *c,

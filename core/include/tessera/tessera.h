@@ -501,7 +501,7 @@ typedef struct ts_based_shape {
  * strides[0..2] are the batch, head and row strides in elements, multiples of 8, pointers 16-byte
  * aligned (else TS_ERROR_MISALIGNED); the strides may nest in any order without two elements
  * overlapping (else TS_ERROR_INVALID_VALUE), each tensor within 2^46 elements of its first, and
- * B x H below 2^31 / (64 / the columns a block takes: 1 on Hopper, 4 on CDNA) (else
+ * B x H x (tasks a head: 1 on Hopper and the host, 4 on CDNA) below 2^31 (else
  * TS_ERROR_SIZE_OVERFLOW). out shares no byte with Q, K or V (TS_ERROR_INVALID_VALUE); Q, K and V
  * may overlap. scale > 0 and finite, normalize 0 or 1 (else TS_ERROR_INVALID_VALUE). The state
  * is accumulated in fp32 and read by the tensor cores in bf16 (docs/based.md). */

@@ -52,7 +52,7 @@ static double ref_row(const ref_shape *s, const double *q, const double *k, int 
 
 /* O and lse. */
 static void ref_forward(const ref_shape *s, const double *q, const double *k, const double *v, double *o, double *lse) {
-    double *sc = malloc(sizeof(double) * s->nkv);
+    double *sc = calloc(s->nkv, sizeof(double));
     for (int b = 0; b < s->b; ++b)
         for (int h = 0; h < s->hq; ++h) {
             const int hk = h / (s->hq / s->hkv);
@@ -73,7 +73,7 @@ static void ref_forward(const ref_shape *s, const double *q, const double *k, co
 /* dQ, dK, dV of the loss sum(dO * O), with O from ref_forward. */
 static void ref_backward(const ref_shape *s, const double *q, const double *k, const double *v, const double *o,
                          const double *d_o, double *dq, double *dk, double *dv) {
-    double *sc = malloc(sizeof(double) * s->nkv);
+    double *sc = calloc(s->nkv, sizeof(double));
     memset(dq, 0, sizeof(double) * qi(s, s->b, 0, 0));
     memset(dk, 0, sizeof(double) * ki(s, s->b, 0, 0));
     memset(dv, 0, sizeof(double) * ki(s, s->b, 0, 0));
@@ -103,7 +103,7 @@ static void ref_backward(const ref_shape *s, const double *q, const double *k, c
 
 static double ref_loss(const ref_shape *s, const double *q, const double *k, const double *v, const double *d_o) {
     const size_t nq = qi(s, s->b, 0, 0);
-    double *o = malloc(sizeof(double) * nq), *lse = malloc(sizeof(double) * s->b * s->hq * s->nq), loss = 0.0;
+    double *o = calloc(nq, sizeof(double)), *lse = calloc(s->b * s->hq * s->nq, sizeof(double)), loss = 0.0;
     ref_forward(s, q, k, v, o, lse);
     for (size_t i = 0; i < nq; ++i) loss += o[i] * d_o[i];
     free(o);
@@ -124,10 +124,10 @@ Test(attention_backward, reference_matches_finite_differences) {
     for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; ++c) {
         const ref_shape *s = &shapes[c];
         const size_t nq = qi(s, s->b, 0, 0), nk = ki(s, s->b, 0, 0);
-        double *q = malloc(sizeof(double) * nq), *k = malloc(sizeof(double) * nk), *v = malloc(sizeof(double) * nk);
-        double *d_o = malloc(sizeof(double) * nq), *o = malloc(sizeof(double) * nq);
-        double *lse = malloc(sizeof(double) * s->b * s->hq * s->nq);
-        double *dq = malloc(sizeof(double) * nq), *dk = malloc(sizeof(double) * nk), *dv = malloc(sizeof(double) * nk);
+        double *q = calloc(nq, sizeof(double)), *k = calloc(nk, sizeof(double)), *v = calloc(nk, sizeof(double));
+        double *d_o = calloc(nq, sizeof(double)), *o = calloc(nq, sizeof(double));
+        double *lse = calloc(s->b * s->hq * s->nq, sizeof(double));
+        double *dq = calloc(nq, sizeof(double)), *dk = calloc(nk, sizeof(double)), *dv = calloc(nk, sizeof(double));
         for (size_t i = 0; i < nq; ++i) q[i] = ts_test_normal(&st), d_o[i] = ts_test_normal(&st);
         for (size_t i = 0; i < nk; ++i) k[i] = ts_test_normal(&st), v[i] = ts_test_normal(&st);
         ref_forward(s, q, k, v, o, lse);
@@ -197,12 +197,12 @@ static bwd_errors check_backward(bwd_case c) {
     /* Inputs: random normals rounded to the dtype, strided; their doubles dense. */
     unsigned short *hq_ = malloc(nq * 2), *hk_ = malloc(nk * 2), *hv_ = malloc(nk * 2), *hdo = malloc(nq * 2);
     unsigned short *ho = malloc(nq * 2);
-    double *q = malloc(sizeof(double) * dq_elems), *k = malloc(sizeof(double) * dk_elems);
-    double *v = malloc(sizeof(double) * dk_elems), *d_o = malloc(sizeof(double) * dq_elems);
-    double *o = malloc(sizeof(double) * dq_elems), *lse = malloc(sizeof(double) * c.b * c.hq * c.nq);
-    double *rdq = malloc(sizeof(double) * dq_elems), *rdk = malloc(sizeof(double) * dk_elems);
-    double *rdv = malloc(sizeof(double) * dk_elems);
-    float *flse = malloc(sizeof(float) * c.b * c.hq * c.nq);
+    double *q = calloc(dq_elems, sizeof(double)), *k = calloc(dk_elems, sizeof(double));
+    double *v = calloc(dk_elems, sizeof(double)), *d_o = calloc(dq_elems, sizeof(double));
+    double *o = calloc(dq_elems, sizeof(double)), *lse = calloc(c.b * c.hq * c.nq, sizeof(double));
+    double *rdq = calloc(dq_elems, sizeof(double)), *rdk = calloc(dk_elems, sizeof(double));
+    double *rdv = calloc(dk_elems, sizeof(double));
+    float *flse = calloc(c.b * c.hq * c.nq, sizeof(float));
     memset(hq_, 0, nq * 2), memset(hk_, 0, nk * 2), memset(hv_, 0, nk * 2), memset(hdo, 0, nq * 2), memset(ho, 0, nq * 2);
     for (int b = 0; b < c.b; ++b)
         for (int h = 0; h < c.hq; ++h)

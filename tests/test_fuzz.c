@@ -466,7 +466,7 @@ static void fz_attention_backward_one(fz_case *c) {
                 }
     /* The double forward: P kept per row, O rounded into the arena, lse stored. */
     const size_t rows_q = (size_t)b * hq * nq, rows_k = (size_t)b * hkv * nkv;
-    double *p = malloc(sizeof(double) * rows_q * nkv), *o = malloc(sizeof(double) * rows_q * d);
+    double *p = calloc(rows_q * nkv, sizeof(double)), *o = calloc(rows_q * d, sizeof(double));
     double *gq = calloc(rows_q * d, sizeof(double)), *gk = calloc(rows_k * d, sizeof(double));
     double *gv = calloc(rows_k * d, sizeof(double));
     cr_assert(p && o && gq && gk && gv);

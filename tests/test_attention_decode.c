@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "backends/half_bits.h"
-#include "kernels/attention_decode/attention_decode_common.h"
+#include "kernels/attention_decode/decode_plan.h"
 #include "support/test_support.h"
 
 static unsigned short to_bits(float x, ts_dtype t) {
@@ -256,13 +256,14 @@ Test(attention_decode_plan, splits_cover_the_keys) {
         for (size_t c = 0; c < sizeof caps / sizeof caps[0]; ++c)
             for (size_t m = 0; m < sizeof sms / sizeof sms[0]; ++m)
                 for (int d = 64; d <= 128; d += 64) {
+                    const ts_decode_plan_limits lim = ts_decode_plan_limits_for(d);
                     int splits, keys;
                     ts_decode_plan(units[u], caps[c], d, sms[m], &splits, &keys);
-                    cr_assert(splits >= 1 && splits <= TS_DECODE_MAX_SPLITS, "%d splits", splits);
-                    cr_assert_eq(keys % TS_DECODE_BLOCK_KEYS_OF(d), 0);
+                    cr_assert(splits >= 1 && splits <= lim.max_splits, "%d splits", splits);
+                    cr_assert_eq(keys % lim.block_keys, 0);
                     cr_assert_geq((long long)splits * keys, caps[c]);
                     cr_assert_lt((long long)(splits - 1) * keys, caps[c], "an empty split");
-                    cr_assert_leq(splits, (caps[c] + TS_DECODE_MIN_SPLIT_KEYS - 1) / TS_DECODE_MIN_SPLIT_KEYS);
+                    cr_assert_leq(splits, (caps[c] + lim.min_split_keys - 1) / lim.min_split_keys);
                     if (u > 0) {
                         int fewer, k2;
                         ts_decode_plan(units[u - 1], caps[c], d, sms[m], &fewer, &k2);

@@ -549,51 +549,6 @@ Test(bad_arguments, attention_decode) {
                             (const int *)AT(73728), (const int *)AT(73792), AT(4096), (float *)AT(73856), AT(131072),
                             (size_t)1 << 40};
     decode_args a;
-/* ---- attention backward ------------------------------------------------------------------------ */
-
-typedef struct {
-    ts_attention_shape shape;
-    ts_dtype dtype;
-    const void *q, *k, *v, *o, *d_o;
-    void *dq, *dk, *dv;
-    const long long *qs, *ks, *vs, *os, *dos, *dqs, *dks, *dvs;
-    const float *lse;
-    float scale;
-    int causal;
-    void *ws;
-    size_t ws_bytes;
-} attn_bwd_args;
-
-static ts_status attn_bwd_call(attn_bwd_args a) {
-    return ts_attention_backward(&a.shape, a.dtype, a.q, a.qs, a.k, a.ks, a.v, a.vs, a.o, a.os, a.d_o, a.dos, a.lse,
-                                 a.dq, a.dqs, a.dk, a.dks, a.dv, a.dvs, a.scale, a.causal, a.ws, a.ws_bytes, NULL);
-}
-
-Test(bad_arguments, attention_backward) {
-    /* B 1, H 2, H_kv 1, N 64, D 64, bf16: Q, O, dO and dQ 16 KiB at 0, 64, 96 and 192 KiB; K, V, dK
-     * and dV 8 KiB at 32, 48, 224 and 240 KiB; lse 512 bytes at 128 KiB; the workspace, 1 KiB, at
-     * 256 KiB. */
-    static const long long qs[3] = {2 * 64 * 64, 64 * 64, 64}, ks[3] = {64 * 64, 64 * 64, 64};
-    const attn_bwd_args ok = {{1, 2, 1, 64, 64, 64}, BF, AT(0), AT(32768), AT(49152), AT(65536), AT(98304),
-                              AT(196608), AT(229376), AT(245760), qs, ks, ks, qs, qs, qs, ks, ks,
-                              (const float *)AT(131072), 0.125f, 0, AT(262144), 1024};
-    attn_bwd_args a;
-    long long st[3];
-    size_t bytes = 0;
-    const ts_attention_shape shape = {1, 2, 1, 64, 64, 64};
-    cr_assert_eq(ts_attention_backward_workspace_size(&shape, &bytes), TS_SUCCESS);
-    cr_assert_eq(bytes, 1024u, "two floats a query row of each head");
-    const ts_attention_shape ragged = {3, 4, 2, 65, 7, 128};
-    cr_assert_eq(ts_attention_backward_workspace_size(&ragged, &bytes), TS_SUCCESS);
-    cr_assert_eq(bytes, 8u * 3 * 4 * 128, "rows rounded up to 64");
-    cr_assert_eq(ts_attention_backward_workspace_size(NULL, &bytes), TS_ERROR_NULL_POINTER);
-    cr_assert_eq(ts_attention_backward_workspace_size(&shape, NULL), TS_ERROR_NULL_POINTER);
-    const ts_attention_shape d96 = {1, 2, 1, 64, 64, 96}, h32 = {1, 3, 2, 64, 64, 64}, n0 = {1, 2, 1, 0, 64, 64};
-    const ts_attention_shape huge = {16, 8, 8, INT_MAX, 64, 64};
-    cr_assert_eq(ts_attention_backward_workspace_size(&d96, &bytes), TS_ERROR_UNSUPPORTED);
-    cr_assert_eq(ts_attention_backward_workspace_size(&h32, &bytes), TS_ERROR_INVALID_VALUE);
-    cr_assert_eq(ts_attention_backward_workspace_size(&n0, &bytes), TS_ERROR_INVALID_SIZE);
-    cr_assert_eq(ts_attention_backward_workspace_size(&huge, &bytes), TS_ERROR_SIZE_OVERFLOW);
 #define EXPECT(change, status)                                                                     \
     do {                                                                                           \
         a = ok;                                                                                    \
@@ -671,6 +626,58 @@ Test(bad_arguments, attention_backward) {
     EXPECT(a.ws = AT(40960 + 16), device_or(TS_ERROR_INVALID_VALUE));        /* over V */
     EXPECT(a.o = AT(131072 + 256), device_or(TS_ERROR_INVALID_VALUE));       /* O in the workspace */
     EXPECT(a.lse = (float *)AT(131072 + 64), device_or(TS_ERROR_INVALID_VALUE));
+#undef EXPECT
+}
+
+/* ---- attention backward ------------------------------------------------------------------------ */
+
+typedef struct {
+    ts_attention_shape shape;
+    ts_dtype dtype;
+    const void *q, *k, *v, *o, *d_o;
+    void *dq, *dk, *dv;
+    const long long *qs, *ks, *vs, *os, *dos, *dqs, *dks, *dvs;
+    const float *lse;
+    float scale;
+    int causal;
+    void *ws;
+    size_t ws_bytes;
+} attn_bwd_args;
+
+static ts_status attn_bwd_call(attn_bwd_args a) {
+    return ts_attention_backward(&a.shape, a.dtype, a.q, a.qs, a.k, a.ks, a.v, a.vs, a.o, a.os, a.d_o, a.dos, a.lse,
+                                 a.dq, a.dqs, a.dk, a.dks, a.dv, a.dvs, a.scale, a.causal, a.ws, a.ws_bytes, NULL);
+}
+
+Test(bad_arguments, attention_backward) {
+    /* B 1, H 2, H_kv 1, N 64, D 64, bf16: Q, O, dO and dQ 16 KiB at 0, 64, 96 and 192 KiB; K, V, dK
+     * and dV 8 KiB at 32, 48, 224 and 240 KiB; lse 512 bytes at 128 KiB; the workspace, 1 KiB, at
+     * 256 KiB. */
+    static const long long qs[3] = {2 * 64 * 64, 64 * 64, 64}, ks[3] = {64 * 64, 64 * 64, 64};
+    const attn_bwd_args ok = {{1, 2, 1, 64, 64, 64}, BF, AT(0), AT(32768), AT(49152), AT(65536), AT(98304),
+                              AT(196608), AT(229376), AT(245760), qs, ks, ks, qs, qs, qs, ks, ks,
+                              (const float *)AT(131072), 0.125f, 0, AT(262144), 1024};
+    attn_bwd_args a;
+    long long st[3];
+    size_t bytes = 0;
+    const ts_attention_shape shape = {1, 2, 1, 64, 64, 64};
+    cr_assert_eq(ts_attention_backward_workspace_size(&shape, &bytes), TS_SUCCESS);
+    cr_assert_eq(bytes, 1024u, "two floats a query row of each head");
+    const ts_attention_shape ragged = {3, 4, 2, 65, 7, 128};
+    cr_assert_eq(ts_attention_backward_workspace_size(&ragged, &bytes), TS_SUCCESS);
+    cr_assert_eq(bytes, 8u * 3 * 4 * 128, "rows rounded up to 64");
+    cr_assert_eq(ts_attention_backward_workspace_size(NULL, &bytes), TS_ERROR_NULL_POINTER);
+    cr_assert_eq(ts_attention_backward_workspace_size(&shape, NULL), TS_ERROR_NULL_POINTER);
+    const ts_attention_shape d96 = {1, 2, 1, 64, 64, 96}, h32 = {1, 3, 2, 64, 64, 64}, n0 = {1, 2, 1, 0, 64, 64};
+    const ts_attention_shape huge = {16, 8, 8, INT_MAX, 64, 64};
+    cr_assert_eq(ts_attention_backward_workspace_size(&d96, &bytes), TS_ERROR_UNSUPPORTED);
+    cr_assert_eq(ts_attention_backward_workspace_size(&h32, &bytes), TS_ERROR_INVALID_VALUE);
+    cr_assert_eq(ts_attention_backward_workspace_size(&n0, &bytes), TS_ERROR_INVALID_SIZE);
+    cr_assert_eq(ts_attention_backward_workspace_size(&huge, &bytes), TS_ERROR_SIZE_OVERFLOW);
+#define EXPECT(change, status)                                                                     \
+    do {                                                                                           \
+        a = ok;                                                                                    \
+        change;                                                                                    \
         cr_assert_eq(attn_bwd_call(a), status, #change);                                           \
     } while (0)
     cr_assert_eq(ts_attention_backward(NULL, BF, AT(0), qs, AT(32768), ks, AT(49152), ks, AT(65536), qs, AT(98304), qs,

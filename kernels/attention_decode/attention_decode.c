@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernels/attention_decode/attention_decode_common.h"
+#include "kernels/attention_decode/decode_plan.h"
 #include "kernels/common/checks.h"
 #include "kernels/common/device_props.h"
 #include "ops/convert.h"
@@ -82,6 +83,28 @@ static ts_status ts_decode_check_overflow(const ts_attention_decode_desc *d, lon
     *units *= ts_check_tiles(group_rows, TS_DECODE_ROWS);
     if (*units > 2147483647LL / TS_DECODE_MAX_SPLITS) return TS_ERROR_SIZE_OVERFLOW;
     return TS_SUCCESS;
+}
+
+TS_EXTERN_C ts_decode_plan_limits ts_decode_plan_limits_for(int head_dim) {
+    ts_decode_plan_limits l = {TS_DECODE_BLOCK_KEYS_OF(head_dim), TS_DECODE_MIN_SPLIT_KEYS, TS_DECODE_MAX_SPLITS};
+    return l;
+}
+
+TS_EXTERN_C void ts_decode_plan(long long units, long long capacity, int head_dim, int sms, int *splits,
+                                int *split_keys) {
+    const long long step = TS_DECODE_BLOCK_KEYS_OF(head_dim);
+    const long long target = (long long)(sms > 0 ? sms : 1) * TS_DECODE_BLOCKS_PER_SM;
+    /* Rounded down: blocks of equal work take whole waves, and a few more than a wave's worth
+     * would add a wave of their own. */
+    long long n = target / units;
+    long long most = (capacity + TS_DECODE_MIN_SPLIT_KEYS - 1) / TS_DECODE_MIN_SPLIT_KEYS;
+    if (most > TS_DECODE_MAX_SPLITS) most = TS_DECODE_MAX_SPLITS;
+    if (n > most) n = most;
+    if (n < 1) n = 1;
+    long long keys = (capacity + n - 1) / n;
+    keys = (keys + step - 1) / step * step;
+    *split_keys = (int)keys;
+    *splits = (int)((capacity + keys - 1) / keys);
 }
 
 /* The description's checks, then the split plan on the current device and the workspace it needs:

@@ -46,26 +46,4 @@ typedef struct ts_decode_params {
     ts_fast_div by_row_tiles, by_splits, by_heads_kv, by_page;
 } ts_decode_params;
 
-/* The split plan: how many splits each row tile's keys are cut into, and keys a split. From the
- * capacity of a sequence (max_pages x page_size), since the lengths are on the device: splits
- * aim at TS_DECODE_BLOCKS_PER_SM blocks an SM over all row tiles (at most), within TS_DECODE_MIN_SPLIT_KEYS
- * keys a split and TS_DECODE_MAX_SPLITS splits; a split's keys are whole block steps. Host code;
- * units = B x Hkv x row tiles >= 1, 1 <= capacity <= 2^30. */
-static inline void ts_decode_plan(long long units, long long capacity, int head_dim, int sms, int *splits,
-                                  int *split_keys) {
-    const long long step = TS_DECODE_BLOCK_KEYS_OF(head_dim);
-    const long long target = (long long)(sms > 0 ? sms : 1) * TS_DECODE_BLOCKS_PER_SM;
-    /* Rounded down: blocks of equal work take whole waves, and a few more than a wave's worth
-     * would add a wave of their own. */
-    long long n = target / units;
-    long long most = (capacity + TS_DECODE_MIN_SPLIT_KEYS - 1) / TS_DECODE_MIN_SPLIT_KEYS;
-    if (most > TS_DECODE_MAX_SPLITS) most = TS_DECODE_MAX_SPLITS;
-    if (n > most) n = most;
-    if (n < 1) n = 1;
-    long long keys = (capacity + n - 1) / n;
-    keys = (keys + step - 1) / step * step;
-    *split_keys = (int)keys;
-    *splits = (int)((capacity + keys - 1) / keys);
-}
-
 #endif

@@ -4,9 +4,8 @@
 # synccheck) over the test binaries, runs the benchmarks, and prints a short summary last.
 # Criterion travels as Debian packages in .device-deps (see docs/getting-started.md).
 # JSON results and bench tables go to $OUT (default: build/gpu-check), logs to $OUT/logs.tgz.
-#   usage: scripts/gpu-check.sh [bench ...]   (default benches: puzzles; attention-torch runs
-#          bench/compare_torch.py, memory-torch bench/compare_torch_memory.py, decode-torch
-#          bench/compare_torch_decode.py;
+#   usage: scripts/gpu-check.sh [bench ...]   (default benches: puzzles; NAME-torch runs
+#          bench/compare_torch_NAME.py, attention-torch bench/compare_torch.py;
 #          GPU_CHECK_SANITIZER=0 skips the sanitizer, GPU_CHECK_TABLES=0 the table reruns)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -45,7 +44,7 @@ if [ "${GPU_CHECK_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/nul
   for tool in memcheck racecheck synccheck; do
     bad=0
     for t in "$dir"/tests/test_*; do
-      case $(basename "$t") in test_contract|test_kernels|test_tiles|test_mma|test_warpgroup|test_attention|test_attention_decode) ;; *) continue ;; esac
+      case $(basename "$t") in test_contract|test_kernels|test_tiles|test_mma|test_warpgroup|test_attention|test_attention_decode|test_attention_backward|test_gemv|test_based) ;; *) continue ;; esac
       echo "### $tool $(basename "$t")" >>"$out/sanitizer.log"
       filter=()
       if [ "$tool" = racecheck ] && [ "$(basename "$t")" = test_contract ]; then
@@ -78,12 +77,12 @@ fi
 
 for b in "${benches[@]}"; do
   f="$results/${device}-${day}-${b}.jsonl"
-  if [ "$b" = attention-torch ] || [ "$b" = memory-torch ] || [ "$b" = decode-torch ]; then
-    # PyTorch (SDPA with cuDNN and flash; eager and torch.compile for the memory-bound kernels)
-    # against Tessera in one process, through libtessera.so.
-    driver=bench/compare_torch.py
-    [ "$b" = memory-torch ] && driver=bench/compare_torch_memory.py
-    [ "$b" = decode-torch ] && driver=bench/compare_torch_decode.py
+  if [ "${b%-torch}" != "$b" ]; then
+    # PyTorch (cuBLAS, SDPA with cuDNN and flash, eager and torch.compile) against Tessera in one
+    # process, through libtessera.so: NAME-torch runs bench/compare_torch_NAME.py (attention-torch
+    # bench/compare_torch.py).
+    driver=bench/compare_torch_${b%-torch}.py
+    [ "$b" = attention-torch ] && driver=bench/compare_torch.py
     if PYTHONUNBUFFERED=1 python3 "$driver" --lib "$dir/core/libtessera.so" >"$f" 2>"$out/bench-$b.err"; then
       note "bench $b: $(wc -l <"$f") results -> $(basename "$f")"
     else

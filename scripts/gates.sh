@@ -12,19 +12,16 @@
 #       (setmaxnreg ignored), nor may the build log.
 #       tests/kernels/wg_kernels.c must hold wgmma, TMA (cp.async.bulk.tensor) and setmaxnreg.
 #       Where a disassembler is found (cuobjdump with nvdisasm: PATH, the CUDA install, or the
-#       nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm wheels), the built object's SASS must hold
-#       HGMMA, every GEMM, attention and attention-backward kernel HGMMA, UTMALDG and USETMAXREG
-#       (the attention-backward ones also no local memory: LDL/STL), and each attention
-#       kernel's softmax must lie ahead of its wait for the last stage's P V, the D = 128 ones
-#       with a wait for S alone (their wgmma not serialized; scripts/attention-overlap-gate.py),
-#       and the Based kernel HGMMA, HMMA, UTMALDG and USETMAXREG with no LDL/STL;
-#       without one these checks are skipped, said so.
-#       Decode attention (kernels/attention_decode/): ptxas -v on its source reports 0 bytes of
-#       spills for every kernel (registers printed); in the SASS no kernel of it uses local memory
-#       (LDL/STL), and each split kernel holds HMMA and the 16-byte loads of its pages (LDG.E.128).
-#       The GEMV kernels (kernels/gemv/gemv.c, memory-bound): through ptxas -v, every kernel with
-#       0 bytes of spills and no stack frame (local memory); in the SASS, every kernel with
-#       LDG.E.128 (its weights in 16-byte loads) and no LDL or STL.
+#       nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm wheels), the built objects' SASS must hold
+#       HGMMA in the warpgroup test kernels and, kernel by kernel (sass_gate): HGMMA, UTMALDG and
+#       USETMAXREG in every GEMM, attention, attention-backward and Based kernel (Based also HMMA),
+#       LDG.E.128 in every GEMV kernel, HMMA and LDG.E.128 in decode attention's split kernels, and
+#       no local memory (LDL/STL) in any of them; each attention kernel's softmax must lie ahead
+#       of its wait for the last stage's P V, the D = 128 ones with a wait for S alone (their wgmma
+#       not serialized; scripts/attention-overlap-gate.py). Without a disassembler these checks
+#       are skipped, said so.
+#       The kernels without wgmma (GEMV, decode attention) through ptxas -v: 0 bytes of spills for
+#       every kernel, and for GEMV no stack frame either (local_memory_gate).
 # hip:  the warpgroup and mma test kernels (and the gemm, attention, decode attention,
 #       attention-backward and Based kernels, when built) hold v_mfma for
 #       gfx942 and gfx90a, every warpgroup test kernel on its own; every kernel of every
@@ -162,34 +159,12 @@ cuda_gates() {
 
   local w
   for w in "${wrappers[@]}"; do check_wrapper "$w" "$(basename "$w" .cu)"; done
-  decode_ptxas
 
 
-  # The GEMV kernels: memory-bound, no matrix instructions to look for; what they must hold is
-  # registers only (no spills, no stack: an accumulator indexed at run time goes to local memory
-  # without a spill being reported) and 16-byte loads.
-  local gemv_wrapper=$build/generated/kernels_gemv_gemv_c.cu
-  if [ ! -f "$gemv_wrapper" ]; then
-    fail "kernels/gemv/gemv.c is not among the built kernel sources"
-  elif ! "$nvcc" -gencode=arch=compute_90a,code=sm_90a -cubin -std=c++17 -O3 -DTESSERA_BACKEND_CUDA -Xptxas -v \
-      -I"$root" -I"$root/core/include" "$gemv_wrapper" -o "$tmp/gemv.cubin" >"$tmp/gemv.ptxas.log" 2>&1; then
-    cat "$tmp/gemv.ptxas.log" >&2
-    fail "gemv: nvcc for sm_90a failed"
-  else
-    awk '/Compiling entry function/ { f = $0; sub(/.*function .\047?/, "", f); sub(/\047.*/, "", f); n++ }
-         /bytes stack frame/ { split($0, a, ","); st = a[1]; sp = a[2]; ld = a[3]; gsub(/[^0-9]/, "", st);
-                               gsub(/[^0-9]/, "", sp); gsub(/[^0-9]/, "", ld); bytes[f] = st + sp + ld }
-         /Used [0-9]+ registers/ { r = $0; sub(/.*Used /, "", r); sub(/ registers.*/, "", r); regs[f] = r }
-         END {
-           bad = 0
-           for (f in regs) {
-             printf "gates: gemv %s: %s registers, %d bytes of stack and spills\n", f, regs[f], bytes[f]
-             if (bytes[f] != 0) bad = 1
-           }
-           if (n == 0) { print "gates: gemv: no kernels in the ptxas report"; bad = 1 }
-           exit bad
-         }' "$tmp/gemv.ptxas.log" | sort || fail "gemv: a kernel uses local memory (stack or spills; see the lines above)"
-  fi
+  # The memory-bound kernels hold no wgmma, so check_wrapper leaves them: GEMV counts its stack
+  # too (an accumulator indexed at run time goes to local memory without a spill being reported).
+  local_memory_gate kernels_gemv_gemv_c required stack
+  local_memory_gate kernels_attention_decode_attention_decode_c optional spills
 
   # The build log, where scripts/test.sh keeps one beside the build folder.
   local log=${build%/}.build.log
@@ -217,69 +192,20 @@ cuda_gates() {
       n=$(grep -c "HGMMA" "$tmp/wg.sass" || true)
       if [ "$n" -gt 0 ]; then note "wg_kernels SASS: $n HGMMA"; else fail "wg_kernels SASS holds no HGMMA"; fi
     fi
-    # The GEMM and attention kernels, each function of their objects: the warpgroup multiply
-    # (HGMMA), TMA loads (UTMALDG) and the register budgets of the warp roles (USETMAXREG).
-    local src missing
-    for src in gemm/gemm gemm/gemm_skinny16 gemm/gemm_skinny64 attention/attention \
-               attention_backward/attention_backward; do
-      obj=$(find "$build" -name "kernels_${src%%/*}_${src#*/}_c.cu.o" | head -n 1)
-      src=${src#*/}
-      [ -n "$obj" ] || continue
-      if ! PATH="$nvdisasm_dir:$PATH" "$cuobjdump" -sass "$obj" >"$tmp/$src.sass" 2>/dev/null; then
-        fail "cuobjdump -sass failed on $obj"
-        continue
-      fi
-      missing=$(awk 'function report() { if (f != "" && !(h && t && r)) print f }
-                     /Function :/ { report(); f = $3; h = t = r = 0 }
-                     /HGMMA/ { h = 1 } /UTMALDG/ { t = 1 } /USETMAXREG/ { r = 1 }
-                     END { report() }' "$tmp/$src.sass")
-      if [ "$src" = attention_backward ] && grep -qE '\b(LDL|STL)\b' "$tmp/$src.sass"; then
-        fail "$src: local memory (LDL/STL) in the SASS"
-      fi
-      if [ -n "$missing" ]; then
-        fail "$src: kernels without HGMMA, UTMALDG or USETMAXREG in their SASS: $(echo $missing)"
-      else
-        note "$src SASS: $(grep -c 'Function :' "$tmp/$src.sass") kernels, each with HGMMA, UTMALDG and USETMAXREG"
-      fi
-    done
-    decode_sass "$cuobjdump" "$nvdisasm_dir"
-    # Based linear attention (kernels/based): the warpgroup products (HGMMA), the warp products of
-    # its denominator's state (HMMA), TMA loads (UTMALDG), the register budgets (USETMAXREG), and
-    # no local memory (LDL/STL: the state lives in registers and shared memory).
-    obj=$(find "$build" -name "kernels_based_based_c.cu.o" | head -n 1)
-    if [ -n "$obj" ]; then
-      if ! PATH="$nvdisasm_dir:$PATH" "$cuobjdump" -sass "$obj" >"$tmp/based.sass" 2>/dev/null; then
-        fail "cuobjdump -sass failed on $obj"
-      else
-        local ins count based_ok=1
-        for ins in HGMMA HMMA UTMALDG USETMAXREG; do
-          count=$(grep -c "$ins" "$tmp/based.sass" || true)
-          [ "$count" -gt 0 ] || { fail "based: no $ins in the SASS"; based_ok=0; }
-        done
-        count=$(grep -cE '\b(LDL|STL)\b' "$tmp/based.sass" || true)
-        [ "$count" -eq 0 ] || { fail "based: $count local-memory instructions (LDL/STL) in the SASS"; based_ok=0; }
-        [ "$based_ok" -eq 0 ] ||
-          note "based SASS: $(grep -c HGMMA "$tmp/based.sass") HGMMA, $(grep -c HMMA "$tmp/based.sass") HMMA, UTMALDG, USETMAXREG, no LDL/STL"
-      fi
-    fi
-    # The GEMV kernels' SASS, from the object the build made: each function holds LDG.E.128 and
-    # no local-memory access.
-    obj=$(find "$build" -name "kernels_gemv_gemv_c.cu.o" | head -n 1)
-    if [ -z "$obj" ]; then
-      fail "the object of kernels/gemv/gemv.c is not in $build"
-    elif ! PATH="$nvdisasm_dir:$PATH" "$cuobjdump" -sass "$obj" >"$tmp/gemv.sass" 2>/dev/null; then
-      fail "cuobjdump -sass failed on $obj"
-    else
-      missing=$(awk 'function report() { if (f != "" && (!v || l)) print f }
-                     /Function :/ { report(); f = $3; v = l = 0 }
-                     /LDG\.E\.128/ { v = 1 } /[^A-Z](LDL|STL)[. ]/ { l = 1 }
-                     END { report() }' "$tmp/gemv.sass")
-      if [ -n "$missing" ]; then
-        fail "gemv: kernels without LDG.E.128 or with LDL/STL in their SASS: $(echo $missing)"
-      else
-        note "gemv SASS: $(grep -c 'Function :' "$tmp/gemv.sass") kernels, each with LDG.E.128 and no LDL/STL"
-      fi
-    fi
+    # Each kernel object's SASS against what its kernels were written for (sass_gate): the
+    # warpgroup multiply (HGMMA), TMA loads (UTMALDG) and the warp roles' register budgets
+    # (USETMAXREG) in every GEMM and attention kernel; Based's warp products of its denominator's
+    # state (HMMA) beside those; the GEMV kernels' and decode attention's 16-byte loads
+    # (LDG.E.128), decode's split kernels' HMMA; and in none of them local memory (LDL/STL): their
+    # state lives in registers and shared memory.
+    sass_gate gemm/gemm "HGMMA UTMALDG USETMAXREG" ""
+    sass_gate gemm/gemm_skinny16 "HGMMA UTMALDG USETMAXREG" ""
+    sass_gate gemm/gemm_skinny64 "HGMMA UTMALDG USETMAXREG" ""
+    sass_gate attention/attention "HGMMA UTMALDG USETMAXREG" ""
+    sass_gate attention_backward/attention_backward "HGMMA UTMALDG USETMAXREG" ""
+    sass_gate based/based "HGMMA HMMA UTMALDG USETMAXREG" ""
+    sass_gate gemv/gemv "LDG.E.128" "" required
+    sass_gate attention_decode/attention_decode "HMMA LDG.E.128" "_kernel"
     # Attention's overlap: in each kernel the softmax's exponentials lie between the wait for a
     # stage's S (DEPBAR.LE gsb0, 0x1) and the wait for the last stage's P V (the last DEPBAR.LE
     # gsb0, 0x0 before the next WARPGROUP.ARRIVE), not after the second, where ptxas puts them
@@ -294,54 +220,73 @@ cuda_gates() {
   fi
 }
 
-# Decode attention's kernels hold no wgmma, so check_wrapper leaves them: ptxas -v on their source
-# for the registers and spills of every kernel.
-decode_ptxas() {
-  local id=kernels_attention_decode_attention_decode_c
+# One kernel source without wgmma (its generated wrapper), through nvcc -cubin with ptxas -v: the
+# registers of every kernel, and none with local memory: "spills" counts spill stores and loads,
+# "stack" the stack frame too. A source not built is a failure when "required", else skipped.
+local_memory_gate() {
+  local id=$1 need=$2 what=$3
   local w=$build/generated/$id.cu
-  [ -f "$w" ] || return 0
+  if [ ! -f "$w" ]; then
+    [ "$need" = required ] && fail "$id: not among the built kernel sources"
+    return 0
+  fi
   if ! "$nvcc" -gencode=arch=compute_90a,code=sm_90a -cubin -std=c++17 -O3 -DTESSERA_BACKEND_CUDA -Xptxas -v \
       -I"$root" -I"$root/core/include" "$w" -o "$tmp/$id.cubin" >"$tmp/$id.ptxas.log" 2>&1; then
     cat "$tmp/$id.ptxas.log" >&2
     fail "$id: nvcc for sm_90a failed"
     return
   fi
-  awk -v id="$id" '
+  awk -v id="$id" -v stack=$([ "$what" = stack ] && echo 1 || echo 0) '
     /Compiling entry function/ { f = $0; sub(/.*function .\047?/, "", f); sub(/\047.*/, "", f); n++ }
-    /bytes spill stores/ { split($0, a, ","); st = a[2]; ld = a[3]; gsub(/[^0-9]/, "", st); gsub(/[^0-9]/, "", ld);
-                           sp[f] = st + ld }
+    /bytes stack frame/ { split($0, a, ","); st = a[1]; sp = a[2]; ld = a[3]; gsub(/[^0-9]/, "", st);
+                          gsub(/[^0-9]/, "", sp); gsub(/[^0-9]/, "", ld); bytes[f] = (stack ? st : 0) + sp + ld }
     /Used [0-9]+ registers/ { r = $0; sub(/.*Used /, "", r); sub(/ registers.*/, "", r); regs[f] = r }
     END {
       bad = n == 0
+      if (n == 0) printf "gates: %s: no kernels in the ptxas report\n", id
       for (f in regs) {
-        printf "gates: %s %s: %s registers, %d bytes spilled\n", id, f, regs[f], sp[f]
-        if (sp[f] != 0) bad = 1
+        printf "gates: %s %s: %s registers, %d bytes of %s\n", id, f, regs[f], bytes[f],
+               stack ? "stack and spills" : "spills"
+        if (bytes[f] != 0) bad = 1
       }
       exit bad
-    }' "$tmp/$id.ptxas.log" | sort || fail "$id: a decode attention kernel spills registers (see the lines above)"
+    }' "$tmp/$id.ptxas.log" | sort || fail "$id: a kernel uses local memory (see the lines above)"
 }
 
-# Decode attention's SASS (the object the build made), with the disassembler find_disassembler gave.
-decode_sass() {
-  local cuobjdump=$1 nvdisasm_dir=$2 obj bad
-  obj=$(find "$build" -name "kernels_attention_decode_attention_decode_c.cu.o" | head -n 1)
-  [ -n "$obj" ] || return 0
-  if ! PATH="$nvdisasm_dir:$PATH" "$cuobjdump" -sass "$obj" >"$tmp/decode.sass" 2>/dev/null; then
+# One kernel object's SASS (the object the build made, disassembled with find_disassembler's
+# tools, $cuobjdump and $nvdisasm_dir): each function whose name matches FILTER (all when empty)
+# holds every instruction of NEED, and no function uses local memory (LDL/STL). An
+# object not built is a failure when "required", else skipped.
+#   sass_gate FAMILY/SOURCE "NEED ..." FILTER [required]
+sass_gate() {
+  local src=$1 need=$2 filter=$3 required=${4:-} obj name=${1#*/} bad
+  obj=$(find "$build" -name "kernels_${src%%/*}_${src#*/}_c.cu.o" | head -n 1)
+  if [ -z "$obj" ]; then
+    [ "$required" = required ] && fail "the object of kernels/$src.c is not in $build"
+    return 0
+  fi
+  if ! PATH="$nvdisasm_dir:$PATH" "$cuobjdump" -sass "$obj" >"$tmp/$name.sass" 2>/dev/null; then
     fail "cuobjdump -sass failed on $obj"
     return
   fi
-  bad=$(awk 'function report() {
-               if (f == "") return
-               if (l) print f " (local memory)"
-               if (f ~ /_kernel/ && !(h && g)) print f " (no HMMA or no LDG.E.128)"
-             }
-             /Function :/ { report(); f = $3; h = g = l = 0 }
-             /HMMA/ { h = 1 } /LDG\.E\.128/ { g = 1 } /[^A-Z](LDL|STL)[. ]/ { l = 1 }
-             END { report() }' "$tmp/decode.sass")
+  bad=$(awk -v need="$need" -v filter="$filter" '
+    BEGIN { k = split(need, ins, " ") }
+    function report(   i, miss) {
+      if (f == "") return
+      if (l) print f " (local memory)"
+      if (filter != "" && index(f, filter) == 0) return
+      miss = ""
+      for (i = 1; i <= k; ++i) if (!(ins[i] in seen)) miss = miss " " ins[i]
+      if (miss != "") print f " (no" miss ")"
+    }
+    /Function :/ { report(); f = $3; l = 0; delete seen }
+    { for (i = 1; i <= k; ++i) if (index($0, ins[i]) > 0) seen[ins[i]] = 1 }
+    /[^A-Z](LDL|STL)[. ]/ { l = 1 }
+    END { report() }' "$tmp/$name.sass")
   if [ -n "$bad" ]; then
-    fail "decode attention SASS: $(echo $bad)"
+    fail "$name SASS: $(echo $bad)"
   else
-    note "attention_decode SASS: $(grep -c 'Function :' "$tmp/decode.sass") kernels without local memory, the split kernels with HMMA and LDG.E.128 ($(grep -c HMMA "$tmp/decode.sass") HMMA, $(grep -c 'LDG\.E\.128' "$tmp/decode.sass") LDG.E.128)"
+    note "$name SASS: $(grep -c 'Function :' "$tmp/$name.sass") kernels$([ -n "$filter" ] && echo ", those named *$filter*,") each with $need, none with LDL/STL"
   fi
 }
 

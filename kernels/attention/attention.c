@@ -5,6 +5,7 @@
  * sequence lengths need no special code: the key/value loads zero-fill past the sequence, the
  * scores of keys past it are masked to -inf, and rows past the queries are not stored. */
 #include "kernels/common/checks.h"
+#include "kernels/common/strided_layout.h"
 #include "kernels/common/device_props.h"
 #include "kernels/attention/attention_common.h"
 
@@ -50,40 +51,6 @@
 
 typedef ts_status (*ts_attn_launcher)(const ts_attn_params *, int, ts_stream);
 
-/* A (B, H, N, D) tensor with element strides {batch, head, row}: checked and described. The
- * dimensions may nest in any order in memory, (B, H, N, D) or (B, N, H, D) (heads of a token side by
- * side, as in a fused QKV projection) alike, as long as no two elements share an address: taken from
- * the smallest stride up, each stride must reach past the span of the dimensions below it (the
- * innermost span is the D contiguous elements). */
-static ts_status ts_attn_layout(ts_gl *g, const void *ptr, ts_dtype dtype, long long b, long long h, long long n,
-                                long long d, const long long strides[3]) {
-    if (!ptr || !strides) return TS_ERROR_NULL_POINTER;
-    for (int i = 0; i < 3; ++i)
-        if (strides[i] <= 0) return TS_ERROR_INVALID_VALUE;
-    if (strides[0] > (1LL << 46) || strides[1] > (1LL << 46) || strides[2] > (1LL << 46)) return TS_ERROR_SIZE_OVERFLOW;
-    long long st[3] = {strides[0], strides[1], strides[2]}, ext[3] = {b, h, n};
-    for (int i = 0; i < 3; ++i) /* by stride, ascending */
-        for (int j = i + 1; j < 3; ++j)
-            if (st[j] < st[i]) {
-                const long long ts = st[i], te = ext[i];
-                st[i] = st[j], ext[i] = ext[j], st[j] = ts, ext[j] = te;
-            }
-    long long span = d;
-    for (int i = 0; i < 3; ++i) {
-        if (ext[i] == 1) continue;
-        if (st[i] < span) return TS_ERROR_INVALID_VALUE;
-        if (ext[i] - 1 > ((1LL << 46) - span) / st[i]) return TS_ERROR_SIZE_OVERFLOW;
-        span += (ext[i] - 1) * st[i];
-    }
-    /* The copy engine wants 16-byte aligned rows and strides. */
-    if ((strides[0] | strides[1] | strides[2]) % 8 || ((uintptr_t)ptr & 15u)) return TS_ERROR_MISALIGNED;
-    *g = ts_gl_make((void *)ptr, dtype, b, h, n, d);
-    g->stride_batch = strides[0];
-    g->stride_head = strides[1];
-    g->stride_row = strides[2];
-    return TS_SUCCESS;
-}
-
 TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
                                       const long long q_strides[3], const void *k, const long long k_strides[3],
                                       const void *v, const long long v_strides[3], void *o,
@@ -105,10 +72,10 @@ TS_EXTERN_C ts_status ts_attn_prepare(const ts_attention_shape *shape, ts_dtype 
     memset(params, 0, sizeof *params);
     ts_gl gq, gk, gv;
     ts_status s;
-    if ((s = ts_attn_layout(&gq, q, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, q_strides)) != TS_SUCCESS ||
-        (s = ts_attn_layout(&gk, k, dtype, sh.batch, sh.heads_kv, sh.seq_kv, sh.head_dim, k_strides)) != TS_SUCCESS ||
-        (s = ts_attn_layout(&gv, v, dtype, sh.batch, sh.heads_kv, sh.seq_kv, sh.head_dim, v_strides)) != TS_SUCCESS ||
-        (s = ts_attn_layout(&params->o, o, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, o_strides)) != TS_SUCCESS)
+    if ((s = ts_check_strided_bhnd(&gq, q, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, q_strides)) != TS_SUCCESS ||
+        (s = ts_check_strided_bhnd(&gk, k, dtype, sh.batch, sh.heads_kv, sh.seq_kv, sh.head_dim, k_strides)) != TS_SUCCESS ||
+        (s = ts_check_strided_bhnd(&gv, v, dtype, sh.batch, sh.heads_kv, sh.seq_kv, sh.head_dim, v_strides)) != TS_SUCCESS ||
+        (s = ts_check_strided_bhnd(&params->o, o, dtype, sh.batch, sh.heads_q, sh.seq_q, sh.head_dim, o_strides)) != TS_SUCCESS)
         return s;
     /* The task order's arithmetic is 32-bit (task_order.h): 2^30 tasks of 64 query rows or more
      * would be a query tensor of at least 2^36 rows. */

@@ -8,6 +8,7 @@
  * probability 0, keys past N_kv are masked in the dQ kernel, and rows past the sequences are not
  * stored. */
 #include "kernels/common/checks.h"
+#include "kernels/common/strided_layout.h"
 #include "kernels/common/device_props.h"
 #include "kernels/attention_backward/attention_backward_common.h"
 
@@ -22,39 +23,6 @@
 typedef ts_status (*ts_attn_bwd_dkdv_launcher)(const ts_attn_bwd_dkdv_params *, int, ts_stream);
 typedef ts_status (*ts_attn_bwd_dq_launcher)(const ts_attn_bwd_dq_params *, int, ts_stream);
 typedef ts_status (*ts_attn_bwd_grid_fn)(const ts_device_props *, long long, int *);
-
-/* A (B, H, N, D) tensor with element strides {batch, head, row}, as ts_attention_forward takes
- * them: checked and described. The dimensions may nest in any order in memory as long as no two
- * elements share an address: taken from the smallest stride up, each stride reaches past the span
- * of the dimensions below it. */
-static ts_status ts_attn_bwd_layout(ts_gl *g, const void *ptr, ts_dtype dtype, long long b, long long h, long long n,
-                                    long long d, const long long strides[3]) {
-    if (!ptr || !strides) return TS_ERROR_NULL_POINTER;
-    for (int i = 0; i < 3; ++i)
-        if (strides[i] <= 0) return TS_ERROR_INVALID_VALUE;
-    if (strides[0] > (1LL << 46) || strides[1] > (1LL << 46) || strides[2] > (1LL << 46)) return TS_ERROR_SIZE_OVERFLOW;
-    long long st[3] = {strides[0], strides[1], strides[2]}, ext[3] = {b, h, n};
-    for (int i = 0; i < 3; ++i) /* by stride, ascending */
-        for (int j = i + 1; j < 3; ++j)
-            if (st[j] < st[i]) {
-                const long long ts = st[i], te = ext[i];
-                st[i] = st[j], ext[i] = ext[j], st[j] = ts, ext[j] = te;
-            }
-    long long span = d;
-    for (int i = 0; i < 3; ++i) {
-        if (ext[i] == 1) continue;
-        if (st[i] < span) return TS_ERROR_INVALID_VALUE;
-        if (ext[i] - 1 > ((1LL << 46) - span) / st[i]) return TS_ERROR_SIZE_OVERFLOW;
-        span += (ext[i] - 1) * st[i];
-    }
-    /* The copy engine wants 16-byte aligned rows and strides. */
-    if ((strides[0] | strides[1] | strides[2]) % 8 || ((uintptr_t)ptr & 15u)) return TS_ERROR_MISALIGNED;
-    *g = ts_gl_make((void *)ptr, dtype, b, h, n, d);
-    g->stride_batch = strides[0];
-    g->stride_head = strides[1];
-    g->stride_row = strides[2];
-    return TS_SUCCESS;
-}
 
 /* The shape's own checks, shared by the workspace query and the call: sizes, head dimension,
  * grouping, and the task and row counts the kernels index in 32 bits. rows_pad: N_q rounded up to
@@ -109,14 +77,14 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
 
     ts_gl gq, gk, gv, go, gdo, gdq, gdk, gdv;
     const long long d = sh.head_dim;
-    if ((s = ts_attn_bwd_layout(&gq, q, dtype, sh.batch, sh.heads_q, sh.seq_q, d, q_strides)) != TS_SUCCESS ||
-        (s = ts_attn_bwd_layout(&gk, k, dtype, sh.batch, sh.heads_kv, sh.seq_kv, d, k_strides)) != TS_SUCCESS ||
-        (s = ts_attn_bwd_layout(&gv, v, dtype, sh.batch, sh.heads_kv, sh.seq_kv, d, v_strides)) != TS_SUCCESS ||
-        (s = ts_attn_bwd_layout(&go, o, dtype, sh.batch, sh.heads_q, sh.seq_q, d, o_strides)) != TS_SUCCESS ||
-        (s = ts_attn_bwd_layout(&gdo, d_o, dtype, sh.batch, sh.heads_q, sh.seq_q, d, do_strides)) != TS_SUCCESS ||
-        (s = ts_attn_bwd_layout(&gdq, dq, dtype, sh.batch, sh.heads_q, sh.seq_q, d, dq_strides)) != TS_SUCCESS ||
-        (s = ts_attn_bwd_layout(&gdk, dk, dtype, sh.batch, sh.heads_kv, sh.seq_kv, d, dk_strides)) != TS_SUCCESS ||
-        (s = ts_attn_bwd_layout(&gdv, dv, dtype, sh.batch, sh.heads_kv, sh.seq_kv, d, dv_strides)) != TS_SUCCESS)
+    if ((s = ts_check_strided_bhnd(&gq, q, dtype, sh.batch, sh.heads_q, sh.seq_q, d, q_strides)) != TS_SUCCESS ||
+        (s = ts_check_strided_bhnd(&gk, k, dtype, sh.batch, sh.heads_kv, sh.seq_kv, d, k_strides)) != TS_SUCCESS ||
+        (s = ts_check_strided_bhnd(&gv, v, dtype, sh.batch, sh.heads_kv, sh.seq_kv, d, v_strides)) != TS_SUCCESS ||
+        (s = ts_check_strided_bhnd(&go, o, dtype, sh.batch, sh.heads_q, sh.seq_q, d, o_strides)) != TS_SUCCESS ||
+        (s = ts_check_strided_bhnd(&gdo, d_o, dtype, sh.batch, sh.heads_q, sh.seq_q, d, do_strides)) != TS_SUCCESS ||
+        (s = ts_check_strided_bhnd(&gdq, dq, dtype, sh.batch, sh.heads_q, sh.seq_q, d, dq_strides)) != TS_SUCCESS ||
+        (s = ts_check_strided_bhnd(&gdk, dk, dtype, sh.batch, sh.heads_kv, sh.seq_kv, d, dk_strides)) != TS_SUCCESS ||
+        (s = ts_check_strided_bhnd(&gdv, dv, dtype, sh.batch, sh.heads_kv, sh.seq_kv, d, dv_strides)) != TS_SUCCESS)
         return s;
     size_t need = 0;
     if ((s = ts_attention_backward_workspace_size(shape, &need)) != TS_SUCCESS) return s;

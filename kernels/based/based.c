@@ -6,45 +6,12 @@
  * lengths need no special code: the loads zero-fill past the sequence, which the causal mask and
  * the zero-filled keys keep out of every stored row, and rows past it are not stored. */
 #include "kernels/common/checks.h"
+#include "kernels/common/strided_layout.h"
 #include "kernels/common/device_props.h"
 #include "kernels/based/based_common.h"
 
 #define TS_BASED_NAME ts_based_bf16
 #include "kernels/based/based_variant.h"
-
-/* A (B, H, N, d) tensor with element strides {batch, head, row}: checked and described. The
- * dimensions may nest in any order in memory, as long as no two elements share an address (each
- * stride, from the smallest up, reaches past the span of the dimensions below it), and the tensor
- * lies within 2^46 elements of its first. */
-static ts_status ts_based_layout(ts_gl *g, const void *ptr, long long b, long long h, long long n, long long d,
-                                 const long long strides[3]) {
-    if (!ptr || !strides) return TS_ERROR_NULL_POINTER;
-    for (int i = 0; i < 3; ++i)
-        if (strides[i] <= 0) return TS_ERROR_INVALID_VALUE;
-    for (int i = 0; i < 3; ++i)
-        if (strides[i] > (1LL << 46)) return TS_ERROR_SIZE_OVERFLOW;
-    long long st[3] = {strides[0], strides[1], strides[2]}, ext[3] = {b, h, n};
-    for (int i = 0; i < 3; ++i) /* by stride, ascending */
-        for (int j = i + 1; j < 3; ++j)
-            if (st[j] < st[i]) {
-                const long long ts = st[i], te = ext[i];
-                st[i] = st[j], ext[i] = ext[j], st[j] = ts, ext[j] = te;
-            }
-    long long span = d;
-    for (int i = 0; i < 3; ++i) {
-        if (ext[i] == 1) continue;
-        if (st[i] < span) return TS_ERROR_INVALID_VALUE;
-        if (ext[i] - 1 > ((1LL << 46) - span) / st[i]) return TS_ERROR_SIZE_OVERFLOW;
-        span += (ext[i] - 1) * st[i];
-    }
-    /* The copy engine wants 16-byte aligned rows and strides. */
-    if ((strides[0] | strides[1] | strides[2]) % 8 || ((uintptr_t)ptr & 15u)) return TS_ERROR_MISALIGNED;
-    *g = ts_gl_make((void *)ptr, TS_DTYPE_BF16, b, h, n, d);
-    g->stride_batch = strides[0];
-    g->stride_head = strides[1];
-    g->stride_row = strides[2];
-    return TS_SUCCESS;
-}
 
 TS_EXTERN_C ts_status ts_based_prepare(const ts_based_shape *shape, ts_dtype dtype, const void *q,
                                        const long long q_strides[3], const void *k, const long long k_strides[3],
@@ -65,10 +32,10 @@ TS_EXTERN_C ts_status ts_based_prepare(const ts_based_shape *shape, ts_dtype dty
     memset(&params, 0, sizeof params);
     ts_gl gq, gk, gv;
     ts_status s;
-    if ((s = ts_based_layout(&gq, q, sh.batch, sh.heads, sh.seq, sh.feature_dim, q_strides)) != TS_SUCCESS ||
-        (s = ts_based_layout(&gk, k, sh.batch, sh.heads, sh.seq, sh.feature_dim, k_strides)) != TS_SUCCESS ||
-        (s = ts_based_layout(&gv, v, sh.batch, sh.heads, sh.seq, sh.head_dim, v_strides)) != TS_SUCCESS ||
-        (s = ts_based_layout(&params.o, o, sh.batch, sh.heads, sh.seq, sh.head_dim, o_strides)) != TS_SUCCESS)
+    if ((s = ts_check_strided_bhnd(&gq, q, TS_DTYPE_BF16, sh.batch, sh.heads, sh.seq, sh.feature_dim, q_strides)) != TS_SUCCESS ||
+        (s = ts_check_strided_bhnd(&gk, k, TS_DTYPE_BF16, sh.batch, sh.heads, sh.seq, sh.feature_dim, k_strides)) != TS_SUCCESS ||
+        (s = ts_check_strided_bhnd(&gv, v, TS_DTYPE_BF16, sh.batch, sh.heads, sh.seq, sh.head_dim, v_strides)) != TS_SUCCESS ||
+        (s = ts_check_strided_bhnd(&params.o, o, TS_DTYPE_BF16, sh.batch, sh.heads, sh.seq, sh.head_dim, o_strides)) != TS_SUCCESS)
         return s;
     /* A task's (batch, head, part) is found in 32-bit arithmetic (based_common.h). */
     params.parts = TS_BASED_HEAD_DIM / (consumers * cols);

@@ -81,11 +81,7 @@ static ts_status attn_bwd_one(bench_context *ctx, bench_timer *timer, int b, int
 
 ts_status bench_attention_backward(bench_context *ctx) {
     const int host = ctx->backend == TS_BACKEND_HOST;
-    bench_timing_config config = {
-        .warmup = ctx->options.warmup >= 0 ? ctx->options.warmup : (host ? 1 : 3),
-        .reps = ctx->options.reps > 0 ? ctx->options.reps : TS_BENCH_MIN_REPS,
-        .flush_l2 = !host,
-    };
+    bench_timing_config config = bench_context_timing(ctx, 3);
     bench_timer timer;
     ts_status st = bench_timer_init(&timer, &config, &ctx->props, ctx->stream);
     if (st != TS_SUCCESS) return st;

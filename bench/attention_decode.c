@@ -119,11 +119,7 @@ static ts_status decode_one(bench_context *ctx, bench_timer *timer, int b, int h
 
 ts_status bench_attention_decode(bench_context *ctx) {
     const int host = ctx->backend == TS_BACKEND_HOST;
-    bench_timing_config config = {
-        .warmup = ctx->options.warmup >= 0 ? ctx->options.warmup : (host ? 1 : 5),
-        .reps = ctx->options.reps > 0 ? ctx->options.reps : TS_BENCH_MIN_REPS,
-        .flush_l2 = !host,
-    };
+    bench_timing_config config = bench_context_timing(ctx, 5);
     bench_timer timer;
     ts_status st = bench_timer_init(&timer, &config, &ctx->props, ctx->stream);
     if (st != TS_SUCCESS) return st;

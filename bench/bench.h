@@ -7,6 +7,7 @@
 #include <tessera/tessera.h>
 
 #include "report.h"
+#include "timing.h"
 
 /* Options a benchmark may read. A value of -1 means "not given": each benchmark picks its own
  * default, since a sensible size differs between a GPU and the host backend. */
@@ -28,6 +29,19 @@ typedef struct bench_context {
     ts_stream stream;
     bench_report *report;
 } bench_context;
+
+/* The timing protocol as the command line asks: --warmup and --reps where given, else gpu_warmup
+ * warm-up runs (one on the host backend) and TS_BENCH_MIN_REPS timed runs; the L2 flushed before
+ * every timed run on a GPU. */
+static inline bench_timing_config bench_context_timing(const bench_context *ctx, int gpu_warmup) {
+    const int host = ctx->backend == TS_BACKEND_HOST;
+    bench_timing_config config = {
+        .warmup = ctx->options.warmup >= 0 ? ctx->options.warmup : (host ? 1 : gpu_warmup),
+        .reps = ctx->options.reps > 0 ? ctx->options.reps : TS_BENCH_MIN_REPS,
+        .flush_l2 = !host,
+    };
+    return config;
+}
 
 /* A benchmark returns TS_SUCCESS or the first status that stopped it; it has already written the
  * rows it measured. */

@@ -149,11 +149,7 @@ ts_status bench_gemm(bench_context *ctx) {
     const char *baseline_name = NULL;
     if (bench_baseline_create(&baseline, &baseline_name, ctx->stream) != TS_SUCCESS) baseline = NULL;
 
-    bench_timing_config config = {
-        .warmup = ctx->options.warmup >= 0 ? ctx->options.warmup : (host ? 1 : 5),
-        .reps = ctx->options.reps > 0 ? ctx->options.reps : TS_BENCH_MIN_REPS,
-        .flush_l2 = !host,
-    };
+    bench_timing_config config = bench_context_timing(ctx, 5);
     bench_timer timer;
     /* TESSERA_BENCH_GEMM_WORKSPACE=0: ts_gemm_ex without a workspace (as ts_gemm: whole tiles), to
      * compare with split-K in the same run. */

@@ -171,11 +171,7 @@ ts_status bench_gemm_decode(bench_context *ctx) {
     bench_baseline *baseline = NULL;
     const char *baseline_name = NULL;
     if (bench_baseline_create(&baseline, &baseline_name, ctx->stream) != TS_SUCCESS) baseline = NULL;
-    bench_timing_config config = {
-        .warmup = ctx->options.warmup >= 0 ? ctx->options.warmup : (host ? 1 : 5),
-        .reps = ctx->options.reps > 0 ? ctx->options.reps : TS_BENCH_MIN_REPS,
-        .flush_l2 = !host,
-    };
+    bench_timing_config config = bench_context_timing(ctx, 5);
     bench_timer timer;
     ts_status st = bench_timer_init(&timer, &config, &ctx->props, ctx->stream);
     if (st != TS_SUCCESS) {

@@ -36,12 +36,7 @@ static ts_status mb_run_one(void *ctx, int rep) {
 }
 
 static ts_status mb_timer(bench_context *ctx, bench_timer *timer) {
-    const int host = ctx->backend == TS_BACKEND_HOST;
-    bench_timing_config config = {
-        .warmup = ctx->options.warmup >= 0 ? ctx->options.warmup : (host ? 1 : 5),
-        .reps = ctx->options.reps > 0 ? ctx->options.reps : TS_BENCH_MIN_REPS,
-        .flush_l2 = !host,
-    };
+    bench_timing_config config = bench_context_timing(ctx, 5);
     return bench_timer_init(timer, &config, &ctx->props, ctx->stream);
 }
 

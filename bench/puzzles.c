@@ -182,11 +182,8 @@ ts_status bench_puzzles(bench_context *ctx)
     launch.iters = iters;
 
     bench_timer timer;
-    bench_timing_config config = {
-        .warmup = ctx->options.warmup >= 0 ? ctx->options.warmup : (host ? 1 : 5),
-        .reps = ctx->options.reps > 0 ? ctx->options.reps : TS_BENCH_MIN_REPS,
-        .flush_l2 = 0, /* the kernel reads no memory */
-    };
+    bench_timing_config config = bench_context_timing(ctx, 5);
+    config.flush_l2 = 0; /* the kernel reads no memory */
     int timer_ready = 0;
     if (st == TS_SUCCESS) {
         st = bench_timer_init(&timer, &config, props, ctx->stream);

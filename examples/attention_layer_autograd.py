@@ -7,14 +7,15 @@ query projection and one fused key-value projection, causal attention runs on vi
 projections' outputs ((B, N, H, D) memory, no copies: Tessera takes any strides), and an output
 projection maps back to C. Tessera's ts_attention_forward and ts_attention_backward are wrapped as
 a torch.autograd.Function through ctypes, so PyTorch's autograd drives them like any other op. The
-same layer with PyTorch's scaled_dot_product_attention in fp32 is the reference: the loss, and the
-gradients of x and of the three weights, within bf16's rounding (2e-2 of each tensor's norm).
+same layer in fp32 with the attention written out in PyTorch is the reference: the gradients of x
+and of the three weights, each within bf16's rounding (2e-2 of the tensor's norm).
 
     python3 examples/attention_layer_autograd.py --lib build/gpu/core/libtessera.so     (CUDA build)
     python3 examples/attention_layer_autograd.py --lib build/host/core/libtessera.so    (host build,
                                                                                         CPU tensors)
-A host-backend library runs on CPU tensors (the host backend's device memory is host memory).
-Build libtessera.so with -DBUILD_SHARED_LIBS=ON. Exits 1 if a gradient is off.
+A host-backend library runs on CPU tensors (the host backend's device memory is host memory);
+scripts/test.sh runs it so on every host build where PyTorch is installed. Build libtessera.so with
+-DBUILD_SHARED_LIBS=ON. Exits 1 if a gradient is off.
 """
 import argparse
 import ctypes
@@ -148,13 +149,16 @@ def main():
         return TesseraAttention.apply(lib, q, k, v, scale, True)
 
     def reference(q, k, v):
+        """The attention written out: each query head reads its group's key-value head; causal."""
         k, v = (t.repeat_interleave(h // hkv, dim=1) for t in (k, v))
-        return F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=scale)
+        scores = torch.matmul(q, k.transpose(-1, -2)) * scale
+        masked = torch.ones(n, n, dtype=torch.bool, device=q.device).triu(1)
+        return torch.matmul(torch.softmax(scores.masked_fill(masked, float("-inf")), dim=-1), v)
 
     loss, grads = run(torch.bfloat16, tessera)
     ref_loss, ref_grads = run(torch.float32, reference)
     print(f"layer B{b} N{n} C{c} H{h}/{hkv} D{d} causal, on {device}: loss {loss:.6g} (reference {ref_loss:.6g})")
-    worst = abs(loss - ref_loss) / max(abs(ref_loss), 1e-30) if abs(ref_loss) > 1 else 0.0
+    worst = 0.0
     for name, g, r in zip(("x", "w_q", "w_kv", "w_o"), grads, ref_grads):
         err = ((g - r).norm() / r.norm()).item()
         worst = max(worst, err)

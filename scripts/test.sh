@@ -21,7 +21,7 @@ backends=("$@")
 say() { printf '\n== %s\n' "$*"; }
 
 # ---- packages -------------------------------------------------------------------------------
-packages="cmake pkg-config libcriterion-dev hipcc libamdhip64-dev rocm-device-libs lld clang-19 clang-tools-19 lld-19 llvm-19"
+packages="cmake pkg-config libcriterion-dev python3-torch hipcc libamdhip64-dev rocm-device-libs lld clang-19 clang-tools-19 lld-19 llvm-19"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -83,6 +83,14 @@ run_backend() {
       && cmake --build "$lib" -j "$jobs" >/dev/null || return 1
   fi
   TESSERA_JOBS=$jobs "$root/scripts/test-install.sh" "$backend" "$lib" || return 1
+  if [ "$backend" = host ]; then
+    # Debian's python3-torch serves the system interpreter, which need not be the first python3.
+    say "host: an attention layer's forward and backward through libtessera.so against PyTorch autograd"
+    local py
+    for py in python3 /usr/bin/python3; do "$py" -c 'import torch' >/dev/null 2>&1 && break; py=; done
+    [ -n "$py" ] || { echo "no python3 with torch (Debian: python3-torch)" >&2; return 1; }
+    "$py" "$root/examples/attention_layer_autograd.py" --lib "$lib/core/libtessera.so" || return 1
+  fi
   if [ -x "$root/scripts/gates.sh" ]; then
     say "$backend: compile and ISA gates"
     "$root/scripts/gates.sh" "$backend" "$dir" || return 1

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "compare.h"
 #include "random.h"
 #include "bench.h"
 #include "timing.h"
@@ -40,34 +41,6 @@ static ts_status gemm_run_baseline(void *ctx, int rep) {
     (void)rep;
     return bench_baseline_gemm(g->baseline, g->ta, g->tb, g->m, g->n, g->k, 1.0f, g->a, TS_DTYPE_BF16, g->lda, g->b,
                                TS_DTYPE_BF16, g->ldb, 0.0f, g->c_base, TS_DTYPE_BF16, g->ldc);
-}
-
-/* Largest |C - C_baseline| over up to 64 rows spread over M, relative to the largest |C_baseline|. */
-static ts_status gemm_compare(const gemm_run *g, double *rel) {
-    const int rows = g->m < 64 ? g->m : 64;
-    unsigned short *x = malloc((size_t)g->n * 2), *y = malloc((size_t)g->n * 2);
-    if (!x || !y) {
-        free(x);
-        free(y);
-        return TS_ERROR_OUT_OF_MEMORY;
-    }
-    double worst = 0.0, scale = 0.0;
-    ts_status st = TS_SUCCESS;
-    for (int i = 0; i < rows && st == TS_SUCCESS; ++i) {
-        const long long r = (long long)i * g->m / rows;
-        st = ts_memcpy(x, (unsigned short *)g->c + r * g->ldc, (size_t)g->n * 2, TS_MEMCPY_DEVICE_TO_HOST);
-        if (st == TS_SUCCESS)
-            st = ts_memcpy(y, (unsigned short *)g->c_base + r * g->ldc, (size_t)g->n * 2, TS_MEMCPY_DEVICE_TO_HOST);
-        for (int j = 0; j < g->n && st == TS_SUCCESS; ++j) {
-            const double a = bench_bf16_value(x[j]), b = bench_bf16_value(y[j]);
-            if (!(fabs(a - b) <= worst)) worst = isnan(a - b) ? INFINITY : fabs(a - b);
-            if (fabs(b) > scale) scale = fabs(b);
-        }
-    }
-    free(x);
-    free(y);
-    *rel = scale > 0.0 ? worst / scale : worst;
-    return st;
 }
 
 typedef struct gemm_shape {
@@ -109,7 +82,7 @@ static ts_status gemm_one(bench_context *ctx, bench_timer *timer, bench_baseline
     double rel = NAN;
     if (st == TS_SUCCESS && baseline) {
         st = ts_stream_synchronize(ctx->stream);
-        if (st == TS_SUCCESS) st = gemm_compare(&g, &rel);
+        if (st == TS_SUCCESS) st = bench_compare_bf16_rows(g.c, g.c_base, g.m, g.n, g.ldc, 64, &rel);
     }
     if (st == TS_SUCCESS) {
         const double flops = 2.0 * s.m * (double)s.n * s.k;

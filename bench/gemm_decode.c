@@ -17,6 +17,7 @@
 
 #include "baseline.h"
 #include "bench.h"
+#include "compare.h"
 #include "random.h"
 #include "timing.h"
 
@@ -44,34 +45,6 @@ static ts_status decode_run_baseline(void *ctx, int rep) {
                                d->b, TS_DTYPE_BF16, d->ldk, 0.0f, d->c_base, TS_DTYPE_BF16, d->ldn);
 }
 
-/* Largest |C - C_baseline| over up to 16 rows spread over M, relative to the largest |C_baseline|. */
-static ts_status decode_compare(const decode_run *d, double *rel) {
-    const int rows = d->m < 16 ? d->m : 16;
-    unsigned short *x = malloc((size_t)d->n * 2), *y = malloc((size_t)d->n * 2);
-    if (!x || !y) {
-        free(x);
-        free(y);
-        return TS_ERROR_OUT_OF_MEMORY;
-    }
-    double worst = 0.0, scale = 0.0;
-    ts_status st = TS_SUCCESS;
-    for (int i = 0; i < rows && st == TS_SUCCESS; ++i) {
-        const long long r = (long long)i * d->m / rows;
-        st = ts_memcpy(x, (unsigned short *)d->c + r * d->ldn, (size_t)d->n * 2, TS_MEMCPY_DEVICE_TO_HOST);
-        if (st == TS_SUCCESS)
-            st = ts_memcpy(y, (unsigned short *)d->c_base + r * d->ldn, (size_t)d->n * 2, TS_MEMCPY_DEVICE_TO_HOST);
-        for (int j = 0; j < d->n && st == TS_SUCCESS; ++j) {
-            const double a = bench_bf16_value(x[j]), b = bench_bf16_value(y[j]);
-            if (!(fabs(a - b) <= worst)) worst = isnan(a - b) ? INFINITY : fabs(a - b);
-            if (fabs(b) > scale) scale = fabs(b);
-        }
-    }
-    free(x);
-    free(y);
-    *rel = scale > 0.0 ? worst / scale : worst;
-    return st;
-}
-
 /* The DRAM's peak in bytes/s: TESSERA_BENCH_DRAM_TBPS, else the device's memory clock (double data
  * rate) times its bus width; 0 where neither is known. */
 static double decode_dram_peak(const ts_device_props *p) {
@@ -96,7 +69,7 @@ static ts_status decode_point(bench_context *ctx, bench_timer *timer, const char
     double rel = NAN;
     if (st == TS_SUCCESS && d->baseline) {
         st = ts_stream_synchronize(ctx->stream);
-        if (st == TS_SUCCESS) st = decode_compare(d, &rel);
+        if (st == TS_SUCCESS) st = bench_compare_bf16_rows(d->c, d->c_base, d->m, d->n, d->ldn, 16, &rel);
     }
     if (st != TS_SUCCESS) return st;
     const double flops = 2.0 * d->m * (double)d->n * d->k, weights = 2.0 * (double)d->n * d->k;

@@ -21,8 +21,8 @@ import json
 import math
 import sys
 
-from torch_timing import (bench_context, build_record, driver_arguments, parse_driver_arguments, self_test_build_record,
-                          time_interleaved)
+from torch_timing import (attention_sweep, driver_arguments, parse_driver_arguments, self_test_build_record,
+                          start_driver, time_interleaved)
 
 TS_DTYPE_BF16 = 2
 
@@ -176,17 +176,9 @@ def main():
     if args.self_test:
         return self_test(args.lib)
 
-    import torch
+    torch, lib, record, props, flush, date = start_driver(args, load_library)
 
-    lib = load_library(args.lib)
-    record = build_record(lib, args.commit)
-    props, flush, date = bench_context(torch)
-
-    shapes = [(16, 16, 4096, 128, c) for c in (0, 1)]
-    if not args.quick:
-        # The sequence-length sweep at 16K tokens (B = 16384 / N), as tessera-bench attention-backward.
-        shapes += [(16384 // n, 16, n, d, c) for d in (64, 128) for n in (1024, 2048, 4096, 8192, 16384)
-                   for c in (0, 1)]
+    shapes = attention_sweep(args.quick)
 
     for b, h, n, d, causal in shapes:
         runs, grads = backward_runs(torch, lib, b, h, n, d, causal)

@@ -21,7 +21,7 @@ import json
 import math
 import sys
 
-from torch_timing import (bench_context, build_record, driver_arguments, parse_driver_arguments, self_test_build_record,
+from torch_timing import (start_driver, driver_arguments, parse_driver_arguments, self_test_build_record,
                           time_interleaved, writeback_charged)
 
 TS_DTYPE_BF16 = 2
@@ -241,11 +241,7 @@ def main():
     if args.self_test:
         return 1 if self_test(args.lib) else 0
 
-    import torch
-
-    lib = load_library(args.lib)
-    record = build_record(lib, args.commit)
-    props, flush, date = bench_context(torch)
+    torch, lib, record, props, flush, date = start_driver(args, load_library)
     h = 16
     ns = [8192] if args.quick else [2048, 4096, 8192, 16384, 32768, 65536]
     flops_per_token = 2.0 * 64 * (16 + 64) + 4.0 * 273 * 64

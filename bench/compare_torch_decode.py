@@ -18,7 +18,7 @@ import json
 import math
 import sys
 
-from torch_timing import (bench_context, build_record, driver_arguments, parse_driver_arguments, self_test_build_record,
+from torch_timing import (start_driver, driver_arguments, parse_driver_arguments, self_test_build_record,
                           time_interleaved, writeback_charged)
 
 TS_DTYPE_BF16 = 2
@@ -199,11 +199,7 @@ def main():
     if args.self_test:
         return self_test(args.lib)
 
-    import torch
-
-    lib = load_library(args.lib)
-    record = build_record(lib, args.commit)
-    props, flush, date = bench_context(torch)
+    torch, lib, record, props, flush, date = start_driver(args, load_library)
     contexts = (32768,) if args.quick else (1024, 4096, 16384, 32768, 65536, 131072)
     hq, hkv = 64, 8
     for d in (64, 128):

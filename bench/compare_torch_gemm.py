@@ -23,7 +23,7 @@ import json
 import os
 import sys
 
-from torch_timing import (bench_context, build_record, driver_arguments, parse_driver_arguments, self_test_build_record,
+from torch_timing import (start_driver, driver_arguments, parse_driver_arguments, self_test_build_record,
                           time_interleaved, writeback_charged)
 
 TS_DTYPE_BF16 = 2
@@ -108,12 +108,8 @@ def main():
     if args.self_test:
         return self_test(args.lib)
 
-    import torch
+    torch, lib, record, props, flush, date = start_driver(args, load_library)
     import torch.nn.functional as F
-
-    lib = load_library(args.lib)
-    record = build_record(lib, args.commit)
-    props, flush, date = bench_context(torch)
     peak = dram_peak(props)
     shapes = SHAPES[:4] if args.quick else SHAPES
     ms = [1, 8, 32] if args.quick else MS

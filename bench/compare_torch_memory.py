@@ -20,7 +20,7 @@ import json
 import math
 import sys
 
-from torch_timing import (bench_context, build_record, driver_arguments, parse_driver_arguments, self_test_build_record,
+from torch_timing import (start_driver, driver_arguments, parse_driver_arguments, self_test_build_record,
                           self_test_timing, time_interleaved, writeback_charged)
 
 TS_DTYPE_F32, TS_DTYPE_BF16, TS_DTYPE_FP16 = 1, 2, 3
@@ -192,12 +192,8 @@ def main():
     if args.self_test:
         return self_test(args.lib)
 
-    import torch
+    torch, lib, record, props, flush, date = start_driver(args, load_library)
     import torch.nn.functional as F_
-
-    lib = load_library(args.lib)
-    record = build_record(lib, args.commit)
-    props, flush, date = bench_context(torch)
     stream = lambda: torch.cuda.current_stream().cuda_stream  # noqa: E731
     bf = torch.bfloat16
     only = set(args.only.split(","))

@@ -71,6 +71,25 @@ def self_test_build_record(lib, backend):
     return 0 if ok else 1
 
 
+def start_driver(args, load_library):
+    """What every driver's measuring run opens with: PyTorch, the library at --lib loaded by the
+    driver's load_library, the record every JSON line carries (build_record) and bench_context's
+    device properties, flush buffer and date."""
+    import torch
+    lib = load_library(args.lib)
+    return torch, lib, build_record(lib, args.commit), *bench_context(torch)
+
+
+def attention_sweep(quick):
+    """The attention drivers' points (B, H, N, D, causal): B16 H16 N4096 D128 both ways, then
+    (unless quick) the sequence-length sweep at 16K tokens (B = 16384 / N), as tessera-bench's."""
+    shapes = [(16, 16, 4096, 128, c) for c in (0, 1)]
+    if not quick:
+        shapes += [(16384 // n, 16, n, d, c) for d in (64, 128) for n in (1024, 2048, 4096, 8192, 16384)
+                   for c in (0, 1)]
+    return shapes
+
+
 def bench_context(torch):
     """The device's properties, a buffer twice the L2 to flush it with, and the date for the JSON."""
     props = torch.cuda.get_device_properties(torch.cuda.current_device())

@@ -1,14 +1,12 @@
 /* `tessera-bench attention`: ts_attention_forward on random normal bf16 inputs, the timing
- * protocol of timing.c. Shapes: B16 H16 N4096 D128 causal and not, then D64 and D128 at N in
- * {1024, 2048, 4096, 8192, 16384} with H16 and 16K tokens (B = 16384 / N), which keeps one run
- * of the longest under a second or two. FLOPs count both products, 4 B H N^2 D,
- * halved under the causal mask. The vendor baselines (cuDNN and flash through PyTorch's SDPA) are timed by
+ * protocol of timing.c, at the points of attention_sweep.h. FLOPs count both products,
+ * 4 B H N^2 D, halved under the causal mask. The vendor baselines (cuDNN and flash through PyTorch's SDPA) are timed by
  * bench/compare_torch.py, which loads libtessera.so in the same process. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "attention_sweep.h"
 #include "bench.h"
 #include "random.h"
 #include "timing.h"
@@ -49,21 +47,8 @@ static ts_status attn_one(bench_context *ctx, bench_timer *timer, int b, int h, 
     if (st == TS_SUCCESS) st = bench_fill_bf16_normal(a.v, count, 37u + (unsigned)n);
     bench_stats stats;
     if (st == TS_SUCCESS) st = bench_time(timer, attn_run_tessera, &a, &stats);
-    if (st == TS_SUCCESS) {
-        const double flops = 4.0 * b * h * (double)n * n * d * (causal ? 0.5 : 1.0);
-        bench_result r;
-        bench_result_init(&r, "attention", "TFLOP/s", flops / (stats.median_ms * 1e9));
-        r.value_min = flops / (stats.max_ms * 1e9);
-        r.value_max = flops / (stats.min_ms * 1e9);
-        bench_param_int(&r, "B", b);
-        bench_param_int(&r, "H", h);
-        bench_param_int(&r, "N", n);
-        bench_param_int(&r, "D", d);
-        bench_param_int(&r, "causal", causal);
-        bench_param_text(&r, "dtype", "bf16");
-        bench_param_real(&r, "ms", stats.median_ms);
-        bench_report_row(ctx->report, &r);
-    }
+    const double flops = 4.0 * b * h * (double)n * n * d * (causal ? 0.5 : 1.0);
+    if (st == TS_SUCCESS) bench_attention_row(ctx, "attention", flops, &stats, b, h, n, d, causal);
     (void)ts_free(a.q);
     (void)ts_free(a.k);
     (void)ts_free(a.v);
@@ -73,7 +58,6 @@ static ts_status attn_one(bench_context *ctx, bench_timer *timer, int b, int h, 
 }
 
 ts_status bench_attention(bench_context *ctx) {
-    const int host = ctx->backend == TS_BACKEND_HOST;
     bench_timing_config config = bench_context_timing(ctx, 3);
     bench_timer timer;
     ts_status st = bench_timer_init(&timer, &config, &ctx->props, ctx->stream);
@@ -81,19 +65,7 @@ ts_status bench_attention(bench_context *ctx) {
     bench_report_heading(ctx->report, "attention forward: bf16, fp32 softmax, (B, H, N, D)");
     bench_report_note(ctx->report, "TFLOP/s = 4 B H N^2 D (halved when causal) / median of %d runs; baselines: "
                                    "bench/compare_torch.py", config.reps);
-    if (host) {
-        for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal) st = attn_one(ctx, &timer, 1, 2, 128, 64, causal);
-    } else {
-        for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal) st = attn_one(ctx, &timer, 16, 16, 4096, 128, causal);
-        /* TESSERA_BENCH_QUICK=1: the sweep at N = 4096 only, for comparing builds quickly. */
-        const char *quick = getenv("TESSERA_BENCH_QUICK");
-        const int first = quick && quick[0] == '1' ? 2 : 0, last = quick && quick[0] == '1' ? 3 : 5;
-        static const int ns[5] = {1024, 2048, 4096, 8192, 16384};
-        for (int d = 64; d <= 128 && st == TS_SUCCESS; d += 64)
-            for (int i = first; i < last && st == TS_SUCCESS; ++i)
-                for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal)
-                    st = attn_one(ctx, &timer, 16384 / ns[i], 16, ns[i], d, causal);
-    }
+    st = bench_attention_sweep(ctx, &timer, attn_one);
     bench_timer_destroy(&timer);
     return st;
 }

@@ -1,16 +1,15 @@
 /* `tessera-bench attention-backward`: ts_attention_backward on random normal bf16 inputs (O and the
  * log-sum-exp from one ts_attention_forward call first, so that the probabilities are the real
- * ones), the timing protocol of timing.c. Shapes as `attention`: B16 H16 N4096 D128 causal and not,
- * then D64 and D128 at N in {1024, ..., 16384} with H16 and 16K tokens. FLOPs are the convention of
+ * ones), the timing protocol of timing.c, at the points of attention_sweep.h. FLOPs are the convention of
  * FlashAttention's papers: the backward's five products, 2.5 times the forward's two,
  * 10 B H N^2 D, halved under the causal mask; the dQ kernel's recomputation of S and dP (two more
  * products, docs/attention-backward.md) is not counted. The vendor baselines (PyTorch SDPA's
  * backward on cuDNN and flash) are timed by bench/compare_torch_backward.py in the same process. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "attention_sweep.h"
 #include "bench.h"
 #include "random.h"
 #include "timing.h"
@@ -58,21 +57,8 @@ static ts_status attn_bwd_one(bench_context *ctx, bench_timer *timer, int b, int
                                   a.strides, a.lse, 1.0f / sqrtf((float)d), causal, a.stream);
     bench_stats stats;
     if (st == TS_SUCCESS) st = bench_time(timer, attn_bwd_run_tessera, &a, &stats);
-    if (st == TS_SUCCESS) {
-        const double flops = 10.0 * b * h * (double)n * n * d * (causal ? 0.5 : 1.0);
-        bench_result r;
-        bench_result_init(&r, "attention-backward", "TFLOP/s", flops / (stats.median_ms * 1e9));
-        r.value_min = flops / (stats.max_ms * 1e9);
-        r.value_max = flops / (stats.min_ms * 1e9);
-        bench_param_int(&r, "B", b);
-        bench_param_int(&r, "H", h);
-        bench_param_int(&r, "N", n);
-        bench_param_int(&r, "D", d);
-        bench_param_int(&r, "causal", causal);
-        bench_param_text(&r, "dtype", "bf16");
-        bench_param_real(&r, "ms", stats.median_ms);
-        bench_report_row(ctx->report, &r);
-    }
+    const double flops = 10.0 * b * h * (double)n * n * d * (causal ? 0.5 : 1.0);
+    if (st == TS_SUCCESS) bench_attention_row(ctx, "attention-backward", flops, &stats, b, h, n, d, causal);
     for (int i = 0; i < 8; ++i) (void)ts_free(*bufs[i]);
     (void)ts_free(a.lse);
     (void)ts_free(a.ws);
@@ -80,7 +66,6 @@ static ts_status attn_bwd_one(bench_context *ctx, bench_timer *timer, int b, int
 }
 
 ts_status bench_attention_backward(bench_context *ctx) {
-    const int host = ctx->backend == TS_BACKEND_HOST;
     bench_timing_config config = bench_context_timing(ctx, 3);
     bench_timer timer;
     ts_status st = bench_timer_init(&timer, &config, &ctx->props, ctx->stream);
@@ -90,21 +75,7 @@ ts_status bench_attention_backward(bench_context *ctx) {
                       "TFLOP/s = 10 B H N^2 D (2.5x the forward's, halved when causal) / median of %d runs; "
                       "baselines: bench/compare_torch_backward.py",
                       config.reps);
-    if (host) {
-        for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal)
-            st = attn_bwd_one(ctx, &timer, 1, 2, 128, 64, causal);
-    } else {
-        for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal)
-            st = attn_bwd_one(ctx, &timer, 16, 16, 4096, 128, causal);
-        /* TESSERA_BENCH_QUICK=1: the sweep at N = 4096 only. */
-        const char *quick = getenv("TESSERA_BENCH_QUICK");
-        const int first = quick && quick[0] == '1' ? 2 : 0, last = quick && quick[0] == '1' ? 3 : 5;
-        static const int ns[5] = {1024, 2048, 4096, 8192, 16384};
-        for (int d = 64; d <= 128 && st == TS_SUCCESS; d += 64)
-            for (int i = first; i < last && st == TS_SUCCESS; ++i)
-                for (int causal = 0; causal < 2 && st == TS_SUCCESS; ++causal)
-                    st = attn_bwd_one(ctx, &timer, 16384 / ns[i], 16, ns[i], d, causal);
-    }
+    st = bench_attention_sweep(ctx, &timer, attn_bwd_one);
     bench_timer_destroy(&timer);
     return st;
 }

@@ -82,7 +82,9 @@ def decode_runs(torch, lib, b, hq, hkv, ctx, nq, d):
 
     def paged(x):  # (B, Hkv, ctx, D) -> [pages][Hkv][PAGE][D], page p of the dense layout at order[p]
         dense = x.reshape(b, hkv, per_seq, PAGE, d).permute(0, 2, 1, 3, 4).reshape(b * per_seq, hkv, PAGE, d)
-        cache = torch.empty_like(dense)
+        # Contiguous, as the kernel reads it: at B = 1 the reshape above is a strided view, and
+        # empty_like would keep its strides (heads outermost).
+        cache = torch.empty(dense.shape, dtype=dense.dtype, device=dense.device)
         cache[order] = dense
         return cache
 

@@ -14,6 +14,7 @@
 
 #include "baseline.h"
 #include "compare.h"
+#include "gemm_workspace.h"
 #include "random.h"
 #include "bench.h"
 #include "timing.h"
@@ -47,13 +48,8 @@ typedef struct gemm_shape {
     int m, n, k;
 } gemm_shape;
 
-typedef struct gemm_workspace {
-    void *ptr;
-    size_t bytes;
-} gemm_workspace;
-
 static ts_status gemm_one(bench_context *ctx, bench_timer *timer, bench_baseline *baseline, const char *baseline_name,
-                          gemm_workspace ws, gemm_shape s, unsigned long long seed) {
+                          bench_gemm_workspace ws, gemm_shape s, unsigned long long seed) {
     gemm_run g;
     memset(&g, 0, sizeof g);
     g.workspace = ws.ptr;
@@ -124,16 +120,11 @@ ts_status bench_gemm(bench_context *ctx) {
 
     bench_timing_config config = bench_context_timing(ctx, 5);
     bench_timer timer;
-    /* TESSERA_BENCH_GEMM_WORKSPACE=0: ts_gemm_ex without a workspace (as ts_gemm: whole tiles), to
-     * compare with split-K in the same run. */
-    const char *use_ws = getenv("TESSERA_BENCH_GEMM_WORKSPACE");
-    gemm_workspace ws = {NULL, 0};
-    ts_status st = use_ws && use_ws[0] == '0' ? TS_SUCCESS : ts_gemm_workspace_size(&ws.bytes);
-    if (st == TS_SUCCESS && ws.bytes > 0) st = ts_malloc(&ws.ptr, ws.bytes);
-    if (st == TS_SUCCESS && ws.bytes > 0) st = ts_memset(ws.ptr, 0, ws.bytes);
+    bench_gemm_workspace ws;
+    ts_status st = bench_gemm_workspace_create(&ws);
     if (st == TS_SUCCESS) st = bench_timer_init(&timer, &config, &ctx->props, ctx->stream);
     if (st != TS_SUCCESS) {
-        (void)ts_free(ws.ptr);
+        bench_gemm_workspace_destroy(&ws);
         bench_baseline_destroy(baseline);
         return st;
     }
@@ -160,6 +151,6 @@ ts_status bench_gemm(bench_context *ctx) {
     }
     bench_timer_destroy(&timer);
     bench_baseline_destroy(baseline);
-    (void)ts_free(ws.ptr);
+    bench_gemm_workspace_destroy(&ws);
     return st;
 }

@@ -1,15 +1,16 @@
-/* `tessera-bench gemm-decode`: ts_gemm at decoding's shapes against the vendor library (cuBLAS in a
- * CUDA build), timed in the same process and interleaved, with the timing protocol of timing.c
- * (warm-up, >= 20 timed runs, median, L2 flushed before every run). The sweep: M in {1, 2, 4, 8,
- * 16, 32, 64, 128, 256} against the projections of Llama-3 8B (N x K = 4096 x 4096, 14336 x 4096,
- * 4096 x 14336, 1024 x 4096: K/V) and 70B (8192 x 8192, 28672 x 8192, 8192 x 28672, 1024 x 8192),
- * the weights stored N x K as nn.Linear keeps them (trans_b = 1), bf16 in and out, random normal
- * inputs. Each point reports TFLOP/s, the TB/s of weights read (N K 2 bytes over the time) and
- * the limit a product of few rows has: the weights' bytes over the DRAM's peak (limit_ms; the
- * fraction of it reached, limit_fraction), with the largest difference from the baseline's C over
- * a sample of rows. The peak is the device's (memory clock x 2 x bus width) unless
- * TESSERA_BENCH_DRAM_TBPS gives one. TESSERA_BENCH_QUICK=1 runs M in {1, 8, 32} on the 8B shapes;
- * --shape MxNxK one point. On the host backend the sizes are small and there is no baseline. */
+/* `tessera-bench gemm-decode`: ts_gemm_ex with a split-K workspace (gemm_workspace.h) at decoding's
+ * shapes against the vendor library (cuBLAS in a CUDA build), timed in the same process and
+ * interleaved, with the timing protocol of timing.c (warm-up, >= 20 timed runs, median, L2 flushed
+ * before every run). The sweep: M in {1, 2, 4, 8, 16, 32, 64, 128, 256} against the projections of
+ * Llama-3 8B (N x K = 4096 x 4096, 14336 x 4096, 4096 x 14336, 1024 x 4096: K/V) and 70B
+ * (8192 x 8192, 28672 x 8192, 8192 x 28672, 1024 x 8192), the weights stored N x K as nn.Linear
+ * keeps them (trans_b = 1), bf16 in and out, random normal inputs. Each point reports TFLOP/s, the
+ * TB/s of weights read (N K 2 bytes over the time) and the limit a product of few rows has: the
+ * weights' bytes over the DRAM's peak (limit_ms; the fraction of it reached, limit_fraction), with
+ * the largest difference from the baseline's C over a sample of rows. The peak is the device's
+ * (memory clock x 2 x bus width) unless TESSERA_BENCH_DRAM_TBPS gives one. TESSERA_BENCH_QUICK=1
+ * runs M in {1, 8, 32} on the 8B shapes; --shape MxNxK one point. On the host backend the sizes
+ * are small and there is no baseline. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "baseline.h"
 #include "bench.h"
 #include "compare.h"
+#include "gemm_workspace.h"
 #include "random.h"
 #include "timing.h"
 
@@ -25,6 +27,7 @@ typedef struct decode_run {
     int m, n, k;
     long long ldk, ldn; /* leading dimensions: K and N rounded up to 8 (ts_gemm's alignment) */
     void *a, *b, *c, *c_base;
+    bench_gemm_workspace ws;
     bench_baseline *baseline;
     ts_stream stream;
 } decode_run;
@@ -34,8 +37,8 @@ typedef struct decode_run {
 static ts_status decode_run_tessera(void *ctx, int rep) {
     const decode_run *d = ctx;
     (void)rep;
-    return ts_gemm(TS_NO_TRANS, TS_TRANS, d->m, d->n, d->k, 1.0f, d->a, TS_DTYPE_BF16, d->ldk, d->b, TS_DTYPE_BF16,
-                   d->ldk, 0.0f, d->c, TS_DTYPE_BF16, d->ldn, d->stream);
+    return ts_gemm_ex(TS_NO_TRANS, TS_TRANS, d->m, d->n, d->k, 1.0f, d->a, TS_DTYPE_BF16, d->ldk, d->b, TS_DTYPE_BF16,
+                      d->ldk, 0.0f, d->c, TS_DTYPE_BF16, d->ldn, d->ws.ptr, d->ws.bytes, d->stream);
 }
 
 static ts_status decode_run_baseline(void *ctx, int rep) {
@@ -83,6 +86,7 @@ static ts_status decode_point(bench_context *ctx, bench_timer *timer, const char
     bench_param_int(&r, "K", d->k);
     bench_param_text(&r, "model", model);
     bench_param_text(&r, "layout", "NT");
+    bench_param_int(&r, "workspace", d->ws.bytes > 0);
     bench_param_real(&r, "ms", ours.median_ms);
     bench_param_real(&r, "weights_TBps", weights / (ours.median_ms * 1e9));
     bench_param_real(&r, "limit_ms", limit_ms);
@@ -100,8 +104,8 @@ static ts_status decode_point(bench_context *ctx, bench_timer *timer, const char
 
 /* Every M of ms against one (N, K): the weights, A and C allocated once for the largest M. */
 static ts_status decode_shape_sweep(bench_context *ctx, bench_timer *timer, bench_baseline *baseline,
-                                    const char *baseline_name, decode_shape s, const int *ms, int count, double peak,
-                                    unsigned long long seed) {
+                                    const char *baseline_name, bench_gemm_workspace ws, decode_shape s, const int *ms,
+                                    int count, double peak, unsigned long long seed) {
     int max_m = 1;
     for (int i = 0; i < count; ++i) max_m = ms[i] > max_m ? ms[i] : max_m;
     decode_run d;
@@ -111,6 +115,7 @@ static ts_status decode_shape_sweep(bench_context *ctx, bench_timer *timer, benc
     d.ldk = (s.k + 7) / 8 * 8;
     d.ldn = (s.n + 7) / 8 * 8;
     d.baseline = baseline;
+    d.ws = ws;
     d.stream = ctx->stream;
     const size_t na = (size_t)max_m * d.ldk, nb = (size_t)s.n * d.ldk, nc = (size_t)max_m * d.ldn;
     ts_status st = ts_malloc(&d.a, na * 2);
@@ -146,8 +151,11 @@ ts_status bench_gemm_decode(bench_context *ctx) {
     if (bench_baseline_create(&baseline, &baseline_name, ctx->stream) != TS_SUCCESS) baseline = NULL;
     bench_timing_config config = bench_context_timing(ctx, 5);
     bench_timer timer;
-    ts_status st = bench_timer_init(&timer, &config, &ctx->props, ctx->stream);
+    bench_gemm_workspace ws;
+    ts_status st = bench_gemm_workspace_create(&ws);
+    if (st == TS_SUCCESS) st = bench_timer_init(&timer, &config, &ctx->props, ctx->stream);
     if (st != TS_SUCCESS) {
+        bench_gemm_workspace_destroy(&ws);
         bench_baseline_destroy(baseline);
         return st;
     }
@@ -160,19 +168,20 @@ ts_status bench_gemm_decode(bench_context *ctx) {
     unsigned long long seed = 0x5eed0d0cull;
     if (ctx->options.shape[0] > 0) {
         const decode_shape s = {"shape", ctx->options.shape[1], ctx->options.shape[2]};
-        st = decode_shape_sweep(ctx, &timer, baseline, baseline_name, s, &ctx->options.shape[0], 1, peak, seed);
+        st = decode_shape_sweep(ctx, &timer, baseline, baseline_name, ws, s, &ctx->options.shape[0], 1, peak, seed);
     } else if (host) {
         for (size_t i = 0; i < sizeof host_shapes / sizeof host_shapes[0] && st == TS_SUCCESS; ++i)
-            st = decode_shape_sweep(ctx, &timer, baseline, baseline_name, host_shapes[i], host_m, 3, peak, seed++);
+            st = decode_shape_sweep(ctx, &timer, baseline, baseline_name, ws, host_shapes[i], host_m, 3, peak, seed++);
     } else {
         const char *quick_env = getenv("TESSERA_BENCH_QUICK");
         const int quick = quick_env && quick_env[0] == '1';
         const size_t shapes = quick ? 4 : sizeof gpu_shapes / sizeof gpu_shapes[0];
         for (size_t i = 0; i < shapes && st == TS_SUCCESS; ++i)
-            st = decode_shape_sweep(ctx, &timer, baseline, baseline_name, gpu_shapes[i], quick ? quick_m : gpu_m,
+            st = decode_shape_sweep(ctx, &timer, baseline, baseline_name, ws, gpu_shapes[i], quick ? quick_m : gpu_m,
                                     quick ? 3 : 9, peak, seed++);
     }
     bench_timer_destroy(&timer);
     bench_baseline_destroy(baseline);
+    bench_gemm_workspace_destroy(&ws);
     return st;
 }

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Times Tessera's ts_gemm at decoding's shapes against PyTorch's F.linear and torch.matmul (cuBLAS
-underneath), in one process: libtessera.so is loaded through ctypes and runs on the same torch
+"""Times Tessera's ts_gemm_ex (with its split-K workspace, as tessera-bench gemm-decode) at decoding's
+shapes against PyTorch's F.linear and torch.matmul (cuBLAS underneath), in one process: libtessera.so is loaded through ctypes and runs on the same torch
 tensors. The sweep is tessera-bench gemm-decode's: M in {1, 2, 4, 8, 16, 32, 64, 128, 256} against
 the projections of Llama-3 8B (N x K = 4096 x 4096, 14336 x 4096, 4096 x 14336, 1024 x 4096) and
 70B (8192 x 8192, 28672 x 8192, 8192 x 28672, 1024 x 8192), the weight N x K as nn.Linear stores it
-(ts_gemm's trans_b = 1), bf16. The protocol is tessera-bench's: random normal inputs, warm-up, the
+(trans_b = 1), bf16. The protocol is tessera-bench's: random normal inputs, warm-up, the
 median of at least 20 timed runs with CUDA events, the L2 flushed before every run, the three
 implementations interleaved. Each point reports TFLOP/s, the TB/s of weights read, and the limit:
 the weights' bytes over the DRAM's peak (limit_ms; TESSERA_BENCH_DRAM_TBPS overrides the peak
@@ -14,7 +14,7 @@ ratio_matmul report torch.matmul.
 
     python3 bench/compare_torch_gemm.py --lib build/gpu/core/libtessera.so [--quick]
 
---self-test runs ts_gemm through the same bindings on a host-backend build, with numpy arrays and
+--self-test runs ts_gemm_ex through the same bindings on a host-backend build, with numpy arrays and
 a numpy reference, at the small sizes of both paths of few rows (GEMV for M <= 8, the skinny
 kernels above): it checks the bindings on a machine without a GPU.
 """
@@ -37,19 +37,30 @@ MS = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 def load_library(path):
     lib = ctypes.CDLL(path)
     P, LL, I, F = ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int, ctypes.c_float
-    lib.ts_gemm.restype = I
-    lib.ts_gemm.argtypes = [I, I, I, I, I, F, P, I, LL, P, I, LL, F, P, I, LL, P]
+    lib.ts_gemm_ex.restype = I
+    lib.ts_gemm_ex.argtypes = [I, I, I, I, I, F, P, I, LL, P, I, LL, F, P, I, LL, P, ctypes.c_size_t, P]
+    lib.ts_gemm_workspace_size.restype = I
+    lib.ts_gemm_workspace_size.argtypes = [ctypes.POINTER(ctypes.c_size_t)]
     lib.ts_status_string.restype = ctypes.c_char_p
     lib.ts_status_string.argtypes = [I]
     return lib
 
 
-def linear(lib, m, n, k, x, w, out, stream):
-    """out (M x N) = x (M x K) w^T, w N x K: ts_gemm(NO_TRANS, TRANS), bf16, leading dimensions packed."""
-    status = lib.ts_gemm(TS_NO_TRANS, TS_TRANS, m, n, k, 1.0, x, TS_DTYPE_BF16, k, w, TS_DTYPE_BF16, k, 0.0, out,
-                         TS_DTYPE_BF16, n, stream)
+def workspace_bytes(lib):
+    n = ctypes.c_size_t()
+    status = lib.ts_gemm_workspace_size(ctypes.byref(n))
     if status != 0:
-        raise RuntimeError("ts_gemm: " + lib.ts_status_string(status).decode())
+        raise RuntimeError("ts_gemm_workspace_size: " + lib.ts_status_string(status).decode())
+    return n.value
+
+
+def linear(lib, m, n, k, x, w, out, ws, ws_bytes, stream):
+    """out (M x N) = x (M x K) w^T, w N x K: ts_gemm_ex(NO_TRANS, TRANS), bf16, leading dimensions
+    packed; ws: the split-K workspace (ws_bytes of it, zeroed before its first use)."""
+    status = lib.ts_gemm_ex(TS_NO_TRANS, TS_TRANS, m, n, k, 1.0, x, TS_DTYPE_BF16, k, w, TS_DTYPE_BF16, k, 0.0, out,
+                            TS_DTYPE_BF16, n, ws, ws_bytes, stream)
+    if status != 0:
+        raise RuntimeError("ts_gemm_ex: " + lib.ts_status_string(status).decode())
 
 
 def dram_peak(props):
@@ -83,6 +94,9 @@ def self_test(lib_path):
         skip = (-raw.ctypes.data % 16) // 2
         return raw[skip:skip + count].reshape(shape)
 
+    ws_bytes = workspace_bytes(lib)
+    ws_raw = np.zeros(ws_bytes + 16, dtype=np.uint8)
+    ws = ws_raw.ctypes.data + (-ws_raw.ctypes.data % 16)
     failures = 0
     # M <= 8 runs on GEMV, 9 and 16 on the skinny kernels; K and N multiples of 8 (ts_gemm's
     # leading dimensions), N of 4 rows and more.
@@ -91,11 +105,11 @@ def self_test(lib_path):
         x[:] = bf16(rng.standard_normal((m, k)))
         w[:] = bf16(rng.standard_normal((n, k)))
         out = aligned((m, n))
-        linear(lib, m, n, k, x.ctypes.data, w.ctypes.data, out.ctypes.data, None)
+        linear(lib, m, n, k, x.ctypes.data, w.ctypes.data, out.ctypes.data, ws, ws_bytes, None)
         ref = unbf16(x) @ unbf16(w).T
         err = np.abs(unbf16(out) - ref).max() / max(np.abs(ref).max(), 1e-30)
         ok = err < 1e-2
-        print(f"self-test ts_gemm {m} x {n} x {k} (weights N x K): largest |C - reference| / max |reference| "
+        print(f"self-test ts_gemm_ex {m} x {n} x {k} (weights N x K): largest |C - reference| / max |reference| "
               f"{err:.3g}{'' if ok else '  FAILED'}")
         failures += not ok
     return failures + self_test_build_record(lib, "host")
@@ -114,6 +128,8 @@ def main():
     shapes = SHAPES[:4] if args.quick else SHAPES
     ms = [1, 8, 32] if args.quick else MS
     stream = torch.cuda.current_stream().cuda_stream
+    ws_bytes = workspace_bytes(lib)
+    ws = torch.zeros(max(ws_bytes, 1), dtype=torch.uint8, device="cuda")
 
     for model, n, k in shapes:
         w = torch.randn(n, k, dtype=torch.bfloat16, device="cuda")
@@ -121,7 +137,8 @@ def main():
             x = torch.randn(m, k, dtype=torch.bfloat16, device="cuda")
             out = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
             runs = {
-                "tessera": lambda: linear(lib, m, n, k, x.data_ptr(), w.data_ptr(), out.data_ptr(), stream),
+                "tessera": lambda: linear(lib, m, n, k, x.data_ptr(), w.data_ptr(), out.data_ptr(), ws.data_ptr(),
+                                          ws_bytes, stream),
                 "F.linear": lambda: F.linear(x, w),
                 "matmul": lambda: torch.matmul(x, w.t()),
             }
@@ -136,7 +153,8 @@ def main():
             print(json.dumps({
                 "bench": "gemm-decode", "backend": "cuda", "device": props.name,
                 "params": {"M": m, "N": n, "K": k, "model": model, "layout": "NT", "dtype": "bf16",
-                           "ms": times["tessera"], "weights_TBps": weights / (times["tessera"] * 1e9),
+                           "workspace": 1, "ms": times["tessera"],
+                           "weights_TBps": weights / (times["tessera"] * 1e9),
                            "limit_ms": limit_ms,
                            "limit_fraction": limit_ms / times["tessera"] if limit_ms else None,
                            "baseline_ms": times["F.linear"],

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """Times Tessera's ts_gemm_ex (with its split-K workspace, as tessera-bench gemm-decode) at decoding's
 shapes against PyTorch's F.linear and torch.matmul (cuBLAS underneath), in one process:
-libtessera.so is loaded through ctypes and runs on the same torch tensors. The sweep is tessera-
-bench gemm-decode's: M in {1, 2, 4, 8, 16, 32, 64, 128, 256} against the projections of Llama-3 8B
-(N x K = 4096 x 4096, 14336 x 4096, 4096 x 14336, 1024 x 4096) and 70B (8192 x 8192, 28672 x 8192,
-8192 x 28672, 1024 x 8192), the weight N x K as nn.Linear stores it (trans_b = 1), bf16. The
-protocol is tessera-bench's: random normal inputs, warm-up, the median of at least 20 timed runs
-with CUDA events, the L2 flushed before every run, the three implementations interleaved. Each point
-reports TFLOP/s, the TB/s of weights read, and the limit: the weights' bytes over the DRAM's peak
-(limit_ms; TESSERA_BENCH_DRAM_TBPS overrides the peak PyTorch reports). Prints one JSON object per
-line with the keys of tessera-bench --json (commit and build from the library's ts_build_info); the
-baseline is F.linear, and matmul_value / ratio_matmul report torch.matmul.
+libtessera.so is loaded through ctypes and runs on the same torch tensors. The sweep is
+tessera-bench gemm-decode's: M in {1, 2, 4, 8, 16, 32, 64, 128, 256} against the projections of
+Llama-3 8B (N x K = 4096 x 4096, 14336 x 4096, 4096 x 14336, 1024 x 4096) and 70B (8192 x 8192,
+28672 x 8192, 8192 x 28672, 1024 x 8192), the weight N x K as nn.Linear stores it (trans_b = 1),
+bf16. The protocol is tessera-bench's: random normal inputs, warm-up, the median of at least 20
+timed runs with CUDA events, the L2 flushed before every run, the three implementations interleaved.
+Each point reports TFLOP/s, the TB/s of weights read, and the limit: the weights' bytes over the
+DRAM's peak (limit_ms; TESSERA_BENCH_DRAM_TBPS overrides the peak PyTorch reports). Prints one JSON
+object per line with the keys of tessera-bench --json (commit and build from the library's
+ts_build_info); the baseline is F.linear, and matmul_value / ratio_matmul report torch.matmul.
 
     python3 bench/compare_torch_gemm.py --lib build/gpu/core/libtessera.so [--quick]
 

@@ -289,6 +289,21 @@ Test(gemv, ts_gemm_hands_few_rows_to_gemv) {
     cr_assert_eq(ts_free(c), TS_SUCCESS);
 }
 
+Test(gemv, ts_gemm_hands_5_to_8_rows_of_many_weight_rows_to_the_skinny_kernels) {
+    TS_TEST_REQUIRE_DEVICE();
+    /* From TS_GEMV_SKINNY_FROM_N weight rows (N x K) on, ts_gemm runs 5 to 8 rows on the 16-wide
+     * skinny kernels instead of GEMV (kernels/gemv/tuning.h; 8192 on sm_90a and the host): cases
+     * on both sides of that bound and of M = 4, beta and an fp32 C among them, every 13th column
+     * checked (and the last ones). */
+    static const int cases[][3] = {{5, 8192, 0}, {8, 8200, 1}, {8, 8184, 0}, {4, 8192, 1}}; /* M, N, beta */
+    for (int i = 0; i < 4; ++i) {
+        const int beta = cases[i][2];
+        gemv_case g = {TS_TRANS, cases[i][0], cases[i][1], 200, TS_DTYPE_BF16, beta ? TS_DTYPE_F32 : TS_DTYPE_BF16,
+                       1.5f, beta ? 0.5f : 0.0f, -1, 0, 1, 13, 0};
+        run_case(g);
+    }
+}
+
 Test(gemv, the_same_bits_every_run) {
     TS_TEST_REQUIRE_DEVICE();
     /* The sums run in a fixed order (no atomics): two runs on the same inputs agree bit for bit.

@@ -7,6 +7,7 @@
 #include "kernels/common/device_props.h"
 #include "kernels/gemm/gemm_common.h"
 #include "kernels/gemv/gemv.h"
+#include "kernels/gemv/tuning.h"
 
 /* The default kernels (whole tiles) and the split instances (NAME_split: split-K for few tiles,
  * gemm_common.h), whose pieces the reduction kernel then adds. */
@@ -89,8 +90,11 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
     /* Products of at most 8 rows with A as stored (decoding's): GEMV, which reads B once in 16-byte
      * loads and uses each load for every row of A (kernels/gemv/, docs/gemm.md); it takes no
      * workspace. A stored K x M (trans_a) has its M values of a column of K side by side, not a
-     * row along K as the GEMV's loads of A want, and stays on the skinny kernels. */
-    if (m <= TS_GEMV_MAX_M && trans_a == TS_NO_TRANS)
+     * row along K as the GEMV's loads of A want, and stays on the skinny kernels; so do 5 to 8
+     * rows against many weight rows N x K, where the skinny kernels are faster
+     * (TS_GEMV_SKINNY_FROM_N, kernels/gemv/tuning.h). */
+    const int skinny_rows = m > TS_GEMV_MAX_M / 2 && trans_b == TS_TRANS && n >= TS_GEMV_SKINNY_FROM_N;
+    if (m <= TS_GEMV_MAX_M && trans_a == TS_NO_TRANS && !skinny_rows)
         return ts_gemv_run(trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, stream);
     /* Products of few rows: transposed, on the skinny kernels whose tile width holds M (split-K
      * there with a workspace). */

@@ -1,7 +1,8 @@
 /* The GEMV family's launch numbers per architecture (one section each): decoding's products of at
- * most TS_GEMV_MAX_M rows (kernels/gemv/gemv.c, docs/gemm.md "Decode: GEMV"). None is measured
- * yet: each is the design's starting point, to be settled on a GPU with tessera-bench gemm-decode
- * and A/B runs of revisions (scripts/gpu-ab.sh).
+ * most TS_GEMV_MAX_M rows (kernels/gemv/gemv.c, docs/gemm.md "Decode: GEMV"). The launch numbers
+ * are the design's starting points, to be settled on a GPU with tessera-bench gemm-decode and A/B
+ * runs of revisions (scripts/gpu-ab.sh); the first run of these kernels is
+ * bench/results/nvidia-h100-2026-12-06-af206a9-decode-training-check.txt.
  *
  *   TS_GEMV_NT_ROWS        weights N x K: weight rows a block takes (each lane's 16 bytes of weight
  *                          serve every row of A, so this is the reuse of A's loads)
@@ -16,7 +17,11 @@
  *   TS_GEMV_NN_BAND_LANES  ... the widest band of columns a block takes, in lanes of 8 columns
  *                          (at most TS_WARP_LANES); the launcher halves it, down to 8 columns,
  *                          until the blocks number TS_GEMV_NN_BAND_FILL per SM
- *   TS_GEMV_NN_BAND_FILL   ... blocks an SM the band width aims for */
+ *   TS_GEMV_NN_BAND_FILL   ... blocks an SM the band width aims for
+ *   TS_GEMV_SKINNY_FROM_N  from this N on, ts_gemm (kernels/gemm/gemm.c) hands products of 5 to 8
+ *                          rows with weights N x K to the 16-wide skinny kernels instead: those
+ *                          take the time of 16 rows, which at N >= 8192 was 0.95-1.05x cuBLAS's
+ *                          time for 8 rows where the 8-row GEMV ran 0.54-0.60x (the run above) */
 #ifndef TESSERA_KERNELS_GEMV_TUNING_H
 #define TESSERA_KERNELS_GEMV_TUNING_H
 
@@ -33,6 +38,7 @@
 #define TS_GEMV_NN_BLOCKS 1
 #define TS_GEMV_NN_BAND_LANES 8
 #define TS_GEMV_NN_BAND_FILL 1
+#define TS_GEMV_SKINNY_FROM_N 8192
 #elif defined(TS_ARCH_CDNA)
 /* Waves of 64 lanes: the same 256 lanes a block for weights N x K as Hopper's 8 warps; 8 waves for
  * K x N. */
@@ -44,6 +50,8 @@
 #define TS_GEMV_NN_BLOCKS 1
 #define TS_GEMV_NN_BAND_LANES 8
 #define TS_GEMV_NN_BAND_FILL 1
+/* Not measured on CDNA: every product of at most 8 rows stays on GEMV. */
+#define TS_GEMV_SKINNY_FROM_N 0x7fffffff
 #elif defined(TS_ARCH_HOST)
 /* A warp is one lane, so a band is one chunk of 8 columns; as many warps as Hopper, so that the
  * tests split K the same way (a warp is a thread). */
@@ -55,6 +63,8 @@
 #define TS_GEMV_NN_BLOCKS 1
 #define TS_GEMV_NN_BAND_LANES 1
 #define TS_GEMV_NN_BAND_FILL 1
+/* As sm_90a, so that the tests take both sides of the choice on the host. */
+#define TS_GEMV_SKINNY_FROM_N 8192
 #else
 #error "kernels/gemv/tuning.h: no section for this architecture"
 #endif

@@ -231,9 +231,11 @@ typedef enum ts_trans {
  * (TS_ERROR_INVALID_VALUE; A and B may overlap each other). With beta == 0, C is only written (it
  * may hold anything, NaN included).
  * Products of at most 8 rows with A as stored (trans_a = TS_NO_TRANS, as in decoding) run on
- * GEMV kernels that read B once, in 16-byte loads, each used for every row of A (docs/gemm.md);
- * other products of at most 64 rows are computed transposed, C^T = op(B)^T op(A)^T, on tiles 16
- * (M <= 16) or 64 columns of M wide instead of 256 columns of N. */
+ * GEMV kernels that read B once, in 16-byte loads, each used for every row of A (docs/gemm.md),
+ * except 5 to 8 rows against many weight rows stored N x K (8192 or more on sm_90a), which are
+ * faster on the 16-wide tiles below; other products of at most 64 rows are computed transposed,
+ * C^T = op(B)^T op(A)^T, on tiles 16 (M <= 16) or 64 columns of M wide instead of 256 columns of
+ * N. */
 ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
                   const void *a, ts_dtype a_type, long long lda,
                   const void *b, ts_dtype b_type, long long ldb,

@@ -19,6 +19,32 @@
 #include "tiles/shared_alloc.h"
 #include "tiles/shared_vector.h"
 
+/* The weights that merge TS_DECODE_WARPS online-softmax states whose row maxima m[k] (scaled base 2)
+ * and sums l[k] (relative to m[k]) lie in shared memory, as both kernels' warps leave them at
+ * their ends: w[k] = 2^(m[k] - big) for big = max_k m[k], and den = sum_k w[k] l[k]. A state that
+ * saw no key (-inf, 0) weighs 0; a row no state saw keeps big = -inf and den = 0. */
+TS_DEVICE void ts_decode_merge_weights(const ts_sv_f32_16 *m, const ts_sv_f32_16 *l,
+                                       ts_rowvec_f32_16 w[TS_DECODE_WARPS], ts_rowvec_f32_16 *big,
+                                       ts_rowvec_f32_16 *den) {
+    ts_rowvec_f32_16 mk, lk, big_safe;
+    ts_rv_fill(big, -INFINITY);
+    TS_UNROLL
+    for (int k = 0; k < TS_DECODE_WARPS; ++k) {
+        ts_rv_load_s(&mk, &m[k]);
+        ts_rv_max(big, big, &mk);
+    }
+    ts_rv_max_scalar(&big_safe, big, -FLT_MAX);
+    ts_rv_zero(den);
+    TS_UNROLL
+    for (int k = 0; k < TS_DECODE_WARPS; ++k) {
+        ts_rv_load_s(&mk, &m[k]);
+        ts_rv_load_s(&lk, &l[k]);
+        ts_rv_sub(&w[k], &mk, &big_safe);
+        ts_rv_exp2(&w[k], &w[k]);
+        ts_rv_fma(den, &w[k], &lk, den);
+    }
+}
+
 #define TS_DECODE_NAME ts_decode_bf16_d64
 #define TS_DECODE_D 64
 #define TS_DECODE_DT bf16

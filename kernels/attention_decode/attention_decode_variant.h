@@ -12,8 +12,9 @@
  * reaches the causal limit or the sequence's end, the online softmax in base 2, and O += P V with P
  * in registers. At the end the warps merge their maxima, sums and outputs through shared memory,
  * each a column slice of D, into the split's normalised partial output and its log2-sum (the
- * workspace). The combine kernel (NAME_combine): a warp takes 16 columns of a row tile and merges
- * the tile's splits in order, so the result is the same in every run. */
+ * workspace). The combine kernel (NAME_combine): a block takes 16 columns of a row tile, its warps
+ * a share of the tile's splits each, and merges their results in a fixed order, so the result is
+ * the same in every run. */
 
 #define TS_DECODE_FN(name) TS_CAT(TS_DECODE_NAME, TS_CAT(_, name))
 #if TS_DECODE_D == 64
@@ -187,26 +188,14 @@ TS_KERNEL(TS_DECODE_FN(kernel), TS_DECODE_WARPS, ts_decode_params, p) {
     ts_rv_store_s(&sh->m[warp], &m);
     ts_rv_store_s(&sh->l[warp], &l);
     ts_sync_block();
-    ts_rowvec_f32_16 big, big_safe, mk, lk, wk, den;
-    ts_rv_fill(&big, -INFINITY);
-    TS_UNROLL
-    for (int k = 0; k < TS_DECODE_WARPS; ++k) {
-        ts_rv_load_s(&mk, &sh->m[k]);
-        ts_rv_max(&big, &big, &mk);
-    }
-    ts_rv_max_scalar(&big_safe, &big, -FLT_MAX);
-    ts_rv_zero(&den);
+    ts_rowvec_f32_16 w[TS_DECODE_WARPS], big, den;
+    ts_decode_merge_weights(sh->m, sh->l, w, &big, &den);
     TS_DECODE_RT_SLICE acc, part_o;
     ts_zero(&acc);
     TS_UNROLL
     for (int k = 0; k < TS_DECODE_WARPS; ++k) {
-        ts_rv_load_s(&mk, &sh->m[k]);
-        ts_rv_load_s(&lk, &sh->l[k]);
-        ts_rv_sub(&wk, &mk, &big_safe);
-        ts_rv_exp2(&wk, &wk);
-        ts_rv_fma(&den, &wk, &lk, &den);
         ts_load_s2r_at(&part_o, &sh->w[k].u.o, 0, warp * TS_DECODE_SLICE);
-        ts_mul_row(&part_o, &part_o, &wk);
+        ts_mul_row(&part_o, &part_o, &w[k]);
         ts_add(&acc, &acc, &part_o);
     }
     ts_rowvec_f32_16 inv, one;
@@ -224,12 +213,20 @@ TS_KERNEL(TS_DECODE_FN(kernel), TS_DECODE_WARPS, ts_decode_params, p) {
     }
 }
 
+/* The combine's shared memory: each warp's running result over its share of the splits. */
+typedef struct TS_DECODE_FN(combine_area) {
+    ts_st_f32_16x16 o[TS_DECODE_WARPS];
+    ts_sv_f32_16 m[TS_DECODE_WARPS], l[TS_DECODE_WARPS];
+} TS_DECODE_FN(combine_area);
+
 TS_KERNEL(TS_DECODE_FN(combine), TS_DECODE_WARPS, ts_decode_params, p) {
-    const long long item = (long long)ts_block_x() * TS_DECODE_WARPS + ts_warp_id();
-    const long long units = p->parts / p->splits;
-    if (item >= units * (TS_DECODE_D / 16)) return;
-    const unsigned unit = (unsigned)(item / (TS_DECODE_D / 16));
-    const int ct = (int)(item - (long long)unit * (TS_DECODE_D / 16));
+    const int warp = ts_warp_id();
+    ts_smem smem = ts_smem_begin();
+    TS_DECODE_FN(combine_area) *sh = TS_SMEM_TILE(&smem, TS_DECODE_FN(combine_area));
+    /* The block's item: 16 columns (ct) of one row tile (unit). */
+    const unsigned item = (unsigned)ts_block_x();
+    const unsigned unit = item / (TS_DECODE_D / 16);
+    const int ct = (int)(item - unit * (TS_DECODE_D / 16));
     const unsigned bh = ts_fast_div_quot(p->by_row_tiles, unit);
     const int rt = (int)(unit - bh * (unsigned)p->row_tiles);
     const unsigned b = ts_fast_div_quot(p->by_heads_kv, bh);
@@ -238,15 +235,16 @@ TS_KERNEL(TS_DECODE_FN(combine), TS_DECODE_WARPS, ts_decode_params, p) {
     const int n = seq / p->split_keys + (seq % p->split_keys != 0);
     const long long part0 = (long long)bh * p->splits * p->row_tiles + rt;
 
-    /* Running maximum of the splits' log2-sums, the sum of 2^(L_s - max), and the weighted sum of
-     * their outputs; TS_DECODE_COMBINE_BATCH splits' loads at a time, a batch past the last split
-     * filled by that one again with weight 0. */
+    /* Each warp takes every TS_DECODE_WARPS-th batch of TS_DECODE_COMBINE_BATCH splits, keeping a
+     * running maximum of their log2-sums, the sum of 2^(L_s - max), and the weighted sum of their
+     * outputs; the batch's loads fly together, a slot past the last split filled by that one
+     * again with weight 0. The warps' results then merge in warp order: the same bits every run. */
     ts_rowvec_f32_16 big, den;
     ts_rt_f32_16x16 acc;
     ts_rv_fill(&big, -INFINITY);
     ts_rv_zero(&den);
     ts_zero(&acc);
-    for (int s0 = 0; s0 < n; s0 += TS_DECODE_COMBINE_BATCH) {
+    for (int s0 = warp * TS_DECODE_COMBINE_BATCH; s0 < n; s0 += TS_DECODE_WARPS * TS_DECODE_COMBINE_BATCH) {
         ts_rowvec_f32_16 lse2[TS_DECODE_COMBINE_BATCH];
         ts_rt_f32_16x16 part_o[TS_DECODE_COMBINE_BATCH];
         TS_UNROLL
@@ -277,6 +275,22 @@ TS_KERNEL(TS_DECODE_FN(combine), TS_DECODE_WARPS, ts_decode_params, p) {
         }
         ts_rv_copy(&big, &big_new);
     }
+    ts_store_r2s(&sh->o[warp], &acc);
+    ts_rv_store_s(&sh->m[warp], &big);
+    ts_rv_store_s(&sh->l[warp], &den);
+    ts_sync_block();
+    if (warp != 0) return;
+
+    ts_rowvec_f32_16 w[TS_DECODE_WARPS];
+    ts_decode_merge_weights(sh->m, sh->l, w, &big, &den);
+    ts_zero(&acc);
+    TS_UNROLL
+    for (int k = 0; k < TS_DECODE_WARPS; ++k) {
+        ts_rt_f32_16x16 part_o;
+        ts_load_s2r(&part_o, &sh->o[k]);
+        ts_mul_row(&part_o, &part_o, &w[k]);
+        ts_add(&acc, &acc, &part_o);
+    }
     ts_rowvec_f32_16 inv, one;
     ts_rv_fill(&one, 1.0f);
     ts_rv_max_scalar(&inv, &den, FLT_MIN);
@@ -300,8 +314,8 @@ TS_EXTERN_C ts_status TS_DECODE_FN(launch)(const ts_decode_params *p, ts_stream 
                             sizeof(TS_DECODE_FN(block_area)), stream, params);
     if (s != TS_SUCCESS) return s;
     const long long items = params.parts / params.splits * (TS_DECODE_D / 16);
-    return TS_LAUNCH(TS_DECODE_FN(combine), ts_grid_1d((unsigned)((items + TS_DECODE_WARPS - 1) / TS_DECODE_WARPS)),
-                     TS_DECODE_WARPS, 0, stream, params);
+    return TS_LAUNCH(TS_DECODE_FN(combine), ts_grid_1d((unsigned)items), TS_DECODE_WARPS,
+                     sizeof(TS_DECODE_FN(combine_area)), stream, params);
 }
 
 #undef TS_DECODE_FN

@@ -1,7 +1,7 @@
 /* Decode attention's launch numbers per architecture, one section each (the backend names the
- * architecture: backends/<name>/backend.h). Why each number: docs/decode.md; none has been measured
- * on a GPU yet, so each is the first choice its line explains, to be settled by
- * `tessera-bench attention-decode` (scripts/gpu-ab.sh for A/B runs of tuning.h edits).
+ * architecture: backends/<name>/backend.h). Why each number: docs/decode.md; the sm_90a section's
+ * blocks an SM is measured (an H100), the rest are the first choices their lines explain, to be
+ * settled by `tessera-bench attention-decode` (scripts/gpu-ab.sh for A/B runs of tuning.h edits).
  *   TS_DECODE_WARPS             warps a block; they take turns through the block's key range and
  *                               merge their results at its end (D / TS_DECODE_WARPS a multiple of 16)
  *   TS_DECODE_KEYS_D64, _D128   keys a warp takes a step (16 or 32; a plain number, pasted into tile
@@ -20,8 +20,9 @@
 #define TS_DECODE_WARPS 4
 #define TS_DECODE_KEYS_D64 32
 #define TS_DECODE_KEYS_D128 16
-/* Four blocks an SM: enough splits that a batch of few sequences still reads with every SM. */
-#define TS_DECODE_BLOCKS_PER_SM 4
+/* Two blocks an SM, as many as the split kernel's registers let one SM hold: the splits fill one
+ * wave, each twice as long as at four (bench/results/nvidia-h100-2026-12-06-decode-combine-ab.txt). */
+#define TS_DECODE_BLOCKS_PER_SM 2
 /* A split's partial result is 16 x D fp32: 256 keys read 16 times its bytes of K and V. */
 #define TS_DECODE_MIN_SPLIT_KEYS 256
 #define TS_DECODE_MAX_SPLITS 128

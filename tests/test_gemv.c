@@ -96,7 +96,8 @@ typedef struct {
     float alpha, beta;
     int pad;      /* leading dimensions: the row length plus pad, or rounded up to 8 (-1) */
     int off;      /* pointers this many elements past 16 bytes */
-    int via_gemm; /* through ts_gemm (which needs pad, off keeping 16-byte alignment) */
+    int via_gemm; /* 1: through ts_gemm (which needs pad, off keeping 16-byte alignment); 2: through
+                   * ts_gemm_ex with a workspace */
     int sample;   /* check every sample-th column (and the last ones) only: large shapes */
     int tight;    /* A, B and C end at their last elements (guarded_make) */
 } gemv_case;
@@ -131,14 +132,22 @@ static unsigned char *check_gemv(gemv_case g) {
     guarded_upload(&b, g.tight);
     guarded_upload(&c, g.tight);
     ts_status s;
+    size_t ws_bytes = 0;
+    void *ws = NULL;
+    if (g.via_gemm == 2) {
+        cr_assert_eq(ts_gemm_workspace_size(&ws_bytes), TS_SUCCESS);
+        cr_assert_eq(ts_malloc(&ws, ws_bytes), TS_SUCCESS);
+        cr_assert_eq(ts_memset(ws, 0, ws_bytes), TS_SUCCESS);
+    }
     if (g.via_gemm)
-        s = ts_gemm(TS_NO_TRANS, g.tb, g.m, g.n, g.k, g.alpha, guarded_ptr(&a), g.in, lda, guarded_ptr(&b), g.in, ldb,
-                    g.beta, guarded_ptr(&c), g.out, ldc, NULL);
+        s = ts_gemm_ex(TS_NO_TRANS, g.tb, g.m, g.n, g.k, g.alpha, guarded_ptr(&a), g.in, lda, guarded_ptr(&b), g.in,
+                       ldb, g.beta, guarded_ptr(&c), g.out, ldc, ws, ws_bytes, NULL);
     else
         s = ts_gemv_run(g.tb, g.m, g.n, g.k, g.alpha, guarded_ptr(&a), g.in, lda, guarded_ptr(&b), ldb, g.beta,
                         guarded_ptr(&c), g.out, ldc, NULL);
     cr_assert_eq(s, TS_SUCCESS, "tb%d %dx%dx%d: %s", g.tb, g.m, g.n, g.k, ts_status_string(s));
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    if (ws) cr_assert_eq(ts_free(ws), TS_SUCCESS);
     if (c.tight)
         memcpy(c.host, c.device, c.total);
     else
@@ -292,14 +301,16 @@ Test(gemv, ts_gemm_hands_few_rows_to_gemv) {
 Test(gemv, ts_gemm_hands_5_to_8_rows_of_many_weight_rows_to_the_skinny_kernels) {
     TS_TEST_REQUIRE_DEVICE();
     /* From TS_GEMV_SKINNY_FROM_N weight rows (N x K) on, ts_gemm runs 5 to 8 rows on the 16-wide
-     * skinny kernels instead of GEMV (kernels/gemv/tuning.h; 8192 on sm_90a and the host): cases
-     * on both sides of that bound and of M = 4, beta and an fp32 C among them, every 13th column
-     * checked (and the last ones). */
-    static const int cases[][3] = {{5, 8192, 0}, {8, 8200, 1}, {8, 8184, 0}, {4, 8192, 1}}; /* M, N, beta */
-    for (int i = 0; i < 4; ++i) {
+     * skinny kernels instead of GEMV, and ts_gemm_ex with a workspace from
+     * TS_GEMV_SKINNY_SPLIT_FROM_N on (kernels/gemv/tuning.h; 8192 and 4096 on sm_90a and the
+     * host): cases on both sides of each bound and of M = 4, beta and an fp32 C among them, K long
+     * enough to be split, every 13th column checked (and the last ones). */
+    static const int cases[][4] = {{5, 8192, 0, 1}, {8, 8200, 1, 1}, {8, 8184, 0, 1}, {4, 8192, 1, 1},
+                                   {6, 4096, 1, 2}, {8, 4104, 0, 2}, {7, 4088, 0, 2}, {4, 4096, 0, 2}};
+    for (int i = 0; i < 8; ++i) { /* M, N, beta, how */
         const int beta = cases[i][2];
-        gemv_case g = {TS_TRANS, cases[i][0], cases[i][1], 200, TS_DTYPE_BF16, beta ? TS_DTYPE_F32 : TS_DTYPE_BF16,
-                       1.5f, beta ? 0.5f : 0.0f, -1, 0, 1, 13, 0};
+        gemv_case g = {TS_TRANS, cases[i][0], cases[i][1], cases[i][3] == 2 ? 2056 : 200, TS_DTYPE_BF16,
+                       beta ? TS_DTYPE_F32 : TS_DTYPE_BF16, 1.5f, beta ? 0.5f : 0.0f, -1, 0, cases[i][3], 13, 0};
         run_case(g);
     }
 }

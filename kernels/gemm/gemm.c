@@ -91,9 +91,11 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
      * loads and uses each load for every row of A (kernels/gemv/, docs/gemm.md); it takes no
      * workspace. A stored K x M (trans_a) has its M values of a column of K side by side, not a
      * row along K as the GEMV's loads of A want, and stays on the skinny kernels; so do 5 to 8
-     * rows against many weight rows N x K, where the skinny kernels are faster
-     * (TS_GEMV_SKINNY_FROM_N, kernels/gemv/tuning.h). */
-    const int skinny_rows = m > TS_GEMV_MAX_M / 2 && trans_b == TS_TRANS && n >= TS_GEMV_SKINNY_FROM_N;
+     * rows against many weight rows N x K, where the skinny kernels are faster, from fewer rows on
+     * where a workspace lets them split K (TS_GEMV_SKINNY_FROM_N, TS_GEMV_SKINNY_SPLIT_FROM_N,
+     * kernels/gemv/tuning.h). */
+    const long long skinny_from = need > 0 ? TS_GEMV_SKINNY_SPLIT_FROM_N : TS_GEMV_SKINNY_FROM_N;
+    const int skinny_rows = m > TS_GEMV_MAX_M / 2 && trans_b == TS_TRANS && n >= skinny_from;
     if (m <= TS_GEMV_MAX_M && trans_a == TS_NO_TRANS && !skinny_rows)
         return ts_gemv_run(trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, stream);
     /* Products of few rows: transposed, on the skinny kernels whose tile width holds M (split-K

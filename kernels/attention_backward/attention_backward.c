@@ -1,12 +1,13 @@
 /* Attention backward: dQ, dK and dV from Q, K, V, O, dO and the forward's log-sum-exp
- * (tessera.h). Three kernels on one stream: the preprocessing pass (attention_backward_preprocess.c)
+ * (tessera.h). Kernels on one stream: the preprocessing pass (attention_backward_preprocess.c)
  * writes each query row's D = rowsum(dO * O) and base-2 log-sum-exp to the workspace; the dK/dV
- * kernel (dkdv_variant.h) and the dQ kernel (dq_variant.h), one instance per head dimension and
- * dtype, recompute the probabilities from them. Every output element is computed by one task in a
- * fixed order, so results are the same bits run to run (docs/attention-backward.md). Ragged lengths
- * need no special code: the loads zero-fill past the sequences, the padded query rows have
- * probability 0, keys past N_kv are masked in the dQ kernel, and rows past the sequences are not
- * stored. */
+ * kernel (dkdv_variant.h), one instance per head dimension and dtype, recomputes the probabilities
+ * from them. dQ takes one of two forms (docs/attention-backward.md): by default the dK/dV kernel
+ * adds each stage's dS K into fp32 sums in the workspace with atomics and a last pass converts them;
+ * with TS_ATTENTION_DETERMINISTIC the dQ kernel (dq_variant.h) computes each row block's dQ in a
+ * fixed order, so results are the same bits run to run. Ragged lengths need no special code: the
+ * loads zero-fill past the sequences, the padded query rows have probability 0, keys past N_kv
+ * have zero K and V (and are masked in the dQ kernel), and rows past the sequences are not stored. */
 #include "kernels/common/checks.h"
 #include "kernels/common/strided_layout.h"
 #include "kernels/common/device_props.h"
@@ -44,13 +45,19 @@ static ts_status ts_attn_bwd_shape(const ts_attention_shape *shape, long long *r
     return TS_SUCCESS;
 }
 
+/* The workspace of one form: lse2 and D, a float each per padded query row; in the atomic form
+ * then the rows' fp32 dQ sums, D floats each. */
+static size_t ts_attn_bwd_workspace_of(const ts_attention_shape *shape, long long rows_pad, int dq_atomic) {
+    const long long rows = (long long)shape->batch * shape->heads_q * rows_pad;
+    return (size_t)(4LL * rows * (2 + (dq_atomic ? shape->head_dim : 0)));
+}
+
 TS_EXTERN_C ts_status ts_attention_backward_workspace_size(const ts_attention_shape *shape, size_t *bytes) {
     long long rows_pad = 0;
     if (!shape || !bytes) return TS_ERROR_NULL_POINTER;
     const ts_status s = ts_attn_bwd_shape(shape, &rows_pad);
     if (s != TS_SUCCESS) return s;
-    /* lse2 and D, a float each per padded query row. */
-    *bytes = (size_t)(2LL * 4 * shape->batch * shape->heads_q * rows_pad);
+    *bytes = ts_attn_bwd_workspace_of(shape, rows_pad, 1);
     return TS_SUCCESS;
 }
 
@@ -60,9 +67,10 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
                                           const long long o_strides[3], const void *d_o, const long long do_strides[3],
                                           const float *lse, void *dq, const long long dq_strides[3], void *dk,
                                           const long long dk_strides[3], void *dv, const long long dv_strides[3],
-                                          float scale, int causal, void *workspace, size_t workspace_bytes,
-                                          const ts_attn_bwd_tiles tiles[2], ts_attn_bwd_pre_params *pre_out,
-                                          ts_attn_bwd_dkdv_params *kv_out, ts_attn_bwd_dq_params *q_out) {
+                                          float scale, int causal, int dq_atomic, void *workspace,
+                                          size_t workspace_bytes, const ts_attn_bwd_tiles tiles[2],
+                                          ts_attn_bwd_pre_params *pre_out, ts_attn_bwd_dkdv_params *kv_out,
+                                          ts_attn_bwd_dq_params *q_out, ts_attn_bwd_dq_convert_params *conv_out) {
     if (!shape || !lse || !workspace) return TS_ERROR_NULL_POINTER;
     if (dtype != TS_DTYPE_BF16 && dtype != TS_DTYPE_FP16 && dtype != TS_DTYPE_F32) return TS_ERROR_INVALID_ENUM;
     long long rows_pad = 0;
@@ -86,8 +94,7 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
         (s = ts_check_strided_bhnd(&gdk, dk, dtype, sh.batch, sh.heads_kv, sh.seq_kv, d, dk_strides)) != TS_SUCCESS ||
         (s = ts_check_strided_bhnd(&gdv, dv, dtype, sh.batch, sh.heads_kv, sh.seq_kv, d, dv_strides)) != TS_SUCCESS)
         return s;
-    size_t need = 0;
-    if ((s = ts_attention_backward_workspace_size(shape, &need)) != TS_SUCCESS) return s;
+    const size_t need = ts_attn_bwd_workspace_of(shape, rows_pad, dq_atomic);
     if (workspace_bytes < need) return TS_ERROR_INVALID_SIZE;
     if ((uintptr_t)workspace & 15u) return TS_ERROR_MISALIGNED;
 
@@ -117,11 +124,15 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
     const int wide = sh.head_dim == 128;
     const int bq = tiles[wide].bq, bk = tiles[wide].bk, block = tiles[wide].block;
     float *lse2 = (float *)workspace, *delta = lse2 + (long long)sh.batch * sh.heads_q * rows_pad;
+    float *dq_sums = delta + (long long)sh.batch * sh.heads_q * rows_pad;
+    const ts_gl dq_acc = dq_atomic ? ts_gl_make(dq_sums, TS_DTYPE_F32, sh.batch, sh.heads_q, rows_pad, sh.head_dim)
+                                   : ts_gl_make(NULL, TS_DTYPE_F32, sh.batch, sh.heads_q, rows_pad, sh.head_dim);
 
     ts_attn_bwd_pre_params pre;
     memset(&pre, 0, sizeof pre);
     pre.o = go;
     pre.d_o = gdo;
+    pre.dq_acc = dq_acc;
     pre.lse = lse;
     pre.lse2 = lse2;
     pre.delta = delta;
@@ -141,6 +152,7 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
         return s;
     kv.dk = gdk;
     kv.dv = gdv;
+    kv.dq_acc = dq_acc;
     kv.lse2 = lse2;
     kv.delta = delta;
     kv.scale_log2 = scale * 1.4426950408889634f;
@@ -178,32 +190,51 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
     qp.nq_pad = rows_pad;
     qp.tasks = (long long)sh.batch * sh.heads_q * qp.q_tiles;
 
+    ts_attn_bwd_dq_convert_params conv;
+    memset(&conv, 0, sizeof conv);
+    conv.dq_acc = dq_acc;
+    conv.dq = gdq;
+    conv.scale = scale;
+    conv.heads_q = sh.heads_q;
+    conv.head_dim = sh.head_dim;
+    conv.row_blocks = pre.row_blocks;
+    conv.blocks = pre.blocks;
+
     *pre_out = pre;
     *kv_out = kv;
     *q_out = qp;
+    *conv_out = conv;
     return TS_SUCCESS;
 }
 
-TS_EXTERN_C ts_status ts_attention_backward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
-                                            const long long q_strides[3], const void *k,
-                                            const long long k_strides[3], const void *v,
-                                            const long long v_strides[3], const void *o,
-                                            const long long o_strides[3], const void *d_o,
-                                            const long long do_strides[3], const float *lse, void *dq,
-                                            const long long dq_strides[3], void *dk, const long long dk_strides[3],
-                                            void *dv, const long long dv_strides[3], float scale, int causal,
-                                            void *workspace, size_t workspace_bytes, ts_stream stream) {
+TS_EXTERN_C ts_status ts_attention_backward_ex(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
+                                               const long long q_strides[3], const void *k,
+                                               const long long k_strides[3], const void *v,
+                                               const long long v_strides[3], const void *o,
+                                               const long long o_strides[3], const void *d_o,
+                                               const long long do_strides[3], const float *lse, void *dq,
+                                               const long long dq_strides[3], void *dk, const long long dk_strides[3],
+                                               void *dv, const long long dv_strides[3], float scale, int causal,
+                                               unsigned flags, void *workspace, size_t workspace_bytes,
+                                               ts_stream stream) {
     static const ts_attn_bwd_tiles tiles[2] = {
         {TS_ATTN_BWD_BLOCK_OF(64), TS_ATTN_BWD_BQ_OF(64), TS_ATTN_BWD_BK_OF(64)},
         {TS_ATTN_BWD_BLOCK_OF(128), TS_ATTN_BWD_BQ_OF(128), TS_ATTN_BWD_BK_OF(128)},
     };
+    /* The atomic form where the dK/dV kernel's query tiles allow it (else the result is the
+     * deterministic form's anyway). */
+    const int wide = shape && shape->head_dim == 128;
+    const int dq_atomic = !(flags & TS_ATTENTION_DETERMINISTIC) &&
+                          (wide ? TS_ATTN_BWD_DQ_ATOMIC_OF(128) : TS_ATTN_BWD_DQ_ATOMIC_OF(64));
     ts_attn_bwd_pre_params pre;
     ts_attn_bwd_dkdv_params kv;
     ts_attn_bwd_dq_params qp;
+    ts_attn_bwd_dq_convert_params conv;
     ts_status s = ts_attn_bwd_prepare(shape, dtype, q, q_strides, k, k_strides, v, v_strides, o, o_strides, d_o,
                                       do_strides, lse, dq, dq_strides, dk, dk_strides, dv, dv_strides, scale, causal,
-                                      workspace, workspace_bytes, tiles, &pre, &kv, &qp);
+                                      dq_atomic, workspace, workspace_bytes, tiles, &pre, &kv, &qp, &conv);
     if (s != TS_SUCCESS) return s;
+    if (flags & ~TS_ATTENTION_DETERMINISTIC) return TS_ERROR_INVALID_VALUE;
     static const ts_attn_bwd_dkdv_launcher dkdv[2][2] = {
         {ts_attn_bwd_dkdv_bf16_d64_launch, ts_attn_bwd_dkdv_bf16_d128_launch},
         {ts_attn_bwd_dkdv_fp16_d64_launch, ts_attn_bwd_dkdv_fp16_d128_launch},
@@ -217,14 +248,28 @@ TS_EXTERN_C ts_status ts_attention_backward(const ts_attention_shape *shape, ts_
         {ts_attn_bwd_dkdv_bf16_d64_persistent_grid, ts_attn_bwd_dkdv_bf16_d128_persistent_grid},
         {ts_attn_bwd_dq_bf16_d64_persistent_grid, ts_attn_bwd_dq_bf16_d128_persistent_grid},
     };
-    const int fp16 = dtype == TS_DTYPE_FP16, wide = shape->head_dim == 128;
+    const int fp16 = dtype == TS_DTYPE_FP16;
     ts_device_props props;
     int kv_grid = 0, q_grid = 0;
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS ||
         (s = grids[0][wide](&props, kv.tasks, &kv_grid)) != TS_SUCCESS ||
-        (s = grids[1][wide](&props, qp.tasks, &q_grid)) != TS_SUCCESS)
+        (!dq_atomic && (s = grids[1][wide](&props, qp.tasks, &q_grid)) != TS_SUCCESS))
         return s;
     if ((s = ts_attn_bwd_preprocess_launch(&pre, stream)) != TS_SUCCESS) return s;
     if ((s = dkdv[fp16][wide](&kv, kv_grid, stream)) != TS_SUCCESS) return s;
-    return dqs[fp16][wide](&qp, q_grid, stream);
+    return dq_atomic ? ts_attn_bwd_dq_convert_launch(&conv, stream) : dqs[fp16][wide](&qp, q_grid, stream);
+}
+
+TS_EXTERN_C ts_status ts_attention_backward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
+                                            const long long q_strides[3], const void *k,
+                                            const long long k_strides[3], const void *v,
+                                            const long long v_strides[3], const void *o,
+                                            const long long o_strides[3], const void *d_o,
+                                            const long long do_strides[3], const float *lse, void *dq,
+                                            const long long dq_strides[3], void *dk, const long long dk_strides[3],
+                                            void *dv, const long long dv_strides[3], float scale, int causal,
+                                            void *workspace, size_t workspace_bytes, ts_stream stream) {
+    return ts_attention_backward_ex(shape, dtype, q, q_strides, k, k_strides, v, v_strides, o, o_strides, d_o,
+                                    do_strides, lse, dq, dq_strides, dk, dk_strides, dv, dv_strides, scale, causal,
+                                    0u, workspace, workspace_bytes, stream);
 }

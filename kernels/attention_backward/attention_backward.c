@@ -67,7 +67,7 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
                                           const long long o_strides[3], const void *d_o, const long long do_strides[3],
                                           const float *lse, void *dq, const long long dq_strides[3], void *dk,
                                           const long long dk_strides[3], void *dv, const long long dv_strides[3],
-                                          float scale, int causal, int dq_atomic, void *workspace,
+                                          float scale, int causal, unsigned flags, void *workspace,
                                           size_t workspace_bytes, const ts_attn_bwd_tiles tiles[2],
                                           ts_attn_bwd_pre_params *pre_out, ts_attn_bwd_dkdv_params *kv_out,
                                           ts_attn_bwd_dq_params *q_out, ts_attn_bwd_dq_convert_params *conv_out) {
@@ -78,6 +78,10 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
     if (s != TS_SUCCESS) return s;
     if (dtype == TS_DTYPE_F32) return TS_ERROR_UNSUPPORTED;
     const ts_attention_shape sh = *shape;
+    /* The atomic form where the dK/dV kernel's query tiles allow it (else the result is the
+     * deterministic form's anyway). */
+    const int dq_atomic = !(flags & TS_ATTENTION_DETERMINISTIC) &&
+                          (sh.head_dim == 128 ? TS_ATTN_BWD_DQ_ATOMIC_OF(128) : TS_ATTN_BWD_DQ_ATOMIC_OF(64));
     /* Scores are kept in base 2, scaled by scale * log2(e), which must be finite too. */
     if (!(scale > 0.0f) || !isfinite(scale) || !isfinite(scale * 1.4426950408889634f)) return TS_ERROR_INVALID_VALUE;
     if (causal != 0 && causal != 1) return TS_ERROR_INVALID_VALUE;
@@ -120,6 +124,8 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
         for (int j = i + 1; j < 4; ++j)
             if (!ts_check_apart(&out[i], &out[j])) return TS_ERROR_INVALID_VALUE;
     }
+    /* An unknown flag, after every other argument's checks and before anything asks the device. */
+    if (flags & ~TS_ATTENTION_DETERMINISTIC) return TS_ERROR_INVALID_VALUE;
 
     const int wide = sh.head_dim == 128;
     const int bq = tiles[wide].bq, bk = tiles[wide].bk, block = tiles[wide].block;
@@ -221,20 +227,15 @@ TS_EXTERN_C ts_status ts_attention_backward_ex(const ts_attention_shape *shape, 
         {TS_ATTN_BWD_BLOCK_OF(64), TS_ATTN_BWD_BQ_OF(64), TS_ATTN_BWD_BK_OF(64)},
         {TS_ATTN_BWD_BLOCK_OF(128), TS_ATTN_BWD_BQ_OF(128), TS_ATTN_BWD_BK_OF(128)},
     };
-    /* The atomic form where the dK/dV kernel's query tiles allow it (else the result is the
-     * deterministic form's anyway). */
-    const int wide = shape && shape->head_dim == 128;
-    const int dq_atomic = !(flags & TS_ATTENTION_DETERMINISTIC) &&
-                          (wide ? TS_ATTN_BWD_DQ_ATOMIC_OF(128) : TS_ATTN_BWD_DQ_ATOMIC_OF(64));
     ts_attn_bwd_pre_params pre;
     ts_attn_bwd_dkdv_params kv;
     ts_attn_bwd_dq_params qp;
     ts_attn_bwd_dq_convert_params conv;
     ts_status s = ts_attn_bwd_prepare(shape, dtype, q, q_strides, k, k_strides, v, v_strides, o, o_strides, d_o,
                                       do_strides, lse, dq, dq_strides, dk, dk_strides, dv, dv_strides, scale, causal,
-                                      dq_atomic, workspace, workspace_bytes, tiles, &pre, &kv, &qp, &conv);
+                                      flags, workspace, workspace_bytes, tiles, &pre, &kv, &qp, &conv);
     if (s != TS_SUCCESS) return s;
-    if (flags & ~TS_ATTENTION_DETERMINISTIC) return TS_ERROR_INVALID_VALUE;
+    const int dq_atomic = kv.dq_acc.ptr != NULL, wide = shape->head_dim == 128;
     static const ts_attn_bwd_dkdv_launcher dkdv[2][2] = {
         {ts_attn_bwd_dkdv_bf16_d64_launch, ts_attn_bwd_dkdv_bf16_d128_launch},
         {ts_attn_bwd_dkdv_fp16_d64_launch, ts_attn_bwd_dkdv_fp16_d128_launch},

@@ -180,8 +180,9 @@ typedef struct ts_attn_bwd_tiles {
 /* The host side of ts_attention_backward (attention_backward.c), for its launcher and for test
  * kernels built from the variants with other tiles or on another schedule: checks every argument
  * and fills the kernels' parameters for instances of tiles[0] (D = 64) and tiles[1] (D = 128), for
- * the atomic form of dQ (dq_atomic: the dK/dV kernel adds into the workspace's sums, the convert
- * pass finishes) or the deterministic one (the dQ kernel).
+ * the atomic form of dQ (the dK/dV kernel adds into the workspace's sums, the convert pass
+ * finishes; kv->dq_acc.ptr set) or, with TS_ATTENTION_DETERMINISTIC in flags, the deterministic
+ * one (the dQ kernel).
  * The preprocessing pass's launcher (attention_backward_preprocess.c) is the same for all. */
 TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
                                           const long long q_strides[3], const void *k, const long long k_strides[3],
@@ -189,7 +190,7 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
                                           const long long o_strides[3], const void *d_o, const long long do_strides[3],
                                           const float *lse, void *dq, const long long dq_strides[3], void *dk,
                                           const long long dk_strides[3], void *dv, const long long dv_strides[3],
-                                          float scale, int causal, int dq_atomic, void *workspace,
+                                          float scale, int causal, unsigned flags, void *workspace,
                                           size_t workspace_bytes, const ts_attn_bwd_tiles tiles[2],
                                           ts_attn_bwd_pre_params *pre, ts_attn_bwd_dkdv_params *kv,
                                           ts_attn_bwd_dq_params *qp, ts_attn_bwd_dq_convert_params *conv);

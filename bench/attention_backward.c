@@ -1,7 +1,7 @@
 /* `tessera-bench attention-backward`: ts_attention_backward_ex on random normal bf16 inputs (O and
  * the log-sum-exp from one ts_attention_forward call first, so that the probabilities are the real
  * ones), the timing protocol of timing.c, at the points of attention_sweep.h, in both forms of dQ
- * (params.dq: "atomic", the default, then "deterministic"). FLOPs are the convention of
+ * (params.dq: "atomic", then "deterministic", ts_attention_backward's). FLOPs are the convention of
  * FlashAttention's papers: the backward's five products, 2.5 times the forward's two,
  * 10 B H N^2 D, halved under the causal mask; the deterministic dQ kernel's recomputation of S and
  * dP (two more products, docs/attention-backward.md) is not counted. The vendor baselines (PyTorch

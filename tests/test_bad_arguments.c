@@ -718,10 +718,14 @@ Test(bad_arguments, attention_backward) {
             a.os = big_q, a.dos = big_q, a.dqs = big_q),
            TS_ERROR_SIZE_OVERFLOW);
     /* The workspace: large enough, 16-byte aligned. */
-    EXPECT(a.ws_bytes = 33791, TS_ERROR_INVALID_SIZE);
+    EXPECT(a.ws_bytes = 1023, TS_ERROR_INVALID_SIZE); /* the deterministic form's two floats a row */
     EXPECT(a.ws = AT(262144 + 8), TS_ERROR_MISALIGNED);
-    /* The flags: one bit known; the deterministic form's workspace is the two floats a row alone,
-     * and an unknown bit is reported after every other argument's checks. */
+    /* The flags: one bit known; the atomic form's workspace holds dQ's sums too, the deterministic
+     * form's is the two floats a row alone, and an unknown bit is reported after every other
+     * argument's checks. */
+    a = ok;
+    a.ws_bytes = 33791;
+    cr_assert_eq(attn_bwd_call_ex(a, 0u), TS_ERROR_INVALID_SIZE);
     a = ok;
     a.ws_bytes = 1023;
     cr_assert_eq(attn_bwd_call_ex(a, TS_ATTENTION_DETERMINISTIC), TS_ERROR_INVALID_SIZE);

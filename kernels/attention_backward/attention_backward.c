@@ -2,10 +2,11 @@
  * (tessera.h). Kernels on one stream: the preprocessing pass (attention_backward_preprocess.c)
  * writes each query row's D = rowsum(dO * O) and base-2 log-sum-exp to the workspace; the dK/dV
  * kernel (dkdv_variant.h), one instance per head dimension and dtype, recomputes the probabilities
- * from them. dQ takes one of two forms (docs/attention-backward.md): by default the dK/dV kernel
- * adds each stage's dS K into fp32 sums in the workspace with atomics and a last pass converts them;
- * with TS_ATTENTION_DETERMINISTIC the dQ kernel (dq_variant.h) computes each row block's dQ in a
- * fixed order, so results are the same bits run to run. Ragged lengths need no special code: the
+ * from them. dQ takes one of two forms (docs/attention-backward.md): the atomic form (flags 0 of
+ * ts_attention_backward_ex), where the dK/dV kernel adds each stage's dS K into fp32 sums in the
+ * workspace and a last pass converts them, or the deterministic form (TS_ATTENTION_DETERMINISTIC,
+ * and ts_attention_backward's), where the dQ kernel (dq_variant.h) computes each row block's dQ in
+ * a fixed order, so results are the same bits run to run. Ragged lengths need no special code: the
  * loads zero-fill past the sequences, the padded query rows have probability 0, keys past N_kv
  * have zero K and V (and are masked in the dQ kernel), and rows past the sequences are not stored. */
 #include "kernels/common/checks.h"
@@ -270,7 +271,8 @@ TS_EXTERN_C ts_status ts_attention_backward(const ts_attention_shape *shape, ts_
                                             const long long dq_strides[3], void *dk, const long long dk_strides[3],
                                             void *dv, const long long dv_strides[3], float scale, int causal,
                                             void *workspace, size_t workspace_bytes, ts_stream stream) {
+    /* The deterministic form until the atomic one has run on a GPU (docs/attention-backward.md). */
     return ts_attention_backward_ex(shape, dtype, q, q_strides, k, k_strides, v, v_strides, o, o_strides, d_o,
                                     do_strides, lse, dq, dq_strides, dk, dk_strides, dv, dv_strides, scale, causal,
-                                    0u, workspace, workspace_bytes, stream);
+                                    TS_ATTENTION_DETERMINISTIC, workspace, workspace_bytes, stream);
 }

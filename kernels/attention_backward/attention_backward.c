@@ -71,7 +71,7 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
                                           float scale, int causal, unsigned flags, void *workspace,
                                           size_t workspace_bytes, const ts_attn_bwd_tiles tiles[2],
                                           ts_attn_bwd_pre_params *pre_out, ts_attn_bwd_dkdv_params *kv_out,
-                                          ts_attn_bwd_dq_params *q_out, ts_attn_bwd_dq_convert_params *conv_out) {
+                                          ts_attn_bwd_dq_params *q_out) {
     if (!shape || !lse || !workspace) return TS_ERROR_NULL_POINTER;
     if (dtype != TS_DTYPE_BF16 && dtype != TS_DTYPE_FP16 && dtype != TS_DTYPE_F32) return TS_ERROR_INVALID_ENUM;
     long long rows_pad = 0;
@@ -81,8 +81,7 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
     const ts_attention_shape sh = *shape;
     /* The atomic form where the dK/dV kernel's query tiles allow it (else the result is the
      * deterministic form's anyway). */
-    const int dq_atomic = !(flags & TS_ATTENTION_DETERMINISTIC) &&
-                          (sh.head_dim == 128 ? TS_ATTN_BWD_DQ_ATOMIC_OF(128) : TS_ATTN_BWD_DQ_ATOMIC_OF(64));
+    const int dq_atomic = !(flags & TS_ATTENTION_DETERMINISTIC) && TS_ATTN_BWD_DQ_ATOMIC_OF(sh.head_dim);
     /* Scores are kept in base 2, scaled by scale * log2(e), which must be finite too. */
     if (!(scale > 0.0f) || !isfinite(scale) || !isfinite(scale * 1.4426950408889634f)) return TS_ERROR_INVALID_VALUE;
     if (causal != 0 && causal != 1) return TS_ERROR_INVALID_VALUE;
@@ -140,6 +139,8 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
     pre.o = go;
     pre.d_o = gdo;
     pre.dq_acc = dq_acc;
+    pre.dq = gdq;
+    pre.scale = scale;
     pre.lse = lse;
     pre.lse2 = lse2;
     pre.delta = delta;
@@ -197,20 +198,9 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
     qp.nq_pad = rows_pad;
     qp.tasks = (long long)sh.batch * sh.heads_q * qp.q_tiles;
 
-    ts_attn_bwd_dq_convert_params conv;
-    memset(&conv, 0, sizeof conv);
-    conv.dq_acc = dq_acc;
-    conv.dq = gdq;
-    conv.scale = scale;
-    conv.heads_q = sh.heads_q;
-    conv.head_dim = sh.head_dim;
-    conv.row_blocks = pre.row_blocks;
-    conv.blocks = pre.blocks;
-
     *pre_out = pre;
     *kv_out = kv;
     *q_out = qp;
-    *conv_out = conv;
     return TS_SUCCESS;
 }
 
@@ -231,10 +221,9 @@ TS_EXTERN_C ts_status ts_attention_backward_ex(const ts_attention_shape *shape, 
     ts_attn_bwd_pre_params pre;
     ts_attn_bwd_dkdv_params kv;
     ts_attn_bwd_dq_params qp;
-    ts_attn_bwd_dq_convert_params conv;
     ts_status s = ts_attn_bwd_prepare(shape, dtype, q, q_strides, k, k_strides, v, v_strides, o, o_strides, d_o,
                                       do_strides, lse, dq, dq_strides, dk, dk_strides, dv, dv_strides, scale, causal,
-                                      flags, workspace, workspace_bytes, tiles, &pre, &kv, &qp, &conv);
+                                      flags, workspace, workspace_bytes, tiles, &pre, &kv, &qp);
     if (s != TS_SUCCESS) return s;
     const int dq_atomic = kv.dq_acc.ptr != NULL, wide = shape->head_dim == 128;
     static const ts_attn_bwd_dkdv_launcher dkdv[2][2] = {
@@ -259,7 +248,7 @@ TS_EXTERN_C ts_status ts_attention_backward_ex(const ts_attention_shape *shape, 
         return s;
     if ((s = ts_attn_bwd_preprocess_launch(&pre, stream)) != TS_SUCCESS) return s;
     if ((s = dkdv[fp16][wide](&kv, kv_grid, stream)) != TS_SUCCESS) return s;
-    return dq_atomic ? ts_attn_bwd_dq_convert_launch(&conv, stream) : dqs[fp16][wide](&qp, q_grid, stream);
+    return dq_atomic ? ts_attn_bwd_dq_convert_launch(&pre, stream) : dqs[fp16][wide](&qp, q_grid, stream);
 }
 
 TS_EXTERN_C ts_status ts_attention_backward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,

@@ -3,10 +3,10 @@
  * kernels (docs/attention-backward.md): the preprocessing pass (per query row, the log-sum-exp in
  * base 2 and D = rowsum(dO * O), into the workspace), the dK/dV kernel (a task is a block of keys
  * of one key-value head; it loops over the query tiles of every query head of its group), and for
- * dQ one of two forms: the dK/dV kernel adds each stage's share of dQ into an fp32 buffer with
- * atomics, which a last pass scales and converts (the default), or, deterministic, the dQ kernel (a
- * task is a block of query rows of one query head; it loops over the key tiles), where each output
- * element is written by one task, so the results are the same bits run to run. */
+ * dQ one of two forms: the atomic form, where the dK/dV kernel adds each stage's share of dQ into an
+ * fp32 buffer with atomics, which a last pass scales and converts, or the deterministic form, the
+ * dQ kernel (a task is a block of query rows of one query head; it loops over the key tiles), where
+ * each output element is written by one task, so the results are the same bits run to run. */
 #ifndef TESSERA_KERNELS_ATTENTION_BACKWARD_COMMON_H
 #define TESSERA_KERNELS_ATTENTION_BACKWARD_COMMON_H
 
@@ -50,16 +50,29 @@
  * copy. Rows past N_q hold a log-sum-exp of +inf and D = 0: their probabilities are exactly 0. */
 #define TS_ATTN_BWD_ROW_PAD 64
 
-/* The preprocessing pass: 64 query rows a block of four warps, 16 a warp. */
+/* The preprocessing pass and the atomic form's last pass (attention_backward_preprocess.c): 64
+ * query rows a block of four warps, 16 a warp, one parameter block for both. */
 #define TS_ATTN_BWD_PRE_WARPS 4
 typedef struct ts_attn_bwd_pre_params {
     ts_gl o, d_o;        /* (B, H, N_q, D) */
-    ts_gl dq_acc;        /* (B, H, nq_pad, D) fp32, zeroed here; ptr NULL: the deterministic form */
+    ts_gl dq_acc;        /* (B, H, nq_pad, D) fp32 sums, zeroed by the first pass and read by the
+                          * last; ptr NULL: the deterministic form */
+    ts_gl dq;            /* (B, H, N_q, D): the last pass's output, scale x dq_acc */
     const float *lse;    /* (B, H, N_q), natural log, from the forward */
     float *lse2, *delta; /* (B, H, nq_pad): lse log2(e), +inf past N_q; rowsum(dO * O), 0 past N_q */
+    float scale;
     int heads_q, head_dim, row_blocks;
     long long seq_q, nq_pad, blocks;
 } ts_attn_bwd_pre_params;
+
+/* A pass's block and warp: the (batch, query head) and the warp's first row. */
+TS_DEVICE void ts_attn_bwd_pass_rows(const ts_attn_bwd_pre_params *p, int *b, int *h, long long *row0) {
+    const unsigned block = ts_block_x();
+    const unsigned bh = block / (unsigned)p->row_blocks;
+    *row0 = (long long)(block - bh * (unsigned)p->row_blocks) * (16 * TS_ATTN_BWD_PRE_WARPS) + 16 * ts_warp_id();
+    *b = (int)(bh / (unsigned)p->heads_q);
+    *h = (int)(bh - (unsigned)*b * (unsigned)p->heads_q);
+}
 
 typedef struct ts_attn_bwd_dkdv_params {
     ts_async_desc q, d_o; /* BQ x D tiles of (B, H, N_q, D); tensor maps first (64-byte aligned) */
@@ -81,16 +94,6 @@ typedef struct ts_attn_bwd_dq_params {
     int causal, heads_q, group, q_tiles, kv_tiles;
     long long seq_q, seq_kv, nq_pad, tasks;
 } ts_attn_bwd_dq_params;
-
-/* The last pass of the atomic form: dQ = scale x dq_acc in dQ's dtype and strides, 64 rows a block
- * of four warps, as the preprocessing pass's. */
-typedef struct ts_attn_bwd_dq_convert_params {
-    ts_gl dq_acc; /* (B, H, nq_pad, D) fp32 */
-    ts_gl dq;     /* (B, H, N_q, D) */
-    float scale;
-    int heads_q, head_dim, row_blocks;
-    long long blocks;
-} ts_attn_bwd_dq_convert_params;
 
 /* A dK/dV task: a block of keys of one (batch, key-value head). Its stages walk the query tiles
  * that can see the block (under the causal mask, from the tile of its first key on) of each query
@@ -180,7 +183,7 @@ typedef struct ts_attn_bwd_tiles {
 /* The host side of ts_attention_backward (attention_backward.c), for its launcher and for test
  * kernels built from the variants with other tiles or on another schedule: checks every argument
  * and fills the kernels' parameters for instances of tiles[0] (D = 64) and tiles[1] (D = 128), for
- * the atomic form of dQ (the dK/dV kernel adds into the workspace's sums, the convert pass
+ * the atomic form of dQ (the dK/dV kernel adds into the workspace's sums, the last pass
  * finishes; kv->dq_acc.ptr set) or, with TS_ATTENTION_DETERMINISTIC in flags, the deterministic
  * one (the dQ kernel).
  * The preprocessing pass's launcher (attention_backward_preprocess.c) is the same for all. */
@@ -193,8 +196,8 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
                                           float scale, int causal, unsigned flags, void *workspace,
                                           size_t workspace_bytes, const ts_attn_bwd_tiles tiles[2],
                                           ts_attn_bwd_pre_params *pre, ts_attn_bwd_dkdv_params *kv,
-                                          ts_attn_bwd_dq_params *qp, ts_attn_bwd_dq_convert_params *conv);
+                                          ts_attn_bwd_dq_params *qp);
 TS_EXTERN_C ts_status ts_attn_bwd_preprocess_launch(const ts_attn_bwd_pre_params *p, ts_stream stream);
-TS_EXTERN_C ts_status ts_attn_bwd_dq_convert_launch(const ts_attn_bwd_dq_convert_params *p, ts_stream stream);
+TS_EXTERN_C ts_status ts_attn_bwd_dq_convert_launch(const ts_attn_bwd_pre_params *p, ts_stream stream);
 
 #endif

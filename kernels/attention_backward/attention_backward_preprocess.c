@@ -33,11 +33,10 @@
     } while (0)
 
 TS_KERNEL(ts_attn_bwd_preprocess_kernel, TS_ATTN_BWD_PRE_WARPS, ts_attn_bwd_pre_params, p) {
-    const unsigned block = ts_block_x();
-    const unsigned bh = block / (unsigned)p->row_blocks;
-    const long long row0 = (long long)(block - bh * (unsigned)p->row_blocks) * (16 * TS_ATTN_BWD_PRE_WARPS) +
-                           16 * ts_warp_id();
-    const int b = (int)(bh / (unsigned)p->heads_q), h = (int)(bh - (unsigned)b * (unsigned)p->heads_q);
+    int b, h;
+    long long row0;
+    ts_attn_bwd_pass_rows(p, &b, &h, &row0);
+    const long long bh = (long long)b * p->heads_q + h;
     ts_rowvec_f32_16 delta, lse, inf;
     /* Rows past N_q load as zeros: D = 0 there. */
     if (p->head_dim == 64)
@@ -59,12 +58,10 @@ TS_EXTERN_C ts_status ts_attn_bwd_preprocess_launch(const ts_attn_bwd_pre_params
                      *p);
 }
 
-TS_KERNEL(ts_attn_bwd_dq_convert_kernel, TS_ATTN_BWD_PRE_WARPS, ts_attn_bwd_dq_convert_params, p) {
-    const unsigned block = ts_block_x();
-    const unsigned bh = block / (unsigned)p->row_blocks;
-    const long long row0 = (long long)(block - bh * (unsigned)p->row_blocks) * (16 * TS_ATTN_BWD_PRE_WARPS) +
-                           16 * ts_warp_id();
-    const int b = (int)(bh / (unsigned)p->heads_q), h = (int)(bh - (unsigned)b * (unsigned)p->heads_q);
+TS_KERNEL(ts_attn_bwd_dq_convert_kernel, TS_ATTN_BWD_PRE_WARPS, ts_attn_bwd_pre_params, p) {
+    int b, h;
+    long long row0;
+    ts_attn_bwd_pass_rows(p, &b, &h, &row0);
     const int fp16 = p->dq.dtype == TS_DTYPE_FP16;
     if (p->head_dim == 64 && !fp16)
         TS_ATTN_BWD_DQ_ROWS(64, bf16, p, b, h, row0);
@@ -76,7 +73,7 @@ TS_KERNEL(ts_attn_bwd_dq_convert_kernel, TS_ATTN_BWD_PRE_WARPS, ts_attn_bwd_dq_c
         TS_ATTN_BWD_DQ_ROWS(128, fp16, p, b, h, row0);
 }
 
-TS_EXTERN_C ts_status ts_attn_bwd_dq_convert_launch(const ts_attn_bwd_dq_convert_params *p, ts_stream stream) {
+TS_EXTERN_C ts_status ts_attn_bwd_dq_convert_launch(const ts_attn_bwd_pre_params *p, ts_stream stream) {
     return TS_LAUNCH(ts_attn_bwd_dq_convert_kernel, ts_grid_1d((unsigned)p->blocks), TS_ATTN_BWD_PRE_WARPS, 0,
                      stream, *p);
 }

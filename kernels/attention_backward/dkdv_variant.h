@@ -21,7 +21,7 @@
  * dP^T runs; dV's product runs while dS^T is computed. In the atomic form of dQ (p->dq_acc set;
  * query tiles of 64 rows) each stage also stores dS^T to the consumer's shared tile and adds
  *   dQ += dS K                         (dS^T from shared, K shared; rows of the stage's queries)
- * into the fp32 sums with atomics, issued beside dK's product. */
+ * into the fp32 sums with atomics, issued once dK's product has retired. */
 
 #define TS_ATTN_BWD_FN(name) TS_CAT(TS_ATTN_BWD_NAME, TS_CAT(_, name))
 #define TS_ATTN_BWD_V_CONSUMERS TS_ATTN_BWD_CONSUMERS_OF(TS_ATTN_BWD_D)

@@ -181,6 +181,9 @@ TS_KERNEL(TS_DECODE_FN(kernel), TS_DECODE_WARPS, ts_decode_params, p) {
         ts_sync_warp(); /* every lane is past its reads before the next step's stores */
     }
 
+    /* The combine kernel, launched early, may start once every block is here (or has left). */
+    ts_grid_launch_next();
+
     /* The merge: each warp's output, maxima and sums to shared memory; then warp w combines column
      * slice w of every warp's output, 2^(m_k - M) times each, divided by the combined sum. A warp
      * that took no step holds -inf and 0 and adds nothing. */
@@ -234,6 +237,8 @@ TS_KERNEL(TS_DECODE_FN(combine), TS_DECODE_WARPS, ts_decode_params, p) {
     seq = seq < 0 ? 0 : seq > p->capacity ? p->capacity : seq;
     const int n = seq / p->split_keys + (seq % p->split_keys != 0);
     const long long part0 = (long long)bh * p->splits * p->row_tiles + rt;
+    /* Launched early: the split kernel's parts are read only after it has finished. */
+    ts_grid_wait_prior();
 
     /* Each warp takes every TS_DECODE_WARPS-th batch of TS_DECODE_COMBINE_BATCH splits, keeping a
      * running maximum of their log2-sums, the sum of 2^(L_s - max), and the weighted sum of their
@@ -314,8 +319,8 @@ TS_EXTERN_C ts_status TS_DECODE_FN(launch)(const ts_decode_params *p, ts_stream 
                             sizeof(TS_DECODE_FN(block_area)), stream, params);
     if (s != TS_SUCCESS) return s;
     const long long items = params.parts / params.splits * (TS_DECODE_D / 16);
-    return TS_LAUNCH(TS_DECODE_FN(combine), ts_grid_1d((unsigned)items), TS_DECODE_WARPS,
-                     sizeof(TS_DECODE_FN(combine_area)), stream, params);
+    return TS_LAUNCH_EARLY(TS_DECODE_FN(combine), ts_grid_1d((unsigned)items), TS_DECODE_WARPS,
+                           sizeof(TS_DECODE_FN(combine_area)), stream, params);
 }
 
 #undef TS_DECODE_FN

@@ -7,8 +7,8 @@
  * The split kernel (NAME_kernel): a block is one split of one row tile (attention_decode_common.h).
  * Each warp holds the tile's 16 query rows (the group's query heads x the sequence's query rows),
  * and takes every TS_DECODE_WARPS-th step of KW keys of the split: it starts the 16-byte loads of
- * its next step's keys and values from their pages into registers (ts_rows_fetch) before it
- * computes the current one from its shared tiles, S = Q K^T (warp mma), the mask where the step
+ * its next step's keys and values from their pages into registers (ts_rows_fetch), and the block
+ * table's loads of the step after that, before it computes the current one from its shared tiles, S = Q K^T (warp mma), the mask where the step
  * reaches the causal limit or the sequence's end, the online softmax in base 2, and O += P V with P
  * in registers. At the end the warps merge their maxima, sums and outputs through shared memory,
  * each a column slice of D, into the split's normalised partial output and its log2-sum (the
@@ -66,25 +66,35 @@ TS_STATIC_ASSERT(sizeof(TS_DECODE_FN(warp_area)) % TS_SHARED_ALIGN == 0 &&
                      sizeof(TS_DECODE_FN(block_area)) <= TS_MAX_SHARED_BYTES,
                  "the decode block's shared memory: whole aligned warp areas, within the block's limit");
 
-/* Start the loads of the KW keys and values from `key` on (zeros at and past seq_len, and in
- * place of a page whose index lies outside the cache). A 16-key block lies in one page: the page
- * size is a multiple of 16. */
-TS_DEVICE void TS_DECODE_FN(fetch)(const ts_decode_params *p, int b, int hkv, int key, int seq, TS_DECODE_STAGE *ks,
-                                   TS_DECODE_STAGE *vs) {
+/* The block-table entries of the 16-key blocks of the step from `key` on: -1 for a block that
+ * starts at or past seq_len. A warp looks its pages up a round of steps before it loads them, so
+ * that the table's latency is not in the chain of loads each step waits on (nothing here uses the
+ * loaded entry: fetch checks it). A 16-key block lies in one page: the page size is a multiple of
+ * 16. */
+TS_DEVICE void TS_DECODE_FN(lookup)(const ts_decode_params *p, int b, int key, int seq, int page[TS_DECODE_KW / 16]) {
+    TS_UNROLL
+    for (int g = 0; g < TS_DECODE_KW / 16; ++g) {
+        const int at = key + 16 * g;
+        page[g] = -1;
+        if (at < seq)
+            page[g] = p->block_table[(long long)b * p->max_pages + ts_fast_div_quot(p->by_page, (unsigned)at)];
+    }
+}
+
+/* Start the loads of the KW keys and values from `key` on, from the pages lookup gave: zeros at
+ * and past seq_len, and in place of a page whose index lies outside the cache. */
+TS_DEVICE void TS_DECODE_FN(fetch)(const ts_decode_params *p, int hkv, int key, int seq,
+                                   const int page[TS_DECODE_KW / 16], TS_DECODE_STAGE *ks, TS_DECODE_STAGE *vs) {
     const void *kb[TS_DECODE_KW / 16], *vb[TS_DECODE_KW / 16];
     TS_UNROLL
     for (int g = 0; g < TS_DECODE_KW / 16; ++g) {
         const int at = key + 16 * g;
         kb[g] = vb[g] = (const void *)0;
-        if (at < seq) {
-            const unsigned slot = ts_fast_div_quot(p->by_page, (unsigned)at);
-            const int page = p->block_table[(long long)b * p->max_pages + slot];
-            if (page >= 0 && page < p->num_pages) {
-                const long long row =
-                    ((long long)page * p->heads_kv + hkv) * p->page_size + (at - (int)slot * p->page_size);
-                kb[g] = p->k_cache + row * TS_DECODE_D;
-                vb[g] = p->v_cache + row * TS_DECODE_D;
-            }
+        if (page[g] >= 0 && page[g] < p->num_pages) {
+            const int in_page = at - (int)ts_fast_div_quot(p->by_page, (unsigned)at) * p->page_size;
+            const long long row = ((long long)page[g] * p->heads_kv + hkv) * p->page_size + in_page;
+            kb[g] = p->k_cache + row * TS_DECODE_D;
+            vb[g] = p->v_cache + row * TS_DECODE_D;
         }
     }
     ts_rows_fetch(ks, kb, TS_DECODE_D, seq - key);
@@ -134,15 +144,23 @@ TS_KERNEL(TS_DECODE_FN(kernel), TS_DECODE_WARPS, ts_decode_params, p) {
     ts_rv_fill(&m, -INFINITY);
     ts_rv_zero(&l);
     TS_DECODE_STAGE ks, vs;
-    if (warp < steps) TS_DECODE_FN(fetch)(p, (int)b, hkv, k0 + warp * TS_DECODE_KW, seq, &ks, &vs);
+    int page[TS_DECODE_KW / 16];
+    const int round_keys = TS_DECODE_WARPS * TS_DECODE_KW;
+    if (warp < steps) {
+        TS_DECODE_FN(lookup)(p, (int)b, k0 + warp * TS_DECODE_KW, seq, page);
+        TS_DECODE_FN(fetch)(p, hkv, k0 + warp * TS_DECODE_KW, seq, page, &ks, &vs);
+    }
+    if (warp + TS_DECODE_WARPS < steps)
+        TS_DECODE_FN(lookup)(p, (int)b, k0 + warp * TS_DECODE_KW + round_keys, seq, page);
     for (int j = warp; j < steps; j += TS_DECODE_WARPS) {
         const int key = k0 + j * TS_DECODE_KW;
         ts_rows_put(&mine->u.kv.k, &ks);
         ts_rows_put(&mine->u.kv.v, &vs);
         ts_sync_warp();
-        /* The next step's loads fly while this one computes. */
-        if (j + TS_DECODE_WARPS < steps)
-            TS_DECODE_FN(fetch)(p, (int)b, hkv, key + TS_DECODE_WARPS * TS_DECODE_KW, seq, &ks, &vs);
+        /* The next step's loads fly while this one computes, and the pages of the step after it
+         * are looked up. */
+        if (j + TS_DECODE_WARPS < steps) TS_DECODE_FN(fetch)(p, hkv, key + round_keys, seq, page, &ks, &vs);
+        if (j + 2 * TS_DECODE_WARPS < steps) TS_DECODE_FN(lookup)(p, (int)b, key + 2 * round_keys, seq, page);
 
         TS_DECODE_RT_K kr;
         TS_DECODE_RT_S s;

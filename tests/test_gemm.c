@@ -285,6 +285,49 @@ Test(gemm, split_k_cuts_few_tiles_by_k) {
 #endif
 }
 
+/* Split-K in two pieces a tile where M fills the tiles' rows (TS_GEMM_SPLIT_MIN_PIECES_FULL,
+ * kernels/gemm/tuning.h): 250 rows (two rows of 128-row tiles, a cluster's two on sm_90a) by
+ * blocks / 4 tile columns of 256 fill half the clusters of a wave, so each tile's 9 k tiles are cut
+ * in two. The pieces' partial results must show in the workspace (CDNA's tiles are other and its
+ * rule is four pieces: there only C is checked). */
+static void check_two_pieces(void) {
+    ts_device_props p;
+    cr_assert_eq(ts_device_get_props(0, &p), TS_SUCCESS);
+    const int tile_cols = p.sm_count / 4 > 0 ? p.sm_count / 4 : 1;
+    size_t bytes = 0;
+    cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
+    void *ws = NULL;
+    cr_assert_eq(ts_malloc(&ws, bytes), TS_SUCCESS);
+    gemm_case cases[2] = {
+        {TS_NO_TRANS, TS_TRANS, 250, 256 * tile_cols - 24, 600, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
+        {TS_NO_TRANS, TS_NO_TRANS, 256, 256 * tile_cols, 576, 8, TS_DTYPE_FP16, TS_DTYPE_F32, 0.5f, 1.0f, ws, bytes},
+    };
+    for (int i = 0; i < 2; ++i) {
+        cr_assert_eq(ts_memset(ws, 0, bytes), TS_SUCCESS);
+        check_gemm(cases[i]);
+#if !defined(TESSERA_BACKEND_HIP)
+        cr_assert(any_byte_set(ws, bytes), "case %d: whole tiles, not two pieces", i);
+#endif
+    }
+    cr_assert_eq(ts_free(ws), TS_SUCCESS);
+}
+
+Test(gemm, split_k_in_two_where_rows_fill_the_tiles) {
+    TS_TEST_REQUIRE_DEVICE();
+#if defined(TESSERA_BACKEND_HOST)
+    const int grids[2] = {8, 12};
+    for (int i = 0; i < 2; ++i) {
+        ts_host_set_block_concurrency(grids[i]);
+        cr_assert_eq(ts_device_set(0), TS_SUCCESS); /* the library's device properties follow */
+        check_two_pieces();
+    }
+    ts_host_set_block_concurrency(0);
+    cr_assert_eq(ts_device_set(0), TS_SUCCESS);
+#else
+    check_two_pieces();
+#endif
+}
+
 /* The ping-pong schedule (CDNA's) on this backend: no producer warpgroup, the consumer warpgroups
  * take turns loading. Few blocks, so each loops over several tasks. */
 Test(gemm, ping_pong_schedule) {

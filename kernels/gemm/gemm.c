@@ -111,8 +111,11 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
                                  ldc)) != TS_SUCCESS)
         return s;
     /* Pieces of tiles over the wave's clusters: split-K where the tiles leave most clusters idle
-     * (each piece leaves its results to the reduction kernel). */
-    if (need > 0) split = ts_gemm_split_k(&params, workspace, wave);
+     * (each piece leaves its results to the reduction kernel); from two pieces on where every
+     * tile's rows are rows of C (TS_GEMM_SPLIT_MIN_PIECES_FULL). */
+    if (need > 0)
+        split = ts_gemm_split_k(&params, workspace, wave,
+                                m >= TS_GEMM_BM ? TS_GEMM_SPLIT_MIN_PIECES_FULL : TS_GEMM_SPLIT_MIN_PIECES);
     if ((s = ts_gemm_bf16_nn_persistent_grid(&props, ts_split_tasks(&params.split), &grid)) != TS_SUCCESS) return s;
 
     static const ts_gemm_launcher launchers[2][2][2][2] = {

@@ -176,13 +176,12 @@ static inline size_t ts_gemm_workspace_bytes(int blocks) {
 }
 
 /* Split-K over a grid of `grid` blocks (which run all at once), in a workspace of at least
- * ts_gemm_workspace_bytes(grid) bytes: returns 1 where it cuts the tiles into
- * TS_GEMM_SPLIT_MIN_PIECES or more pieces (for the split instances), else 0, the tiles whole. Host
- * code. */
-static inline int ts_gemm_split_k(ts_gemm_params *params, void *workspace, int grid) {
+ * ts_gemm_workspace_bytes(grid) bytes: returns 1 where it cuts the tiles into min_pieces or more
+ * pieces (for the split instances), else 0, the tiles whole. Host code. */
+static inline int ts_gemm_split_k(ts_gemm_params *params, void *workspace, int grid, int min_pieces) {
     params->partials = (float *)workspace;
-    params->split = ts_split_make(params->sched.tasks, params->k_iters, grid / TS_GEMM_CLUSTER, TS_GEMM_SPLIT_MIN_ITERS,
-                                  TS_GEMM_SPLIT_MIN_PIECES);
+    params->split =
+        ts_split_make(params->sched.tasks, params->k_iters, grid / TS_GEMM_CLUSTER, TS_GEMM_SPLIT_MIN_ITERS, min_pieces);
     return params->split.split > 1;
 }
 

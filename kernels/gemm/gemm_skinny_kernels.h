@@ -38,7 +38,8 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b,
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
     if ((s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
     /* ts_gemm_workspace_size is the larger tile's (gemm.c), which holds this one's. */
-    if (workspace && workspace_bytes >= ts_gemm_workspace_bytes(wave)) split = ts_gemm_split_k(&params, workspace, wave);
+    if (workspace && workspace_bytes >= ts_gemm_workspace_bytes(wave))
+        split = ts_gemm_split_k(&params, workspace, wave, TS_GEMM_SPLIT_MIN_PIECES);
     s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_split_tasks(&params.split), &grid);
     if (s != TS_SUCCESS) return s;
 

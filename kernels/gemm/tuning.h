@@ -14,6 +14,7 @@
  *   TS_GEMM_CLUSTER_BLOCKS             blocks per cluster (tiles adjacent in M sharing B)
  *   TS_GEMM_GROUP_M                    tile rows the scheduler walks down before moving right
  *   TS_GEMM_SPLIT_MIN_ITERS, _PIECES   split-K: k tiles a piece, pieces a tile, at least
+ *   TS_GEMM_SPLIT_MIN_PIECES_FULL      pieces a tile, at least, where M fills gemm.c's tile rows
  *   TS_GEMM_PRODUCER_REGS, _CONSUMER_REGS   register budgets of the warp roles (setmaxnreg)
  *   TS_GEMM_SPLIT_REDUCE_WARPS, _BLOCKS     split-K's reduction: warps a block, blocks an SM */
 #ifndef TESSERA_KERNELS_GEMM_TUNING_H
@@ -38,6 +39,12 @@
 #else
 #define TS_GEMM_CLUSTER_BLOCKS 1
 #endif
+/* A cluster's two 128 x 256 tiles of whole rows do 8.4 MFLOP a k tile against 32 KiB of B: on half
+ * the clusters or fewer their products, not the weights' loads, bound them (256 x 8192 x 8192: 64 tiles,
+ * 0.64x cuBLAS, bench/results/nvidia-h100-2026-12-06-af37fc3-gemm-decode.jsonl), and two pieces a
+ * tile double the SMs at work. Tiles of fewer rows are bound by the loads, where two pieces
+ * measured slower (bench/results/nvidia-h200-2026-12-04-gemm-split-k.txt). */
+#define TS_GEMM_SPLIT_MIN_PIECES_FULL 2
 #elif defined(TS_ARCH_CDNA)
 /* 64 KiB of LDS: 128 x 64 x 64 in two stages, C stored from registers. */
 #define TS_GEMM_LARGE_BN 64
@@ -46,6 +53,8 @@
 #define TS_GEMM_LARGE_STAGED_STORE 0
 #define TS_GEMM_MAX_STAGES 2
 #define TS_GEMM_CLUSTER_BLOCKS 1
+/* Not measured on CDNA: the pieces of every tile shape. */
+#define TS_GEMM_SPLIT_MIN_PIECES_FULL TS_GEMM_SPLIT_MIN_PIECES
 #else
 #error "no GEMM tuning for this architecture"
 #endif

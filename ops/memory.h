@@ -2,9 +2,6 @@
  * first:
  *   ts_load_g2r(rt, gl, b, h, tile_row, tile_col)    global -> registers (warp)
  *   ts_store_r2g(gl, rt, b, h, tile_row, tile_col)   registers -> global (warp)
- *   ts_atomic_add_r2g(gl, rt, b, h, tile_row, tile_col)   registers added into global (warp;
- *                                                    fp32 tile and layout, atomics: tiles of
- *                                                    several warps or blocks may overlap)
  *   ts_load_g2s(st, gl, b, h, tile_row, tile_col)    global -> shared (warp; _group for several)
  *   ts_store_s2g(gl, st, b, h, tile_row, tile_col)   shared -> global (warp; _group for several)
  *   ts_load_s2r(rt, st)  / ts_store_r2s(st, rt)      shared <-> registers (warp)
@@ -266,37 +263,6 @@ TS_DEVICE void ts_store_r2g_impl(const ts_gl *g, const void *rt, ts_rt_desc d, l
 #define ts_store_r2g(gl, src, b, h, tile_row, tile_col)                                            \
     ts_store_r2g_impl((gl), TS_RT_CDATA(src), TS_RT_DESC(src), (b), (h),                           \
                       (long long)(tile_row) * TS_RT_ROWS(src), (long long)(tile_col) * TS_RT_COLS(src))
-
-/* Each element of an fp32 register tile added into an fp32 global layout with a relaxed device-wide
- * atomic; a lane's two neighbouring elements of a row in one 8-byte reduction where they are
- * aligned so. The order of the adds of several tiles is the hardware's: the sums are the same up to
- * rounding, not the same bits run to run. A layout of another dtype is not written. */
-TS_DEVICE void ts_atomic_add_r2g_impl(const ts_gl *g, const float *rt, ts_rt_desc d, long long b, long long h,
-                                      long long row0, long long col0) {
-    if (g->dtype != TS_DTYPE_F32) return;
-    const int lane = ts_lane_id();
-    const long long rows_left = g->rows - row0, cols_left = g->cols - col0;
-    float *base = (float *)g->ptr + ts_gl_offset(g, b, h, row0, col0);
-    for (int e = 0; e < TS_RT_DESC_ELEMS(d); e += 2) {
-        const int r = ts_rt_elem_row(d, lane, e), c = ts_rt_elem_col(d, lane, e);
-        const int r1 = ts_rt_elem_row(d, lane, e + 1), c1 = ts_rt_elem_col(d, lane, e + 1);
-        float *at = base + (long long)r * g->stride_row + c;
-        if (r1 == r && c1 == c + 1 && r < rows_left && c1 < cols_left && ((uintptr_t)at & 7u) == 0) {
-            ts_lane_atomic_add2_f32(at, rt[e], rt[e + 1]);
-            continue;
-        }
-        if (r < rows_left && c < cols_left) ts_lane_atomic_add_f32(at, rt[e]);
-        if (r1 < rows_left && c1 < cols_left) ts_lane_atomic_add_f32(base + (long long)r1 * g->stride_row + c1, rt[e + 1]);
-    }
-}
-
-#define ts_atomic_add_r2g(gl, src, b, h, tile_row, tile_col)                                       \
-    do {                                                                                           \
-        TS_STATIC_ASSERT(TS_RT_DTYPE(src) == TS_DTYPE_F32, "ts_atomic_add_r2g adds fp32 tiles");    \
-        ts_atomic_add_r2g_impl((gl), (const float *)TS_RT_CDATA(src), TS_RT_DESC(src), (b), (h),   \
-                               (long long)(tile_row) * TS_RT_ROWS(src),                            \
-                               (long long)(tile_col) * TS_RT_COLS(src));                           \
-    } while (0)
 
 /* ---- global <-> shared ----------------------------------------------------------------------- */
 

@@ -95,18 +95,6 @@ TS_DEVICE float ts_rsqrt_f32(float x) { return rsqrtf(x); }
 /* An atomic add each lane makes with its own value, for lane-level code. */
 TS_DEVICE int ts_lane_atomic_add_i32(int *ptr, int value) { return atomicAdd(ptr, value); }
 
-/* Adds to fp32 words of global memory, relaxed and device-wide, each lane its own values: one word,
- * or two adjacent words at an 8-byte aligned address in one reduction (sm_90's vector red). */
-TS_DEVICE void ts_lane_atomic_add_f32(float *ptr, float value) { atomicAdd(ptr, value); }
-TS_DEVICE void ts_lane_atomic_add2_f32(float *ptr, float x, float y) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("red.global.add.v2.f32 [%0], {%1, %2};" ::"l"(ptr), "f"(x), "f"(y) : "memory");
-#else
-    atomicAdd(ptr, x);
-    atomicAdd(ptr + 1, y);
-#endif
-}
-
 /* A GPU has no channel for a contract violation found in a kernel (the host fails the launch): the
  * caller goes on with a harmless result. No trap: a trap on a divergent path serializes every wgmma
  * of the kernel (ptxas C7520). */

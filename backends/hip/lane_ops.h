@@ -31,14 +31,6 @@ TS_DEVICE float ts_rsqrt_f32(float x) { return rsqrtf(x); }
 /* An atomic add each lane makes with its own value, for lane-level code. */
 TS_DEVICE int ts_lane_atomic_add_i32(int *ptr, int value) { return ts_atomic_add_i32(ptr, value); }
 
-/* Adds to fp32 words of global memory, relaxed and device-wide, each lane its own values (one word,
- * or two adjacent words at an 8-byte aligned address). */
-TS_DEVICE void ts_lane_atomic_add_f32(float *ptr, float value) { atomicAdd(ptr, value); }
-TS_DEVICE void ts_lane_atomic_add2_f32(float *ptr, float x, float y) {
-    ts_lane_atomic_add_f32(ptr, x);
-    ts_lane_atomic_add_f32(ptr + 1, y);
-}
-
 /* A GPU has no channel for a contract violation found in a kernel (the host fails the launch): the
  * caller goes on with a harmless result. */
 TS_DEVICE void ts_fail_launch(ts_status status) { (void)status; }

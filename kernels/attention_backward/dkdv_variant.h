@@ -18,10 +18,7 @@
  *   dS^T = P^T (dP^T - D)
  *   dK  += dS^T Q                      (dS^T from registers)
  * and at the end stores dK scale and dV. S^T and dP^T are issued together and P^T is computed while
- * dP^T runs; dV's product runs while dS^T is computed. In the atomic form of dQ (p->dq_acc set;
- * query tiles of 64 rows) each stage also stores dS^T to the consumer's shared tile and adds
- *   dQ += dS K                         (dS^T from shared, K shared; rows of the stage's queries)
- * into the fp32 sums with atomics, issued once dK's product has retired. */
+ * dP^T runs; dV's product runs while dS^T is computed. */
 
 #define TS_ATTN_BWD_FN(name) TS_CAT(TS_ATTN_BWD_NAME, TS_CAT(_, name))
 #define TS_ATTN_BWD_V_CONSUMERS TS_ATTN_BWD_CONSUMERS_OF(TS_ATTN_BWD_D)
@@ -41,8 +38,6 @@
 #define TS_ATTN_BWD_RT_G TS_CAT(ts_rt_f32_16x, TS_ATTN_BWD_D)
 #define TS_ATTN_BWD_SV TS_CAT(ts_sv_f32_, TS_ATTN_BWD_V_BQ)
 #define TS_ATTN_BWD_CV TS_CAT(ts_colvec_f32_, TS_ATTN_BWD_V_BQ)
-#define TS_ATTN_BWD_V_DQ_ATOMIC TS_ATTN_BWD_DQ_ATOMIC_OF(TS_ATTN_BWD_D)
-#define TS_ATTN_BWD_ST_DS TS_ATTN_BWD_TILE(ts_st_, 64, TS_ATTN_BWD_V_BQ)
 
 /* The vectors' bytes, padded so that a stage keeps the next stage's tiles on the 1024-byte
  * alignment of the swizzle. */
@@ -56,12 +51,9 @@ typedef struct TS_ATTN_BWD_FN(input) {
 #endif
 } TS_ATTN_BWD_FN(input);
 
-/* A consumer's keys, for the whole task (and, in the atomic form of dQ, a stage's dS^T). */
+/* A consumer's keys, for the whole task. */
 typedef struct TS_ATTN_BWD_FN(output) {
     TS_ATTN_BWD_ST_KV k, v;
-#if TS_ATTN_BWD_V_DQ_ATOMIC
-    TS_ATTN_BWD_ST_DS ds;
-#endif
 } TS_ATTN_BWD_FN(output);
 
 TS_STATIC_ASSERT(sizeof(TS_ATTN_BWD_FN(input)) % 1024u == 0, "a stage keeps the swizzle's alignment");
@@ -162,18 +154,6 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
     ts_wg_a_fence(&p16);
 
     ts_convert(&ds16, &dp);
-#if TS_ATTN_BWD_V_DQ_ATOMIC
-    const int dq_on = p->dq_acc.ptr != 0;
-    if (dq_on) {
-        /* dS^T to the shared tile: every warp of the group is past the last stage's dQ product
-         * (which read the tile) before any stores, and every store is published to the tensor
-         * cores before the product. */
-        ts_sync_named(consumer, 4);
-        ts_store_r2s_at(&out->ds, &ds16, ts_warp_in_group() * 16, 0);
-        ts_async_fence_shared();
-        ts_sync_named(consumer, 4);
-    }
-#endif
     ts_wg_acc_fence(&c->dk);
     ts_wg_a_fence(&ds16);
     ts_wg_fence();
@@ -182,23 +162,6 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
     ts_wg_wait(0);
     ts_wg_acc_fence(&c->dk);
     ts_wg_a_fence(&ds16);
-#if TS_ATTN_BWD_V_DQ_ATOMIC
-    if (dq_on) {
-        /* This stage's share of dQ for its 64 query rows (each warp 16) over the consumer's keys,
-         * once dK's product has retired dS^T's registers: at D = 128 the 16 x D fp32 result beside
-         * them, dK and dV would not fit a consumer thread's registers. */
-        TS_ATTN_BWD_RT_G dq;
-        ts_wg_acc_fence(&dq);
-        ts_wg_fence();
-        ts_wg_mm_AtB_async(&dq, &out->ds, &out->k);
-        ts_wg_commit();
-        ts_wg_wait(0);
-        ts_wg_acc_fence(&dq);
-        int hq, qt_;
-        ts_attn_bwd_kv_stage(p, t, iter, &hq, &qt_);
-        ts_atomic_add_r2g(&p->dq_acc, &dq, t->b, hq, qt_ * (TS_ATTN_BWD_V_BQ / 16) + ts_warp_in_group(), 0);
-    }
-#endif
 }
 
 TS_DEVICE void TS_ATTN_BWD_FN(store)(const ts_attn_bwd_dkdv_params *p, const ts_attn_bwd_kv_task *t,
@@ -247,8 +210,6 @@ TS_DEVICE void TS_ATTN_BWD_FN(finish)(const ts_attn_bwd_dkdv_params *p, TS_ATTN_
 #undef TS_ATTN_BWD_RT_G
 #undef TS_ATTN_BWD_SV
 #undef TS_ATTN_BWD_CV
-#undef TS_ATTN_BWD_V_DQ_ATOMIC
-#undef TS_ATTN_BWD_ST_DS
 #undef TS_ATTN_BWD_VEC_BYTES
 #undef TS_ATTN_BWD_VEC_PAD
 #undef TS_ATTN_BWD_FN

@@ -8,13 +8,13 @@
  * Each warp holds the tile's 16 query rows (the group's query heads x the sequence's query rows),
  * and takes every TS_DECODE_WARPS-th step of KW keys of the split: it starts the 16-byte loads of
  * its next step's keys and values from their pages into registers (ts_rows_fetch), and the block
- * table's loads of the step after that, before it computes the current one from its shared tiles, S = Q K^T (warp mma), the mask where the step
- * reaches the causal limit or the sequence's end, the online softmax in base 2, and O += P V with P
- * in registers. At the end the warps merge their maxima, sums and outputs through shared memory,
- * each a column slice of D, into the split's normalised partial output and its log2-sum (the
- * workspace). The combine kernel (NAME_combine): a block takes 16 columns of a row tile, its warps
- * a share of the tile's splits each, and merges their results in a fixed order, so the result is
- * the same in every run. */
+ * table's loads of the step after that, before it computes the current one from its shared tiles:
+ * S = Q K^T (warp mma), the mask where the step reaches the causal limit or the sequence's end, the
+ * online softmax in base 2, and O += P V with P in registers. At the end the warps merge their
+ * maxima, sums and outputs through shared memory, each a column slice of D, into the split's
+ * normalised partial output and its log2-sum (the workspace). The combine kernel (NAME_combine),
+ * launched early behind it: a block takes 16 columns of a row tile, its warps a share of the tile's
+ * splits each, and merges their results in a fixed order, so the result is the same in every run. */
 
 #define TS_DECODE_FN(name) TS_CAT(TS_DECODE_NAME, TS_CAT(_, name))
 #if TS_DECODE_D == 64

@@ -180,8 +180,8 @@ static inline size_t ts_gemm_workspace_bytes(int blocks) {
  * pieces (for the split instances), else 0, the tiles whole. Host code. */
 static inline int ts_gemm_split_k(ts_gemm_params *params, void *workspace, int grid, int min_pieces) {
     params->partials = (float *)workspace;
-    params->split =
-        ts_split_make(params->sched.tasks, params->k_iters, grid / TS_GEMM_CLUSTER, TS_GEMM_SPLIT_MIN_ITERS, min_pieces);
+    params->split = ts_split_make(params->sched.tasks, params->k_iters, grid / TS_GEMM_CLUSTER,
+                                  TS_GEMM_SPLIT_MIN_ITERS, min_pieces);
     return params->split.split > 1;
 }
 

@@ -245,8 +245,9 @@ ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float
  * SMs. Split-K: where the tiles of C are too few for the SMs (at most a quarter as many as the
  * GPU's 2-SM clusters, with K of 1024 or more; on the H200 M <= 256 with N = 4096), each tile's K
  * range is cut into four or more pieces, up to clusters / tiles, of at least 256 columns of A
- * each, and a second kernel adds the pieces' results in a fixed order: the products of few rows,
- * as in decoding (docs/results.md). workspace: device memory of at
+ * each (two or more where M >= 128 fills the tiles' rows: half the clusters or fewer, as 256 x
+ * 8192 on the H200), and a second kernel adds the pieces' results in a fixed order: the products
+ * of few rows, as in decoding (docs/results.md). workspace: device memory of at
  * least ts_gemm_workspace_size() bytes, 16-byte aligned, zeroed once before its first use (each
  * call leaves it as it needs it for the next); calls that share a workspace must run one after the
  * other (the same stream). NULL runs as ts_gemm. Too small: TS_ERROR_INVALID_SIZE. The bytes of it

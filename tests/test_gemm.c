@@ -238,8 +238,9 @@ Test(gemm, workspace_leaves_many_tiles_whole) {
  * skinny kernels (kernels/gemm/gemm_skinny_kernels.h: M = 9 and 16 on tiles 16 wide, 37 to 64
  * on tiles 64 wide; M <= 8 goes to GEMV, kernels/gemv/, which takes no workspace), M = 200 on the
  * split instances. Each case runs on a zeroed workspace, where the pieces' partial results
- * must show, and then again on the same one: nothing of the first call may leak into the
- * second. */
+ * must show, then again on the same one (nothing of the first call may leak into the second),
+ * and on one filled with NaN bits: a call reads only what its own pieces wrote, so the
+ * workspace needs no initialization. */
 static void check_split_k_cases(int large) {
     size_t bytes = 0;
     cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
@@ -263,6 +264,8 @@ static void check_split_k_cases(int large) {
         cr_assert_eq(ts_memset(ws, 0, bytes), TS_SUCCESS);
         check_gemm(cases[i]);
         cr_assert(any_byte_set(ws, bytes), "case %d: no piece wrote its partial results", i);
+        check_gemm(cases[i]);
+        cr_assert_eq(ts_memset(ws, 0xFF, bytes), TS_SUCCESS);
         check_gemm(cases[i]);
     }
     check_workspace_refusals(ws, bytes);

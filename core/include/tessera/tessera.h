@@ -248,8 +248,8 @@ ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float
  * each (two or more where M >= 128 fills the tiles' rows: half the clusters or fewer, as 256 x
  * 8192 on the H200), and a second kernel adds the pieces' results in a fixed order: the products
  * of few rows, as in decoding (docs/results.md). workspace: device memory of at
- * least ts_gemm_workspace_size() bytes, 16-byte aligned, zeroed once before its first use (each
- * call leaves it as it needs it for the next); calls that share a workspace must run one after the
+ * least ts_gemm_workspace_size() bytes, 16-byte aligned, of any contents (a call reads only the
+ * partial results its own pieces write); calls that share a workspace must run one after the
  * other (the same stream). NULL runs as ts_gemm. Too small: TS_ERROR_INVALID_SIZE. The bytes of it
  * a call uses (ts_gemm_workspace_size()) share none with A, B or C (TS_ERROR_INVALID_VALUE). */
 ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,

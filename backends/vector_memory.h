@@ -28,8 +28,18 @@ typedef struct ts_v8 {
     unsigned w[2];
 } ts_v8;
 
+/* CDNA: a load through a generic pointer is a flat load unless the compiler proves the pointer
+ * global (a page address taken from a table, a pointer chosen between two, it does not), and a
+ * flat load counts against both the vector-memory and the LDS counters, so the waits on it are
+ * coarser; every ts_load16 reads global memory, so it says so. */
+#if defined(TESSERA_BACKEND_HIP)
+#define TS_GLOBAL_U32X4 const __attribute__((address_space(1))) ts_gpu_u32x4
+#else
+#define TS_GLOBAL_U32X4 const ts_gpu_u32x4
+#endif
+
 TS_DEVICE ts_v16 ts_load16(const void *p) {
-    const ts_gpu_u32x4 t = *(const ts_gpu_u32x4 *)p;
+    const ts_gpu_u32x4 t = *(TS_GLOBAL_U32X4 *)p;
     ts_v16 r;
     r.w[0] = t.x;
     r.w[1] = t.y;

@@ -26,7 +26,7 @@
 #       attention-backward and Based kernels, when built) hold v_mfma for
 #       gfx942 and gfx90a, every warpgroup test kernel on its own; every kernel of every
 #       <build>/hip/*.resource.txt has ScratchSize 0; every GEMV kernel holds global_load_dwordx4
-#       and no scratch access for gfx942 and gfx90a.
+#       and no scratch access for gfx942 and gfx90a; no kernel object holds flat_load_dwordx4.
 # host: nothing more to check.
 # all:  no warp-wide call (ts_warp_id, ts_shfl_*, ...) in a branch on the lane
 #       (scripts/warp-collective-lint.py).
@@ -349,6 +349,22 @@ hip_gates() {
         note "gemv ($arch): $n kernels, each with global_load_dwordx4 and no scratch"
       fi
     done
+  fi
+  # 16-byte loads of global memory (ts_load16) are global loads, never flat ones: a flat load
+  # counts against the LDS counter too, so every wait on it is coarser (backends/vector_memory.h).
+  local flat=""
+  for obj in "$dir"/*.o; do
+    [ -f "$obj" ] || continue
+    for arch in gfx942 gfx90a; do
+      isa=$tmp/flat.$arch.s
+      "$root/scripts/hip-isa.sh" "$obj" "$arch" >"$isa" 2>/dev/null || continue
+      grep -q 'flat_load_dwordx4' "$isa" && flat="$flat $(basename "$obj" .o) ($arch)"
+    done
+  done
+  if [ -n "$flat" ]; then
+    fail "flat_load_dwordx4 (16-byte loads not known global):$flat"
+  else
+    note "16-byte loads: no flat_load_dwordx4 in $(ls "$dir"/*.o 2>/dev/null | wc -l) kernel objects"
   fi
   local res bad
   for res in "$dir"/*.resource.txt; do

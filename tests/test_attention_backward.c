@@ -184,6 +184,19 @@ static double norm_rel(const double *ref, const unsigned short *got, const ref_s
     return sqrt(e2 / (r2 + 1e-6 * nrows * s->d));
 }
 
+/* ts_attention_backward, or with pingpong_blocks > 0 the test kernels' ping-pong schedule on that
+ * many blocks; Q, O, dO and dQ share the strides qs, K, V, dK and dV the strides ks. */
+static ts_status run_backward(int pingpong_blocks, const ts_attention_shape *shape, ts_dtype t, const void *q,
+                              const void *k, const void *v, const void *o, const void *d_o, const long long qs[3],
+                              const long long ks[3], const float *lse, void *dq, void *dk, void *dv, float scale,
+                              int causal, void *ws, size_t ws_bytes) {
+    if (pingpong_blocks > 0)
+        return ts_test_pingpong_attention_backward(shape, t, q, qs, k, ks, v, ks, o, qs, d_o, qs, lse, dq, qs, dk, ks,
+                                                   dv, ks, scale, causal, ws, ws_bytes, pingpong_blocks);
+    return ts_attention_backward(shape, t, q, qs, k, ks, v, ks, o, qs, d_o, qs, lse, dq, qs, dk, ks, dv, ks, scale,
+                                 causal, ws, ws_bytes, NULL);
+}
+
 static bwd_errors check_backward(bwd_case c) {
     uint64_t seed = ts_test_fresh_seed(), st = seed;
     const ts_dtype t = c.dtype;
@@ -249,12 +262,8 @@ static bwd_errors check_backward(bwd_case c) {
         cr_assert_eq(ts_attention_forward(&shape, t, dq_in, qs, dk_in, ks, dv_in, ks, d_o_, qs, dlse, scale, c.causal, NULL),
                      TS_SUCCESS);
     }
-    cr_assert_eq(c.pingpong_blocks > 0
-                     ? ts_test_pingpong_attention_backward(&shape, t, dq_in, qs, dk_in, ks, dv_in, ks, d_o_, qs, ddo, qs,
-                                                           dlse, gq, qs, gk, ks, gv, ks, scale, c.causal, ws, ws_bytes,
-                                                           c.pingpong_blocks)
-                     : ts_attention_backward(&shape, t, dq_in, qs, dk_in, ks, dv_in, ks, d_o_, qs, ddo, qs, dlse, gq, qs,
-                                             gk, ks, gv, ks, scale, c.causal, ws, ws_bytes, NULL),
+    cr_assert_eq(run_backward(c.pingpong_blocks, &shape, t, dq_in, dk_in, dv_in, d_o_, ddo, qs, ks, dlse, gq, gk, gv,
+                              scale, c.causal, ws, ws_bytes),
                  TS_SUCCESS);
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
     unsigned short *rq = malloc((nq + GUARD) * 2), *rk = malloc((nk + GUARD) * 2), *rv = malloc((nk + GUARD) * 2);
@@ -287,12 +296,8 @@ static bwd_errors check_backward(bwd_case c) {
 
     /* Deterministic: a second call gives the same bits. */
     unsigned short *again = malloc(((nq > nk ? nq : nk) + GUARD) * 2);
-    cr_assert_eq(c.pingpong_blocks > 0
-                     ? ts_test_pingpong_attention_backward(&shape, t, dq_in, qs, dk_in, ks, dv_in, ks, d_o_, qs, ddo, qs,
-                                                           dlse, gq, qs, gk, ks, gv, ks, scale, c.causal, ws, ws_bytes,
-                                                           c.pingpong_blocks)
-                     : ts_attention_backward(&shape, t, dq_in, qs, dk_in, ks, dv_in, ks, d_o_, qs, ddo, qs, dlse, gq, qs,
-                                             gk, ks, gv, ks, scale, c.causal, ws, ws_bytes, NULL),
+    cr_assert_eq(run_backward(c.pingpong_blocks, &shape, t, dq_in, dk_in, dv_in, d_o_, ddo, qs, ks, dlse, gq, gk, gv,
+                              scale, c.causal, ws, ws_bytes),
                  TS_SUCCESS);
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
     cr_assert_eq(ts_test_copy_back(again, gq, (nq + GUARD) * 2), TS_SUCCESS);

@@ -25,6 +25,14 @@ ts_status ts_backend_memcpy(void *dst, const void *src, size_t bytes, ts_memcpy_
                             ts_stream stream, int async);
 ts_status ts_backend_memset(void *dst, int value, size_t bytes, ts_stream stream, int async);
 
+/* Scratch memory in stream order, for a kernel whose caller gave no workspace: taken from a pool
+ * the backend keeps for each device (and never trims, so a loop that synchronizes every step does
+ * not map memory every step), and handed back once the stream's work before the free is done, so
+ * that calls on other streams never share bytes in use. Inside a stream capture each becomes a
+ * node of the graph. */
+ts_status ts_backend_scratch_alloc(void **ptr, size_t bytes, ts_stream stream);
+ts_status ts_backend_scratch_free(void *ptr, ts_stream stream);
+
 ts_status ts_backend_stream_create(ts_stream *stream);
 ts_status ts_backend_stream_destroy(ts_stream stream);
 ts_status ts_backend_stream_synchronize(ts_stream stream);

@@ -1,9 +1,11 @@
-/* Memory, streams and events: argument checks in front of the backend runtime. */
+/* Memory, streams and events: argument checks in front of the backend runtime; and the kernels'
+ * scratch memory (kernels/common/scratch.h). */
 #include <string.h>
 
 #include <tessera/tessera.h>
 
 #include "backends/runtime.h"
+#include "kernels/common/scratch.h"
 
 static ts_status ts_require_device(void) {
     int count = 0;
@@ -28,6 +30,17 @@ ts_status ts_free(void *ptr) {
     ts_status s = ts_require_device();
     if (s != TS_SUCCESS) return s;
     return ts_backend_free(ptr);
+}
+
+/* The scratch of kernels/common/scratch.h: its callers have checked the device and stream. */
+ts_status ts_scratch_alloc(void **ptr, size_t bytes, ts_stream stream) {
+    *ptr = NULL;
+    if (bytes == 0) return TS_ERROR_INVALID_SIZE;
+    return ts_backend_scratch_alloc(ptr, bytes, stream);
+}
+
+ts_status ts_scratch_free(void *ptr, ts_stream stream) {
+    return ptr ? ts_backend_scratch_free(ptr, stream) : TS_SUCCESS;
 }
 
 static ts_status ts_check_copy(const void *dst, const void *src, size_t bytes, ts_memcpy_kind kind) {

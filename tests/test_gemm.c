@@ -240,7 +240,7 @@ Test(gemm, workspace_leaves_many_tiles_whole) {
  * split instances. Each case runs on a zeroed workspace, where the pieces' partial results
  * must show, then again on the same one (nothing of the first call may leak into the second),
  * and on one filled with NaN bits: a call reads only what its own pieces wrote, so the
- * workspace needs no initialization. */
+ * workspace needs no initialization; then as plain ts_gemm, which takes the library's scratch. */
 static void check_split_k_cases(int large) {
     size_t bytes = 0;
     cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
@@ -267,6 +267,10 @@ static void check_split_k_cases(int large) {
         check_gemm(cases[i]);
         cr_assert_eq(ts_memset(ws, 0xFF, bytes), TS_SUCCESS);
         check_gemm(cases[i]);
+        gemm_case plain = cases[i]; /* ts_gemm: the same pieces in the library's scratch */
+        plain.workspace = NULL;
+        plain.workspace_bytes = 0;
+        check_gemm(plain);
     }
     check_workspace_refusals(ws, bytes);
     cr_assert_eq(ts_free(ws), TS_SUCCESS);
@@ -328,6 +332,85 @@ Test(gemm, split_k_in_two_where_rows_fill_the_tiles) {
     cr_assert_eq(ts_device_set(0), TS_SUCCESS);
 #else
     check_two_pieces();
+#endif
+}
+
+/* C of one product (fp32 C, A M x K and B K x N or N x K already on the device) by ts_gemm_ex with
+ * the workspace ws (NULL: as ts_gemm), copied back into out. */
+static void gemm_into(float *out, int m, int n, int k, ts_trans tb, const void *da, const void *db, void *dc, void *ws,
+                      size_t ws_bytes, ts_stream stream) {
+    const long long ldb = tb ? k : n;
+    cr_assert_eq(ts_gemm_ex(TS_NO_TRANS, tb, m, n, k, 1.0f, da, TS_DTYPE_BF16, k, db, TS_DTYPE_BF16, ldb, 0.0f, dc,
+                            TS_DTYPE_F32, n, ws, ws_bytes, stream),
+                 TS_SUCCESS);
+    cr_assert_eq(ts_stream_synchronize(stream), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(out, dc, (size_t)m * n * 4), TS_SUCCESS);
+}
+
+/* Plain ts_gemm splits K as ts_gemm_ex with a workspace does, in scratch the library takes itself:
+ * its C is bit for bit that of the caller's workspace (the pieces add in a fixed order), on the
+ * default stream and on a created one, at a shape of the skinny kernels (M = 16) and one of the
+ * 128-row tiles (M = 200). On the host, a grid of one cluster, which cannot split, shows that the
+ * comparison tells split from whole: its C differs in the last bits. */
+static void check_plain_gemm_splits(void) {
+    const int shapes[2][3] = {{16, 256, 1000}, {200, 104, 1032}};
+    size_t bytes = 0;
+    cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
+    void *ws = NULL;
+    ts_stream stream = NULL;
+    cr_assert_eq(ts_malloc(&ws, bytes), TS_SUCCESS);
+    cr_assert_eq(ts_stream_create(&stream), TS_SUCCESS);
+    uint64_t seed = ts_test_fresh_seed(), st = seed;
+    for (int z = 0; z < 2; ++z) {
+        const int m = shapes[z][0], n = shapes[z][1], k = shapes[z][2];
+        const ts_trans tb = z ? TS_TRANS : TS_NO_TRANS;
+        const size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
+        unsigned short *a = malloc(na * 2), *b = malloc(nb * 2);
+        float *with_ws = malloc(nc * 4), *plain = malloc(nc * 4);
+        cr_assert(a && b && with_ws && plain);
+        for (size_t i = 0; i < na; ++i) a[i] = ts_bf16_bits_from_f32((float)ts_test_normal(&st));
+        for (size_t i = 0; i < nb; ++i) b[i] = ts_bf16_bits_from_f32((float)ts_test_normal(&st));
+        void *da = ts_test_device_copy(a, na * 2), *db = ts_test_device_copy(b, nb * 2);
+        void *dc = ts_test_device_copy(NULL, nc * 4);
+        cr_assert(da && db && dc);
+        gemm_into(with_ws, m, n, k, tb, da, db, dc, ws, bytes, NULL);
+        for (int on_stream = 0; on_stream < 2; ++on_stream) {
+            cr_assert_eq(ts_memset(dc, 0xFF, nc * 4), TS_SUCCESS);
+            gemm_into(plain, m, n, k, tb, da, db, dc, NULL, 0, on_stream ? stream : NULL);
+            cr_assert(!memcmp(plain, with_ws, nc * 4), "%dx%dx%d: ts_gemm's C is not split-K's (stream %d, seed %llu)",
+                      m, n, k, on_stream, (unsigned long long)seed);
+        }
+#if defined(TESSERA_BACKEND_HOST)
+        ts_host_set_block_concurrency(2);
+        cr_assert_eq(ts_device_set(0), TS_SUCCESS);
+        gemm_into(plain, m, n, k, tb, da, db, dc, NULL, 0, NULL);
+        cr_assert(memcmp(plain, with_ws, nc * 4), "%dx%dx%d: whole tiles gave split-K's bits (seed %llu)", m, n, k,
+                  (unsigned long long)seed);
+        ts_host_set_block_concurrency(16);
+        cr_assert_eq(ts_device_set(0), TS_SUCCESS);
+#endif
+        cr_assert_eq(ts_free(da), TS_SUCCESS);
+        cr_assert_eq(ts_free(db), TS_SUCCESS);
+        cr_assert_eq(ts_free(dc), TS_SUCCESS);
+        free(a);
+        free(b);
+        free(with_ws);
+        free(plain);
+    }
+    cr_assert_eq(ts_stream_destroy(stream), TS_SUCCESS);
+    cr_assert_eq(ts_free(ws), TS_SUCCESS);
+}
+
+Test(gemm, plain_gemm_splits_k_in_library_scratch) {
+    TS_TEST_REQUIRE_DEVICE();
+#if defined(TESSERA_BACKEND_HOST)
+    ts_host_set_block_concurrency(16); /* 8 clusters: four pieces a tile for both shapes */
+    cr_assert_eq(ts_device_set(0), TS_SUCCESS);
+    check_plain_gemm_splits();
+    ts_host_set_block_concurrency(0);
+    cr_assert_eq(ts_device_set(0), TS_SUCCESS);
+#else
+    check_plain_gemm_splits();
 #endif
 }
 

@@ -787,6 +787,18 @@ ts_status ts_backend_free(void *ptr) {
     return status;
 }
 
+/* Work is synchronous, so the stream's work before a free is done when the free is made. */
+ts_status ts_backend_scratch_alloc(void **ptr, size_t bytes, ts_stream stream) {
+    *ptr = NULL;
+    const ts_status status = ts_host_stream_check(stream);
+    return status == TS_SUCCESS ? ts_backend_malloc(ptr, bytes) : status;
+}
+
+ts_status ts_backend_scratch_free(void *ptr, ts_stream stream) {
+    const ts_status status = ts_host_stream_check(stream);
+    return status == TS_SUCCESS ? ts_backend_free(ptr) : status;
+}
+
 ts_status ts_backend_memcpy(void *dst, const void *src, size_t bytes, ts_memcpy_kind kind,
                             ts_stream stream, int async) {
     (void)kind; /* host and "device" memory are the same memory */

@@ -5,6 +5,7 @@
  * masks the edges of C. */
 #include "kernels/common/checks.h"
 #include "kernels/common/device_props.h"
+#include "kernels/common/scratch.h"
 #include "kernels/gemm/gemm_common.h"
 #include "kernels/gemv/gemv.h"
 #include "kernels/gemv/tuning.h"
@@ -42,6 +43,44 @@ TS_EXTERN_C ts_status ts_gemm_workspace_size(size_t *bytes) {
     return s == TS_SUCCESS ? ts_gemm_workspace_need(&props, bytes) : s;
 }
 
+/* The tiled products (all but GEMV's): transposed on the skinny kernels for few rows, else on the
+ * 128-row tiles of gemm_variant.h; split-K where workspace (ts_gemm_workspace_need's bytes) is not
+ * NULL and the tiles are too few for the SMs. */
+static ts_status ts_gemm_tiles(const ts_device_props *props, int wave, ts_trans trans_a, ts_trans trans_b, int m,
+                               int n, int k, float alpha, const void *a, ts_dtype a_type, long long lda, const void *b,
+                               long long ldb, float beta, void *c, ts_dtype c_type, long long ldc, void *workspace,
+                               ts_stream stream) {
+    /* Products of few rows: transposed, on the skinny kernels whose tile width holds M. */
+    int done = 0, grid = 0, split = 0;
+    ts_status s = (m <= 16 ? ts_gemm_skinny16_run : ts_gemm_skinny64_run)(
+        trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, workspace,
+        workspace ? ts_gemm_workspace_bytes(wave) : 0, stream, &done);
+    if (s != TS_SUCCESS || done) return s;
+
+    ts_gemm_params params;
+    if ((s = ts_gemm_make_params(&params, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type,
+                                 ldc)) != TS_SUCCESS)
+        return s;
+    /* Pieces of tiles over the wave's clusters: split-K where the tiles leave most clusters idle
+     * (each piece leaves its results to the reduction kernel); from two pieces on where every
+     * tile's rows are rows of C (TS_GEMM_SPLIT_MIN_PIECES_FULL). */
+    if (workspace)
+        split = ts_gemm_split_k(&params, workspace, wave,
+                                m >= TS_GEMM_BM ? TS_GEMM_SPLIT_MIN_PIECES_FULL : TS_GEMM_SPLIT_MIN_PIECES);
+    if ((s = ts_gemm_bf16_nn_persistent_grid(props, ts_split_tasks(&params.split), &grid)) != TS_SUCCESS) return s;
+
+    static const ts_gemm_launcher launchers[2][2][2][2] = {
+        {{{ts_gemm_bf16_nn_launch, ts_gemm_bf16_nt_launch}, {ts_gemm_bf16_tn_launch, ts_gemm_bf16_tt_launch}},
+         {{ts_gemm_fp16_nn_launch, ts_gemm_fp16_nt_launch}, {ts_gemm_fp16_tn_launch, ts_gemm_fp16_tt_launch}}},
+        {{{ts_gemm_bf16_nn_split_launch, ts_gemm_bf16_nt_split_launch},
+          {ts_gemm_bf16_tn_split_launch, ts_gemm_bf16_tt_split_launch}},
+         {{ts_gemm_fp16_nn_split_launch, ts_gemm_fp16_nt_split_launch},
+          {ts_gemm_fp16_tn_split_launch, ts_gemm_fp16_tt_split_launch}}},
+    };
+    s = launchers[split][a_type == TS_DTYPE_FP16][trans_a][trans_b](&params, grid, stream);
+    return s == TS_SUCCESS && split ? ts_gemm_split_reduce_run(&params, stream) : s;
+}
+
 TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
                                  const void *a, ts_dtype a_type, long long lda, const void *b, ts_dtype b_type,
                                  long long ldb, float beta, void *c, ts_dtype c_type, long long ldc, void *workspace,
@@ -68,7 +107,7 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
      * a block's shared memory fills), in whole clusters, no larger than the tasks need. Every
      * variant has the same resources. */
     ts_device_props props;
-    int wave = 0, grid = 0, split = 0;
+    int wave = 0;
     ts_status s = ts_kernel_device_props(&props);
     if (s != TS_SUCCESS) return s;
     if ((s = ts_gemm_bf16_nn_persistent_grid(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
@@ -87,6 +126,9 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
     if (!ts_check_apart(&lc, &la) || !ts_check_apart(&lc, &lb) ||
         (need > 0 && (!ts_check_apart(&lw, &la) || !ts_check_apart(&lw, &lb) || !ts_check_apart(&lw, &lc))))
         return TS_ERROR_INVALID_VALUE;
+    /* Without a workspace from the caller, the call takes the library's scratch (below, where the
+     * tiles need one), so that plain ts_gemm splits K as ts_gemm_ex does. */
+    if (!workspace && ts_gemm_workspace_need(&props, &need) != TS_SUCCESS) need = 0;
     /* Products of at most 8 rows with A as stored (decoding's): GEMV, which reads B once in 16-byte
      * loads and uses each load for every row of A (kernels/gemv/, docs/gemm.md); it takes no
      * workspace. A stored K x M (trans_a) has its M values of a column of K side by side, not a
@@ -98,36 +140,17 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
     const int skinny_rows = m > TS_GEMV_MAX_M / 2 && trans_b == TS_TRANS && n >= skinny_from;
     if (m <= TS_GEMV_MAX_M && trans_a == TS_NO_TRANS && !skinny_rows)
         return ts_gemv_run(trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, stream);
-    /* Products of few rows: transposed, on the skinny kernels whose tile width holds M (split-K
-     * there with a workspace). */
-    int done = 0;
-    s = (m <= 16 ? ts_gemm_skinny16_run : ts_gemm_skinny64_run)(trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b,
-                                                                ldb, beta, c, c_type, ldc, need > 0 ? workspace : NULL,
-                                                                workspace_bytes, stream, &done);
-    if (s != TS_SUCCESS || done) return s;
-
-    ts_gemm_params params;
-    if ((s = ts_gemm_make_params(&params, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type,
-                                 ldc)) != TS_SUCCESS)
-        return s;
-    /* Pieces of tiles over the wave's clusters: split-K where the tiles leave most clusters idle
-     * (each piece leaves its results to the reduction kernel); from two pieces on where every
-     * tile's rows are rows of C (TS_GEMM_SPLIT_MIN_PIECES_FULL). */
-    if (need > 0)
-        split = ts_gemm_split_k(&params, workspace, wave,
-                                m >= TS_GEMM_BM ? TS_GEMM_SPLIT_MIN_PIECES_FULL : TS_GEMM_SPLIT_MIN_PIECES);
-    if ((s = ts_gemm_bf16_nn_persistent_grid(&props, ts_split_tasks(&params.split), &grid)) != TS_SUCCESS) return s;
-
-    static const ts_gemm_launcher launchers[2][2][2][2] = {
-        {{{ts_gemm_bf16_nn_launch, ts_gemm_bf16_nt_launch}, {ts_gemm_bf16_tn_launch, ts_gemm_bf16_tt_launch}},
-         {{ts_gemm_fp16_nn_launch, ts_gemm_fp16_nt_launch}, {ts_gemm_fp16_tn_launch, ts_gemm_fp16_tt_launch}}},
-        {{{ts_gemm_bf16_nn_split_launch, ts_gemm_bf16_nt_split_launch},
-          {ts_gemm_bf16_tn_split_launch, ts_gemm_bf16_tt_split_launch}},
-         {{ts_gemm_fp16_nn_split_launch, ts_gemm_fp16_nt_split_launch},
-          {ts_gemm_fp16_tn_split_launch, ts_gemm_fp16_tt_split_launch}}},
-    };
-    s = launchers[split][a_type == TS_DTYPE_FP16][trans_a][trans_b](&params, grid, stream);
-    return s == TS_SUCCESS && split ? ts_gemm_split_reduce_run(&params, stream) : s;
+    void *scratch = NULL;
+    if (!workspace && need > 0) {
+        if (ts_scratch_alloc(&scratch, need, stream) == TS_SUCCESS)
+            workspace = scratch;
+        else
+            need = 0; /* none to be had: whole tiles (C within the same bounds, other roundings) */
+    }
+    s = ts_gemm_tiles(&props, wave, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc,
+                      need > 0 ? workspace : NULL, stream);
+    const ts_status freed = ts_scratch_free(scratch, stream);
+    return s == TS_SUCCESS ? freed : s;
 }
 
 TS_EXTERN_C ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha, const void *a,

@@ -232,10 +232,17 @@ typedef enum ts_trans {
  * may hold anything, NaN included).
  * Products of at most 8 rows with A as stored (trans_a = TS_NO_TRANS, as in decoding) run on
  * GEMV kernels that read B once, in 16-byte loads, each used for every row of A (docs/gemm.md),
- * except 5 to 8 rows against many weight rows stored N x K (8192 or more on sm_90a), which are
+ * except 5 to 8 rows against many weight rows stored N x K (4096 or more on sm_90a), which are
  * faster on the 16-wide tiles below; other products of at most 64 rows are computed transposed,
  * C^T = op(B)^T op(A)^T, on tiles 16 (M <= 16) or 64 columns of M wide instead of 256 columns of
- * N. */
+ * N. Where the tiles of C are too few for the SMs, their K ranges are split over several SMs
+ * (split-K, as ts_gemm_ex says), the pieces' partial results in scratch memory the library takes
+ * for the call from a pool it keeps for each device, in stream order: calls on different streams
+ * never share it, and a stream capture records it as the graph's allocation nodes. The pool keeps
+ * what it has taken until the process ends: ts_gemm_workspace_size() bytes (16.5 MiB on the H200)
+ * for each call in flight at once on different streams. Where none can be had, the tiles run
+ * whole (the same bounds on C, other roundings). ts_gemm_ex with a workspace of the caller's
+ * takes nothing from the pool. */
 ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
                   const void *a, ts_dtype a_type, long long lda,
                   const void *b, ts_dtype b_type, long long ldb,
@@ -250,7 +257,7 @@ ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float
  * of few rows, as in decoding (docs/results.md). workspace: device memory of at
  * least ts_gemm_workspace_size() bytes, 16-byte aligned, of any contents (a call reads only the
  * partial results its own pieces write); calls that share a workspace must run one after the
- * other (the same stream). NULL runs as ts_gemm. Too small: TS_ERROR_INVALID_SIZE. The bytes of it
+ * other (the same stream). NULL runs as ts_gemm (the library's scratch). Too small: TS_ERROR_INVALID_SIZE. The bytes of it
  * a call uses (ts_gemm_workspace_size()) share none with A, B or C (TS_ERROR_INVALID_VALUE). */
 ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
                      const void *a, ts_dtype a_type, long long lda,

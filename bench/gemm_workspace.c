@@ -10,7 +10,6 @@ ts_status bench_gemm_workspace_create(bench_gemm_workspace *ws) {
     if (use && use[0] == '0') return TS_SUCCESS;
     ts_status st = ts_gemm_workspace_size(&ws->bytes);
     if (st == TS_SUCCESS && ws->bytes > 0) st = ts_malloc(&ws->ptr, ws->bytes);
-    if (st == TS_SUCCESS && ws->bytes > 0) st = ts_memset(ws->ptr, 0, ws->bytes);
     if (st != TS_SUCCESS) bench_gemm_workspace_destroy(ws);
     return st;
 }

@@ -1,7 +1,7 @@
-/* The workspace the GEMM benches give ts_gemm_ex, as a user who runs products of few rows would:
- * ts_gemm_workspace_size() bytes, zeroed once, which lets a tile of C be cut into pieces of its K
- * range (split-K). TESSERA_BENCH_GEMM_WORKSPACE=0 gives none, and ts_gemm_ex then runs as ts_gemm
- * (whole tiles), to compare the two in one build. */
+/* The workspace the GEMM benches give ts_gemm_ex, as a user who runs products of few rows may:
+ * ts_gemm_workspace_size() bytes, which lets a tile of C be cut into pieces of its K range
+ * (split-K). TESSERA_BENCH_GEMM_WORKSPACE=0 gives none, and ts_gemm_ex then runs as ts_gemm, with
+ * the library's own scratch for split-K, to compare the two in one build. */
 #ifndef TESSERA_BENCH_GEMM_WORKSPACE_H
 #define TESSERA_BENCH_GEMM_WORKSPACE_H
 

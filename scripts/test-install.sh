@@ -135,7 +135,7 @@ run_kernel "$lib/kernel-out-of-tree-moved/center_rows"
 if [ "$backend" = host ]; then
   # BUILD_SHARED_LIBS=ON installs libtessera.so beside libtessera.a, exporting the whole API.
   so=$(find "$prefix" -name 'libtessera.so' | head -n1)
-  [ -n "$so" ] && nm -D --defined-only "$so" | grep -q ' T ts_gemm$' \
+  [ -n "$so" ] && nm -D --defined-only "$so" | grep ' T ts_gemm$' >/dev/null \
     || fail "libtessera.so missing or not exporting ts_gemm"
   # The Python benchmark driver's ctypes bindings, through the installed shared library.
   python3 -c 'import numpy' >/dev/null 2>&1 || python3 -m pip install --quiet --disable-pip-version-check numpy >/dev/null 2>&1 || true

@@ -300,11 +300,11 @@ Test(gemv, ts_gemm_hands_few_rows_to_gemv) {
 
 Test(gemv, ts_gemm_hands_5_to_8_rows_of_many_weight_rows_to_the_skinny_kernels) {
     TS_TEST_REQUIRE_DEVICE();
-    /* From TS_GEMV_SKINNY_FROM_N weight rows (N x K) on, ts_gemm runs 5 to 8 rows on the 16-wide
-     * skinny kernels instead of GEMV, and ts_gemm_ex with a workspace from
-     * TS_GEMV_SKINNY_SPLIT_FROM_N on (kernels/gemv/tuning.h; 8192 and 4096 on sm_90a and the
-     * host): cases on both sides of each bound and of M = 4, beta and an fp32 C among them, K long
-     * enough to be split, every 13th column checked (and the last ones). */
+    /* From TS_GEMV_SKINNY_FROM_N weight rows (N x K) on (kernels/gemv/tuning.h; 4096 on sm_90a
+     * and the host), ts_gemm and ts_gemm_ex run 5 to 8 rows on the 16-wide skinny kernels instead
+     * of GEMV: cases on both sides of that bound and of 8192 (the bound before plain ts_gemm had
+     * split-K), and of M = 4, beta and an fp32 C among them, K long enough to be split, every 13th
+     * column checked (and the last ones). */
     static const int cases[][4] = {{5, 8192, 0, 1}, {8, 8200, 1, 1}, {8, 8184, 0, 1}, {4, 8192, 1, 1},
                                    {6, 4096, 1, 2}, {8, 4104, 0, 2}, {7, 4088, 0, 2}, {4, 4096, 0, 2}};
     for (int i = 0; i < 8; ++i) { /* M, N, beta, how */

@@ -111,10 +111,10 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
     ts_status s = ts_kernel_device_props(&props);
     if (s != TS_SUCCESS) return s;
     if ((s = ts_gemm_bf16_nn_persistent_grid(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
-    size_t need = 0;
+    /* The bytes of workspace a split call uses: a tile's partial results for each block of the wave. */
+    const size_t need = ts_gemm_workspace_bytes(wave);
     if (workspace) {
         if ((uintptr_t)workspace % 16) return TS_ERROR_MISALIGNED;
-        if ((s = ts_gemm_workspace_need(&props, &need)) != TS_SUCCESS) return s;
         if (workspace_bytes < need) return TS_ERROR_INVALID_SIZE;
     }
     /* Overlaps, after every other check: C is written while A and B are read, so it shares no
@@ -124,31 +124,24 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
     const ts_check_layout lc = ts_check_matrix_layout(c, c_type == TS_DTYPE_F32 ? 4 : 2, m, n, ldc);
     const ts_check_layout lw = ts_check_matrix_layout(workspace, 1, 1, (long long)need, (long long)need);
     if (!ts_check_apart(&lc, &la) || !ts_check_apart(&lc, &lb) ||
-        (need > 0 && (!ts_check_apart(&lw, &la) || !ts_check_apart(&lw, &lb) || !ts_check_apart(&lw, &lc))))
+        (workspace && (!ts_check_apart(&lw, &la) || !ts_check_apart(&lw, &lb) || !ts_check_apart(&lw, &lc))))
         return TS_ERROR_INVALID_VALUE;
-    /* Without a workspace from the caller, the call takes the library's scratch (below, where the
-     * tiles need one), so that plain ts_gemm splits K as ts_gemm_ex does. */
-    if (!workspace && ts_gemm_workspace_need(&props, &need) != TS_SUCCESS) need = 0;
     /* Products of at most 8 rows with A as stored (decoding's): GEMV, which reads B once in 16-byte
      * loads and uses each load for every row of A (kernels/gemv/, docs/gemm.md); it takes no
      * workspace. A stored K x M (trans_a) has its M values of a column of K side by side, not a
      * row along K as the GEMV's loads of A want, and stays on the skinny kernels; so do 5 to 8
-     * rows against many weight rows N x K, where the skinny kernels are faster, from fewer rows on
-     * where a workspace lets them split K (TS_GEMV_SKINNY_FROM_N, TS_GEMV_SKINNY_SPLIT_FROM_N,
-     * kernels/gemv/tuning.h). */
-    const long long skinny_from = need > 0 ? TS_GEMV_SKINNY_SPLIT_FROM_N : TS_GEMV_SKINNY_FROM_N;
-    const int skinny_rows = m > TS_GEMV_MAX_M / 2 && trans_b == TS_TRANS && n >= skinny_from;
+     * rows against many weight rows N x K, where the skinny kernels, splitting K, are faster
+     * (TS_GEMV_SKINNY_FROM_N, kernels/gemv/tuning.h). */
+    const int skinny_rows = m > TS_GEMV_MAX_M / 2 && trans_b == TS_TRANS && n >= TS_GEMV_SKINNY_FROM_N;
     if (m <= TS_GEMV_MAX_M && trans_a == TS_NO_TRANS && !skinny_rows)
         return ts_gemv_run(trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, stream);
+    /* Without a workspace from the caller, the library's scratch, so that plain ts_gemm splits K as
+     * ts_gemm_ex does; where none can be had, whole tiles (C within the same bounds, other
+     * roundings). */
     void *scratch = NULL;
-    if (!workspace && need > 0) {
-        if (ts_scratch_alloc(&scratch, need, stream) == TS_SUCCESS)
-            workspace = scratch;
-        else
-            need = 0; /* none to be had: whole tiles (C within the same bounds, other roundings) */
-    }
+    if (!workspace && ts_scratch_alloc(&scratch, need, stream) == TS_SUCCESS) workspace = scratch;
     s = ts_gemm_tiles(&props, wave, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc,
-                      need > 0 ? workspace : NULL, stream);
+                      workspace, stream);
     const ts_status freed = ts_scratch_free(scratch, stream);
     return s == TS_SUCCESS ? freed : s;
 }

@@ -19,14 +19,11 @@
  *                          until the blocks number TS_GEMV_NN_BAND_FILL per SM
  *   TS_GEMV_NN_BAND_FILL   ... blocks an SM the band width aims for
  *   TS_GEMV_SKINNY_FROM_N  from this N on, ts_gemm (kernels/gemm/gemm.c) hands products of 5 to 8
- *                          rows with weights N x K to the 16-wide skinny kernels instead: those
- *                          take the time of 16 rows, which at N >= 8192 was 0.95-1.05x cuBLAS's
- *                          time for 8 rows where the 8-row GEMV ran 0.54-0.60x (the run above)
- *   TS_GEMV_SKINNY_SPLIT_FROM_N  the same bound for ts_gemm_ex given a workspace, where the
- *                          skinny kernels split K: at N = 4096 their 16-row time was 0.84-0.93x
- *                          cuBLAS's 8-row time, the 8-row GEMV's 0.61-0.66x; at N = 1024 GEMV
- *                          stays ahead (0.84-0.98x against 0.76-0.78x): bench/results/
- *                          nvidia-h100-2026-12-06-af37fc3-decode-sweeps.txt */
+ *                          rows with weights N x K to the 16-wide skinny kernels instead, which
+ *                          split K (in the caller's workspace or the library's scratch): at N = 4096
+ *                          their 16-row time was 0.84-0.93x cuBLAS's 8-row time, the 8-row GEMV's
+ *                          0.61-0.66x; at N = 1024 GEMV stays ahead (0.84-0.98x against 0.76-0.78x):
+ *                          bench/results/nvidia-h100-2026-12-06-af37fc3-decode-sweeps.txt */
 #ifndef TESSERA_KERNELS_GEMV_TUNING_H
 #define TESSERA_KERNELS_GEMV_TUNING_H
 
@@ -43,8 +40,7 @@
 #define TS_GEMV_NN_BLOCKS 1
 #define TS_GEMV_NN_BAND_LANES 8
 #define TS_GEMV_NN_BAND_FILL 1
-#define TS_GEMV_SKINNY_FROM_N 8192
-#define TS_GEMV_SKINNY_SPLIT_FROM_N 4096
+#define TS_GEMV_SKINNY_FROM_N 4096
 #elif defined(TS_ARCH_CDNA)
 /* Waves of 64 lanes: the same 256 lanes a block for weights N x K as Hopper's 8 warps; 8 waves for
  * K x N. */
@@ -58,7 +54,6 @@
 #define TS_GEMV_NN_BAND_FILL 1
 /* Not measured on CDNA: every product of at most 8 rows stays on GEMV. */
 #define TS_GEMV_SKINNY_FROM_N 0x7fffffff
-#define TS_GEMV_SKINNY_SPLIT_FROM_N 0x7fffffff
 #elif defined(TS_ARCH_HOST)
 /* A warp is one lane, so a band is one chunk of 8 columns; as many warps as Hopper, so that the
  * tests split K the same way (a warp is a thread). */
@@ -71,8 +66,7 @@
 #define TS_GEMV_NN_BAND_LANES 1
 #define TS_GEMV_NN_BAND_FILL 1
 /* As sm_90a, so that the tests take both sides of the choices on the host. */
-#define TS_GEMV_SKINNY_FROM_N 8192
-#define TS_GEMV_SKINNY_SPLIT_FROM_N 4096
+#define TS_GEMV_SKINNY_FROM_N 4096
 #else
 #error "kernels/gemv/tuning.h: no section for this architecture"
 #endif

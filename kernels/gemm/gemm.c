@@ -5,7 +5,6 @@
  * masks the edges of C. */
 #include "kernels/common/checks.h"
 #include "kernels/common/device_props.h"
-#include "kernels/common/scratch.h"
 #include "kernels/gemm/gemm_common.h"
 #include "kernels/gemv/gemv.h"
 #include "kernels/gemv/tuning.h"
@@ -44,17 +43,16 @@ TS_EXTERN_C ts_status ts_gemm_workspace_size(size_t *bytes) {
 }
 
 /* The tiled products (all but GEMV's): transposed on the skinny kernels for few rows, else on the
- * 128-row tiles of gemm_variant.h; split-K where workspace (ts_gemm_workspace_need's bytes) is not
- * NULL and the tiles are too few for the SMs. */
+ * 128-row tiles of gemm_variant.h; split-K where the tiles are too few for the SMs and ws holds
+ * or can take the partial results. */
 static ts_status ts_gemm_tiles(const ts_device_props *props, int wave, ts_trans trans_a, ts_trans trans_b, int m,
                                int n, int k, float alpha, const void *a, ts_dtype a_type, long long lda, const void *b,
-                               long long ldb, float beta, void *c, ts_dtype c_type, long long ldc, void *workspace,
+                               long long ldb, float beta, void *c, ts_dtype c_type, long long ldc, ts_gemm_workspace *ws,
                                ts_stream stream) {
     /* Products of few rows: transposed, on the skinny kernels whose tile width holds M. */
     int done = 0, grid = 0, split = 0;
     ts_status s = (m <= 16 ? ts_gemm_skinny16_run : ts_gemm_skinny64_run)(
-        trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, workspace,
-        workspace ? ts_gemm_workspace_bytes(wave) : 0, stream, &done);
+        trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, ws, stream, &done);
     if (s != TS_SUCCESS || done) return s;
 
     ts_gemm_params params;
@@ -64,9 +62,8 @@ static ts_status ts_gemm_tiles(const ts_device_props *props, int wave, ts_trans 
     /* Pieces of tiles over the wave's clusters: split-K where the tiles leave most clusters idle
      * (each piece leaves its results to the reduction kernel); from two pieces on where every
      * tile's rows are rows of C (TS_GEMM_SPLIT_MIN_PIECES_FULL). */
-    if (workspace)
-        split = ts_gemm_split_k(&params, workspace, wave,
-                                m >= TS_GEMM_BM ? TS_GEMM_SPLIT_MIN_PIECES_FULL : TS_GEMM_SPLIT_MIN_PIECES);
+    split = ts_gemm_split_k(&params, ws, wave,
+                            m >= TS_GEMM_BM ? TS_GEMM_SPLIT_MIN_PIECES_FULL : TS_GEMM_SPLIT_MIN_PIECES, stream);
     if ((s = ts_gemm_bf16_nn_persistent_grid(props, ts_split_tasks(&params.split), &grid)) != TS_SUCCESS) return s;
 
     static const ts_gemm_launcher launchers[2][2][2][2] = {
@@ -135,15 +132,17 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
     const int skinny_rows = m > TS_GEMV_MAX_M / 2 && trans_b == TS_TRANS && n >= TS_GEMV_SKINNY_FROM_N;
     if (m <= TS_GEMV_MAX_M && trans_a == TS_NO_TRANS && !skinny_rows)
         return ts_gemv_run(trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, stream);
-    /* Without a workspace from the caller, the library's scratch, so that plain ts_gemm splits K as
-     * ts_gemm_ex does; where none can be had, whole tiles (C within the same bounds, other
-     * roundings). */
-    void *scratch = NULL;
-    if (!workspace && ts_scratch_alloc(&scratch, need, stream) == TS_SUCCESS) workspace = scratch;
+    /* Without a workspace from the caller, the library's scratch once a split is decided, so that
+     * plain ts_gemm splits K as ts_gemm_ex does; where none can be had, whole tiles (C within the
+     * same bounds, other roundings). */
+    ts_gemm_workspace ws = {workspace, workspace_bytes, workspace == NULL, 0};
     s = ts_gemm_tiles(&props, wave, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc,
-                      workspace, stream);
-    const ts_status freed = ts_scratch_free(scratch, stream);
-    return s == TS_SUCCESS ? freed : s;
+                      &ws, stream);
+    if (ws.taken) {
+        const ts_status freed = ts_scratch_free(ws.ptr, stream);
+        if (s == TS_SUCCESS) s = freed;
+    }
+    return s;
 }
 
 TS_EXTERN_C ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha, const void *a,

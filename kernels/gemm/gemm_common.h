@@ -15,6 +15,7 @@
 #include "backends/backend.h"
 #include "backends/cluster.h"
 #include "kernels/common/checks.h"
+#include "kernels/common/scratch.h"
 #include "ops/async_prefetch.h"
 #include "ops/convert.h"
 #include "ops/fragment_groups.h"
@@ -163,11 +164,11 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     return TS_SUCCESS;
 }
 
-/* Split-K (ts_gemm_ex with a workspace): where the tiles of C leave most clusters idle, the split
- * instances (gemm.c, NAME_split) cut each tile's K range into pieces, one a cluster, of at least
- * TS_GEMM_SPLIT_MIN_ITERS k tiles, and only where that makes TS_GEMM_SPLIT_MIN_PIECES pieces or
- * more; each piece leaves its partial results in the workspace, and a second kernel
- * (ts_gemm_split_reduce) adds a tile's pieces in order and stores C.
+/* Split-K (ts_gemm_ex with a workspace, and ts_gemm with the library's scratch): where the tiles of
+ * C leave most clusters idle, the split instances (gemm.c, NAME_split) cut each tile's K range into
+ * pieces, one a cluster, of at least TS_GEMM_SPLIT_MIN_ITERS k tiles, and only where that makes
+ * TS_GEMM_SPLIT_MIN_PIECES pieces or more; each piece leaves its partial results in the workspace,
+ * and a second kernel (ts_gemm_split_reduce) adds a tile's pieces in order and stores C.
  *
  * The workspace for a grid of `blocks` blocks: a block's tile of partial results for each (split-K
  * has fewer tasks than clusters). Host code. */
@@ -175,14 +176,40 @@ static inline size_t ts_gemm_workspace_bytes(int blocks) {
     return (size_t)blocks * TS_GEMM_TILE_FLOATS * sizeof(float);
 }
 
-/* Split-K over a grid of `grid` blocks (which run all at once), in a workspace of at least
+/* Where one call's partial results go: the caller's workspace, or, for a call without one, scratch
+ * taken from the library's pool (kernels/common/scratch.h) once a split is decided, so that a
+ * product of whole tiles allocates nothing. Host code. */
+typedef struct ts_gemm_workspace {
+    void *ptr;      /* the caller's workspace, the scratch taken for the call, or NULL */
+    size_t bytes;   /* the caller's workspace's bytes */
+    int may_take;   /* no workspace from the caller: a split takes the library's scratch */
+    int taken;      /* ptr is scratch, for ts_gemm_ex to hand back after the call's launches */
+} ts_gemm_workspace;
+
+/* Split-K over a grid of `grid` blocks (which run all at once), whose partial results need
  * ts_gemm_workspace_bytes(grid) bytes: returns 1 where it cuts the tiles into min_pieces or more
- * pieces (for the split instances), else 0, the tiles whole. Host code. */
-static inline int ts_gemm_split_k(ts_gemm_params *params, void *workspace, int grid, int min_pieces) {
-    params->partials = (float *)workspace;
-    params->split = ts_split_make(params->sched.tasks, params->k_iters, grid / TS_GEMM_CLUSTER,
-                                  TS_GEMM_SPLIT_MIN_ITERS, min_pieces);
-    return params->split.split > 1;
+ * pieces (for the split instances) and ws has or could take the bytes, else 0, the tiles whole.
+ * Host code. */
+static inline int ts_gemm_split_k(ts_gemm_params *params, ts_gemm_workspace *ws, int grid, int min_pieces,
+                                  ts_stream stream) {
+    const size_t need = ts_gemm_workspace_bytes(grid);
+    if (ws->ptr ? ws->bytes < need : !ws->may_take) return 0;
+    const ts_split_sched split = ts_split_make(params->sched.tasks, params->k_iters, grid / TS_GEMM_CLUSTER,
+                                               TS_GEMM_SPLIT_MIN_ITERS, min_pieces);
+    if (split.split < 2) return 0;
+    if (!ws->ptr) {
+        void *scratch = NULL;
+        if (ts_scratch_alloc(&scratch, need, stream) != TS_SUCCESS) {
+            ws->may_take = 0; /* none to be had: whole tiles */
+            return 0;
+        }
+        ws->ptr = scratch;
+        ws->bytes = need;
+        ws->taken = 1;
+    }
+    params->partials = (float *)ws->ptr;
+    params->split = split;
+    return 1;
 }
 
 /* Split-K: the slot of block `rank` of a cluster's piece `task`: its tile of fp32 results, a
@@ -234,13 +261,13 @@ typedef ts_status (*ts_gemm_launcher)(const ts_gemm_params *, int, ts_stream);
 TS_EXTERN_C ts_status ts_gemm_split_reduce_run(const ts_gemm_params *params, ts_stream stream);
 
 /* A product of few rows through the skinny kernels (kernels/gemm/gemm_skinny.h) whose tile is 16 or
- * 64 columns wide, arguments as ts_gemm_ex has checked them (workspace NULL or at least
- * ts_gemm_workspace_size bytes): *done = 1 where it ran there, 0 where it does not apply (more
- * rows than the tile's columns), for the caller to run as usual. Host code. */
+ * 64 columns wide, arguments as ts_gemm_ex has checked them, split-K's partial results in ws:
+ * *done = 1 where it ran there, 0 where it does not apply (more rows than the tile's columns), for
+ * the caller to run as usual. Host code. */
 typedef ts_status ts_gemm_skinny_run_fn(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
                                         const void *a, ts_dtype ab_type, long long lda, const void *b,
                                         long long ldb, float beta, void *c, ts_dtype c_type, long long ldc,
-                                        void *workspace, size_t workspace_bytes, ts_stream stream, int *done);
+                                        ts_gemm_workspace *ws, ts_stream stream, int *done);
 TS_EXTERN_C ts_gemm_skinny_run_fn ts_gemm_skinny16_run;
 TS_EXTERN_C ts_gemm_skinny_run_fn ts_gemm_skinny64_run;
 

@@ -4,8 +4,8 @@
  * Transposed, N runs down the tile's 128 rows and M across its columns, TS_GEMM_SKINNY of them:
  * 64 (M <= 64, gemm_skinny64.c) or 16 (M <= 16, gemm_skinny16.c). The kernels are the split
  * instances of gemm_variant.h at that width (this header is their source and launcher, included
- * by each width's source). With a workspace, where the tiles are too few for the SMs, each tile's
- * K range is cut into pieces as in gemm.c, whose partial tiles the reduction
+ * by each width's source). Where the tiles are too few for the SMs and a workspace or the
+ * library's scratch holds the pieces (gemm_common.h, ts_gemm_split_k), each tile's K range is cut into pieces as in gemm.c, whose partial tiles the reduction
  * (gemm_skinny_reduce.h) adds and stores to C transposed; otherwise the tiles are whole (a split
  * schedule of one piece a tile) and the kernel's epilogue stores them to C transposed
  * (TS_GEMM_C_TRANSPOSED). Measurements: bench/results/nvidia-h200-2026-12-04-gemm-skinny.txt. */
@@ -24,8 +24,8 @@
 
 TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
                                          const void *a, ts_dtype ab_type, long long lda, const void *b, long long ldb,
-                                         float beta, void *c, ts_dtype c_type, long long ldc, void *workspace,
-                                         size_t workspace_bytes, ts_stream stream, int *done) {
+                                         float beta, void *c, ts_dtype c_type, long long ldc, ts_gemm_workspace *ws,
+                                         ts_stream stream, int *done) {
     *done = 0;
     if (m > TS_GEMM_SKINNY) return TS_SUCCESS;
     /* op(B)^T is N x K: B as stored when op(B) = B^T, else B^T; op(A)^T likewise. */
@@ -37,9 +37,7 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b,
     int wave = 0, grid = 0, split = 0;
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
     if ((s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
-    /* ts_gemm_workspace_size is the larger tile's (gemm.c), which holds this one's. */
-    if (workspace && workspace_bytes >= ts_gemm_workspace_bytes(wave))
-        split = ts_gemm_split_k(&params, workspace, wave, TS_GEMM_SPLIT_MIN_PIECES);
+    split = ts_gemm_split_k(&params, ws, wave, TS_GEMM_SPLIT_MIN_PIECES, stream);
     s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_split_tasks(&params.split), &grid);
     if (s != TS_SUCCESS) return s;
 

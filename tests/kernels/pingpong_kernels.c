@@ -36,7 +36,8 @@ TS_EXTERN_C ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, 
                                             b, ldb, 0.0f, c, TS_DTYPE_F32, ldc);
     if (s != TS_SUCCESS) return s;
     if (max_blocks < 1 || max_blocks > 4) return TS_ERROR_INVALID_VALUE;
-    const int pieces = workspace ? ts_gemm_split_k(&params, workspace, max_blocks, TS_GEMM_SPLIT_MIN_PIECES) : 0;
+    ts_gemm_workspace ws = {workspace, workspace ? ts_gemm_workspace_bytes(max_blocks) : 0, 0, 0};
+    const int pieces = ts_gemm_split_k(&params, &ws, max_blocks, TS_GEMM_SPLIT_MIN_PIECES, NULL);
     const long long tasks = ts_split_tasks(&params.split);
     const long long grid = tasks < max_blocks ? tasks : max_blocks;
     if (!pieces) return ts_test_pp_gemm_launch(&params, (int)grid, NULL);

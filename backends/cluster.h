@@ -1,8 +1,10 @@
 /* Thread-block clusters: blocks launched together on neighbouring SMs that can signal each other's
  * transaction barriers and receive one copy-engine load into all their shared memories at once
- * (multicast), so that a tile several blocks need crosses from L2 once. Hopper has them; CDNA and
- * the host run clusters of one block, where every operation below falls back to its single-block
- * meaning, so a kernel written for clusters runs unchanged there.
+ * (multicast), so that a tile several blocks need crosses from L2 once, and read each other's
+ * shared memory. Hopper has them, and the host backend runs them (its blocks of a cluster run
+ * together, backends/host/cluster.h) so that CI exercises a cluster kernel's protocol; CDNA runs
+ * clusters of one block, where every operation below falls back to its single-block meaning, so a
+ * kernel written for clusters runs unchanged there.
  *
  *   TS_CLUSTER_MAX                       the largest cluster the backend launches (1: none)
  *   TS_LAUNCH_CLUSTER(kernel, grid, warps, shared_bytes, stream, params, cluster)
@@ -13,7 +15,9 @@
  *   TS_CLUSTER_CAPACITY(kernel, warps, shared_bytes, cluster, &clusters)
  *                                        how many such clusters the device holds at once (a
  *                                        cluster's blocks share a GPC on Hopper), for sizing
- *                                        persistent grids
+ *                                        persistent grids; TS_CLUSTER_CAPACITY_CACHED 1 where
+ *                                        the answer never changes (a GPU's), 0 where it follows a
+ *                                        setting (the host's block concurrency)
  *   ts_cluster_rank(), ts_cluster_size() this block's rank in its cluster, and the cluster's size
  *   ts_cluster_sync()                    every thread of every block of the cluster (a block
  *                                        barrier when the cluster is one block); orders shared
@@ -21,6 +25,10 @@
  *   ts_tbar_arrive_cluster_all(bar, n)   the warp's one arrival (like ts_tbar_arrive) on the
  *                                        barrier at bar's place in each of blocks 0 .. n - 1 of
  *                                        the cluster
+ *   ts_cluster_map(p, rank)              p, an address in the block's shared memory, as the
+ *                                        address of the same place in block `rank`'s (distributed
+ *                                        shared memory): plain loads and stores reach it. Ordered
+ *                                        with that block's accesses by ts_cluster_sync
  *   ts_async_load_cluster (ops/tma.h)    every block of the cluster loads its share of a tile and
  *                                        multicasts it, so that each block's copy and barrier
  *                                        receive the whole tile
@@ -34,9 +42,12 @@
 
 #if defined(TESSERA_BACKEND_CUDA)
 #include "backends/cuda/cluster.h"
+#elif defined(TESSERA_BACKEND_HOST)
+#include "backends/host/cluster.h"
 #else
 
 #define TS_CLUSTER_MAX 1
+#define TS_CLUSTER_CAPACITY_CACHED 1
 
 TS_DEVICE int ts_cluster_rank(void) { return 0; }
 TS_DEVICE int ts_cluster_size(void) { return 1; }
@@ -44,6 +55,10 @@ TS_DEVICE void ts_cluster_sync(void) { ts_sync_block(); }
 TS_DEVICE void ts_tbar_arrive_cluster_all(ts_tbar *bar, int n) {
     (void)n;
     ts_tbar_arrive(bar);
+}
+TS_DEVICE void *ts_cluster_map(const void *p, int rank) {
+    (void)rank;
+    return (void *)p;
 }
 
 #define TS_LAUNCH_CLUSTER(name, grid, warps, shared_bytes, stream, params, cluster)                \

@@ -432,7 +432,9 @@ static inline ts_kernel_resources TS_PC_HOOK(resources)(void) {
  * one, which the launch planner bounds): a persistent grid must be resident all at once. */
 static ts_status TS_PC_HOOK(max_resident_blocks)(int *blocks) {
 #if TS_PC_CLUSTER > 1
-    static int capacity = 0;
+    /* Kept after the first query where the backend's answer never changes (a GPU's). */
+    static int cached = 0;
+    int capacity = TS_CLUSTER_CAPACITY_CACHED ? cached : 0;
     if (capacity == 0) {
         int clusters = 0;
         const ts_status st = TS_CLUSTER_CAPACITY(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_SHARED_BYTES, TS_PC_CLUSTER,
@@ -440,6 +442,7 @@ static ts_status TS_PC_HOOK(max_resident_blocks)(int *blocks) {
         if (st != TS_SUCCESS) return st;
         if (clusters < 1) return TS_ERROR_RESOURCES;
         capacity = clusters;
+        if (TS_CLUSTER_CAPACITY_CACHED) cached = capacity;
     }
     *blocks = capacity * TS_PC_CLUSTER;
 #else

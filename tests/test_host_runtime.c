@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "backends/backend.h"
+#include "backends/cluster.h"
 #include "backends/lane_ops.h"
 #include "backends/runtime.h"
 
@@ -447,6 +448,145 @@ Test(host_runtime, launches_work_after_a_deadlock) {
     cr_assert_eq(atomic_load(&errors), 0);
     ts_host_set_deadlock_timeout_ms(0);
     cr_assert_eq(ts_host_get_deadlock_timeout_ms(), usual);
+}
+
+/* ---- thread-block clusters ---------------------------------------------------------------- */
+
+typedef struct {
+    int iterations, cluster;
+    atomic_int *errors;
+} cluster_params;
+
+/* Each iteration every warp writes its slot in its own block's shared memory, passes the cluster
+ * barrier and reads every slot of every block of the cluster through ts_cluster_map. Two buffers
+ * alternate, as in k_block_exchange, so one cluster barrier per iteration is enough. */
+TS_KERNEL(k_cluster_exchange, 4, cluster_params, p) {
+    const int n = ts_num_warps(), w = ts_warp_id(), rank = ts_cluster_rank(), size = ts_cluster_size();
+    int *slots = (int *)ts_shared_base();
+    if (size != p->cluster || rank != ts_block_x() % size) atomic_fetch_add(p->errors, 1000);
+    for (int it = 0; it < p->iterations; ++it) {
+        int *buf = slots + (it & 1) * n;
+        jitter(w + rank, it);
+        buf[w] = (it * 10 + rank) * 100 + w;
+        ts_cluster_sync();
+        for (int r = 0; r < size; ++r) {
+            const int *peer = (const int *)ts_cluster_map(buf, r);
+            for (int j = 0; j < n; ++j)
+                if (peer[j] != (it * 10 + r) * 100 + j) atomic_fetch_add(p->errors, 1);
+        }
+    }
+    /* No block leaves while another may still read its shared memory. */
+    ts_cluster_sync();
+}
+
+Test(host_runtime, cluster_blocks_share_their_shared_memory) {
+    const int clusters[] = {2, 3, 8};
+    for (size_t c = 0; c < sizeof clusters / sizeof clusters[0]; ++c) {
+        atomic_int errors = 0;
+        cluster_params p = {200, clusters[c], &errors};
+        const ts_status s =
+            TS_LAUNCH_CLUSTER(k_cluster_exchange, ts_grid_1d(2 * clusters[c]), 3, 2 * 3 * sizeof(int), NULL, p, clusters[c]);
+        cr_assert_eq(s, TS_SUCCESS, "cluster %d: status %d", clusters[c], (int)s);
+        cr_assert_eq(atomic_load(&errors), 0, "cluster %d: %d slots read before written or ids wrong", clusters[c],
+                     atomic_load(&errors));
+    }
+}
+
+/* A ring through the cluster: each iteration block r writes a value into block r + 1's shared
+ * memory and arrives on that block's barrier; each block waits on its own barrier and then reads
+ * what its predecessor wrote. Only the barrier orders the write before the read. */
+TS_KERNEL(k_cluster_ring, 1, cluster_params, p) {
+    const int rank = ts_cluster_rank(), size = ts_cluster_size(), next = (rank + 1) % size;
+    ts_tbar *bar = (ts_tbar *)ts_shared_base();
+    int *inbox = (int *)(ts_shared_base() + 64);
+    ts_tbar_init(bar, 1);
+    ts_cluster_sync(); /* every barrier initialised before another block arrives on it */
+    for (int it = 0; it < p->iterations; ++it) {
+        jitter(rank, it);
+        *(int *)ts_cluster_map(inbox, next) = it * 10 + rank;
+        ts_tbar_arrive((ts_tbar *)ts_cluster_map(bar, next));
+        ts_tbar_wait(bar, it & 1);
+        if (*inbox != it * 10 + (rank + size - 1) % size) atomic_fetch_add(p->errors, 1);
+        /* The predecessor writes the inbox again only once every block has read its own. */
+        ts_cluster_sync();
+    }
+    ts_cluster_sync();
+}
+
+Test(host_runtime, arrivals_on_another_blocks_barrier) {
+    atomic_int errors = 0;
+    cluster_params p = {100, 4, &errors};
+    const ts_status s = TS_LAUNCH_CLUSTER(k_cluster_ring, ts_grid_1d(8), 1, 128, NULL, p, 4);
+    cr_assert_eq(s, TS_SUCCESS, "status %d", (int)s);
+    cr_assert_eq(atomic_load(&errors), 0, "%d values read before their barrier completed", atomic_load(&errors));
+}
+
+/* Warps that return count as arrived at the cluster barrier (as exited GPU threads do): the
+ * others still pass it, twice. */
+TS_KERNEL(k_cluster_exits, 4, cluster_params, p) {
+    if (ts_warp_id() % 2 == 1) return;
+    ts_cluster_sync();
+    ts_cluster_sync();
+    atomic_fetch_add(p->errors, 1); /* counts the warps that passed */
+}
+
+Test(host_runtime, returned_warps_release_the_cluster_barrier) {
+    atomic_int passed = 0;
+    cluster_params p = {0, 2, &passed};
+    cr_assert_eq(TS_LAUNCH_CLUSTER(k_cluster_exits, ts_grid_1d(4), 4, 0, NULL, p, 2), TS_SUCCESS);
+    cr_assert_eq(atomic_load(&passed), 4 * 2);
+}
+
+/* Misuse a GPU would fault on or hang at: waiting on another block's barrier (mode 0), a rank
+ * outside the cluster (1), an address outside shared memory (2), a warp missing from the cluster
+ * barrier (3). */
+TS_KERNEL(k_cluster_misuse, 2, deadlock_params, p) {
+    ts_tbar *bar = (ts_tbar *)ts_shared_base();
+    if (ts_warp_id() == 0) ts_tbar_init(bar, 1);
+    ts_cluster_sync();
+    int local = 0;
+    if (p->mode == 0) ts_tbar_wait((ts_tbar *)ts_cluster_map(bar, 1 - ts_cluster_rank()), 0);
+    if (p->mode == 1) (void)ts_cluster_map(bar, ts_cluster_size());
+    if (p->mode == 2) (void)ts_cluster_map(&local, 0);
+    if (p->mode == 3) {
+        if (ts_cluster_rank() == 1 && ts_warp_id() == 1)
+            ts_tbar_wait(bar, 0); /* never completes: the warp neither arrives nor returns */
+        else
+            ts_cluster_sync();
+    }
+    atomic_fetch_add(p->passed, 1);
+}
+
+Test(host_runtime, cluster_misuse_fails_the_launch) {
+    ts_host_set_deadlock_timeout_ms(200);
+    const ts_status want[4] = {TS_ERROR_LAUNCH_FAILED, TS_ERROR_LAUNCH_FAILED, TS_ERROR_LAUNCH_FAILED,
+                               TS_ERROR_DEADLOCK};
+    for (int mode = 0; mode < 4; ++mode) {
+        atomic_int passed = 0, skipped = 0;
+        deadlock_params p = {mode, &passed, &skipped};
+        const ts_status s = TS_LAUNCH_CLUSTER(k_cluster_misuse, ts_grid_1d(2), 2, 64, NULL, p, 2);
+        cr_assert_eq(s, want[mode], "mode %d: status %d", mode, (int)s);
+        cr_assert_eq(atomic_load(&passed), 0, "mode %d: a warp went past the misuse", mode);
+    }
+}
+
+Test(host_runtime, cluster_launch_configuration_is_checked) {
+    atomic_int errors = 0;
+    cluster_params p = {1, 4, &errors};
+    cr_assert_eq(TS_LAUNCH_CLUSTER(k_cluster_exchange, ts_grid_1d(8), 1, 64, NULL, p, 0), TS_ERROR_UNSUPPORTED);
+    cr_assert_eq(TS_LAUNCH_CLUSTER(k_cluster_exchange, ts_grid_1d(9), 1, 64, NULL, p, 9), TS_ERROR_UNSUPPORTED);
+    cr_assert_eq(TS_LAUNCH_CLUSTER(k_cluster_exchange, ts_grid_1d(6), 1, 64, NULL, p, 4), TS_ERROR_INVALID_VALUE);
+    /* Clusters along x, so y and z are free. */
+    cr_assert_eq(TS_LAUNCH_CLUSTER(k_cluster_exchange, ts_grid_3d(4, 3, 2), 1, 64, NULL, p, 4), TS_SUCCESS);
+    cr_assert_eq(atomic_load(&errors), 0);
+    /* The capacity follows the block concurrency: a persistent grid of it runs all at once. */
+    int clusters = 0;
+    ts_host_set_block_concurrency(8);
+    cr_assert_eq(TS_CLUSTER_CAPACITY(k_cluster_exchange, 1, 64, 2, &clusters), TS_SUCCESS);
+    cr_assert_eq(clusters, 4);
+    cr_assert_eq(TS_CLUSTER_CAPACITY(k_cluster_exchange, 1, 64, 8, &clusters), TS_SUCCESS);
+    cr_assert_eq(clusters, 1);
+    ts_host_set_block_concurrency(0);
 }
 
 /* ---- block order --------------------------------------------------------------------------- */

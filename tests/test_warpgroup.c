@@ -310,6 +310,18 @@ Test(warpgroup, async_copies_zero_fill_and_mask_ragged_tiles) {
     }
 }
 
+/* A multicast load fills the tile of every block of the cluster, whichever block issued which
+ * part (a 128-byte row is one part, which block 0 issues alone; block 1's tile must still hold it). */
+Test(warpgroup, cluster_loads_fill_every_blocks_tile) {
+    TS_TEST_REQUIRE_DEVICE();
+    if (ts_test_wg_cluster_max() < 2) cr_skip_test("this backend runs clusters of one block");
+    for (int shape = 0; shape < 5; ++shape)
+        for (int mode = 2; mode <= 3; ++mode) {
+            check_copy(shape, mode, 0, 0, 0, 0);
+            check_copy(shape, mode, 1, 1, 1, 0); /* ragged: zero-filled bytes count on every block */
+        }
+}
+
 Test(warpgroup, async_store_publishes_ordinary_shared_writes) {
     TS_TEST_REQUIRE_DEVICE();
     for (int shape = 0; shape < 5; ++shape) {

@@ -6,6 +6,7 @@
 
 #include "backends/cuda/backend.h"
 
+#define TS_CLUSTER_CAPACITY_CACHED 1
 #define TS_CLUSTER_MAX TS_CUDA_MAX_CLUSTER
 
 TS_DEVICE int ts_cluster_rank(void) {
@@ -44,6 +45,13 @@ TS_DEVICE void ts_tbar_arrive_cluster_all(ts_tbar *bar, int n) {
                      : "r"(ts_cuda_smem_addr(bar)), "r"((uint32_t)ts_lane_id()));
         asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
     }
+}
+
+/* The generic address of p's place in block `rank`'s shared memory (mapa on a generic address). */
+TS_DEVICE void *ts_cluster_map(const void *p, int rank) {
+    uint64_t r;
+    asm volatile("mapa.u64 %0, %1, %2;" : "=l"(r) : "l"((uint64_t)(uintptr_t)p), "r"((uint32_t)rank));
+    return (void *)(uintptr_t)r;
 }
 
 /* How many clusters of `cluster` blocks of this kernel the device holds at once: a cluster's blocks

@@ -54,7 +54,7 @@
 #define TS_LAUNCH_IMPL(name, grid, warps, shared_bytes, stream, params)                                 \
     ts_host_launch(name, (grid), (warps), name##_max_warps, (shared_bytes), (stream),             \
                    (const void *)(1 ? &(params) : (const name##_params_type *)0),                 \
-                   sizeof(params))
+                   sizeof(params), 1)
 
 /* ---- ids ----------------------------------------------------------------------------------- */
 

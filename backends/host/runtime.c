@@ -1,9 +1,11 @@
 /* The host backend's runtime: the functions of backends/runtime.h for a CPU "device", and the
  * launch engine behind TS_LAUNCH. A launch runs every block of the grid, a few blocks at a time,
  * in an order shuffled from a seed, so that a kernel which depends on block order fails its tests.
- * A block is one OS thread per warp around one shared-memory arena, with one mutex and one
- * condition variable that every barrier of the block waits on. A wait that outlasts the deadlock
- * timeout fails the block: its warps leave their threads at the next barrier and the launch
+ * A block is one OS thread per warp around one shared-memory arena; the blocks of a thread-block
+ * cluster run together and share one mutex and one condition variable that every barrier of the
+ * cluster waits on, so that a block may arrive on another's transaction barriers, multicast into
+ * their shared memory and read it (backends/host/cluster.h). A wait that outlasts the deadlock
+ * timeout fails the cluster: its warps leave their threads at the next barrier and the launch
  * returns TS_ERROR_DEADLOCK, so that a broken synchronization protocol ends a test instead of
  * hanging it. A registry of live allocations, streams and events refuses a handle freed twice or
  * never handed out. Nothing here prints, exits or aborts. */
@@ -140,15 +142,27 @@ static int ts_host_thread_create(pthread_t *thread, const pthread_attr_t *attr,
 
 /* ---- a running block ----------------------------------------------------------------------- */
 
-struct ts_host_block {
+/* What the blocks of one cluster share (a lone block is a cluster of one): the lock and the
+ * condition variable of every barrier, the status, and the cluster barrier. */
+struct ts_host_cluster {
     pthread_mutex_t mutex;
-    /* One condition variable for every barrier of the block: a completion broadcasts and each
-     * waiter re-checks its own condition. Blocks have at most 32 warps, so the extra wake-ups are
-     * cheap, and a failure reaches every waiter with one broadcast. */
+    /* One condition variable for every barrier of the cluster: a completion broadcasts and each
+     * waiter re-checks its own condition. A cluster has at most 8 x 32 warps, so the extra
+     * wake-ups are cheap, and a failure reaches every waiter with one broadcast. */
     pthread_cond_t cond;
-    ts_status status; /* TS_SUCCESS until the block fails */
-    int warps;
+    ts_status status; /* TS_SUCCESS until a block of the cluster fails */
     long timeout_ms;
+    int size;
+    struct ts_host_block *blocks[TS_HOST_MAX_CLUSTER];
+    /* The cluster barrier counts the warps of every block; warps whose kernel has returned count
+     * as arrived, as exited threads do on a GPU. */
+    int warps, exited, sync_arrived;
+    unsigned sync_generation;
+};
+
+struct ts_host_block {
+    struct ts_host_cluster *cluster;
+    int warps;
     ts_host_kernel_fn kernel;
     const void *params;
     unsigned char *shared;
@@ -163,36 +177,36 @@ struct ts_host_block {
 };
 
 _Noreturn static void ts_host_leave_locked(struct ts_host_block *b) {
-    (void)pthread_mutex_unlock(&b->mutex);
+    (void)pthread_mutex_unlock(&b->cluster->mutex);
     pthread_exit(NULL);
 }
 
 _Noreturn static void ts_host_fail_locked(struct ts_host_block *b, ts_status status) {
-    if (b->status == TS_SUCCESS) b->status = status;
-    (void)pthread_cond_broadcast(&b->cond);
+    if (b->cluster->status == TS_SUCCESS) b->cluster->status = status;
+    (void)pthread_cond_broadcast(&b->cluster->cond);
     ts_host_leave_locked(b);
 }
 
 _Noreturn void ts_host_fail(ts_status status) {
     struct ts_host_block *b = ts_host_current->block;
-    (void)pthread_mutex_lock(&b->mutex);
+    (void)pthread_mutex_lock(&b->cluster->mutex);
     ts_host_fail_locked(b, status == TS_SUCCESS ? TS_ERROR_LAUNCH_FAILED : status);
 }
 
 /* Locks the calling warp's block; a warp of a failed block leaves here. */
 static struct ts_host_block *ts_host_lock(void) {
     struct ts_host_block *b = ts_host_current->block;
-    (void)pthread_mutex_lock(&b->mutex);
-    if (b->status != TS_SUCCESS) ts_host_leave_locked(b);
+    (void)pthread_mutex_lock(&b->cluster->mutex);
+    if (b->cluster->status != TS_SUCCESS) ts_host_leave_locked(b);
     return b;
 }
 
-static void ts_host_unlock(struct ts_host_block *b) { (void)pthread_mutex_unlock(&b->mutex); }
+static void ts_host_unlock(struct ts_host_block *b) { (void)pthread_mutex_unlock(&b->cluster->mutex); }
 
 static void ts_host_deadline(const struct ts_host_block *b, struct timespec *deadline) {
     (void)clock_gettime(CLOCK_MONOTONIC, deadline);
-    deadline->tv_sec += (time_t)(b->timeout_ms / 1000);
-    deadline->tv_nsec += (b->timeout_ms % 1000) * 1000000L;
+    deadline->tv_sec += (time_t)(b->cluster->timeout_ms / 1000);
+    deadline->tv_nsec += (b->cluster->timeout_ms % 1000) * 1000000L;
     if (deadline->tv_nsec >= 1000000000L) {
         deadline->tv_sec += 1;
         deadline->tv_nsec -= 1000000000L;
@@ -203,8 +217,8 @@ static void ts_host_deadline(const struct ts_host_block *b, struct timespec *dea
  * returns nonzero once the deadline has passed, so that the caller declares a deadlock only if
  * its condition still does not hold. */
 static int ts_host_wait(struct ts_host_block *b, const struct timespec *deadline) {
-    int rc = pthread_cond_timedwait(&b->cond, &b->mutex, deadline);
-    if (b->status != TS_SUCCESS) ts_host_leave_locked(b);
+    int rc = pthread_cond_timedwait(&b->cluster->cond, &b->cluster->mutex, deadline);
+    if (b->cluster->status != TS_SUCCESS) ts_host_leave_locked(b);
     if (rc == ETIMEDOUT) return 1;
     if (rc != 0) ts_host_fail_locked(b, TS_ERROR_RUNTIME);
     return 0;
@@ -216,7 +230,7 @@ void ts_host_sync_block(void) {
     if (++b->sync_arrived == b->warps) {
         b->sync_arrived = 0;
         b->sync_generation = generation + 1;
-        (void)pthread_cond_broadcast(&b->cond);
+        (void)pthread_cond_broadcast(&b->cluster->cond);
     } else {
         struct timespec deadline;
         ts_host_deadline(b, &deadline);
@@ -240,7 +254,7 @@ static int ts_host_named_arrive_locked(struct ts_host_block *b, int id, int warp
     if (++b->named_arrived[id] < warps) return 0;
     b->named_arrived[id] = 0;
     b->named_generation[id] += 1;
-    (void)pthread_cond_broadcast(&b->cond);
+    (void)pthread_cond_broadcast(&b->cluster->cond);
     return 1;
 }
 
@@ -268,10 +282,13 @@ void ts_host_sync_named(int id, int warps) {
 
 /* A ts_tbar must lie in the block's shared memory, 8-byte aligned, as an mbarrier must; checking
  * it here catches a barrier on the stack or in global memory that would only fail on a GPU. */
+static int ts_host_in_shared(const struct ts_host_block *b, const void *p, size_t bytes) {
+    uintptr_t a = (uintptr_t)p, base = (uintptr_t)b->shared;
+    return a >= base && b->shared_bytes >= bytes && a - base <= b->shared_bytes - bytes;
+}
+
 static void ts_host_tbar_place(struct ts_host_block *b, const ts_tbar *bar) {
-    uintptr_t p = (uintptr_t)bar, base = (uintptr_t)b->shared;
-    if (p % 8 != 0 || p < base || b->shared_bytes < sizeof *bar ||
-        p - base > b->shared_bytes - sizeof *bar)
+    if ((uintptr_t)bar % 8 != 0 || !ts_host_in_shared(b, bar, sizeof *bar))
         ts_host_fail_locked(b, TS_ERROR_LAUNCH_FAILED);
 }
 
@@ -280,13 +297,26 @@ static void ts_host_tbar_check(struct ts_host_block *b, const ts_tbar *bar) {
     if (bar->magic != TS_HOST_TBAR_MAGIC) ts_host_fail_locked(b, TS_ERROR_LAUNCH_FAILED);
 }
 
+/* Arrivals and bytes may also go to a barrier in another block of the cluster (a GPU reaches it
+ * through its shared::cluster address); waits and initialisation only to the block's own. */
+static void ts_host_tbar_check_cluster(struct ts_host_block *b, const ts_tbar *bar) {
+    for (int r = 0; r < b->cluster->size; ++r) {
+        struct ts_host_block *owner = b->cluster->blocks[r];
+        if (ts_host_in_shared(owner, bar, sizeof *bar)) {
+            if ((uintptr_t)bar % 8 != 0 || bar->magic != TS_HOST_TBAR_MAGIC) break;
+            return;
+        }
+    }
+    ts_host_fail_locked(b, TS_ERROR_LAUNCH_FAILED);
+}
+
 /* A phase completes when its arrivals and its bytes are all in; the next starts with the full
  * count of arrivals and no bytes. */
 static void ts_host_tbar_advance(struct ts_host_block *b, ts_tbar *bar) {
     if (bar->pending == 0 && bar->bytes == 0) {
         bar->phase += 1;
         bar->pending = bar->expected;
-        (void)pthread_cond_broadcast(&b->cond);
+        (void)pthread_cond_broadcast(&b->cluster->cond);
     }
 }
 
@@ -313,21 +343,21 @@ void ts_host_tbar_init(ts_tbar *bar, int arrivals) {
 
 void ts_host_tbar_arrive(ts_tbar *bar) {
     struct ts_host_block *b = ts_host_lock();
-    ts_host_tbar_check(b, bar);
+    ts_host_tbar_check_cluster(b, bar);
     ts_host_tbar_arrive_locked(b, bar, 0);
     ts_host_unlock(b);
 }
 
 void ts_host_tbar_expect_bytes(ts_tbar *bar, unsigned bytes) {
     struct ts_host_block *b = ts_host_lock();
-    ts_host_tbar_check(b, bar);
+    ts_host_tbar_check_cluster(b, bar);
     ts_host_tbar_arrive_locked(b, bar, (long long)bytes);
     ts_host_unlock(b);
 }
 
 void ts_host_tbar_complete_bytes(ts_tbar *bar, unsigned bytes) {
     struct ts_host_block *b = ts_host_lock();
-    ts_host_tbar_check(b, bar);
+    ts_host_tbar_check_cluster(b, bar);
     bar->bytes -= (long long)bytes;
     ts_host_tbar_advance(b, bar);
     ts_host_unlock(b);
@@ -372,6 +402,46 @@ void ts_host_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_tbar 
         ts_host_fail(TS_ERROR_LAUNCH_FAILED);
     if (bytes > 0) memcpy(dst, src, bytes);
     ts_host_tbar_complete_bytes(bar, bytes);
+}
+
+/* ---- the cluster ----------------------------------------------------------------------------- */
+
+static void ts_host_cluster_release_locked(struct ts_host_cluster *c) {
+    c->sync_arrived = 0;
+    c->sync_generation += 1;
+    (void)pthread_cond_broadcast(&c->cond);
+}
+
+void ts_host_cluster_sync(void) {
+    struct ts_host_block *b = ts_host_lock();
+    struct ts_host_cluster *c = b->cluster;
+    unsigned generation = c->sync_generation;
+    if (++c->sync_arrived + c->exited >= c->warps) {
+        ts_host_cluster_release_locked(c);
+    } else {
+        struct timespec deadline;
+        ts_host_deadline(b, &deadline);
+        while (c->sync_generation == generation) {
+            if (ts_host_wait(b, &deadline) && c->sync_generation == generation)
+                ts_host_fail_locked(b, TS_ERROR_DEADLOCK);
+        }
+    }
+    ts_host_unlock(b);
+}
+
+/* A warp whose kernel has returned counts as arrived at the cluster barrier from then on. */
+static void ts_host_cluster_exit(struct ts_host_cluster *c) {
+    (void)pthread_mutex_lock(&c->mutex);
+    c->exited += 1;
+    if (c->sync_arrived > 0 && c->sync_arrived + c->exited >= c->warps) ts_host_cluster_release_locked(c);
+    (void)pthread_mutex_unlock(&c->mutex);
+}
+
+void *ts_host_cluster_map(const void *p, int rank) {
+    struct ts_host_block *b = ts_host_current->block;
+    struct ts_host_cluster *c = b->cluster;
+    if (rank < 0 || rank >= c->size || !ts_host_in_shared(b, p, 1)) ts_host_fail(TS_ERROR_LAUNCH_FAILED);
+    return c->blocks[rank]->shared + ((const unsigned char *)p - b->shared);
 }
 
 /* ---- the handle registry ------------------------------------------------------------------ */
@@ -478,128 +548,148 @@ static ts_status ts_host_stream_check(ts_stream stream) {
 
 /* ---- the launch engine --------------------------------------------------------------------- */
 
-/* One launch: what every block needs, and the queue of blocks in shuffled order. */
+/* One launch: what every block needs, and the queue of clusters in shuffled order. */
 typedef struct ts_host_grid_run {
     ts_host_kernel_fn kernel;
     const void *params;
     ts_grid grid;
     int warps;
+    int cluster; /* blocks per cluster, consecutive in x */
     size_t shared_bytes;
     long timeout_ms;
     const pthread_attr_t *warp_attr;
     const uint32_t *order;
-    uint32_t blocks;
+    uint32_t clusters;
     pthread_mutex_t mutex; /* guards next and status */
     uint32_t next;
-    ts_status status; /* the first failure of any block; no new block starts after one */
+    ts_status status; /* the first failure of any block; no new cluster starts after one */
 } ts_host_grid_run;
 
 static void *ts_host_warp_main(void *arg) {
     ts_host_warp *warp = (ts_host_warp *)arg;
     ts_host_current = warp;
     warp->block->kernel(warp->block->params);
+    ts_host_cluster_exit(warp->block->cluster);
     return NULL;
 }
 
 static size_t ts_host_round_up(size_t n, size_t unit) { return (n + unit - 1) / unit * unit; }
 
-/* Runs one block to its end: the arena, the warp threads, and the join. A failed block still joins
- * every thread it created, since they all leave at their next barrier. */
-static ts_status ts_host_run_block(const ts_host_grid_run *run, uint32_t linear) {
-    int n = run->warps;
+/* Runs cluster `index` to its end: an arena per block, every block's warp threads at once, and the
+ * join. A failed cluster still joins every thread it created, since they all leave at their next
+ * barrier. */
+static ts_status ts_host_run_cluster(const ts_host_grid_run *run, uint32_t index) {
+    const int size = run->cluster, n = run->warps, threads_n = size * n;
     /* One alignment unit past the end is a redzone for reads beyond the requested size. */
     size_t arena_bytes = ts_host_round_up(run->shared_bytes, TS_SHARED_ALIGN) + TS_SHARED_ALIGN;
-    unsigned char *arena = (unsigned char *)aligned_alloc(TS_SHARED_ALIGN, arena_bytes);
-    ts_host_warp *warps = (ts_host_warp *)calloc((size_t)n, sizeof *warps);
-    pthread_t *threads = (pthread_t *)calloc((size_t)n, sizeof *threads);
-    if (!arena || !warps || !threads) {
-        free(arena);
-        free(warps);
-        free(threads);
-        return TS_ERROR_OUT_OF_MEMORY;
-    }
-    memset(arena, TS_HOST_SHARED_POISON, arena_bytes);
+    struct ts_host_block *blocks = (struct ts_host_block *)calloc((size_t)size, sizeof *blocks);
+    ts_host_warp *warps = (ts_host_warp *)calloc((size_t)threads_n, sizeof *warps);
+    pthread_t *threads = (pthread_t *)calloc((size_t)threads_n, sizeof *threads);
+    int arenas = 0;
+    ts_status status = blocks && warps && threads ? TS_SUCCESS : TS_ERROR_OUT_OF_MEMORY;
+    for (; status == TS_SUCCESS && arenas < size; ++arenas) {
+        unsigned char *arena = (unsigned char *)aligned_alloc(TS_SHARED_ALIGN, arena_bytes);
+        if (!arena) {
+            status = TS_ERROR_OUT_OF_MEMORY;
+            break;
+        }
+        memset(arena, TS_HOST_SHARED_POISON, arena_bytes);
 #if defined(TS_HOST_ASAN)
-    ASAN_POISON_MEMORY_REGION(arena + run->shared_bytes, arena_bytes - run->shared_bytes);
+        ASAN_POISON_MEMORY_REGION(arena + run->shared_bytes, arena_bytes - run->shared_bytes);
 #endif
+        blocks[arenas].shared = arena;
+    }
 
-    struct ts_host_block block;
-    memset(&block, 0, sizeof block);
-    block.status = TS_SUCCESS;
-    block.warps = n;
-    block.timeout_ms = run->timeout_ms;
-    block.kernel = run->kernel;
-    block.params = run->params;
-    block.shared = arena;
-    block.shared_bytes = run->shared_bytes;
-
-    ts_status status = TS_SUCCESS;
+    struct ts_host_cluster cluster;
+    memset(&cluster, 0, sizeof cluster);
+    cluster.status = TS_SUCCESS;
+    cluster.timeout_ms = run->timeout_ms;
+    cluster.size = size;
+    cluster.warps = threads_n;
     int have_mutex = 0, have_cond = 0;
     pthread_condattr_t cond_attr;
-    if (pthread_mutex_init(&block.mutex, NULL) == 0) have_mutex = 1;
+    if (status == TS_SUCCESS && pthread_mutex_init(&cluster.mutex, NULL) == 0) have_mutex = 1;
     if (have_mutex && pthread_condattr_init(&cond_attr) == 0) {
         if (pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC) == 0 &&
-            pthread_cond_init(&block.cond, &cond_attr) == 0)
+            pthread_cond_init(&cluster.cond, &cond_attr) == 0)
             have_cond = 1;
         (void)pthread_condattr_destroy(&cond_attr);
     }
-    if (!have_cond) status = TS_ERROR_RUNTIME;
+    if (status == TS_SUCCESS && !have_cond) status = TS_ERROR_RUNTIME;
 
     if (status == TS_SUCCESS) {
-        unsigned gx = run->grid.x, gy = run->grid.y;
-        for (int i = 0; i < n; ++i) {
-            warps[i].block = &block;
-            warps[i].shared = arena;
-            warps[i].warp_id = i;
-            warps[i].num_warps = n;
-            warps[i].block_x = (int)(linear % gx);
-            warps[i].block_y = (int)(linear / gx % gy);
-            warps[i].block_z = (int)(linear / gx / gy);
-            warps[i].grid_x = (int)run->grid.x;
-            warps[i].grid_y = (int)run->grid.y;
-            warps[i].grid_z = (int)run->grid.z;
+        /* The cluster's blocks are consecutive in x, from a multiple of its size. */
+        const unsigned gx = run->grid.x, gy = run->grid.y, per_row = gx / (unsigned)size;
+        const uint64_t first = (uint64_t)(index / per_row) * gx + (uint64_t)(index % per_row) * (unsigned)size;
+        for (int r = 0; r < size; ++r) {
+            struct ts_host_block *b = &blocks[r];
+            b->cluster = &cluster;
+            b->warps = n;
+            b->kernel = run->kernel;
+            b->params = run->params;
+            b->shared_bytes = run->shared_bytes;
+            cluster.blocks[r] = b;
+            const uint64_t linear = first + (uint64_t)r;
+            for (int i = 0; i < n; ++i) {
+                ts_host_warp *w = &warps[r * n + i];
+                w->block = b;
+                w->shared = b->shared;
+                w->warp_id = i;
+                w->num_warps = n;
+                w->cluster_rank = r;
+                w->cluster_size = size;
+                w->block_x = (int)(linear % gx);
+                w->block_y = (int)(linear / gx % gy);
+                w->block_z = (int)(linear / gx / gy);
+                w->grid_x = (int)run->grid.x;
+                w->grid_y = (int)run->grid.y;
+                w->grid_z = (int)run->grid.z;
+            }
         }
         int created = 0;
-        for (; created < n; ++created) {
+        for (; created < threads_n; ++created) {
             if (ts_host_thread_create(&threads[created], run->warp_attr, ts_host_warp_main,
                                       &warps[created]) != 0) {
-                /* Warps already running would wait for the missing ones: fail the block so that
-                 * they leave at their next barrier. */
-                (void)pthread_mutex_lock(&block.mutex);
-                if (block.status == TS_SUCCESS) block.status = TS_ERROR_RUNTIME;
-                (void)pthread_cond_broadcast(&block.cond);
-                (void)pthread_mutex_unlock(&block.mutex);
+                /* Warps already running would wait for the missing ones: fail the cluster so
+                 * that they leave at their next barrier. */
+                (void)pthread_mutex_lock(&cluster.mutex);
+                if (cluster.status == TS_SUCCESS) cluster.status = TS_ERROR_RUNTIME;
+                (void)pthread_cond_broadcast(&cluster.cond);
+                (void)pthread_mutex_unlock(&cluster.mutex);
                 break;
             }
         }
         for (int i = 0; i < created; ++i) (void)pthread_join(threads[i], NULL);
-        status = block.status;
+        status = cluster.status;
     }
 
-    if (have_cond) (void)pthread_cond_destroy(&block.cond);
-    if (have_mutex) (void)pthread_mutex_destroy(&block.mutex);
+    if (have_cond) (void)pthread_cond_destroy(&cluster.cond);
+    if (have_mutex) (void)pthread_mutex_destroy(&cluster.mutex);
+    for (int r = 0; r < arenas; ++r) {
 #if defined(TS_HOST_ASAN)
-    ASAN_UNPOISON_MEMORY_REGION(arena, arena_bytes);
+        ASAN_UNPOISON_MEMORY_REGION(blocks[r].shared, arena_bytes);
 #endif
-    free(arena);
+        free(blocks[r].shared);
+    }
+    free(blocks);
     free(warps);
     free(threads);
     return status;
 }
 
-/* Takes blocks off the shuffled queue until it is empty or a block has failed. */
+/* Takes clusters off the shuffled queue until it is empty or one has failed. */
 static void *ts_host_runner(void *arg) {
     ts_host_grid_run *run = (ts_host_grid_run *)arg;
     for (;;) {
         (void)pthread_mutex_lock(&run->mutex);
-        if (run->status != TS_SUCCESS || run->next >= run->blocks) {
+        if (run->status != TS_SUCCESS || run->next >= run->clusters) {
             (void)pthread_mutex_unlock(&run->mutex);
             break;
         }
-        uint32_t linear = run->order[run->next++];
+        uint32_t index = run->order[run->next++];
         (void)pthread_mutex_unlock(&run->mutex);
 
-        ts_status status = ts_host_run_block(run, linear);
+        ts_status status = ts_host_run_cluster(run, index);
         if (status != TS_SUCCESS) {
             (void)pthread_mutex_lock(&run->mutex);
             if (run->status == TS_SUCCESS) run->status = status;
@@ -631,7 +721,7 @@ static void ts_host_shuffle(uint32_t *order, uint32_t n, unsigned long long seed
 
 ts_status ts_host_launch(ts_host_kernel_fn kernel, ts_grid grid, int warps, int max_warps,
                          size_t shared_bytes, ts_stream stream, const void *params,
-                         size_t params_size) {
+                         size_t params_size, int cluster) {
     /* Work is synchronous, so every stream is already in order; the stream is only checked. */
     if (!kernel || (!params && params_size > 0)) return TS_ERROR_NULL_POINTER;
     const ts_status stream_status = ts_host_stream_check(stream);
@@ -641,14 +731,17 @@ ts_status ts_host_launch(ts_host_kernel_fn kernel, ts_grid grid, int warps, int 
     /* The GPU's grid limits, so that a launch refused there is refused here too. */
     if (grid.x > 2147483647u || grid.y > 65535u || grid.z > 65535u) return TS_ERROR_SIZE_OVERFLOW;
     if (shared_bytes > TS_HOST_MAX_SHARED_BYTES) return TS_ERROR_RESOURCES;
-    uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
-    /* The shuffled queue holds one 32-bit id per block. */
+    /* As CUDA's launcher: clusters of 1 to 8 blocks along x, which the grid's x divides. */
+    if (cluster < 1 || cluster > TS_HOST_MAX_CLUSTER) return TS_ERROR_UNSUPPORTED;
+    if (grid.x % (unsigned)cluster != 0) return TS_ERROR_INVALID_VALUE;
+    uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z, clusters = blocks / (unsigned)cluster;
+    /* The shuffled queue holds one 32-bit id per cluster. */
     if (blocks > UINT32_MAX) return TS_ERROR_UNSUPPORTED;
 
     ts_host_settings();
     size_t params_bytes = ts_host_round_up(params_size > 0 ? params_size : 1, TS_HOST_PARAMS_ALIGN);
     void *params_copy = aligned_alloc(TS_HOST_PARAMS_ALIGN, params_bytes);
-    uint32_t *order = (uint32_t *)malloc((size_t)blocks * sizeof *order);
+    uint32_t *order = (uint32_t *)malloc((size_t)clusters * sizeof *order);
     if (!params_copy || !order) {
         free(params_copy);
         free(order);
@@ -656,7 +749,7 @@ ts_status ts_host_launch(ts_host_kernel_fn kernel, ts_grid grid, int warps, int 
     }
     memset(params_copy, 0, params_bytes);
     if (params_size > 0) memcpy(params_copy, params, params_size);
-    ts_host_shuffle(order, (uint32_t)blocks, atomic_load(&ts_host_seed));
+    ts_host_shuffle(order, (uint32_t)clusters, atomic_load(&ts_host_seed));
 
     ts_status status = TS_SUCCESS;
     pthread_attr_t warp_attr;
@@ -670,18 +763,23 @@ ts_status ts_host_launch(ts_host_kernel_fn kernel, ts_grid grid, int warps, int 
     run.params = params_copy;
     run.grid = grid;
     run.warps = warps;
+    run.cluster = cluster;
     run.shared_bytes = shared_bytes;
     run.timeout_ms = atomic_load(&ts_host_deadlock_ms);
     run.warp_attr = &warp_attr;
     run.order = order;
-    run.blocks = (uint32_t)blocks;
+    run.clusters = (uint32_t)clusters;
     run.status = status;
     int have_mutex = status == TS_SUCCESS && pthread_mutex_init(&run.mutex, NULL) == 0;
     if (!have_mutex) status = TS_ERROR_RUNTIME;
 
     if (status == TS_SUCCESS) {
-        int runners = atomic_load(&ts_host_concurrency);
-        if ((uint64_t)runners > blocks) runners = (int)blocks;
+        /* Each runner holds a cluster's blocks at once: the blocks running together stay within
+         * the block concurrency (the "SMs" of ts_backend_device_props), as a GPU holds no more
+         * clusters than its SMs. */
+        int runners = atomic_load(&ts_host_concurrency) / cluster;
+        if (runners < 1) runners = 1;
+        if ((uint64_t)runners > clusters) runners = (int)clusters;
         /* The calling thread is one of the runners. */
         pthread_t helpers[TS_HOST_MAX_CONCURRENCY];
         int started = 0;

@@ -15,6 +15,8 @@
 
 /* One thread per warp, at most 32 warps per block, like 1024 threads on a GPU. */
 #define TS_HOST_MAX_WARPS 32
+/* Thread-block clusters of up to 8 blocks, CUDA's portable limit. */
+#define TS_HOST_MAX_CLUSTER 8
 /* Hopper's opt-in limit of dynamic shared memory per block (227 KiB), so that kernels sized for
  * the GPU fit on the host and kernels too big for the GPU fail here too. */
 #define TS_HOST_MAX_SHARED_BYTES 232448u
@@ -30,7 +32,7 @@
 /* A kernel as the runtime sees it: TS_KERNEL's wrapper, taking a pointer to the parameter copy. */
 typedef void (*ts_host_kernel_fn)(const void *params);
 
-struct ts_host_block; /* mutex, condition variable and barrier counters of one running block */
+struct ts_host_block; /* barrier counters and shared memory of one running block, and its cluster's lock */
 
 /* What one warp thread knows about itself. The ids are copied here so that reading one is a single
  * load through the thread-local pointer. */
@@ -39,6 +41,7 @@ typedef struct ts_host_warp {
     unsigned char *shared;
     int warp_id;
     int num_warps;
+    int cluster_rank, cluster_size;
     int block_x, block_y, block_z;
     int grid_x, grid_y, grid_z;
     /* TS_ONE_LANE regions the warp is inside (backends/host/lane_ops.h): ts_atomic_add_i32 fails
@@ -59,15 +62,17 @@ typedef struct ts_tbar {
     long long bytes;  /* announced minus landed bytes of the phase in progress */
 } ts_tbar;
 
-/* The launch behind TS_LAUNCH: checks the configuration, then runs every block and returns when
- * the grid is done. Statuses: TS_ERROR_RESOURCES (warps outside 1..max_warps or above 32, shared
+/* The launch behind TS_LAUNCH and TS_LAUNCH_CLUSTER: checks the configuration, then runs every
+ * block, in clusters of `cluster` blocks consecutive in x that run together, and returns when the
+ * grid is done. Statuses: TS_ERROR_RESOURCES (warps outside 1..max_warps or above 32, shared
  * memory above TS_HOST_MAX_SHARED_BYTES), TS_ERROR_INVALID_SIZE (a grid dimension of 0),
- * TS_ERROR_SIZE_OVERFLOW (a grid beyond the GPU's limits), TS_ERROR_OUT_OF_MEMORY,
- * TS_ERROR_RUNTIME (a thread could not be created), TS_ERROR_DEADLOCK, or the status of a
- * contract violation a kernel made (see ts_host_fail). */
+ * TS_ERROR_SIZE_OVERFLOW (a grid beyond the GPU's limits), TS_ERROR_UNSUPPORTED (a cluster outside
+ * 1..TS_HOST_MAX_CLUSTER), TS_ERROR_INVALID_VALUE (a grid x the cluster does not divide),
+ * TS_ERROR_OUT_OF_MEMORY, TS_ERROR_RUNTIME (a thread could not be created), TS_ERROR_DEADLOCK,
+ * or the status of a contract violation a kernel made (see ts_host_fail). */
 ts_status ts_host_launch(ts_host_kernel_fn kernel, ts_grid grid, int warps, int max_warps,
                          size_t shared_bytes, ts_stream stream, const void *params,
-                         size_t params_size);
+                         size_t params_size, int cluster);
 
 /* Barriers, called from warp threads only. A warp that reaches one in a block that has failed
  * leaves its thread there. */
@@ -81,6 +86,12 @@ void ts_host_tbar_complete_bytes(ts_tbar *bar, unsigned bytes);
 void ts_host_tbar_wait(ts_tbar *bar, int parity);
 int ts_host_tbar_test(ts_tbar *bar, int parity);
 void ts_host_copy_async_g2s(void *dst, const void *src, unsigned bytes, ts_tbar *bar);
+/* The cluster (backends/host/cluster.h): the barrier of every warp of its blocks, where warps that
+ * have returned count as arrived; and the address of p, in the calling block's shared memory, in
+ * block `rank`'s. Arrivals and bytes may go to a ts_tbar in any block of the cluster; waits and
+ * initialisation only to the block's own (as on a GPU, where a wait reads only its own). */
+void ts_host_cluster_sync(void);
+void *ts_host_cluster_map(const void *p, int rank);
 
 /* Ends the calling warp's block with `status` (the launch returns it) and leaves the thread. The
  * host backend uses it for contract violations a GPU would fault on or hang at:

@@ -48,6 +48,38 @@ TS_DEVICE void ts_async_load_unchecked_raw(void *st, ts_st_desc sd, const ts_asy
     ts_tbar_complete_bytes(bar, (unsigned)(sd.rows * sd.cols * bytes));
 }
 
+/* The cluster's form (backends/cluster.h), as Hopper's multicast: every block of the cluster calls
+ * it for the same tile, block r copies the tile's column chunks r, r + size, ... (chunks of the
+ * GPU's swizzle width: 128 bytes of a row where the row holds whole ones, else the row) into every
+ * block's tile at st's place and completes those bytes on every block's barrier at bar's place.
+ * Each block's barrier so receives the whole tile, in parts from several blocks, and a block of
+ * a rank past the chunks copies nothing (Hopper's 128-byte rows are one chunk). */
+TS_DEVICE void ts_host_async_load_cluster(void *st, ts_st_desc sd, const ts_async_desc *d, int b, int h,
+                                          int tile_row, int tile_col, ts_tbar *bar) {
+    const int bytes = TS_DTYPE_BYTES(sd.dtype), row_bytes = sd.cols * bytes;
+    const int chunk_cols = (row_bytes % 128 == 0 ? 128 : row_bytes) / bytes;
+    const int rank = ts_host_current->cluster_rank, size = ts_host_current->cluster_size;
+    const long long r0 = (long long)tile_row * sd.rows, c0 = (long long)tile_col * sd.cols;
+    for (int to = 0; to < size; ++to) {
+        unsigned char *tile = (unsigned char *)ts_host_cluster_map(st, to);
+        unsigned landed = 0;
+        for (int chunk = rank; chunk < sd.cols / chunk_cols; chunk += size) {
+            for (int r = 0; r < sd.rows; ++r)
+                for (int c = chunk * chunk_cols; c < (chunk + 1) * chunk_cols; ++c) {
+                    unsigned char *dst = tile + (long long)ts_st_index(sd, r, c) * bytes;
+                    const unsigned char *src = ts_host_async_elem(&d->gl, bytes, b, h, r0 + r, c0 + c);
+                    if (src)
+                        memcpy(dst, src, (size_t)bytes);
+                    else
+                        memset(dst, 0, (size_t)bytes);
+                }
+            landed += (unsigned)(sd.rows * chunk_cols * bytes);
+        }
+        if (landed) ts_tbar_complete_bytes((ts_tbar *)ts_host_cluster_map(bar, to), landed);
+    }
+}
+#define ts_async_load_cluster_unchecked_raw ts_host_async_load_cluster
+
 TS_DEVICE void ts_async_store_unchecked_raw(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
                                             int tile_row, int tile_col) {
     const int bytes = TS_DTYPE_BYTES(sd.dtype);

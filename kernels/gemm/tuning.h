@@ -33,12 +33,9 @@
 #define TS_GEMM_OUT_COLS 64
 #define TS_GEMM_MAX_STAGES 8
 /* Two blocks share each B stage by multicast (docs/writing-a-kernel.md, "Clusters"; clusters of
- * four: bench/results/nvidia-h200-2026-11-30-gemm-producer-ab.txt). The host runs clusters of one. */
-#if defined(TS_ARCH_SM90A)
+ * four: bench/results/nvidia-h200-2026-11-30-gemm-producer-ab.txt); the host runs the same
+ * clusters, so that CI tests their protocol. */
 #define TS_GEMM_CLUSTER_BLOCKS 2
-#else
-#define TS_GEMM_CLUSTER_BLOCKS 1
-#endif
 /* A cluster's two 128 x 256 tiles of whole rows do 8.4 MFLOP a k tile against 32 KiB of B: on half
  * the clusters or fewer their products, not the weights' loads, bound them (256 x 8192 x 8192: 64 tiles,
  * 0.64x cuBLAS, bench/results/nvidia-h100-2026-12-06-af37fc3-gemm-decode.jsonl), and two pieces a

@@ -6,6 +6,7 @@
  * tests/test_tiles.c covers). */
 #include <string.h>
 
+#include "backends/cluster.h"
 #include "ops/memory.h"
 #include "ops/registers.h"
 #include "ops/tma.h"
@@ -288,6 +289,7 @@ TS_EXTERN_C ts_status ts_test_wg_mma_rs(float *c, long long ldc, const void *a, 
 typedef struct ts_wgt_copy_params {
     ts_async_desc src, dst;
     int b, h, tile_row, tile_col, dst_tile_row, dst_tile_col, mode;
+    int store_rank; /* mode 2: the block of the cluster whose tile is stored */
 } ts_wgt_copy_params;
 
 /* Values in [1, 2) that differ along rows and columns, as raw bits of the dtype. */
@@ -318,10 +320,14 @@ TS_DEVICE void ts_wgt_fill_pattern(void *st, ts_st_desc sd) {
         ts_tbar *bar = (ts_tbar *)ts_smem_take(&sm, sizeof(ts_tbar), 16);                          \
         if (ts_warp_id() == 0) ts_tbar_init(bar, 1);                                               \
         ts_sync_block();                                                                           \
-        if (p->mode == 0) {                                                                        \
+        if (p->mode == 2) ts_cluster_sync(); /* every block's barrier ready for the others' bytes */ \
+        if (p->mode == 0 || p->mode == 2) {                                                        \
             if (ts_warp_id() == 0) {                                                               \
                 ts_tbar_expect_bytes(bar, TS_ASYNC_BYTES(t));                                      \
-                ts_async_load(t, &p->src, p->b, p->h, p->tile_row, p->tile_col, bar);              \
+                if (p->mode == 0)                                                                  \
+                    ts_async_load(t, &p->src, p->b, p->h, p->tile_row, p->tile_col, bar);          \
+                else                                                                               \
+                    ts_async_load_cluster(t, &p->src, p->b, p->h, p->tile_row, p->tile_col, bar);  \
             }                                                                                      \
             ts_tbar_wait(bar, 0);                                                                  \
         } else {                                                                                   \
@@ -329,11 +335,12 @@ TS_DEVICE void ts_wgt_fill_pattern(void *st, ts_st_desc sd) {
             ts_async_fence_shared();                                                               \
         }                                                                                          \
         ts_sync_block();                                                                           \
-        if (ts_warp_id() == 0) {                                                                   \
+        if (ts_warp_id() == 0 && (p->mode != 2 || ts_cluster_rank() == p->store_rank)) {           \
             ts_async_store(&p->dst, t, p->b, p->h, p->dst_tile_row, p->dst_tile_col);              \
             ts_async_store_commit();                                                               \
             ts_async_store_wait();                                                                 \
         }                                                                                          \
+        if (p->mode == 2) ts_cluster_sync();                                                       \
     }
 
 TS_WGT_COPY_KERNEL(ts_wgt_copy_bf16_64x128, ts_wgt_st_bf16_64x128)
@@ -355,6 +362,8 @@ TS_EXTERN_C void ts_test_wg_copy_shape(int shape, int *rows, int *cols, int *dty
 }
 
 TS_EXTERN_C unsigned ts_test_wg_pattern(int dtype, int r, int c) { return ts_wgt_pattern(dtype, r, c); }
+
+TS_EXTERN_C int ts_test_wg_cluster_max(void) { return TS_CLUSTER_MAX; }
 
 static ts_gl ts_wgt_gl(void *ptr, int dtype, long long batch, long long heads, long long rows,
                        long long cols, long long ld) {
@@ -386,15 +395,19 @@ TS_EXTERN_C ts_status ts_test_wg_copy(void *dst, const void *src, int dtype, lon
     params.tile_col = tile_col;
     params.dst_tile_row = dst_tile_row;
     params.dst_tile_col = dst_tile_col;
-    params.mode = mode;
+    /* Mode 2 + r: a cluster of two loads the tile by multicast, block r stores it. */
+    params.mode = mode < 2 ? mode : 2;
+    params.store_rank = mode - 2;
+    const int cluster = mode < 2 ? 1 : 2;
+    if (cluster > TS_CLUSTER_MAX) return TS_ERROR_UNSUPPORTED;
     const size_t shared = TS_ALIGN_UP((size_t)tr * tc * TS_DTYPE_BYTES(dtype) + 64, 16) + sizeof(ts_tbar);
-    const ts_grid grid = ts_grid_1d(1);
+    const ts_grid grid = ts_grid_1d((unsigned)cluster);
     switch (shape) {
-    case 0: return TS_LAUNCH(ts_wgt_copy_bf16_64x128, grid, 4, shared, NULL, params);
-    case 1: return TS_LAUNCH(ts_wgt_copy_bf16_64x32, grid, 4, shared, NULL, params);
-    case 2: return TS_LAUNCH(ts_wgt_copy_fp16_16x16, grid, 4, shared, NULL, params);
-    case 3: return TS_LAUNCH(ts_wgt_copy_f32_16x32, grid, 4, shared, NULL, params);
-    default: return TS_LAUNCH(ts_wgt_copy_bf16_64x48, grid, 4, shared, NULL, params);
+    case 0: return TS_LAUNCH_CLUSTER(ts_wgt_copy_bf16_64x128, grid, 4, shared, NULL, params, cluster);
+    case 1: return TS_LAUNCH_CLUSTER(ts_wgt_copy_bf16_64x32, grid, 4, shared, NULL, params, cluster);
+    case 2: return TS_LAUNCH_CLUSTER(ts_wgt_copy_fp16_16x16, grid, 4, shared, NULL, params, cluster);
+    case 3: return TS_LAUNCH_CLUSTER(ts_wgt_copy_f32_16x32, grid, 4, shared, NULL, params, cluster);
+    default: return TS_LAUNCH_CLUSTER(ts_wgt_copy_bf16_64x48, grid, 4, shared, NULL, params, cluster);
     }
 }
 

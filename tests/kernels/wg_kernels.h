@@ -42,14 +42,18 @@ ts_status ts_test_wg_mma_rs(float *c, long long ldc, const void *a, long long ld
  * heads x rows x cols, row stride ld, dense otherwise) goes to tile (dst_tile_row, dst_tile_col) of
  * dst (same shape and strides) with ts_async_store. mode 0 loads it with ts_async_load; mode 1
  * writes the shared tile with ordinary stores instead (element (r, c) = ts_test_wg_pattern) and
- * publishes it with ts_async_fence_shared. shape: 0 bf16 64x128, 1 bf16 64x32, 2 fp16 16x16,
- * 3 f32 16x32, 4 bf16 64x48. */
+ * publishes it with ts_async_fence_shared; modes 2 and 3 load it in a cluster of two blocks with
+ * ts_async_load_cluster (multicast) and store block 0's (mode 2) or block 1's (mode 3) tile
+ * (TS_ERROR_UNSUPPORTED where the backend has no clusters). shape: 0 bf16 64x128, 1 bf16 64x32,
+ * 2 fp16 16x16, 3 f32 16x32, 4 bf16 64x48. */
 ts_status ts_test_wg_copy(void *dst, const void *src, int dtype, long long batch, long long heads,
                           long long rows, long long cols, long long ld, int bi, int hi, int tile_row,
                           int tile_col, int dst_tile_row, int dst_tile_col, int shape, int mode);
 /* Tile rows and columns of a copy shape, and the bits mode 1 writes at (r, c). */
 void ts_test_wg_copy_shape(int shape, int *rows, int *cols, int *dtype);
 unsigned ts_test_wg_pattern(int dtype, int r, int c);
+/* The largest thread-block cluster the backend runs (1: none). */
+int ts_test_wg_cluster_max(void);
 
 /* ts_async_desc_make on the matrix (batch, heads, rows, cols) at ptr with row stride ld, dtype
  * gl_dtype, for tiles of tile_rows x tile_cols of dtype; ptr is never dereferenced. null_arg 1

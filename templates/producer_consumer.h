@@ -479,6 +479,45 @@ static ts_status TS_PC_HOOK(launch)(const TS_PC_PARAMS *params, int grid, ts_str
 #endif
 }
 
+#if TS_PC_CLUSTER == 1
+/* Kernels of clusters of one whose blocks still meet in thread-block clusters at run time, to add
+ * their results through each other's shared memory (ts_cluster_map) in a hook: the launcher
+ * TS_PC_HOOK(launch_clusters)(params, grid, cluster, stream) runs the grid in clusters of `cluster`
+ * consecutive blocks (grid a multiple of it), each block still taking its own tasks, and refuses
+ * (TS_ERROR_RESOURCES) a grid larger than the device holds at once, since the blocks of a cluster
+ * wait for one another; TS_PC_HOOK(cluster_capacity)(cluster, &clusters) is how many such
+ * clusters it holds. The ring of stages starts the block's shared memory (the first
+ * TS_SHARED_ALIGN take of ts_smem_begin above), so a hook that runs once the block's last stage is
+ * consumed may reuse it. */
+static inline ts_status TS_PC_HOOK(cluster_capacity)(int cluster, int *clusters) {
+    static int cached[TS_CLUSTER_MAX + 1];
+    if (cluster < 1 || cluster > TS_CLUSTER_MAX) return TS_ERROR_UNSUPPORTED;
+    int n = TS_CLUSTER_CAPACITY_CACHED ? cached[cluster] : 0;
+    if (n == 0) {
+        const ts_status st = TS_CLUSTER_CAPACITY(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_SHARED_BYTES, cluster, &n);
+        if (st != TS_SUCCESS) return st;
+        if (TS_CLUSTER_CAPACITY_CACHED) cached[cluster] = n;
+    }
+    *clusters = n;
+    return TS_SUCCESS;
+}
+
+static inline ts_status TS_PC_HOOK(launch_clusters)(const TS_PC_PARAMS *params, int grid, int cluster, ts_stream stream) {
+    int clusters = 0;
+    const ts_status s = TS_PC_HOOK(cluster_capacity)(cluster, &clusters);
+    if (s != TS_SUCCESS) return s;
+    if (grid % cluster != 0) return TS_ERROR_INVALID_VALUE;
+    if (grid / cluster > clusters) return TS_ERROR_RESOURCES;
+#if TS_PC_EARLY
+    return TS_LAUNCH_CLUSTER_EARLY(TS_PC_KERNEL, ts_grid_1d((unsigned)grid), TS_PC_WARPS, TS_PC_SHARED_BYTES, stream,
+                                   *params, cluster);
+#else
+    return TS_LAUNCH_CLUSTER(TS_PC_KERNEL, ts_grid_1d((unsigned)grid), TS_PC_WARPS, TS_PC_SHARED_BYTES, stream,
+                             *params, cluster);
+#endif
+}
+#endif
+
 /* The inputs belong to this instantiation only; the next kernel defines its own. */
 #undef TS_PC_KERNEL
 #undef TS_PC_PARAMS

@@ -27,6 +27,7 @@
 #include "ops/warpgroup.h"
 #include "kernels/gemm/tuning.h"
 #include "templates/tile_scheduler.h"
+#include "tiles/shared_alloc.h"
 
 /* The block tile (kernels/gemm/tuning.h): the skinny kernels' where the including source defines
  * TS_GEMM_SKINNY, its width (gemm_skinny.h), else gemm.c's. The skinny kernels store C transposed,
@@ -98,6 +99,8 @@ typedef struct ts_gemm_params {
     ts_tile_sched sched;   /* units (a cluster's tiles) -> tile coordinates */
     ts_split_sched split;  /* tasks -> units and k ranges (split-K where a workspace is given) */
     float *partials;       /* split-K: a block's tile, TS_GEMM_TILE_FLOATS per (task, block of the cluster) */
+    int cluster_pieces;    /* split-K in clusters: a tile's pieces are a thread-block cluster's blocks,
+                              which add them through distributed shared memory (no partials) */
 } ts_gemm_params;
 
 /* A task: the block's tile of C, and k tiles [k0, k0 + iters) of it; for a split tile's piece, the

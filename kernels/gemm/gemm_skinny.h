@@ -7,6 +7,10 @@
 #if !defined(TS_GEMM_SKINNY) || (TS_GEMM_SKINNY != 16 && TS_GEMM_SKINNY != 64)
 #error "define TS_GEMM_SKINNY, the tile width: 16 or 64"
 #endif
+/* Clusters of one: the blocks share no stage operand worth a multicast (activations of a few rows
+ * against the weights each block reads alone), and split-K's pieces of a tile meet in clusters
+ * made at launch instead (gemm_skinny_kernels.h). */
+#define TS_GEMM_CLUSTER 1
 #include "kernels/gemm/gemm_common.h"
 
 /* This width's names: ts_gemm_skinny16_run, ts_gemm_skinny16_reduce, ... */

@@ -4,11 +4,14 @@
  * Transposed, N runs down the tile's 128 rows and M across its columns, TS_GEMM_SKINNY of them:
  * 64 (M <= 64, gemm_skinny64.c) or 16 (M <= 16, gemm_skinny16.c). The kernels are the split
  * instances of gemm_variant.h at that width (this header is their source and launcher, included
- * by each width's source). Where the tiles are too few for the SMs and a workspace or the
- * library's scratch holds the pieces (gemm_common.h, ts_gemm_split_k), each tile's K range is cut into pieces as in gemm.c, whose partial tiles the reduction
- * (gemm_skinny_reduce.h) adds and stores to C transposed; otherwise the tiles are whole (a split
- * schedule of one piece a tile) and the kernel's epilogue stores them to C transposed
- * (TS_GEMM_C_TRANSPOSED). Measurements: bench/results/nvidia-h200-2026-12-04-gemm-skinny.txt. */
+ * by each width's source). Where the tiles are too few for the SMs, each tile's K range is cut into
+ * pieces as in gemm.c: on a backend with thread-block clusters, and for at most TS_CLUSTER_MAX
+ * pieces, the pieces of a tile are the blocks of one cluster, which add their partial tiles
+ * through each other's shared memory and store C transposed themselves (gemm_variant.h,
+ * add_in_cluster); otherwise, with a workspace or the library's scratch (gemm_common.h,
+ * ts_gemm_split_k), the reduction kernel (gemm_skinny_reduce.h) adds the partial tiles. Without a
+ * split the tiles are whole (a split schedule of one piece a tile) and the kernel's epilogue
+ * stores them to C transposed (TS_GEMM_C_TRANSPOSED). Measurements: bench/results/nvidia-h200-2026-12-04-gemm-skinny.txt. */
 #include "kernels/common/device_props.h"
 #include "kernels/gemm/gemm_skinny.h"
 
@@ -37,17 +40,47 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b,
     int wave = 0, grid = 0, split = 0;
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
     if ((s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
-    split = ts_gemm_split_k(&params, ws, wave, TS_GEMM_SPLIT_MIN_PIECES, stream);
-    s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_split_tasks(&params.split), &grid);
-    if (s != TS_SUCCESS) return s;
+    /* Split-K in clusters where the backend runs them: a tile's pieces, at most TS_CLUSTER_MAX, are
+     * the blocks of one cluster, added through distributed shared memory inside the kernel, where
+     * every cluster fits the device at once; otherwise split-K through the workspace (or whole
+     * tiles) and the reduction kernel. */
+    int pieces = 0;
+#if TS_CLUSTER_MAX > 1
+    const ts_split_sched in_clusters = ts_split_make(params.sched.tasks, params.k_iters, wave, TS_GEMM_SPLIT_MIN_ITERS,
+                                                     TS_GEMM_SPLIT_MIN_PIECES);
+    int clusters = 0;
+    if (in_clusters.split >= 2 && in_clusters.split <= TS_CLUSTER_MAX &&
+        TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, cluster_capacity)(in_clusters.split, &clusters) == TS_SUCCESS &&
+        clusters >= in_clusters.units) {
+        params.split = in_clusters;
+        params.cluster_pieces = pieces = in_clusters.split;
+    }
+#endif
+    if (!pieces) {
+        split = ts_gemm_split_k(&params, ws, wave, TS_GEMM_SPLIT_MIN_PIECES, stream);
+        s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_split_tasks(&params.split), &grid);
+        if (s != TS_SUCCESS) return s;
+    }
 
+    typedef ts_status (*cluster_launcher)(const ts_gemm_params *, int, int, ts_stream);
     static const ts_gemm_launcher launchers[2][2][2] = {
         {{TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, launch), TS_GEMM_SKINNY_KERNEL_FN(bf16_nt, launch)},
          {TS_GEMM_SKINNY_KERNEL_FN(bf16_tn, launch), TS_GEMM_SKINNY_KERNEL_FN(bf16_tt, launch)}},
         {{TS_GEMM_SKINNY_KERNEL_FN(fp16_nn, launch), TS_GEMM_SKINNY_KERNEL_FN(fp16_nt, launch)},
          {TS_GEMM_SKINNY_KERNEL_FN(fp16_tn, launch), TS_GEMM_SKINNY_KERNEL_FN(fp16_tt, launch)}},
     };
-    if ((s = launchers[ab_type == TS_DTYPE_FP16][ta][tb](&params, grid, stream)) != TS_SUCCESS) return s;
+    static const cluster_launcher cluster_launchers[2][2][2] = {
+        {{TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, launch_clusters), TS_GEMM_SKINNY_KERNEL_FN(bf16_nt, launch_clusters)},
+         {TS_GEMM_SKINNY_KERNEL_FN(bf16_tn, launch_clusters), TS_GEMM_SKINNY_KERNEL_FN(bf16_tt, launch_clusters)}},
+        {{TS_GEMM_SKINNY_KERNEL_FN(fp16_nn, launch_clusters), TS_GEMM_SKINNY_KERNEL_FN(fp16_nt, launch_clusters)},
+         {TS_GEMM_SKINNY_KERNEL_FN(fp16_tn, launch_clusters), TS_GEMM_SKINNY_KERNEL_FN(fp16_tt, launch_clusters)}},
+    };
+    const int f = ab_type == TS_DTYPE_FP16;
+    if (pieces)
+        s = cluster_launchers[f][ta][tb](&params, (int)ts_split_tasks(&params.split), pieces, stream);
+    else
+        s = launchers[f][ta][tb](&params, grid, stream);
+    if (s != TS_SUCCESS) return s;
     *done = 1;
     return split ? TS_GEMM_SKINNY_FN(reduce_run)(&params, stream) : TS_SUCCESS;
 }

@@ -120,16 +120,20 @@ TS_DEVICE int TS_GEMM_FN(setup)(const ts_gemm_params *p, long long task, ts_gemm
     /* Tasks and units far fewer than 2^31 (split-K's are fewer than the clusters, the skinny
      * kernels' whole units N / 256 at most): no 64-bit division (a call) in the task loops. */
     ts_split_piece(&p->split, task, &unit, &t->k0, &k_end);
-    if (p->split.split > 1) t->slot = (int)task;
+    if (p->split.split > 1 && !p->cluster_pieces) t->slot = (int)task;
     ts_sched_tile_narrow(&p->sched, (unsigned)unit, &t->tm, &t->tn);
 #else
     ts_sched_tile(&p->sched, unit, &t->tm, &t->tn);
 #endif
-    /* A cluster's blocks take adjacent tiles down M (sharing B) or, with cluster_n, across N. */
+    /* A cluster's blocks take adjacent tiles down M (sharing B) or, with cluster_n, across N. (The
+     * clusters of split-K in clusters are made at launch, not by TS_GEMM_CLUSTER: their blocks
+     * are a tile's pieces.) */
+#if TS_GEMM_CLUSTER > 1
     if (p->cluster_n)
         t->tn = t->tn * TS_GEMM_CLUSTER + ts_cluster_rank();
     else
         t->tm = t->tm * TS_GEMM_CLUSTER + ts_cluster_rank();
+#endif
     t->iters = k_end - t->k0;
     return t->iters;
 }
@@ -151,6 +155,43 @@ TS_DEVICE void TS_GEMM_FN(store_split_piece)(const ts_gemm_params *p, const ts_g
             ts_store_r2g_groups(slot + fb * TS_GEMM_FRAGMENT_FLOATS, &c->acc[r]);
     }
 }
+#endif
+
+#if TS_GEMM_SPLIT_K && TS_CLUSTER_MAX > 1
+/* Split-K in clusters (gemm_common.h, cluster_pieces): the blocks of a thread-block cluster are the
+ * pieces of one tile. Each parks its partial tile in its own ring of stages, free once every
+ * consumer warp is past its last multiply (a block of this schedule has one task, whose stages are
+ * all consumed); after the cluster barrier, block r adds fragment blocks' groups r, r + pieces, ...
+ * of every block's partial tile in rank order (the same sums in every run) and stores them to C;
+ * a last barrier keeps every block's shared memory until the others have read it. No workspace,
+ * no second kernel. */
+#define TS_GEMM_RING_FLOATS (TS_GEMM_STAGES * (int)sizeof(TS_GEMM_FN(input)) / 4)
+TS_DEVICE void TS_GEMM_FN(add_in_cluster)(const ts_gemm_params *p, const ts_gemm_task *t, TS_GEMM_FN(consumer) *c,
+                                          int consumer) {
+    TS_STATIC_ASSERT(TS_GEMM_TILE_FLOATS <= TS_GEMM_RING_FLOATS, "a partial tile fits the ring of stages");
+    const int warp = ts_warp_in_group(), warps = 4 * TS_GEMM_CONSUMERS;
+    ts_smem sm = ts_smem_begin();
+    float *area = (float *)ts_smem_take(&sm, (size_t)TS_GEMM_TILE_FLOATS * sizeof(float), TS_SHARED_ALIGN);
+    ts_sync_named(0, warps);
+    TS_UNROLL
+    for (int r = 0; r < TS_GEMM_WG_TILES; ++r) {
+        const int fb = (consumer * TS_GEMM_WG_TILES + r) * 4 + warp;
+        ts_store_r2g_groups(area + fb * TS_GEMM_FRAGMENT_FLOATS, &c->acc[r]);
+    }
+    ts_cluster_sync();
+    const long long row_base = (long long)t->tm * TS_GEMM_BM, col0 = (long long)t->tn * TS_GEMM_BN;
+    const ts_rt_desc d = TS_GEMM_FRAGMENT_DESC;
+    const int groups = TS_RT_GROUPS(d), pieces = p->cluster_pieces;
+    const long long rows = p->c.rows - row_base < TS_GEMM_BM ? p->c.rows - row_base : TS_GEMM_BM;
+    const int items = col0 < p->c.cols && rows > 0 ? (int)((rows + 15) / 16) * groups : 0;
+    for (int item = ts_cluster_rank() * warps + consumer * 4 + warp; item < items; item += pieces * warps) {
+        const int fb = item / groups, group = item - fb * groups;
+        ts_reduce_groups_cluster_axpby(&p->c, d, area + fb * TS_GEMM_FRAGMENT_FLOATS, pieces, group,
+                                       row_base + fb * 16, col0, p->alpha, p->beta, TS_GEMM_C_TRANSPOSED);
+    }
+    ts_cluster_sync();
+}
+#undef TS_GEMM_RING_FLOATS
 #endif
 
 /* Tile coordinates of the stored operands: A's (m, k) tile, and B's (k, n) tile. */
@@ -188,16 +229,16 @@ TS_DEVICE void TS_GEMM_FN(load)(const ts_gemm_params *p, const ts_gemm_task *t, 
         if (c < a_tiles) {
             const int m_tile = t->tm * a_tiles + c;
             const int row = TS_GEMM_A_ROW(m_tile, t->k0 + iter), col = TS_GEMM_A_COL(m_tile, t->k0 + iter);
-            if (p->cluster_n)
+            if (TS_GEMM_CLUSTER > 1 && p->cluster_n)
                 ts_async_load_cluster_unchecked(&in->a[c], &p->a, 0, 0, row, col, full);
             else
                 ts_async_load_unchecked(&in->a[c], &p->a, 0, 0, row, col, full);
         } else {
             const int row = TS_GEMM_B_ROW(t->k0 + iter, t->tn), col = TS_GEMM_B_COL(t->k0 + iter, t->tn);
-            if (p->cluster_n)
-                ts_async_load_unchecked(&in->b, &p->b, 0, 0, row, col, full);
-            else
+            if (TS_GEMM_CLUSTER > 1 && !p->cluster_n)
                 ts_async_load_cluster_unchecked(&in->b, &p->b, 0, 0, row, col, full);
+            else
+                ts_async_load_unchecked(&in->b, &p->b, 0, 0, row, col, full);
         }
     }
 }
@@ -241,6 +282,12 @@ TS_DEVICE void TS_GEMM_FN(store)(const ts_gemm_params *p, const ts_gemm_task *t,
 #if TS_GEMM_HELD
     /* What this task's stages left of the previous task's results. */
     TS_GEMM_FN(store_held)(p, c, out, t->iters < TS_GEMM_HELD ? t->iters : TS_GEMM_HELD);
+#endif
+#if TS_GEMM_SPLIT_K && TS_CLUSTER_MAX > 1
+    if (p->cluster_pieces) {
+        TS_GEMM_FN(add_in_cluster)(p, t, c, consumer);
+        return;
+    }
 #endif
 #if TS_GEMM_SPLIT_K
     if (t->slot >= 0) {

@@ -236,8 +236,8 @@ Test(gemm, workspace_leaves_many_tiles_whole) {
  * adds them and stores C: alpha, beta, bf16, fp16 and fp32 C, rows that fill part of a warp's 16,
  * every transpose form, at ragged sizes. Products of at most 64 rows run transposed on the
  * skinny kernels (kernels/gemm/gemm_skinny_kernels.h: M = 9 and 16 on tiles 16 wide, 37 to 64
- * on tiles 64 wide; M <= 8 goes to GEMV, kernels/gemv/, which takes no workspace), M = 200 on the
- * split instances. Each case runs on a zeroed workspace, where the pieces' partial results
+ * on tiles 64 wide; M <= 8 goes to GEMV, kernels/gemv/, which takes no workspace), M = 300 on the
+ * split instances (more rows than the skinny tiles take, kernels/gemm/tuning.h). Each case runs on a zeroed workspace, where the pieces' partial results
  * must show, then again on the same one (nothing of the first call may leak into the second),
  * and on one filled with NaN bits: a call reads only what its own pieces wrote, so the
  * workspace needs no initialization; then as plain ts_gemm, which takes the library's scratch. */
@@ -250,7 +250,7 @@ static void check_split_k_cases(int large) {
     gemm_case cases[8] = {
         {TS_NO_TRANS, TS_NO_TRANS, 16, 256, 1000, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
         {TS_NO_TRANS, TS_TRANS, 9, 250, 1100, 8, TS_DTYPE_BF16, TS_DTYPE_F32, 0.5f, -1.0f, ws, bytes},
-        {TS_TRANS, TS_NO_TRANS, 200, 100, 1030, 0, TS_DTYPE_FP16, TS_DTYPE_FP16, 1.0f, 0.0f, ws, bytes},
+        {TS_TRANS, TS_NO_TRANS, 300, 100, 1030, 0, TS_DTYPE_FP16, TS_DTYPE_FP16, 1.0f, 0.0f, ws, bytes},
         {TS_TRANS, TS_TRANS, 37, 200, 1100, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 2.0f, 0.0f, ws, bytes},
         /* 64 rows, a whole column of the transposed product's tile, fp16 C with alpha and beta;
          * fp32 C with more rows than columns */
@@ -266,7 +266,7 @@ static void check_split_k_cases(int large) {
         /* The skinny products (M <= 64) add their pieces inside thread-block clusters where the
          * backend has them and the pieces fit one (at most 8): on the host every case here (four
          * pieces a tile), leaving the workspace untouched; on CUDA where the clusters also fit the
-         * device at once; elsewhere, and for M = 200, through the workspace. */
+         * device at once; elsewhere, and for M = 300, through the workspace. */
         const int skinny = cases[i].m <= 64, written = any_byte_set(ws, bytes);
 #if defined(TESSERA_BACKEND_HOST)
         if (skinny)
@@ -316,6 +316,30 @@ Test(gemm, split_k_cuts_few_tiles_by_k) {
     cr_assert_eq(ts_device_set(0), TS_SUCCESS);
 #else
     check_split_k_cases(1);
+#endif
+}
+
+/* Products of 65 to 256 rows whose 128 x 256 tiles would be at most an eighth of the wave run on
+ * the 64-wide skinny tiles, several across M (kernels/gemm/tuning.h): on the host, 16 blocks and
+ * one or two such tiles; C against the double reference in every transpose form, with alpha, beta
+ * and ragged sizes, and on the default grid, where the same products stay on the large tiles. */
+Test(gemm, rows_up_to_256_on_the_skinny_tiles_where_tiles_are_few) {
+    TS_TEST_REQUIRE_DEVICE();
+    const gemm_case cases[4] = {
+        {TS_NO_TRANS, TS_TRANS, 130, 200, 1100, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, NULL, 0},
+        {TS_TRANS, TS_NO_TRANS, 256, 120, 2000, 8, TS_DTYPE_FP16, TS_DTYPE_F32, 0.5f, -1.0f, NULL, 0},
+        {TS_NO_TRANS, TS_NO_TRANS, 200, 256, 700, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, NULL, 0},
+        {TS_TRANS, TS_TRANS, 65, 72, 3000, 0, TS_DTYPE_BF16, TS_DTYPE_F32, 2.0f, 0.0f, NULL, 0},
+    };
+#if defined(TESSERA_BACKEND_HOST)
+    ts_host_set_block_concurrency(16);
+    cr_assert_eq(ts_device_set(0), TS_SUCCESS);
+#endif
+    for (int i = 0; i < 4; ++i) check_gemm(cases[i]);
+#if defined(TESSERA_BACKEND_HOST)
+    ts_host_set_block_concurrency(0);
+    cr_assert_eq(ts_device_set(0), TS_SUCCESS);
+    for (int i = 0; i < 4; ++i) check_gemm(cases[i]);
 #endif
 }
 
@@ -377,10 +401,10 @@ static void gemm_into(float *out, int m, int n, int k, ts_trans tb, const void *
 /* Plain ts_gemm splits K as ts_gemm_ex with a workspace does, in scratch the library takes itself:
  * its C is bit for bit that of the caller's workspace (the pieces add in a fixed order), on the
  * default stream and on a created one, at a shape of the skinny kernels (M = 16) and one of the
- * 128-row tiles (M = 200). On the host, a grid of one cluster, which cannot split, shows that the
+ * 128-row tiles (M = 300). On the host, a grid of one cluster, which cannot split, shows that the
  * comparison tells split from whole: its C differs in the last bits. */
 static void check_plain_gemm_splits(void) {
-    const int shapes[2][3] = {{16, 256, 1000}, {200, 104, 1032}};
+    const int shapes[2][3] = {{16, 256, 1000}, {300, 104, 1032}};
     size_t bytes = 0;
     cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
     void *ws = NULL;

@@ -49,11 +49,17 @@ static ts_status ts_gemm_tiles(const ts_device_props *props, int wave, ts_trans 
                                int n, int k, float alpha, const void *a, ts_dtype a_type, long long lda, const void *b,
                                long long ldb, float beta, void *c, ts_dtype c_type, long long ldc, ts_gemm_workspace *ws,
                                ts_stream stream) {
-    /* Products of few rows: transposed, on the skinny kernels whose tile width holds M. */
+    /* Products of few rows: transposed, on the skinny kernels whose tile width holds M; up to
+     * TS_GEMM_SKINNY64_MAX_M rows where the tiles below would be at most an eighth of the wave
+     * (kernels/gemm/tuning.h). */
     int done = 0, grid = 0, split = 0;
-    ts_status s = (m <= 16 ? ts_gemm_skinny16_run : ts_gemm_skinny64_run)(
-        trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, ws, stream, &done);
-    if (s != TS_SUCCESS || done) return s;
+    ts_status s = TS_SUCCESS;
+    const long long large_tiles = ts_check_tiles(m, TS_GEMM_BM) * ts_check_tiles(n, TS_GEMM_BN);
+    if (m <= 64 || (m <= TS_GEMM_SKINNY64_MAX_M && large_tiles * 8 <= wave)) {
+        s = (m <= 16 ? ts_gemm_skinny16_run : ts_gemm_skinny64_run)(trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b,
+                                                                     ldb, beta, c, c_type, ldc, ws, stream, &done);
+        if (s != TS_SUCCESS || done) return s;
+    }
 
     ts_gemm_params params;
     if ((s = ts_gemm_make_params(&params, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type,

@@ -30,7 +30,8 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b,
                                          float beta, void *c, ts_dtype c_type, long long ldc, ts_gemm_workspace *ws,
                                          ts_stream stream, int *done) {
     *done = 0;
-    if (m > TS_GEMM_SKINNY) return TS_SUCCESS;
+    /* The caller (gemm.c) picks which products of more than 64 rows come here. */
+    if (m > (TS_GEMM_SKINNY == 64 ? TS_GEMM_SKINNY64_MAX_M : TS_GEMM_SKINNY)) return TS_SUCCESS;
     /* op(B)^T is N x K: B as stored when op(B) = B^T, else B^T; op(A)^T likewise. */
     const ts_trans ta = trans_b ? TS_NO_TRANS : TS_TRANS, tb = trans_a ? TS_NO_TRANS : TS_TRANS;
     ts_gemm_params params;
@@ -46,14 +47,19 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b,
      * tiles) and the reduction kernel. */
     int pieces = 0;
 #if TS_CLUSTER_MAX > 1
-    const ts_split_sched in_clusters = ts_split_make(params.sched.tasks, params.k_iters, wave, TS_GEMM_SPLIT_MIN_ITERS,
-                                                     TS_GEMM_SPLIT_MIN_PIECES);
-    int clusters = 0;
-    if (in_clusters.split >= 2 && in_clusters.split <= TS_CLUSTER_MAX &&
-        TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, cluster_capacity)(in_clusters.split, &clusters) == TS_SUCCESS &&
-        clusters >= in_clusters.units) {
-        params.split = in_clusters;
-        params.cluster_pieces = pieces = in_clusters.split;
+    /* The pieces the wave takes where a cluster holds them, fewer where the device holds too few
+     * clusters of that many blocks at once (a cluster's blocks share a GPC). */
+    ts_split_sched in_clusters = ts_split_make(params.sched.tasks, params.k_iters, wave, TS_GEMM_SPLIT_MIN_ITERS,
+                                               TS_GEMM_CLUSTER_SPLIT_MIN_PIECES);
+    if (in_clusters.split > TS_CLUSTER_MAX) in_clusters.split = 1;
+    for (; in_clusters.split >= TS_GEMM_CLUSTER_SPLIT_MIN_PIECES && in_clusters.split >= 2; --in_clusters.split) {
+        int clusters = 0;
+        if (TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, cluster_capacity)(in_clusters.split, &clusters) == TS_SUCCESS &&
+            clusters >= in_clusters.units) {
+            params.split = in_clusters;
+            params.cluster_pieces = pieces = in_clusters.split;
+            break;
+        }
     }
 #endif
     if (!pieces) {

@@ -56,6 +56,14 @@
 #error "no GEMM tuning for this architecture"
 #endif
 
+/* Products of 65 to TS_GEMM_SKINNY64_MAX_M rows run transposed on the 64-wide skinny tiles (several
+ * across M) where gemm.c's 128 x 256 tiles would be at most an eighth of the wave: those would be
+ * split into 8 or more pieces whose partial tiles, many times the size of C, cost more than the
+ * narrower tiles' products. Split-K in clusters (gemm_skinny_kernels.h) from this many pieces a
+ * tile on (two or three pieces through the workspace measured slower than whole tiles). */
+#define TS_GEMM_SKINNY64_MAX_M 256
+#define TS_GEMM_CLUSTER_SPLIT_MIN_PIECES 4
+
 /* Every architecture. */
 #define TS_GEMM_SKINNY_BK 64
 #define TS_GEMM_SKINNY_WG_TILES 1

@@ -50,12 +50,14 @@ static ts_status ts_gemm_tiles(const ts_device_props *props, int wave, ts_trans 
                                long long ldb, float beta, void *c, ts_dtype c_type, long long ldc, ts_gemm_workspace *ws,
                                ts_stream stream) {
     /* Products of few rows: transposed, on the skinny kernels whose tile width holds M; up to
-     * TS_GEMM_SKINNY64_MAX_M rows where the tiles below would be at most an eighth of the wave
+     * TS_GEMM_SKINNY64_MAX_M rows where the tiles below would be at most an eighth of the wave and
+     * the skinny kernels' 128 x 64 tiles few enough to split K in four or more pieces
      * (kernels/gemm/tuning.h). */
     int done = 0, grid = 0, split = 0;
     ts_status s = TS_SUCCESS;
     const long long large_tiles = ts_check_tiles(m, TS_GEMM_BM) * ts_check_tiles(n, TS_GEMM_BN);
-    if (m <= 64 || (m <= TS_GEMM_SKINNY64_MAX_M && large_tiles * 8 <= wave)) {
+    const long long skinny_tiles = ts_check_tiles(n, 128) * ts_check_tiles(m, 64);
+    if (m <= 64 || (m <= TS_GEMM_SKINNY64_MAX_M && large_tiles * 8 <= wave && skinny_tiles * 4 <= wave)) {
         s = (m <= 16 ? ts_gemm_skinny16_run : ts_gemm_skinny64_run)(trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b,
                                                                      ldb, beta, c, c_type, ldc, ws, stream, &done);
         if (s != TS_SUCCESS || done) return s;

@@ -224,6 +224,16 @@ static int ts_host_wait(struct ts_host_block *b, const struct timespec *deadline
     return 0;
 }
 
+/* Waits (the lock held) until a barrier's generation moves from `from`; a deadlock once the
+ * deadline passes with it unmoved. */
+static void ts_host_wait_generation(struct ts_host_block *b, const unsigned *generation, unsigned from) {
+    struct timespec deadline;
+    ts_host_deadline(b, &deadline);
+    while (*generation == from) {
+        if (ts_host_wait(b, &deadline) && *generation == from) ts_host_fail_locked(b, TS_ERROR_DEADLOCK);
+    }
+}
+
 void ts_host_sync_block(void) {
     struct ts_host_block *b = ts_host_lock();
     unsigned generation = b->sync_generation;
@@ -232,12 +242,7 @@ void ts_host_sync_block(void) {
         b->sync_generation = generation + 1;
         (void)pthread_cond_broadcast(&b->cluster->cond);
     } else {
-        struct timespec deadline;
-        ts_host_deadline(b, &deadline);
-        while (b->sync_generation == generation) {
-            if (ts_host_wait(b, &deadline) && b->sync_generation == generation)
-                ts_host_fail_locked(b, TS_ERROR_DEADLOCK);
-        }
+        ts_host_wait_generation(b, &b->sync_generation, generation);
     }
     ts_host_unlock(b);
 }
@@ -268,12 +273,7 @@ void ts_host_sync_named(int id, int warps) {
     struct ts_host_block *b = ts_host_lock();
     unsigned generation = b->named_generation[id < 0 || id >= TS_NAMED_BARRIERS ? 0 : id];
     if (!ts_host_named_arrive_locked(b, id, warps)) {
-        struct timespec deadline;
-        ts_host_deadline(b, &deadline);
-        while (b->named_generation[id] == generation) {
-            if (ts_host_wait(b, &deadline) && b->named_generation[id] == generation)
-                ts_host_fail_locked(b, TS_ERROR_DEADLOCK);
-        }
+        ts_host_wait_generation(b, &b->named_generation[id], generation);
     }
     ts_host_unlock(b);
 }
@@ -419,12 +419,7 @@ void ts_host_cluster_sync(void) {
     if (++c->sync_arrived + c->exited >= c->warps) {
         ts_host_cluster_release_locked(c);
     } else {
-        struct timespec deadline;
-        ts_host_deadline(b, &deadline);
-        while (c->sync_generation == generation) {
-            if (ts_host_wait(b, &deadline) && c->sync_generation == generation)
-                ts_host_fail_locked(b, TS_ERROR_DEADLOCK);
-        }
+        ts_host_wait_generation(b, &c->sync_generation, generation);
     }
     ts_host_unlock(b);
 }

@@ -158,6 +158,10 @@ struct ts_host_cluster {
      * as arrived, as exited threads do on a GPU. */
     int warps, exited, sync_arrived;
     unsigned sync_generation;
+    /* Arrivals, landed bytes and returns of any warp of the cluster: a wait is a deadlock only
+     * once nothing has moved for the timeout (a cluster's many threads on a few cores may take
+     * longer than that to all reach a barrier while every one of them still moves). */
+    unsigned long long progress;
 };
 
 struct ts_host_block {
@@ -214,12 +218,18 @@ static void ts_host_deadline(const struct ts_host_block *b, struct timespec *dea
 }
 
 /* Sleeps until a broadcast or the deadline. Leaves the thread if the block failed meanwhile;
- * returns nonzero once the deadline has passed, so that the caller declares a deadlock only if
- * its condition still does not hold. */
-static int ts_host_wait(struct ts_host_block *b, const struct timespec *deadline) {
+ * returns nonzero once the deadline has passed with no progress in the cluster since *seen (else
+ * it moves the deadline on from now), so that the caller declares a deadlock only if its
+ * condition still does not hold. */
+static int ts_host_wait(struct ts_host_block *b, struct timespec *deadline, unsigned long long *seen) {
     int rc = pthread_cond_timedwait(&b->cluster->cond, &b->cluster->mutex, deadline);
     if (b->cluster->status != TS_SUCCESS) ts_host_leave_locked(b);
-    if (rc == ETIMEDOUT) return 1;
+    if (rc == ETIMEDOUT) {
+        if (b->cluster->progress == *seen) return 1;
+        *seen = b->cluster->progress;
+        ts_host_deadline(b, deadline);
+        return 0;
+    }
     if (rc != 0) ts_host_fail_locked(b, TS_ERROR_RUNTIME);
     return 0;
 }
@@ -228,15 +238,17 @@ static int ts_host_wait(struct ts_host_block *b, const struct timespec *deadline
  * deadline passes with it unmoved. */
 static void ts_host_wait_generation(struct ts_host_block *b, const unsigned *generation, unsigned from) {
     struct timespec deadline;
+    unsigned long long seen = b->cluster->progress;
     ts_host_deadline(b, &deadline);
     while (*generation == from) {
-        if (ts_host_wait(b, &deadline) && *generation == from) ts_host_fail_locked(b, TS_ERROR_DEADLOCK);
+        if (ts_host_wait(b, &deadline, &seen) && *generation == from) ts_host_fail_locked(b, TS_ERROR_DEADLOCK);
     }
 }
 
 void ts_host_sync_block(void) {
     struct ts_host_block *b = ts_host_lock();
     unsigned generation = b->sync_generation;
+    b->cluster->progress += 1;
     if (++b->sync_arrived == b->warps) {
         b->sync_arrived = 0;
         b->sync_generation = generation + 1;
@@ -256,6 +268,7 @@ static int ts_host_named_arrive_locked(struct ts_host_block *b, int id, int warp
         b->named_warps[id] = warps;
     else if (b->named_warps[id] != warps)
         ts_host_fail_locked(b, TS_ERROR_LAUNCH_FAILED);
+    b->cluster->progress += 1;
     if (++b->named_arrived[id] < warps) return 0;
     b->named_arrived[id] = 0;
     b->named_generation[id] += 1;
@@ -324,6 +337,7 @@ static void ts_host_tbar_advance(struct ts_host_block *b, ts_tbar *bar) {
  * host it fails the block. */
 static void ts_host_tbar_arrive_locked(struct ts_host_block *b, ts_tbar *bar, long long bytes) {
     if (bar->pending <= 0) ts_host_fail_locked(b, TS_ERROR_LAUNCH_FAILED);
+    b->cluster->progress += 1;
     bar->pending -= 1;
     bar->bytes += bytes;
     ts_host_tbar_advance(b, bar);
@@ -358,6 +372,7 @@ void ts_host_tbar_expect_bytes(ts_tbar *bar, unsigned bytes) {
 void ts_host_tbar_complete_bytes(ts_tbar *bar, unsigned bytes) {
     struct ts_host_block *b = ts_host_lock();
     ts_host_tbar_check_cluster(b, bar);
+    b->cluster->progress += 1;
     bar->bytes -= (long long)bytes;
     ts_host_tbar_advance(b, bar);
     ts_host_unlock(b);
@@ -374,9 +389,10 @@ void ts_host_tbar_wait(ts_tbar *bar, int parity) {
     unsigned phase = bar->phase;
     if ((phase & 1u) == ((unsigned)parity & 1u)) {
         struct timespec deadline;
+        unsigned long long seen = b->cluster->progress;
         ts_host_deadline(b, &deadline);
         while (bar->phase == phase) {
-            if (ts_host_wait(b, &deadline) && bar->phase == phase)
+            if (ts_host_wait(b, &deadline, &seen) && bar->phase == phase)
                 ts_host_fail_locked(b, TS_ERROR_DEADLOCK);
         }
     }
@@ -416,6 +432,7 @@ void ts_host_cluster_sync(void) {
     struct ts_host_block *b = ts_host_lock();
     struct ts_host_cluster *c = b->cluster;
     unsigned generation = c->sync_generation;
+    c->progress += 1;
     if (++c->sync_arrived + c->exited >= c->warps) {
         ts_host_cluster_release_locked(c);
     } else {
@@ -428,6 +445,7 @@ void ts_host_cluster_sync(void) {
 static void ts_host_cluster_exit(struct ts_host_cluster *c) {
     (void)pthread_mutex_lock(&c->mutex);
     c->exited += 1;
+    c->progress += 1;
     if (c->sync_arrived > 0 && c->sync_arrived + c->exited >= c->warps) ts_host_cluster_release_locked(c);
     (void)pthread_mutex_unlock(&c->mutex);
 }

@@ -53,9 +53,9 @@ static void check_gemm(gemm_case g) {
     /* With beta == 0 the kernel must not read C: give it NaN poison. */
     void *dc = ts_test_device_copy(g.beta != 0.0f ? c0 : NULL, nc * dtype_bytes(g.out));
     cr_assert(da && db && dc);
-    cr_assert_eq(ts_gemm_ex(g.ta, g.tb, g.m, g.n, g.k, g.alpha, da, g.in, lda, db, g.in, ldb, g.beta, dc, g.out, ldc,
-                            g.workspace, g.workspace_bytes, NULL),
-                 TS_SUCCESS);
+    const ts_status run = ts_gemm_ex(g.ta, g.tb, g.m, g.n, g.k, g.alpha, da, g.in, lda, db, g.in, ldb, g.beta, dc,
+                                     g.out, ldc, g.workspace, g.workspace_bytes, NULL);
+    cr_assert_eq(run, TS_SUCCESS, "%dx%dx%d: %s", g.m, g.n, g.k, ts_status_string(run));
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
     cr_assert_eq(ts_test_copy_back(c, dc, nc * dtype_bytes(g.out)), TS_SUCCESS);
     double worst = 0.0;

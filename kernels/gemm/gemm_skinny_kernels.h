@@ -11,7 +11,7 @@
  * add_in_cluster); otherwise, with a workspace or the library's scratch (gemm_common.h,
  * ts_gemm_split_k), the reduction kernel (gemm_skinny_reduce.h) adds the partial tiles. Without a
  * split the tiles are whole (a split schedule of one piece a tile) and the kernel's epilogue
- * stores them to C transposed (TS_GEMM_C_TRANSPOSED). Measurements: bench/results/nvidia-h200-2026-12-04-gemm-skinny.txt. */
+ * stores them to C transposed (TS_GEMM_C_TRANSPOSED). Measurements: docs/gemm.md. */
 #include "kernels/common/device_props.h"
 #include "kernels/gemm/gemm_skinny.h"
 

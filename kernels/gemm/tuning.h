@@ -59,10 +59,9 @@
 /* Products of 65 to TS_GEMM_SKINNY64_MAX_M rows run transposed on the 64-wide skinny tiles (several
  * across M) where gemm.c's 128 x 256 tiles would be at most an eighth of the wave, and the skinny
  * tiles few enough to be split in four: the large tiles would be split into 8 or more pieces whose
- * partial tiles, many times the size of C, cost more than the narrower tiles' products
- * (bench/results/nvidia-h100-2026-12-07-gemm-skinny-clusters-ab.txt). Split-K in clusters
- * (gemm_skinny_kernels.h) from TS_GEMM_CLUSTER_SPLIT_MIN_PIECES pieces a tile on: two or three in
- * clusters measured slower than four through the workspace at M <= 64 (same file). */
+ * partial tiles, many times the size of C, cost more than the narrower tiles' products. Split-K in
+ * clusters (gemm_skinny_kernels.h) from TS_GEMM_CLUSTER_SPLIT_MIN_PIECES pieces a tile on: two or
+ * three in clusters measured slower than four through the workspace at M <= 64 (docs/gemm.md). */
 #define TS_GEMM_SKINNY64_MAX_M 256
 #define TS_GEMM_CLUSTER_SPLIT_MIN_PIECES 4
 

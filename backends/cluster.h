@@ -24,7 +24,9 @@
  *                                        memory and barrier initialisation across the cluster
  *   ts_tbar_arrive_cluster_all(bar, n)   the warp's one arrival (like ts_tbar_arrive) on the
  *                                        barrier at bar's place in each of blocks 0 .. n - 1 of
- *                                        the cluster
+ *                                        the cluster; for n = 1, on the block's own barrier
+ *                                        (a kernel written for clusters of one that runs in
+ *                                        clusters made at launch releases its own stages)
  *   ts_cluster_map(p, rank)              p, an address in the block's shared memory, as the
  *                                        address of the same place in block `rank`'s (distributed
  *                                        shared memory): plain loads and stores reach it. Ordered

@@ -312,6 +312,13 @@ Test(gemm, split_k_cuts_few_tiles_by_k) {
     cr_assert_eq(ts_memset(ws, 0, bytes), TS_SUCCESS);
     check_gemm((gemm_case){TS_NO_TRANS, TS_TRANS, 16, 100, 2400, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes});
     cr_assert(any_byte_set(ws, bytes), "nine pieces a tile: no piece wrote its partial results");
+    /* Pieces longer than the ring of stages (16 k tiles each, four blocks), in a cluster: each
+     * block refills its own stages, whatever the cluster it was launched in. */
+    ts_host_set_block_concurrency(4);
+    cr_assert_eq(ts_device_set(0), TS_SUCCESS);
+    cr_assert_eq(ts_memset(ws, 0, bytes), TS_SUCCESS);
+    check_gemm((gemm_case){TS_NO_TRANS, TS_TRANS, 32, 128, 4096, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes});
+    cr_assert(!any_byte_set(ws, bytes), "pieces longer than the ring went through the workspace");
     cr_assert_eq(ts_free(ws), TS_SUCCESS);
     ts_host_set_block_concurrency(0);
     cr_assert_eq(ts_device_set(0), TS_SUCCESS);

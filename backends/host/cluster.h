@@ -16,8 +16,13 @@ TS_DEVICE int ts_cluster_size(void) { return ts_host_current->cluster_size; }
 TS_DEVICE void ts_cluster_sync(void) { ts_host_cluster_sync(); }
 TS_DEVICE void *ts_cluster_map(const void *p, int rank) { return ts_host_cluster_map(p, rank); }
 
-/* Lane c of the warp signals block c: one arrival on each of blocks 0 .. n - 1. */
+/* Lane c of the warp signals block c: one arrival on each of blocks 0 .. n - 1; n = 1 is this
+ * block's own barrier, as on CUDA, for kernels of clusters of one launched in larger clusters. */
 TS_DEVICE void ts_tbar_arrive_cluster_all(ts_tbar *bar, int n) {
+    if (n == 1) {
+        ts_tbar_arrive(bar);
+        return;
+    }
     for (int r = 0; r < n; ++r) ts_tbar_arrive((ts_tbar *)ts_cluster_map(bar, r));
 }
 

@@ -331,7 +331,7 @@ Test(gemm, split_k_cuts_few_tiles_by_k) {
  * the 64-wide skinny tiles, several across M, where those are few enough to split K in four
  * (kernels/gemm/tuning.h): on the host, 16 blocks, one or two large tiles and at most four skinny
  * ones; C against the double reference in every transpose form, with alpha, beta and ragged
- * sizes, and on the default grid, where the same products stay on the large tiles. */
+ * sizes, and on the default grid, where the same products run on other tiles. */
 Test(gemm, rows_up_to_256_on_the_skinny_tiles_where_tiles_are_few) {
     TS_TEST_REQUIRE_DEVICE();
     const gemm_case cases[4] = {
@@ -352,22 +352,69 @@ Test(gemm, rows_up_to_256_on_the_skinny_tiles_where_tiles_are_few) {
 #endif
 }
 
+/* Products of 65 to 256 rows that the 64-wide skinny tiles would cut into fewer than four pieces
+ * run on the 128-wide ones where those fill at most a wave (kernels/gemm/tuning.h, gemm.c). On the
+ * host, 16 blocks: four tiles, each split in four pieces that meet in a cluster (the workspace
+ * stays untouched, which the large tiles' split-K would write), six tiles of 4 k tiles (whole),
+ * every transpose form, alpha, beta, fp32 C and ragged sizes; on the GPU, the decode shapes of 128
+ * to 200 rows, and plain ts_gemm. CDNA keeps these products on the other tiles (C only). */
+static void check_128_wide_cases(int gpu) {
+    size_t bytes = 0;
+    cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
+    void *ws = NULL;
+    cr_assert_eq(ts_malloc(&ws, bytes), TS_SUCCESS);
+    const gemm_case host_cases[4] = {
+        {TS_NO_TRANS, TS_TRANS, 100, 400, 1100, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
+        {TS_TRANS, TS_NO_TRANS, 256, 250, 1030, 8, TS_DTYPE_FP16, TS_DTYPE_F32, 0.5f, -1.0f, ws, bytes},
+        {TS_TRANS, TS_TRANS, 100, 400, 1100, 0, TS_DTYPE_BF16, TS_DTYPE_F32, 2.0f, 0.0f, ws, bytes},
+        {TS_NO_TRANS, TS_NO_TRANS, 200, 300, 200, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.5f, ws, bytes},
+    };
+    const gemm_case gpu_cases[4] = {
+        {TS_NO_TRANS, TS_TRANS, 128, 4096, 2048, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
+        {TS_NO_TRANS, TS_TRANS, 120, 8192, 1024, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
+        {TS_TRANS, TS_NO_TRANS, 200, 2000, 1000, 8, TS_DTYPE_FP16, TS_DTYPE_F32, 0.5f, 1.0f, ws, bytes},
+        {TS_NO_TRANS, TS_TRANS, 128, 4096, 2048, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, NULL, 0},
+    };
+    const gemm_case *cases = gpu ? gpu_cases : host_cases;
+    for (int i = 0; i < 4; ++i) {
+        cr_assert_eq(ts_memset(ws, 0, bytes), TS_SUCCESS);
+        check_gemm(cases[i]);
+#if defined(TESSERA_BACKEND_HOST)
+        if (i < 3) cr_assert(!any_byte_set(ws, bytes), "case %d: pieces went through the workspace", i);
+#endif
+    }
+    cr_assert_eq(ts_free(ws), TS_SUCCESS);
+}
+
+Test(gemm, rows_up_to_256_on_the_128_wide_skinny_tiles) {
+    TS_TEST_REQUIRE_DEVICE();
+#if defined(TESSERA_BACKEND_HOST)
+    ts_host_set_block_concurrency(16);
+    cr_assert_eq(ts_device_set(0), TS_SUCCESS);
+    check_128_wide_cases(0);
+    ts_host_set_block_concurrency(0);
+    cr_assert_eq(ts_device_set(0), TS_SUCCESS);
+#else
+    check_128_wide_cases(1);
+#endif
+}
+
 /* Split-K in two pieces a tile where M fills the tiles' rows (TS_GEMM_SPLIT_MIN_PIECES_FULL,
- * kernels/gemm/tuning.h): 250 rows (two rows of 128-row tiles, a cluster's two on sm_90a) by
- * blocks / 4 tile columns of 256 fill half the clusters of a wave, so each tile's 9 k tiles are cut
- * in two. The pieces' partial results must show in the workspace (CDNA's tiles are other and its
+ * kernels/gemm/tuning.h): 500 rows (four rows of 128-row tiles, two clusters' on sm_90a) by
+ * blocks / 8 tile columns of 256 fill half the clusters of a wave, so each tile's 9 or 10 k tiles
+ * are cut in two (more than 256 rows: no skinny tiles). The pieces' partial results must show in the workspace (CDNA's tiles are other and its
  * rule is four pieces: there only C is checked). */
 static void check_two_pieces(void) {
     ts_device_props p;
     cr_assert_eq(ts_device_get_props(0, &p), TS_SUCCESS);
-    const int tile_cols = p.sm_count / 4 > 0 ? p.sm_count / 4 : 1;
+    const int tile_cols = p.sm_count / 8 > 0 ? p.sm_count / 8 : 1;
     size_t bytes = 0;
     cr_assert_eq(ts_gemm_workspace_size(&bytes), TS_SUCCESS);
     void *ws = NULL;
     cr_assert_eq(ts_malloc(&ws, bytes), TS_SUCCESS);
     gemm_case cases[2] = {
-        {TS_NO_TRANS, TS_TRANS, 250, 256 * tile_cols - 24, 600, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
-        {TS_NO_TRANS, TS_NO_TRANS, 256, 256 * tile_cols, 576, 8, TS_DTYPE_FP16, TS_DTYPE_F32, 0.5f, 1.0f, ws, bytes},
+        {TS_NO_TRANS, TS_TRANS, 500, 256 * tile_cols - 24, 600, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
+        {TS_NO_TRANS, TS_NO_TRANS, 512, 256 * tile_cols, 576, 8, TS_DTYPE_FP16, TS_DTYPE_F32, 0.5f, 1.0f, ws, bytes},
     };
     for (int i = 0; i < 2; ++i) {
         cr_assert_eq(ts_memset(ws, 0, bytes), TS_SUCCESS);

@@ -49,17 +49,25 @@ static ts_status ts_gemm_tiles(const ts_device_props *props, int wave, ts_trans 
                                int n, int k, float alpha, const void *a, ts_dtype a_type, long long lda, const void *b,
                                long long ldb, float beta, void *c, ts_dtype c_type, long long ldc, ts_gemm_workspace *ws,
                                ts_stream stream) {
-    /* Products of few rows: transposed, on the skinny kernels whose tile width holds M; up to
-     * TS_GEMM_SKINNY64_MAX_M rows where the tiles below would be at most an eighth of the wave and
-     * the skinny kernels' 128 x 64 tiles few enough to split K in four or more pieces
-     * (kernels/gemm/tuning.h). */
+    /* Products of few rows: transposed, on the skinny kernels (N down their tile rows, M across
+     * 16, 64 or 128 columns). Up to TS_GEMM_SKINNY64_MAX_M rows on the 64-wide tiles where the
+     * tiles below would be at most an eighth of the wave and the 64-wide ones few enough to split
+     * K in four or more pieces; else up to TS_GEMM_SKINNY128_MAX_M rows on the 128-wide tiles
+     * where those fill at most a wave (kernels/gemm/tuning.h). */
     int done = 0, grid = 0, split = 0;
     ts_status s = TS_SUCCESS;
     const long long large_tiles = ts_check_tiles(m, TS_GEMM_BM) * ts_check_tiles(n, TS_GEMM_BN);
-    const long long skinny_tiles = ts_check_tiles(n, 128) * ts_check_tiles(m, 64);
-    if (m <= 64 || (m <= TS_GEMM_SKINNY64_MAX_M && large_tiles * 8 <= wave && skinny_tiles * 4 <= wave)) {
-        s = (m <= 16 ? ts_gemm_skinny16_run : ts_gemm_skinny64_run)(trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b,
-                                                                     ldb, beta, c, c_type, ldc, ws, stream, &done);
+    const long long weight_tiles = ts_check_tiles(n, TS_GEMM_SKINNY_BM);
+    ts_gemm_skinny_run_fn *skinny = NULL;
+    if (m <= 16)
+        skinny = ts_gemm_skinny16_run;
+    else if (m <= 64 ||
+             (m <= TS_GEMM_SKINNY64_MAX_M && large_tiles * 8 <= wave && weight_tiles * ts_check_tiles(m, 64) * 4 <= wave))
+        skinny = ts_gemm_skinny64_run;
+    else if (m <= TS_GEMM_SKINNY128_MAX_M && weight_tiles * ts_check_tiles(m, 128) <= wave)
+        skinny = ts_gemm_skinny128_run;
+    if (skinny) {
+        s = skinny(trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, ws, stream, &done);
         if (s != TS_SUCCESS || done) return s;
     }
 

@@ -5,7 +5,7 @@
  * kernels/gemm/tuning.h, the design in docs/writing-a-kernel.md ("The GEMM, hook by hook").
  *
  * Instance parameters an including source may define first:
- *   TS_GEMM_SKINNY    the skinny kernels' tile width, 16 or 64 (gemm_skinny.h); undefined: gemm.c's tile
+ *   TS_GEMM_SKINNY    the skinny kernels' tile width, 16, 64 or 128 (gemm_skinny.h); undefined: gemm.c's tile
  *   TS_GEMM_CLUSTER   blocks per cluster; 1 for the ping-pong schedule (its test kernels) */
 #ifndef TESSERA_KERNELS_GEMM_COMMON_H
 #define TESSERA_KERNELS_GEMM_COMMON_H
@@ -44,6 +44,8 @@
 #define TS_GEMM_STAGED_STORE TS_GEMM_LARGE_STAGED_STORE
 #endif
 #define TS_GEMM_BM (64 * TS_GEMM_WG_TILES * TS_GEMM_CONSUMERS)
+/* The skinny kernels' tile rows (N runs down them), for gemm.c's choice of kernel. */
+#define TS_GEMM_SKINNY_BM (64 * TS_GEMM_SKINNY_WG_TILES * TS_GEMM_CONSUMERS)
 
 /* The staged store: each consumer warp converts its 16 rows of C to 16 bits and stores them
  * TS_GEMM_OUT_COLS columns at a time, a part, through two 16 x TS_GEMM_OUT_COLS shared tiles used
@@ -263,8 +265,8 @@ typedef ts_status (*ts_gemm_launcher)(const ts_gemm_params *, int, ts_stream);
 /* The reduction kernel of kernels/gemm/gemm_split_reduce.c over a split-K call's parameters. */
 TS_EXTERN_C ts_status ts_gemm_split_reduce_run(const ts_gemm_params *params, ts_stream stream);
 
-/* A product of few rows through the skinny kernels (kernels/gemm/gemm_skinny.h) whose tile is 16 or
- * 64 columns wide, arguments as ts_gemm_ex has checked them, split-K's partial results in ws:
+/* A product of few rows through the skinny kernels (kernels/gemm/gemm_skinny.h) whose tile is 16,
+ * 64 or 128 columns wide, arguments as ts_gemm_ex has checked them, split-K's partial results in ws:
  * *done = 1 where it ran there, 0 where it does not apply (more rows than the tile's columns), for
  * the caller to run as usual. Host code. */
 typedef ts_status ts_gemm_skinny_run_fn(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
@@ -273,6 +275,7 @@ typedef ts_status ts_gemm_skinny_run_fn(ts_trans trans_a, ts_trans trans_b, int 
                                         ts_gemm_workspace *ws, ts_stream stream, int *done);
 TS_EXTERN_C ts_gemm_skinny_run_fn ts_gemm_skinny16_run;
 TS_EXTERN_C ts_gemm_skinny_run_fn ts_gemm_skinny64_run;
+TS_EXTERN_C ts_gemm_skinny_run_fn ts_gemm_skinny128_run;
 
 /* Defines kernel `name`, split-K's second kernel over TS_GEMM_SPLIT_REDUCE_WARPS-warp blocks built
  * for TS_GEMM_SPLIT_REDUCE_BLOCKS blocks an SM, and its launcher name##_launch(params, stream) (a

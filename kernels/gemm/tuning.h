@@ -46,9 +46,10 @@
 #define TS_GEMM_SPLIT_MIN_PIECES_FULL 2
 /* The 128-wide skinny tiles (128 x 128 x 64, six stages) take products of 65-256 rows that the
  * 64-wide ones would cut into fewer than four pieces: half the tiles' A loads of the 64-wide ones,
- * and none of the large tiles' partial tiles. */
+ * and none of the large tiles' partial tiles. Their split-K in clusters from two pieces on: 64
+ * tiles (128 x 8192) would otherwise leave half of 132 SMs idle. */
 #define TS_GEMM_SKINNY128_MAX_M 256
-#define TS_GEMM_SKINNY128_CLUSTER_MIN_PIECES 4
+#define TS_GEMM_SKINNY128_CLUSTER_MIN_PIECES 2
 #elif defined(TS_ARCH_CDNA)
 /* 64 KiB of LDS: 128 x 64 x 64 in two stages, C stored from registers. */
 #define TS_GEMM_LARGE_BN 64

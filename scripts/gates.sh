@@ -201,6 +201,7 @@ cuda_gates() {
     sass_gate gemm/gemm "HGMMA UTMALDG USETMAXREG" ""
     sass_gate gemm/gemm_skinny16 "HGMMA UTMALDG USETMAXREG" ""
     sass_gate gemm/gemm_skinny64 "HGMMA UTMALDG USETMAXREG" ""
+    sass_gate gemm/gemm_skinny128 "HGMMA UTMALDG USETMAXREG" ""
     sass_gate attention/attention "HGMMA UTMALDG USETMAXREG" ""
     sass_gate attention_backward/attention_backward "HGMMA UTMALDG USETMAXREG" ""
     sass_gate based/based "HGMMA HMMA UTMALDG USETMAXREG" ""
@@ -300,6 +301,7 @@ hip_gates() {
   local obj arch id isa
   for obj in "$wg" "$dir/tests_kernels_mma_kernels_c.o" "$dir/kernels_gemm_gemm_c.o" \
              "$dir/kernels_gemm_gemm_skinny16_c.o" "$dir/kernels_gemm_gemm_skinny64_c.o" \
+             "$dir/kernels_gemm_gemm_skinny128_c.o" \
              "$dir/kernels_attention_attention_c.o" "$dir/kernels_attention_decode_attention_decode_c.o" \
              "$dir/kernels_based_based_c.o" "$dir/kernels_attention_backward_attention_backward_c.o"; do
     [ -f "$obj" ] || continue

@@ -52,8 +52,8 @@ static ts_status ts_gemm_tiles(const ts_device_props *props, int wave, ts_trans 
     /* Products of few rows: transposed, on the skinny kernels (N down their tile rows, M across
      * 16, 64 or 128 columns). Up to TS_GEMM_SKINNY64_MAX_M rows on the 64-wide tiles where the
      * tiles below would be at most an eighth of the wave and the 64-wide ones few enough to split
-     * K in four or more pieces; else up to TS_GEMM_SKINNY128_MAX_M rows on the 128-wide tiles
-     * where those fill at most a wave (kernels/gemm/tuning.h). */
+     * K in four or more pieces; else up to TS_GEMM_SKINNY128_MAX_M rows (one tile across M) on
+     * the 128-wide tiles where those fill at most a wave (kernels/gemm/tuning.h). */
     int done = 0, grid = 0, split = 0;
     ts_status s = TS_SUCCESS;
     const long long large_tiles = ts_check_tiles(m, TS_GEMM_BM) * ts_check_tiles(n, TS_GEMM_BN);

@@ -14,17 +14,13 @@
 #include "kernels/gemm/gemm_common.h"
 
 /* The most rows of a product this width takes (gemm.c picks which products of more than 64 rows
- * come to the 64- and 128-wide tiles), and the fewest pieces a tile's K is cut into where they
- * meet in a cluster (kernels/gemm/tuning.h). */
+ * come to the 64- and 128-wide tiles; kernels/gemm/tuning.h). */
 #if TS_GEMM_SKINNY == 16
 #define TS_GEMM_SKINNY_MAX_M 16
-#define TS_GEMM_SKINNY_CLUSTER_MIN_PIECES TS_GEMM_CLUSTER_SPLIT_MIN_PIECES
 #elif TS_GEMM_SKINNY == 64
 #define TS_GEMM_SKINNY_MAX_M TS_GEMM_SKINNY64_MAX_M
-#define TS_GEMM_SKINNY_CLUSTER_MIN_PIECES TS_GEMM_CLUSTER_SPLIT_MIN_PIECES
 #else
 #define TS_GEMM_SKINNY_MAX_M TS_GEMM_SKINNY128_MAX_M
-#define TS_GEMM_SKINNY_CLUSTER_MIN_PIECES TS_GEMM_SKINNY128_CLUSTER_MIN_PIECES
 #endif
 
 /* This width's names: ts_gemm_skinny16_run, ts_gemm_skinny16_reduce, ... */

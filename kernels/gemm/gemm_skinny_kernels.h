@@ -3,7 +3,7 @@
  * is, so a product of 16 rows would spend seven eighths of them on rows that do not exist.
  * Transposed, N runs down the tile's 128 rows and M across its columns, TS_GEMM_SKINNY of them:
  * 16 (M <= 16, gemm_skinny16.c), 64 (gemm_skinny64.c) or 128 (gemm_skinny128.c), several tiles
- * across M where M is wider than the tile. The kernels are the split
+ * across M where M is wider than the tile (gemm.c picks the width). The kernels are the split
  * instances of gemm_variant.h at that width (this header is their source and launcher, included
  * by each width's source). Where the tiles are too few for the SMs, each tile's K range is cut into
  * pieces as in gemm.c: on a backend with thread-block clusters, and for at most TS_CLUSTER_MAX
@@ -51,9 +51,9 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b,
     /* The pieces the wave takes where a cluster holds them, fewer where the device holds too few
      * clusters of that many blocks at once (a cluster's blocks share a GPC). */
     ts_split_sched in_clusters = ts_split_make(params.sched.tasks, params.k_iters, wave, TS_GEMM_SPLIT_MIN_ITERS,
-                                               TS_GEMM_SKINNY_CLUSTER_MIN_PIECES);
+                                               TS_GEMM_CLUSTER_SPLIT_MIN_PIECES);
     if (in_clusters.split > TS_CLUSTER_MAX) in_clusters.split = 1;
-    for (; in_clusters.split >= TS_GEMM_SKINNY_CLUSTER_MIN_PIECES && in_clusters.split >= 2; --in_clusters.split) {
+    for (; in_clusters.split >= TS_GEMM_CLUSTER_SPLIT_MIN_PIECES && in_clusters.split >= 2; --in_clusters.split) {
         int clusters = 0;
         if (TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, cluster_capacity)(in_clusters.split, &clusters) == TS_SUCCESS &&
             clusters >= in_clusters.units) {

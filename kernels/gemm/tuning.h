@@ -8,7 +8,6 @@
  *                                      and the copy engine, deferred into the next task
  *   TS_GEMM_SKINNY_BK, _WG_TILES       the skinny kernels' tile (its width is TS_GEMM_SKINNY)
  *   TS_GEMM_SKINNY64_MAX_M, 128_MAX_M  the most rows of a product on the 64- and 128-wide tiles
- *   TS_GEMM_SKINNY128_CLUSTER_MIN_PIECES  the 128-wide tiles' split-K in clusters, pieces at least
  *   TS_GEMM_CONSUMERS                  consumer warpgroups a block
  *   TS_GEMM_MAX_STAGES                 the ring holds as many stages as fit, at most this many
  *   TS_GEMM_OUT_COLS                   columns of a warp's 16 x OUT_COLS staged-store tile (only
@@ -44,12 +43,13 @@
  * tile double the SMs at work. Tiles of fewer rows are bound by the loads, where two pieces
  * measured slower (bench/results/nvidia-h200-2026-12-04-gemm-split-k.txt). */
 #define TS_GEMM_SPLIT_MIN_PIECES_FULL 2
-/* The 128-wide skinny tiles (128 x 128 x 64, six stages) take products of 65-256 rows that the
- * 64-wide ones would cut into fewer than four pieces: half the tiles' A loads of the 64-wide ones,
- * and none of the large tiles' partial tiles. Their split-K in clusters from two pieces on: 64
- * tiles (128 x 8192) would otherwise leave half of 132 SMs idle. */
-#define TS_GEMM_SKINNY128_MAX_M 256
-#define TS_GEMM_SKINNY128_CLUSTER_MIN_PIECES 2
+/* The 128-wide skinny tiles (128 x 128 x 64, six stages) take products of 65-128 rows that the
+ * 64-wide ones would cut into fewer than four pieces: one tile across M reads the weights once,
+ * without the large tiles' partial tiles (128 x 14336 x 4096: 63.2 -> 53.2 us on the H100). Two
+ * tiles across M read them twice: 256 x 8192 x 28672 took 197 -> 252 us (docs/gemm.md). Their
+ * split-K in clusters from the same four pieces as the others: two pieces in clusters measured
+ * slower at 128 x 4096 (26.1 against 23.5 us). */
+#define TS_GEMM_SKINNY128_MAX_M 128
 #elif defined(TS_ARCH_CDNA)
 /* 64 KiB of LDS: 128 x 64 x 64 in two stages, C stored from registers. */
 #define TS_GEMM_LARGE_BN 64
@@ -63,7 +63,6 @@
 /* A 128 x 128 x 64 stage is half the LDS: one stage, no overlap of loads and products; the
  * 128-wide skinny tiles take no products here. */
 #define TS_GEMM_SKINNY128_MAX_M 0
-#define TS_GEMM_SKINNY128_CLUSTER_MIN_PIECES TS_GEMM_CLUSTER_SPLIT_MIN_PIECES
 #else
 #error "no GEMM tuning for this architecture"
 #endif

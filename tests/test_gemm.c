@@ -353,7 +353,7 @@ Test(gemm, rows_up_to_256_on_the_skinny_tiles_where_tiles_are_few) {
 }
 
 /* Products of 65 to 128 rows that the 64-wide skinny tiles would cut into fewer than four pieces
- * run on the 128-wide ones where those fill at most a wave (kernels/gemm/tuning.h, gemm.c). On the
+ * run on the 128-wide ones where those split K in four or fill most of a wave (gemm.c). On the
  * host, 16 blocks: three or four tiles, each split in four pieces that meet in a cluster (the
  * workspace stays untouched, which the large tiles' split-K would write), three tiles of 4 k tiles
  * (whole), every transpose form, alpha, beta, fp32 C and ragged sizes; on the GPU, decode shapes
@@ -371,7 +371,7 @@ static void check_128_wide_cases(int gpu) {
     };
     const gemm_case gpu_cases[4] = {
         {TS_NO_TRANS, TS_TRANS, 128, 4096, 2048, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
-        {TS_NO_TRANS, TS_TRANS, 120, 8192, 1024, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
+        {TS_NO_TRANS, TS_TRANS, 120, 14336, 1024, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, ws, bytes},
         {TS_TRANS, TS_NO_TRANS, 96, 4096, 1000, 8, TS_DTYPE_FP16, TS_DTYPE_F32, 0.5f, 1.0f, ws, bytes},
         {TS_NO_TRANS, TS_TRANS, 128, 4096, 2048, 0, TS_DTYPE_BF16, TS_DTYPE_BF16, 1.0f, 0.0f, NULL, 0},
     };

@@ -53,7 +53,9 @@ static ts_status ts_gemm_tiles(const ts_device_props *props, int wave, ts_trans 
      * 16, 64 or 128 columns). Up to TS_GEMM_SKINNY64_MAX_M rows on the 64-wide tiles where the
      * tiles below would be at most an eighth of the wave and the 64-wide ones few enough to split
      * K in four or more pieces; else up to TS_GEMM_SKINNY128_MAX_M rows (one tile across M) on
-     * the 128-wide tiles where those fill at most a wave (kernels/gemm/tuning.h). */
+     * the 128-wide tiles where those, at most a wave, split K in TS_GEMM_SPLIT_MIN_PIECES pieces
+     * or fill three quarters of the wave (kernels/gemm/tuning.h): 64 whole tiles on 132 SMs left
+     * half of them idle (128 x 8192 x 28672: 148 us against the large tiles' 128 on the H200). */
     int done = 0, grid = 0, split = 0;
     ts_status s = TS_SUCCESS;
     const long long large_tiles = ts_check_tiles(m, TS_GEMM_BM) * ts_check_tiles(n, TS_GEMM_BN);
@@ -64,7 +66,8 @@ static ts_status ts_gemm_tiles(const ts_device_props *props, int wave, ts_trans 
     else if (m <= 64 ||
              (m <= TS_GEMM_SKINNY64_MAX_M && large_tiles * 8 <= wave && weight_tiles * ts_check_tiles(m, 64) * 4 <= wave))
         skinny = ts_gemm_skinny64_run;
-    else if (m <= TS_GEMM_SKINNY128_MAX_M && weight_tiles * ts_check_tiles(m, 128) <= wave)
+    else if (m <= TS_GEMM_SKINNY128_MAX_M && weight_tiles <= wave &&
+             (weight_tiles * TS_GEMM_SPLIT_MIN_PIECES <= wave || weight_tiles * 4 >= wave * 3))
         skinny = ts_gemm_skinny128_run;
     if (skinny) {
         s = skinny(trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, ws, stream, &done);

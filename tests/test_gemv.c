@@ -304,12 +304,15 @@ Test(gemv, ts_gemm_hands_5_to_8_rows_of_many_weight_rows_to_the_skinny_kernels) 
      * and the host), ts_gemm and ts_gemm_ex run 5 to 8 rows on the 16-wide skinny kernels instead
      * of GEMV: cases on both sides of that bound and of 8192 (the bound before plain ts_gemm had
      * split-K), and of M = 4, beta and an fp32 C among them, K long enough to be split, every 13th
-     * column checked (and the last ones). */
+     * column checked (and the last ones); 3 and 4 rows against weights of 4096 x 8200 elements,
+     * past TS_GEMV_SKINNY4_FROM_WEIGHTS, also go to the skinny kernels. */
     static const int cases[][4] = {{5, 8192, 0, 1}, {8, 8200, 1, 1}, {8, 8184, 0, 1}, {4, 8192, 1, 1},
-                                   {6, 4096, 1, 2}, {8, 4104, 0, 2}, {7, 4088, 0, 2}, {4, 4096, 0, 2}};
-    for (int i = 0; i < 8; ++i) { /* M, N, beta, how */
+                                   {6, 4096, 1, 2}, {8, 4104, 0, 2}, {7, 4088, 0, 2}, {4, 4096, 0, 2},
+                                   {4, 4096, 1, 1}, {3, 4104, 0, 2}};
+    for (int i = 0; i < 10; ++i) { /* M, N, beta, how */
         const int beta = cases[i][2];
-        gemv_case g = {TS_TRANS, cases[i][0], cases[i][1], cases[i][3] == 2 ? 2056 : 200, TS_DTYPE_BF16,
+        const int k = i >= 8 ? 8200 : cases[i][3] == 2 ? 2056 : 200;
+        gemv_case g = {TS_TRANS, cases[i][0], cases[i][1], k, TS_DTYPE_BF16,
                        beta ? TS_DTYPE_F32 : TS_DTYPE_BF16, 1.5f, beta ? 0.5f : 0.0f, -1, 0, cases[i][3], 13, 0};
         run_case(g);
     }

@@ -146,9 +146,12 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
      * loads and uses each load for every row of A (kernels/gemv/, docs/gemm.md); it takes no
      * workspace. A stored K x M (trans_a) has its M values of a column of K side by side, not a
      * row along K as the GEMV's loads of A want, and stays on the skinny kernels; so do 5 to 8
-     * rows against many weight rows N x K, where the skinny kernels, splitting K, are faster
-     * (TS_GEMV_SKINNY_FROM_N, kernels/gemv/tuning.h). */
-    const int skinny_rows = m > TS_GEMV_MAX_M / 2 && trans_b == TS_TRANS && n >= TS_GEMV_SKINNY_FROM_N;
+     * rows against many weight rows N x K, where the skinny kernels, splitting K, are faster, and
+     * 3 or 4 rows against large such weights (TS_GEMV_SKINNY_FROM_N, TS_GEMV_SKINNY4_FROM_WEIGHTS,
+     * kernels/gemv/tuning.h). */
+    const int many_weight_rows = trans_b == TS_TRANS && n >= TS_GEMV_SKINNY_FROM_N;
+    const int skinny_rows = many_weight_rows && (m > TS_GEMV_MAX_M / 2 ||
+                                                 (m > TS_GEMV_MAX_M / 4 && (long long)n * k >= TS_GEMV_SKINNY4_FROM_WEIGHTS));
     if (m <= TS_GEMV_MAX_M && trans_a == TS_NO_TRANS && !skinny_rows)
         return ts_gemv_run(trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, stream);
     /* Without a workspace from the caller, the library's scratch once a split is decided, so that

@@ -23,7 +23,12 @@
  *                          split K (in the caller's workspace or the library's scratch): at N = 4096
  *                          their 16-row time was 0.84-0.93x cuBLAS's 8-row time, the 8-row GEMV's
  *                          0.61-0.66x; at N = 1024 GEMV stays ahead (0.84-0.98x against 0.76-0.78x):
- *                          bench/results/nvidia-h100-2026-12-06-af37fc3-decode-sweeps.txt */
+ *                          bench/results/nvidia-h100-2026-12-06-af37fc3-decode-sweeps.txt
+ *   TS_GEMV_SKINNY4_FROM_WEIGHTS  ... and products of 3 or 4 rows where the weights also hold this
+ *                          many elements (N x K) or more: the 4-row GEMV reached 0.56-0.62 of the
+ *                          H200's DRAM peak on weights of 4096 x 14336 and up, where the 16-wide
+ *                          skinny kernels' time for 8 rows was 0.73-0.88 of the 4-row GEMV's
+ *                          (docs/gemm.md); at 4096 x 4096 the two were within 2-13% either way */
 #ifndef TESSERA_KERNELS_GEMV_TUNING_H
 #define TESSERA_KERNELS_GEMV_TUNING_H
 
@@ -41,6 +46,7 @@
 #define TS_GEMV_NN_BAND_LANES 8
 #define TS_GEMV_NN_BAND_FILL 1
 #define TS_GEMV_SKINNY_FROM_N 4096
+#define TS_GEMV_SKINNY4_FROM_WEIGHTS (4096LL * 8192)
 #elif defined(TS_ARCH_CDNA)
 /* Waves of 64 lanes: the same 256 lanes a block for weights N x K as Hopper's 8 warps; 8 waves for
  * K x N. */
@@ -54,6 +60,7 @@
 #define TS_GEMV_NN_BAND_FILL 1
 /* Not measured on CDNA: every product of at most 8 rows stays on GEMV. */
 #define TS_GEMV_SKINNY_FROM_N 0x7fffffff
+#define TS_GEMV_SKINNY4_FROM_WEIGHTS 0x7fffffffffffffffLL
 #elif defined(TS_ARCH_HOST)
 /* A warp is one lane, so a band is one chunk of 8 columns; as many warps as Hopper, so that the
  * tests split K the same way (a warp is a thread). */
@@ -67,6 +74,7 @@
 #define TS_GEMV_NN_BAND_FILL 1
 /* As sm_90a, so that the tests take both sides of the choices on the host. */
 #define TS_GEMV_SKINNY_FROM_N 4096
+#define TS_GEMV_SKINNY4_FROM_WEIGHTS (4096LL * 8192)
 #else
 #error "kernels/gemv/tuning.h: no section for this architecture"
 #endif

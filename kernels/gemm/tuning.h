@@ -43,7 +43,7 @@
  * tile double the SMs at work. Tiles of fewer rows are bound by the loads, where two pieces
  * measured slower (bench/results/nvidia-h200-2026-12-04-gemm-split-k.txt). */
 #define TS_GEMM_SPLIT_MIN_PIECES_FULL 2
-/* The 128-wide skinny tiles (128 x 128 x 64, six stages) take products of 65-128 rows that the
+/* The 128-wide skinny tiles (128 x 128 x 64, seven stages) take products of 65-128 rows that the
  * 64-wide ones would cut into fewer than four pieces: one tile across M reads the weights once,
  * without the large tiles' partial tiles (128 x 14336 x 4096: 63.2 -> 53.2 us on the H100). Two
  * tiles across M read them twice: 256 x 8192 x 28672 took 197 -> 252 us (docs/gemm.md). Their

@@ -17,23 +17,20 @@
 #define TESSERA_KERNELS_ATTENTION_TUNING_H
 
 #if defined(TS_ARCH_SM90A) || defined(TS_ARCH_HOST)
-/* Three consumers at D = 64 keep the tensor cores fed while two run their softmax
- * (bench/results/nvidia-h200-2026-12-01-attention-d64-three-consumers-ab.txt); at D = 128 three do
- * not fit 160 registers a thread with the overlap, and without it ran slower
- * (...-attention-d128-three-consumers-ab.txt). Four at D = 64 spill. */
+/* Three consumers at D = 64 keep the tensor cores fed while two run their softmax; at D = 128
+ * three do not fit 160 registers a thread with the overlap, and without it ran slower. Four at
+ * D = 64 spill. The runs behind these numbers: docs/attention.md ("Where the numbers come from"). */
 #define TS_ATTN_CONSUMERS_D64 3
 #define TS_ATTN_CONSUMERS_D128 2
-/* Four stages ran slower at D = 64; D = 128 has room for three
- * (bench/results/nvidia-h200-2026-12-01-attention-skip-idle-stages-ab.txt). */
+/* Four stages ran slower at D = 64; D = 128 has room for three. */
 #define TS_ATTN_STAGES 3
 #define TS_ATTN_BN_D64 128
 #define TS_ATTN_BN_D128 128
-/* D = 64 runs faster without the overlap
- * (bench/results/nvidia-h200-2026-12-01-attention-d64-overlap-ab.txt). */
+/* D = 64 runs faster without the overlap. */
 #define TS_ATTN_OVERLAP_D64 0
 #define TS_ATTN_OVERLAP_D128 1
 /* 176 keys a stage (two stages) do less work per key and win from 8192 keys on; shorter sequences,
- * where a 176-key tile pads a power of two, keep 128 (bench/results/nvidia-h200-2026-12-01-attention-long-keys-ab.txt). */
+ * where a 176-key tile pads a power of two, keep 128. */
 #define TS_ATTN_LONG_KEYS 8192
 #define TS_ATTN_BN_D128_LONG 176
 #define TS_ATTN_ALTERNATE_ROUNDS 1

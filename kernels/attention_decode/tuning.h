@@ -21,7 +21,7 @@
 #define TS_DECODE_KEYS_D64 32
 #define TS_DECODE_KEYS_D128 16
 /* Two blocks an SM, as many as the split kernel's registers let one SM hold: the splits fill one
- * wave, each twice as long as at four (bench/results/nvidia-h100-2026-12-06-decode-combine-ab.txt). */
+ * wave, each twice as long as at four (measured: docs/decode.md, "Tuning per architecture"). */
 #define TS_DECODE_BLOCKS_PER_SM 2
 /* A split's partial result is 16 x D fp32: 256 keys read 16 times its bytes of K and V. */
 #define TS_DECODE_MIN_SPLIT_KEYS 256

@@ -54,8 +54,8 @@ static ts_status ts_gemm_tiles(const ts_device_props *props, int wave, ts_trans 
      * tiles below would be at most an eighth of the wave and the 64-wide ones few enough to split
      * K in four or more pieces; else up to TS_GEMM_SKINNY128_MAX_M rows (one tile across M) on
      * the 128-wide tiles where those, at most a wave, split K in TS_GEMM_SPLIT_MIN_PIECES pieces
-     * or fill three quarters of the wave (kernels/gemm/tuning.h): 64 whole tiles on 132 SMs left
-     * half of them idle (128 x 8192 x 28672: 148 us against the large tiles' 128 on the H200). */
+     * or fill three quarters of the wave (kernels/gemm/tuning.h): 64 whole tiles on 132 SMs would
+     * leave half of them idle, slower than the large tiles' split (docs/gemm.md). */
     int done = 0, grid = 0, split = 0;
     ts_status s = TS_SUCCESS;
     const long long large_tiles = ts_check_tiles(m, TS_GEMM_BM) * ts_check_tiles(n, TS_GEMM_BN);

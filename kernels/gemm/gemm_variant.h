@@ -16,7 +16,7 @@
 /* The deferred store: with the staged store, a task's results wait in registers (C's 16 bits) and
  * go out a part a stage during the next task's first stages, each after that stage's multiplies
  * are issued (the last task's in finish), so that the tensor cores work through the epilogue
- * (bench/results/nvidia-h200-2026-12-01-gemm-deferred-store-ab.txt). TS_GEMM_HELD is the parts
+ * (measured: docs/gemm.md, "Where the tuning numbers come from"). TS_GEMM_HELD is the parts
  * held: all of them, but none in the split instances, which store at the task's end (a split
  * schedule gives each cluster one task, so no next task would cover them). */
 #if TS_GEMM_SPLIT_K || !TS_GEMM_STAGED_STORE

@@ -1,6 +1,6 @@
 /* The GEMM family's launch numbers per architecture (one section each); gemm_common.h derives the
  * rest (block rows, stage count, load warps). Why each number: docs/writing-a-kernel.md ("The GEMM,
- * hook by hook"); measurements: bench/results/nvidia-h200-*-gemm-*.txt.
+ * hook by hook"); the runs that measured them: docs/gemm.md ("Where the tuning numbers come from").
  *
  *   TS_GEMM_LARGE_BN, _BK, _WG_TILES   gemm.c's block tile: BN columns of C, K in steps of BK,
  *                                      each consumer warpgroup owning WG_TILES x 64 rows
@@ -24,9 +24,7 @@
 #include "backends/backend.h"
 
 #if defined(TS_ARCH_SM90A) || defined(TS_ARCH_HOST)
-/* 128 x 256 x 64 in four stages (192 KiB) beside two 16 x 64 output tiles a consumer warp (32 KiB):
- * bench/results/nvidia-h200-2026-11-30-gemm-epilogue-ab.txt,
- * bench/results/nvidia-h200-2026-12-01-gemm-deferred-store-ab.txt. */
+/* 128 x 256 x 64 in four stages (192 KiB) beside two 16 x 64 output tiles a consumer warp (32 KiB). */
 #define TS_GEMM_LARGE_BN 256
 #define TS_GEMM_LARGE_BK 64
 #define TS_GEMM_LARGE_WG_TILES 1
@@ -34,21 +32,17 @@
 #define TS_GEMM_OUT_COLS 64
 #define TS_GEMM_MAX_STAGES 8
 /* Two blocks share each B stage by multicast (docs/writing-a-kernel.md, "Clusters"; clusters of
- * four: bench/results/nvidia-h200-2026-11-30-gemm-producer-ab.txt); the host runs the same
- * clusters, so that CI tests their protocol. */
+ * four measured slower); the host runs the same clusters, so that CI tests their protocol. */
 #define TS_GEMM_CLUSTER_BLOCKS 2
 /* A cluster's two 128 x 256 tiles of whole rows do 8.4 MFLOP a k tile against 32 KiB of B: on half
- * the clusters or fewer their products, not the weights' loads, bound them (256 x 8192 x 8192: 64 tiles,
- * 0.64x cuBLAS, bench/results/nvidia-h100-2026-12-06-af37fc3-gemm-decode.jsonl), and two pieces a
- * tile double the SMs at work. Tiles of fewer rows are bound by the loads, where two pieces
- * measured slower (bench/results/nvidia-h200-2026-12-04-gemm-split-k.txt). */
+ * the clusters or fewer their products, not the weights' loads, bound them, and two pieces a tile
+ * double the SMs at work. Tiles of fewer rows are bound by the loads, where two pieces measured
+ * slower. */
 #define TS_GEMM_SPLIT_MIN_PIECES_FULL 2
 /* The 128-wide skinny tiles (128 x 128 x 64, seven stages) take products of 65-128 rows that the
  * 64-wide ones would cut into fewer than four pieces: one tile across M reads the weights once,
- * without the large tiles' partial tiles (128 x 14336 x 4096: 63.2 -> 53.2 us on the H100). Two
- * tiles across M read them twice: 256 x 8192 x 28672 took 197 -> 252 us (docs/gemm.md). Their
- * split-K in clusters from the same four pieces as the others: two pieces in clusters measured
- * slower at 128 x 4096 (26.1 against 23.5 us). */
+ * without the large tiles' partial tiles; two tiles across M would read them twice. Their split-K
+ * in clusters from the same four pieces as the others (two measured slower). */
 #define TS_GEMM_SKINNY128_MAX_M 128
 #elif defined(TS_ARCH_CDNA)
 /* 64 KiB of LDS: 128 x 64 x 64 in two stages, C stored from registers. */
@@ -81,8 +75,7 @@
 #define TS_GEMM_SKINNY_WG_TILES 1
 #define TS_GEMM_CONSUMERS 2
 #define TS_GEMM_GROUP_M 8
-/* Two pieces a tile were slower than whole tiles, four and more faster:
- * bench/results/nvidia-h200-2026-12-04-gemm-split-k.txt. */
+/* Two pieces a tile were slower than whole tiles, four and more faster. */
 #define TS_GEMM_SPLIT_MIN_ITERS 4
 #define TS_GEMM_SPLIT_MIN_PIECES 4
 #define TS_GEMM_PRODUCER_REGS 40

@@ -1,8 +1,8 @@
 /* The GEMV family's launch numbers per architecture (one section each): decoding's products of at
  * most TS_GEMV_MAX_M rows (kernels/gemv/gemv.c, docs/gemm.md "Decode: GEMV"). The launch numbers
  * are the design's starting points, to be settled on a GPU with tessera-bench gemm-decode and A/B
- * runs of revisions (scripts/gpu-ab.sh); the first run of these kernels is
- * bench/results/nvidia-h100-2026-12-06-af206a9-decode-training-check.txt.
+ * runs of revisions (scripts/gpu-ab.sh); the runs that measured them: docs/gemm.md ("Where the
+ * tuning numbers come from").
  *
  *   TS_GEMV_NT_ROWS        weights N x K: weight rows a block takes (each lane's 16 bytes of weight
  *                          serve every row of A, so this is the reuse of A's loads)
@@ -20,15 +20,11 @@
  *   TS_GEMV_NN_BAND_FILL   ... blocks an SM the band width aims for
  *   TS_GEMV_SKINNY_FROM_N  from this N on, ts_gemm (kernels/gemm/gemm.c) hands products of 5 to 8
  *                          rows with weights N x K to the 16-wide skinny kernels instead, which
- *                          split K (in the caller's workspace or the library's scratch): at N = 4096
- *                          their 16-row time was 0.84-0.93x cuBLAS's 8-row time, the 8-row GEMV's
- *                          0.61-0.66x; at N = 1024 GEMV stays ahead (0.84-0.98x against 0.76-0.78x):
- *                          bench/results/nvidia-h100-2026-12-06-af37fc3-decode-sweeps.txt
+ *                          split K (in the caller's workspace or the library's scratch), faster
+ *                          there with split-K; at N = 1024 GEMV stays ahead
  *   TS_GEMV_SKINNY4_FROM_WEIGHTS  ... and products of 3 or 4 rows where the weights also hold this
- *                          many elements (N x K) or more: the 4-row GEMV reached 0.56-0.62 of the
- *                          H200's DRAM peak on weights of 4096 x 14336 and up, where the 16-wide
- *                          skinny kernels' time for 8 rows was 0.73-0.88 of the 4-row GEMV's
- *                          (docs/gemm.md); at 4096 x 4096 the two were within 2-13% either way */
+ *                          many elements (N x K) or more, where the 4-row GEMV falls short of the
+ *                          DRAM rate and the skinny kernels' time does not depend on M up to 16 */
 #ifndef TESSERA_KERNELS_GEMV_TUNING_H
 #define TESSERA_KERNELS_GEMV_TUNING_H
 

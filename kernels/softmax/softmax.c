@@ -82,8 +82,8 @@ static long long ts_softmax_stage_room(int blocks_per_sm, ts_dtype dtype) {
 /* The stream limits of ts_softmax: rows longer than a block's registers hold stream; a row whose
  * stage fits two blocks an SM is staged whole, a longer one in part (its first columns, as many whole
  * strips as the blocks' shared memory holds, read in the stage, the rest from global memory twice),
- * one block an SM of the most warps where one block's stage cannot hold it, else two
- * (bench/results/nvidia-h200-2026-12-04-softmax-partial.txt). */
+ * one block an SM of the most warps where one block's stage cannot hold it, else two (measured:
+ * docs/memory-bound.md, "Where the tuning numbers come from"). */
 TS_EXTERN_C ts_softmax_stream_limits ts_softmax_stream_defaults(void) {
     ts_softmax_stream_limits l;
     l.min_cols = TS_ROWWISE_BACKEND_MAX_COLS + 1;

@@ -1,24 +1,22 @@
 /* kernels/softmax/tuning.h: the row softmax's launch numbers per architecture (one section each): the
  * blocks an SM each instance (softmax.c) is built for (TS_KERNEL_RESIDENT's bound, which sets the
  * registers a lane may use: the highest that compiles without spills, or the one measured best), and
- * the stream instances' block shapes. Why: docs/memory-bound.md; measurements: the bench/results files
- * named below. */
+ * the stream instances' block shapes. Why: docs/memory-bound.md; measurements: docs/memory-bound.md
+ * ("Where the tuning numbers come from"). */
 #ifndef TESSERA_KERNELS_SOFTMAX_TUNING_H
 #define TESSERA_KERNELS_SOFTMAX_TUNING_H
 
 #include "backends/backend.h"
 
 #if defined(TS_ARCH_SM90A) || defined(TS_ARCH_HOST)
-/* Short and whole instances: 64 registers (nvidia-h200-2026-11-30-memory-residency-ab.txt). */
+/* Short and whole instances: 64 registers. */
 #define TS_SOFTMAX_SHORT_MIN_BLOCKS 4
-/* Long-row instances: 64 registers at 32 (nvidia-h200-2026-12-04-long-rows-blocks.txt), the narrow
- * ones 56 at 32, the middle ones 66 at 28 (...-long-rows-narrow.txt, ...-long-rows-mid.txt). */
+/* Long-row instances: 64 registers at 32, the narrow ones 56 at 32, the middle ones 66 at 28. */
 #define TS_SOFTMAX_LONG_ROW_BLOCKS 32
 #define TS_SOFTMAX_LONG_ROW_NARROW_BLOCKS 32
 #define TS_SOFTMAX_LONG_ROW_MID_BLOCKS 28
 /* Rows instances: rows of 256 and 512 at 32; 768 (six chunks a lane) at 24, where 32 spilled, and
- * 1280, 1536, 1792 with them (64-77 registers); quad rows at 20, where 24 spilled
- * (nvidia-h200-2026-12-02-rows-a-warp.txt, 2026-12-03-rows-1280-1792.txt, -softmax-quad-rows.txt). */
+ * 1280, 1536, 1792 with them (64-77 registers); quad rows at 20, where 24 spilled. */
 #define TS_SOFTMAX_ROWS_BLOCKS 32
 #define TS_SOFTMAX_ROWS768_BLOCKS 24
 #define TS_SOFTMAX_ROWS1280_BLOCKS 24
@@ -27,7 +25,7 @@
 #define TS_SOFTMAX_ROWS_QUAD_BLOCKS 20
 /* Stream instances (rows past what a block holds in registers): blocks of 16 warps, built for two an
  * SM (64 registers); staged, as many as their stages fit up to 4, of 8 warps where more than two
- * fit (nvidia-h200-2026-12-04-softmax-stream.txt, -softmax-partial.txt). TS_SOFTMAX_STAGED: the row
+ * fit. TS_SOFTMAX_STAGED: the row
  * is copied into shared memory by the backend's bulk copy (ts_copy_async_g2s). */
 #define TS_SOFTMAX_STREAM_WARPS 16
 #define TS_SOFTMAX_STREAM_BLOCKS_PER_SM 4

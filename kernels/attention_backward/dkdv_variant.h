@@ -3,10 +3,6 @@
  *   TS_ATTN_BWD_NAME   the instance's prefix
  *   TS_ATTN_BWD_D      the head dimension (64 or 128)
  *   TS_ATTN_BWD_DT     the dtype as it appears in tile names (bf16 or fp16)
- *   TS_ATTN_BWD_DQ_ADD 1: the instance of the atomic form of dQ (below), where the architecture has
- *                      it (TS_ATTN_BWD_DQ_ATOMIC_OF); 0: dK and dV only. Two instances rather than
- *                      a flag tested at run time: the test's second path cost the D = 128 kernel
- *                      the registers to keep its products in flight.
  *
  * A task is a block of 64 x consumers keys of one (batch, key-value head); each consumer warpgroup
  * keeps its 64 keys' K and V in its own shared area and dK, dV in registers (each warp 16 keys).
@@ -22,15 +18,7 @@
  *   dS^T = P^T (dP^T - D)
  *   dK  += dS^T Q                      (dS^T from registers)
  * and at the end stores dK scale and dV. S^T and dP^T are issued together and P^T is computed while
- * dP^T runs; dV's product runs while dS^T is computed. In the atomic form of dQ (TS_ATTN_BWD_DQ_ADD;
- * query tiles of 64 rows) each stage also stores dS^T to a shared tile and computes a 64 x 64 block
- * of the stage's share of dQ, issued with dK's product:
- *   dQ  = dS K                         (dS^T from shared, K shared)
- * At D = 128 the two consumers split dQ's columns, each summing over the block's 128 keys (both
- * consumers' dS^T and K: one barrier of both a stage); at D = 64 each takes its own 64 keys. Each
- * warp stores its 16 rows to a shared tile of its own and adds them into the workspace's fp32 sums
- * with an asynchronous reduce-add copy (ts_async_store_add), which runs while the next stage
- * computes. */
+ * dP^T runs; dV's product runs while dS^T is computed. */
 
 #define TS_ATTN_BWD_FN(name) TS_CAT(TS_ATTN_BWD_NAME, TS_CAT(_, name))
 #define TS_ATTN_BWD_V_CONSUMERS TS_ATTN_BWD_CONSUMERS_OF(TS_ATTN_BWD_D)
@@ -50,21 +38,6 @@
 #define TS_ATTN_BWD_RT_G TS_CAT(ts_rt_f32_16x, TS_ATTN_BWD_D)
 #define TS_ATTN_BWD_SV TS_CAT(ts_sv_f32_, TS_ATTN_BWD_V_BQ)
 #define TS_ATTN_BWD_CV TS_CAT(ts_colvec_f32_, TS_ATTN_BWD_V_BQ)
-#define TS_ATTN_BWD_V_DQ_ATOMIC (TS_ATTN_BWD_DQ_ADD && TS_ATTN_BWD_DQ_ATOMIC_OF(TS_ATTN_BWD_D))
-#define TS_ATTN_BWD_V_DQ_SPLIT_D (TS_ATTN_BWD_D == 128 && TS_ATTN_BWD_DQ_ADD == 1)
-#ifndef TS_ATTN_BWD_DIAG
-#define TS_ATTN_BWD_DIAG 0
-#endif
-#define TS_ATTN_BWD_V_DQ_COLS (TS_ATTN_BWD_V_DQ_SPLIT_D ? 64 : TS_ATTN_BWD_D)
-#define TS_ATTN_BWD_ST_DS TS_ATTN_BWD_TILE(ts_st_, 64, TS_ATTN_BWD_V_BQ)
-#define TS_ATTN_BWD_ST_K64 TS_ATTN_BWD_TILE(ts_st_, 64, 64)
-#if TS_ATTN_BWD_V_DQ_SPLIT_D || TS_ATTN_BWD_D == 64
-#define TS_ATTN_BWD_RT_DQ ts_rt_f32_16x64
-#define TS_ATTN_BWD_ST_DQ ts_st_f32_16x64
-#else
-#define TS_ATTN_BWD_RT_DQ ts_rt_f32_16x128
-#define TS_ATTN_BWD_ST_DQ ts_st_f32_16x128
-#endif
 
 /* The vectors' bytes, padded so that a stage keeps the next stage's tiles on the 1024-byte
  * alignment of the swizzle. */
@@ -78,15 +51,9 @@ typedef struct TS_ATTN_BWD_FN(input) {
 #endif
 } TS_ATTN_BWD_FN(input);
 
-/* A consumer's keys, for the whole task; in the atomic form of dQ also its dS^T of a stage (two, used
- * in turn, so that one consumer may write the next while the other still reads the last) and each
- * warp's 16 rows of dQ on their way to global memory. */
+/* A consumer's keys, for the whole task. */
 typedef struct TS_ATTN_BWD_FN(output) {
     TS_ATTN_BWD_ST_KV k, v;
-#if TS_ATTN_BWD_V_DQ_ATOMIC
-    TS_ATTN_BWD_ST_DS ds[2];
-    TS_ATTN_BWD_ST_DQ dq[4];
-#endif
 } TS_ATTN_BWD_FN(output);
 
 TS_STATIC_ASSERT(sizeof(TS_ATTN_BWD_FN(input)) % 1024u == 0, "a stage keeps the swizzle's alignment");
@@ -125,13 +92,8 @@ TS_DEVICE void TS_ATTN_BWD_FN(init)(const ts_attn_bwd_dkdv_params *p, const ts_a
                                     TS_ATTN_BWD_FN(consumer) *c, TS_ATTN_BWD_FN(output) *out, int consumer) {
     const int warp = ts_warp_in_group();
     /* The last task's products have read out->k and out->v in every warp of the group before the
-     * copies overwrite them (in the atomic form at D = 128, of every consumer: each reads the
-     * others' K). */
-#if TS_ATTN_BWD_V_DQ_ATOMIC && TS_ATTN_BWD_V_DQ_SPLIT_D
-    ts_sync_named(TS_ATTN_BWD_ALL_CONSUMERS_BARRIER, 4 * TS_ATTN_BWD_V_CONSUMERS);
-#else
+     * copies overwrite them. */
     ts_sync_named(consumer, 4);
-#endif
     const int tile = t->kt * TS_ATTN_BWD_V_CONSUMERS + consumer; /* the consumer's 64 keys */
     if (warp == 0) {
         ts_tbar_expect_bytes(c->pc.bar, TS_ASYNC_BYTES(&out->k) + TS_ASYNC_BYTES(&out->v));
@@ -166,9 +128,7 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
     TS_ATTN_BWD_CV lse2, delta;
     ts_rv_load_s(&lse2, &in->lse2);
     ts_rv_load_s(&delta, &in->delta);
-    int hq_, qt;
-    ts_attn_bwd_kv_stage(p, t, iter, &hq_, &qt);
-    (void)hq_;
+    const int qt = t->first_qt + iter % t->q_span;
     const long long q0 = (long long)qt * TS_ATTN_BWD_V_BQ;
     /* Key j is masked for query i < j: keep col - row >= 0. Only tiles that reach below the
      * diagonal need it. */
@@ -194,100 +154,19 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
     ts_wg_a_fence(&p16);
 
     ts_convert(&ds16, &dp);
-#if TS_ATTN_BWD_V_DQ_ATOMIC
-    const int half = iter & 1;
-    /* dS^T to this stage's shared tile, published to the tensor cores. The tile was last read by
-     * the products of two stages ago, which every consumer has waited for before the barrier of
-     * the last stage. */
-#if TS_ATTN_BWD_DIAG == 4
-    {
-        TS_CAT(TS_ATTN_BWD_TILE(ts_rt_, TS_ATTN_BWD_V_BQ, 16), _col) ds_t;
-        ts_transpose(&ds_t, &ds16);
-        ts_store_r2s_at(&out->ds[half], &ds_t, 0, ts_warp_in_group() * 16);
-    }
-    ts_async_fence_shared();
-#elif TS_ATTN_BWD_DIAG != 2
-    ts_store_r2s_at(&out->ds[half], &ds16, ts_warp_in_group() * 16, 0);
-    ts_async_fence_shared();
-#endif
-#endif
     ts_wg_acc_fence(&c->dk);
     ts_wg_a_fence(&ds16);
     ts_wg_fence();
     ts_wg_mma_AB_rs_async(&c->dk, &ds16, &in->q);
     ts_wg_commit();
-#if TS_ATTN_BWD_V_DQ_ATOMIC
-    TS_ATTN_BWD_RT_DQ dq;
-    {
-        /* The warp's last reduce-add has read its dQ tile; every dS^T tile the product reads is
-         * written. */
-#if TS_ATTN_BWD_DIAG != 2
-        ts_async_store_wait_read();
-#endif
-#if TS_ATTN_BWD_V_DQ_SPLIT_D
-#if TS_ATTN_BWD_DIAG != 2 && TS_ATTN_BWD_DIAG != 3
-        ts_sync_named(TS_ATTN_BWD_ALL_CONSUMERS_BARRIER, 4 * TS_ATTN_BWD_V_CONSUMERS);
-#endif
-        /* Columns 64 consumer .. 64 consumer + 63 of dQ, over both consumers' keys: their dS^T
-         * and the same 64-column chunk of their K (a chunk of a 64 x 128 tile is a 64 x 64 tile). */
-        const TS_ATTN_BWD_FN(output) *outs = out - consumer;
-        ts_wg_acc_fence(&dq);
-        ts_wg_fence();
-#if TS_ATTN_BWD_DIAG == 1
-        ts_zero(&dq);
-        if (outs == 0) ts_zero(&dq);
-#else
-#if TS_ATTN_BWD_DIAG == 4
-        ts_wg_mm_AB_async(&dq, &outs[0].ds[half], (const TS_ATTN_BWD_ST_K64 *)(const void *)&outs[0].k + consumer);
-        ts_wg_mma_AB_async(&dq, &outs[1].ds[half], (const TS_ATTN_BWD_ST_K64 *)(const void *)&outs[1].k + consumer);
-#else
-        ts_wg_mm_AtB_async(&dq, &outs[0].ds[half], (const TS_ATTN_BWD_ST_K64 *)(const void *)&outs[0].k + consumer);
-        ts_wg_mma_AtB_async(&dq, &outs[1].ds[half], (const TS_ATTN_BWD_ST_K64 *)(const void *)&outs[1].k + consumer);
-#endif
-#endif
-#else
-        ts_sync_named(consumer, 4);
-        ts_wg_acc_fence(&dq);
-        ts_wg_fence();
-#if TS_ATTN_BWD_DIAG == 4
-        ts_wg_mm_AB_async(&dq, &out->ds[half], &out->k);
-#else
-        ts_wg_mm_AtB_async(&dq, &out->ds[half], &out->k);
-#endif
-#endif
-        ts_wg_commit();
-    }
-#endif
     ts_wg_wait(0);
     ts_wg_acc_fence(&c->dk);
     ts_wg_a_fence(&ds16);
-#if TS_ATTN_BWD_V_DQ_ATOMIC
-    {
-        ts_wg_acc_fence(&dq);
-        const int warp = ts_warp_in_group();
-        int hq, qt_;
-        ts_attn_bwd_kv_stage(p, t, iter, &hq, &qt_);
-#if TS_ATTN_BWD_DIAG == 2
-        if (((const float *)TS_RT_CDATA(&dq))[0] == 12345.0f) out->dq[warp].v[0][0] = (float)hq + (float)qt_;
-#else
-        ts_store_r2s(&out->dq[warp], &dq);
-        ts_async_fence_shared();
-        ts_async_store_add_unchecked(&p->dq_add, &out->dq[warp], t->b, hq, qt_ * (TS_ATTN_BWD_V_BQ / 16) + warp,
-                                     TS_ATTN_BWD_V_DQ_SPLIT_D ? consumer : 0);
-        ts_async_store_commit();
-#endif
-    }
-#endif
 }
 
 TS_DEVICE void TS_ATTN_BWD_FN(store)(const ts_attn_bwd_dkdv_params *p, const ts_attn_bwd_kv_task *t,
                                      TS_ATTN_BWD_FN(consumer) *c, TS_ATTN_BWD_FN(output) *out, int consumer) {
     (void)out, (void)consumer;
-#if TS_ATTN_BWD_V_DQ_ATOMIC
-    /* The task's last reduce-adds of dQ have read their tiles: none is in flight when the block's
-     * shared memory goes. */
-    ts_async_store_wait_read();
-#endif
     if (c->key0 >= p->seq_kv) return;
     /* dS was taken with respect to the scaled scores: dK carries the scale once more. */
     TS_ATTN_BWD_RT_G16 g16;
@@ -331,14 +210,6 @@ TS_DEVICE void TS_ATTN_BWD_FN(finish)(const ts_attn_bwd_dkdv_params *p, TS_ATTN_
 #undef TS_ATTN_BWD_RT_G
 #undef TS_ATTN_BWD_SV
 #undef TS_ATTN_BWD_CV
-#undef TS_ATTN_BWD_V_DQ_ATOMIC
-#undef TS_ATTN_BWD_V_DQ_SPLIT_D
-#undef TS_ATTN_BWD_DIAG
-#undef TS_ATTN_BWD_ST_DS
-#undef TS_ATTN_BWD_ST_K64
-#undef TS_ATTN_BWD_RT_DQ
-#undef TS_ATTN_BWD_ST_DQ
-#undef TS_ATTN_BWD_V_DQ_COLS
 #undef TS_ATTN_BWD_VEC_BYTES
 #undef TS_ATTN_BWD_VEC_PAD
 #undef TS_ATTN_BWD_FN

@@ -231,9 +231,8 @@ TS_DEVICE void ts_store_r2g_impl(const ts_gl *g, const void *rt, ts_rt_desc d, l
         return;
     }
     /* A 16-bit tile wholly inside the layout, whose lanes hold column pairs that land 4-byte
-     * aligned, goes out a word at a time: half the stores, and no test per element. Measured on
-     * the H200 against element by element: attention +4% (D128) to +8% (D128 causal), +1-2% at
-     * D64 (bench/results/nvidia-h200-2026-11-30-store-pairs-fused-loads-pingpong-ab.txt). */
+     * aligned, goes out a word at a time: half the stores, and no test per element; attention gained
+     * most at D = 128 (docs/tiles.md, "Where the ops' choices come from"). */
     if (bytes == 2 && rows_left >= d.rows && cols_left >= d.cols &&
         ts_rt_pairs_along_rows(d, lane) && (((uintptr_t)base | (uintptr_t)(g->stride_row * 2)) & 3u) == 0) {
         const unsigned *words = (const unsigned *)rt;

@@ -31,8 +31,8 @@ TS_DEVICE float ts_reduce_identity(int op) {
  * rather than a null acc: on CDNA a tile's or vector's address compared with null does not fold, and
  * keeps it in scratch. A lane combines its own elements in
  * one chain a slot: four independent chains paired at the end (a row of attention's 16 x 128
- * scores 7 + 3 deep instead of 32) measured 2% slower at D = 128 and 2-10% at D = 64 on the H200,
- * the exponentials starting later (bench/results/nvidia-h200-2026-12-01-reduce-chains-quad-store-ab.txt). */
+ * scores 7 + 3 deep instead of 32) were slower in attention, its exponentials starting later
+ * (docs/tiles.md, "Where the ops' choices come from"). */
 TS_DEVICE void ts_reduce_impl(int op, int axis, float *out, const float *t, ts_rt_desc d, const float *acc,
                               int has_acc) {
     const int subrows = d.rows / 16, subcols = d.cols / 16;

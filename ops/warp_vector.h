@@ -400,8 +400,7 @@ TS_DEVICE void ts_wv_load_chunks(void *v, int packed, int chunks, const void *ba
  * whole chunks with two accesses and any other element by element; a whole, aligned strip is one
  * run of unconditional accesses. The contiguous layout keeps its own paths below, as they were
  * before the split layout: written as one with these, its partial strips compiled differently and
- * the fp32 norms of 256 columns ran 10% slower on the H200
- * (bench/results/nvidia-h200-2026-12-03-f32-split-layout.txt, part C). */
+ * the fp32 norms of 256 columns ran slower (docs/tiles.md, "Where the ops' choices come from"). */
 TS_DEVICE void ts_wv_split_load(void *v, int packed, int chunks, const void *base, int dtype, long long n, int rows,
                                 int row_size, long long row_stride, int op) {
     const int bytes = TS_DTYPE_BYTES(dtype), lane = ts_lane_id();
@@ -522,8 +521,8 @@ TS_DEVICE void ts_wv_load_impl(void *v, int packed, int chunks, const void *base
         return;
     }
     /* A partial, aligned strip. Chunks loaded under branches, each used where it is loaded (combined,
-     * or widened from 16 bits), wait one round trip a chunk: RMSNorm + residual and softmax of
-     * 768-column bf16 rows ran at 0.81x and 0.63x torch.compile on the H200 that way. So every chunk
+     * or widened from 16 bits), wait one round trip a chunk, which left short rows well behind
+     * torch.compile (docs/tiles.md, "Where the ops' choices come from"). So every chunk
      * is loaded unconditionally, one that is not valid from the strip's first chunk (valid, as n >= 8)
      * and then zeroed, a partly valid one completed element by element, and the bits are used after. */
     unsigned loaded[TS_WV_LANE_WORDS_MAX];

@@ -1,6 +1,7 @@
 /* templates/rowwise_tuning.h: the row-wise template's launch numbers per architecture (one section
  * each), shared by every row kernel built on it (templates/rowwise.h). Why each: docs/row-template.md
- * and docs/memory-bound.md ("Occupancy"); measurements: the bench/results files named below. */
+ * and docs/memory-bound.md ("Occupancy"); the runs behind the numbers: docs/memory-bound.md ("Where
+ * the tuning numbers come from"). */
 #ifndef TESSERA_TEMPLATES_ROWWISE_TUNING_H
 #define TESSERA_TEMPLATES_ROWWISE_TUNING_H
 
@@ -10,14 +11,14 @@
 /* The most warps a row takes (its slices, TS_ROWWISE_E each): rows of up to 16384 columns. */
 #define TS_ROWWISE_MAX_WARPS 16
 /* The short instances' block size limit: rows of up to 8 slices take them, at the occupancy their
- * launch bounds ask for (bench/results/nvidia-h200-2026-11-30-memory-residency-ab.txt). */
+ * launch bounds ask for. */
 #define TS_ROWWISE_SHORT_WARPS 8
 /* Warps a block of the general instance aims at, and its grid cap in blocks an SM, past which its
- * blocks loop over the rows (bench/results/nvidia-h200-2026-11-30-rowwise-grid-cap-ab.txt). */
+ * blocks loop over the rows. */
 #define TS_ROWWISE_BLOCK_WARPS 8
 #define TS_ROWWISE_BLOCKS_PER_SM 32
 /* Warps a block of a one-pass launch aims at: one row group, so that blocks free their SM slots row
- * by row (bench/results/nvidia-h200-2026-12-01-norm-block-hint-ab.txt). At 1 the whole instance
+ * by row. At 1 the whole instance
  * takes a row's warps from the block size (TS_ROWWISE_ONE_GROUP). */
 #define TS_ROWWISE_ONE_PASS_BLOCK_WARPS 1
 #elif defined(TS_ARCH_CDNA)

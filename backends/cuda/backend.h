@@ -188,9 +188,10 @@ TS_DEVICE void ts_tbar_wait(ts_tbar *bar, int parity) {
 /* The dynamic shared memory is declared TS_SHARED_ALIGN-aligned and taken as it stands: ptxas lays
  * it out at the declared alignment (on sm_90a, where no kernel has static shared memory, at 0x400
  * of the block's window, past the 1 KB the system reserves), so no launch needs slack for it.
- * Rounding a 16-aligned base up at run time instead cost 0.5-2% in attention on the H200 (2026-12-01
- * A/B): ptxas recomputed the rounding wherever a shared-memory address is built (17 times in the
- * D = 128 attention kernel, between each stage's wait and its first HGMMA; 136 in the GEMM's). */
+ * Rounding a 16-aligned base up at run time instead was slower in attention (docs/tiles.md, "Where
+ * the ops' choices come from"): ptxas recomputed the rounding wherever a shared-memory address is
+ * built (17 times in the D = 128 attention kernel, between each stage's wait and its first HGMMA;
+ * 136 in the GEMM's). */
 TS_DEVICE unsigned char *ts_shared_base(void) {
     extern __shared__ __align__(TS_SHARED_ALIGN) unsigned char ts_cuda_dynamic_smem[];
     return ts_cuda_dynamic_smem;

@@ -1,6 +1,6 @@
 /* Attention's launch numbers per architecture, one section each (the backend names the
- * architecture: backends/<name>/backend.h). Why each number: docs/attention.md; measurements:
- * bench/results/ (the files named below, scripts/gpu-ab.sh A/B runs of the H200).
+ * architecture: backends/<name>/backend.h). Why each number: docs/attention.md; the runs behind
+ * them: docs/attention.md ("Where the numbers come from").
  *   TS_ATTN_CONSUMERS_D64, _D128  consumer warpgroups of a block (64 query rows each), 1 to 3
  *   TS_ATTN_STAGES                pipeline stages, where they fit (attention_variant.h runs one
  *                                 fewer where they do not)

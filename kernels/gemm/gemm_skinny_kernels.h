@@ -26,30 +26,6 @@
 #define TS_GEMM_SKINNY_KERNEL_FN(form, name)                                                       \
     TS_CAT(TS_CAT(TS_CAT(ts_gemm_, form), TS_CAT(_skinny, TS_GEMM_SKINNY)), TS_CAT(_, name))
 
-/* Split-K in clusters: the most pieces a tile, from min_pieces to TS_CLUSTER_MAX, that the wave
- * takes and the device holds as clusters all at once (a cluster's blocks share a GPC, so it may
- * hold fewer clusters of many blocks than the wave suggests); sets params' split and returns the
- * pieces, or 0 where there are none (or the backend runs no clusters). */
-static int TS_GEMM_SKINNY_FN(cluster_pieces)(ts_gemm_params *params, int wave, int min_pieces) {
-#if TS_CLUSTER_MAX > 1
-    ts_split_sched split = ts_split_make(params->sched.tasks, params->k_iters, wave, TS_GEMM_SPLIT_MIN_ITERS,
-                                         min_pieces);
-    if (split.split > TS_CLUSTER_MAX) return 0;
-    for (; split.split >= min_pieces && split.split >= 2; --split.split) {
-        int clusters = 0;
-        if (TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, cluster_capacity)(split.split, &clusters) == TS_SUCCESS &&
-            clusters >= split.units) {
-            params->split = split;
-            params->cluster_pieces = split.split;
-            return split.split;
-        }
-    }
-#else
-    (void)params, (void)wave, (void)min_pieces;
-#endif
-    return 0;
-}
-
 TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
                                          const void *a, ts_dtype ab_type, long long lda, const void *b, long long ldb,
                                          float beta, void *c, ts_dtype c_type, long long ldc, ts_gemm_workspace *ws,
@@ -66,16 +42,29 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b,
     int wave = 0, grid = 0, split = 0;
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
     if ((s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
-    /* Split-K in clusters where the backend runs them and every cluster fits the device at once:
-     * a tile's pieces are the blocks of one cluster, added through distributed shared memory
-     * inside the kernel. Else split-K through the workspace and the reduction kernel. Where
-     * neither makes TS_GEMM_CLUSTER_SPLIT_MIN_PIECES pieces (the tiles are more than a quarter of
-     * the wave), two or three pieces in clusters, so that more SMs read the weights than the
-     * tiles are (kernels/gemm/tuning.h); else whole tiles. */
-    int pieces = TS_GEMM_SKINNY_FN(cluster_pieces)(&params, wave, TS_GEMM_CLUSTER_SPLIT_MIN_PIECES);
-    if (!pieces) split = ts_gemm_split_k(&params, ws, wave, TS_GEMM_SPLIT_MIN_PIECES, stream);
-    if (!pieces && !split) pieces = TS_GEMM_SKINNY_FN(cluster_pieces)(&params, wave, 2);
+    /* Split-K in clusters where the backend runs them: a tile's pieces, at most TS_CLUSTER_MAX, are
+     * the blocks of one cluster, added through distributed shared memory inside the kernel, where
+     * every cluster fits the device at once; otherwise split-K through the workspace (or whole
+     * tiles) and the reduction kernel. */
+    int pieces = 0;
+#if TS_CLUSTER_MAX > 1
+    /* The pieces the wave takes where a cluster holds them, fewer where the device holds too few
+     * clusters of that many blocks at once (a cluster's blocks share a GPC). */
+    ts_split_sched in_clusters = ts_split_make(params.sched.tasks, params.k_iters, wave, TS_GEMM_SPLIT_MIN_ITERS,
+                                               TS_GEMM_CLUSTER_SPLIT_MIN_PIECES);
+    if (in_clusters.split > TS_CLUSTER_MAX) in_clusters.split = 1;
+    for (; in_clusters.split >= TS_GEMM_CLUSTER_SPLIT_MIN_PIECES && in_clusters.split >= 2; --in_clusters.split) {
+        int clusters = 0;
+        if (TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, cluster_capacity)(in_clusters.split, &clusters) == TS_SUCCESS &&
+            clusters >= in_clusters.units) {
+            params.split = in_clusters;
+            params.cluster_pieces = pieces = in_clusters.split;
+            break;
+        }
+    }
+#endif
     if (!pieces) {
+        split = ts_gemm_split_k(&params, ws, wave, TS_GEMM_SPLIT_MIN_PIECES, stream);
         s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_split_tasks(&params.split), &grid);
         if (s != TS_SUCCESS) return s;
     }

@@ -30,7 +30,7 @@
 #define TS_GEMM_LARGE_WG_TILES 1
 #define TS_GEMM_LARGE_STAGED_STORE 1
 #define TS_GEMM_OUT_COLS 64
-#define TS_GEMM_MAX_STAGES 16
+#define TS_GEMM_MAX_STAGES 8
 /* Two blocks share each B stage by multicast (docs/writing-a-kernel.md, "Clusters"; clusters of
  * four measured slower); the host runs the same clusters, so that CI tests their protocol. */
 #define TS_GEMM_CLUSTER_BLOCKS 2

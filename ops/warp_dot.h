@@ -71,6 +71,9 @@ TS_WDOT_DEFINE(4, 8)
 TS_WDOT_DEFINE(1, 8)
 TS_WDOT_DEFINE(2, 8)
 TS_WDOT_DEFINE(8, 8)
+TS_WDOT_DEFINE(8, 1)
+TS_WDOT_DEFINE(8, 2)
+TS_WDOT_DEFINE(8, 4)
 
 /* The shape of an accumulator, read back from its type at compile time. */
 #define TS_WDOT_ROWS(acc) ((int)(sizeof((acc)->v) / sizeof((acc)->v[0])))

@@ -6,23 +6,24 @@
  *   TS_GEMV_NN      0: weights N x K (the rows form); 1: weights K x N (the cols form)
  * and undefines those four at its end. The design: docs/gemm.md ("Decode: GEMV").
  *
- * Weights N x K: block b takes weight rows [4b, 4b + 4); its warps take the steps of K in turn
- * (warp w steps w, w + warps, ...), each lane 16 bytes of each weight row a step, used for all of
+ * Weights N x K: block b takes weight rows [R b, R b + R), R = TS_GEMV_ROWS (TS_GEMV_NT_ROWS, or
+ * TS_GEMV_NT_ROWS_M8 for the 8-row instances: kernels/gemv/tuning.h); its warps take the steps of
+ * K in turn (warp w steps w, w + warps, ...), each lane 16 bytes of each weight row a step, used for all of
  * A's rows (ops/warp_dot.h, the rows form); each warp's sums go through shared memory and the
  * block adds them in warp order. Weights K x N: block b takes a band of 8 * band_lanes columns and
  * its warps the steps of K's rows in turn, each lane 16 bytes (8 columns) of each of 8 rows a step
  * (the cols form). Every weight byte is read once, by one lane. */
 
-#if TS_GEMV_MB == 8
-#define TS_GEMV_ROWS 4
-#else
-#define TS_GEMV_ROWS 8
-#endif
 #if TS_GEMV_NN
 #define TS_GEMV_ACC TS_CAT(TS_CAT(ts_wdot_f32_, TS_GEMV_MB), x8)
 #define TS_GEMV_WARPS (TS_GEMV_MB == 8 ? TS_GEMV_NN_WARPS_M8 : TS_GEMV_NN_WARPS)
 #define TS_GEMV_BLOCKS TS_GEMV_NN_BLOCKS
 #else
+#if TS_GEMV_MB == 8
+#define TS_GEMV_ROWS TS_GEMV_NT_ROWS_M8
+#else
+#define TS_GEMV_ROWS TS_GEMV_NT_ROWS
+#endif
 #define TS_GEMV_ACC TS_CAT(TS_CAT(ts_wdot_f32_, TS_GEMV_ROWS), TS_CAT(x, TS_GEMV_MB))
 #define TS_GEMV_WARPS TS_GEMV_NT_WARPS
 #define TS_GEMV_BLOCKS TS_GEMV_NT_BLOCKS
@@ -59,7 +60,7 @@ TS_KERNEL_RESIDENT(TS_GEMV_NAME, TS_GEMV_WARPS, TS_GEMV_BLOCKS, ts_gemv_params, 
 #endif
 }
 
-/* The grid (a block for every 4 weight rows, or every band of columns), the warps (no more than
+/* The grid (a block for every R weight rows, or every band of columns), the warps (no more than
  * K's steps) and the shared memory of the warps' sums. */
 static ts_status TS_CAT(TS_GEMV_NAME, _launch)(const ts_gemv_params *params, ts_stream stream) {
     const ts_gemv_params p = *params;
@@ -77,7 +78,9 @@ static ts_status TS_CAT(TS_GEMV_NAME, _launch)(const ts_gemv_params *params, ts_
 }
 
 #undef TS_GEMV_ACC
+#ifdef TS_GEMV_ROWS
 #undef TS_GEMV_ROWS
+#endif
 #undef TS_GEMV_WARPS
 #undef TS_GEMV_BLOCKS
 #undef TS_GEMV_NAME

@@ -62,7 +62,7 @@ TS_STATIC_ASSERT(TS_WDOT_LANE_BITS >= 0, "ops/warp_dot.h: a warp of 1, 32 or 64 
         float v[R][C];                                                                             \
     } ts_wdot_f32_##R##x##C;
 
-/* The rows form's accumulators, 4 or 8 weight rows by 1, 2, 4 or 8 activation rows, and the cols
+/* The rows form's accumulators, 4 weight rows by 1, 2, 4 or 8 activation rows, and the cols
  * form's, 1, 2, 4 or 8 activation rows by the 8 columns of a lane's chunk. */
 TS_WDOT_DEFINE(4, 1)
 TS_WDOT_DEFINE(4, 2)
@@ -71,9 +71,6 @@ TS_WDOT_DEFINE(4, 8)
 TS_WDOT_DEFINE(1, 8)
 TS_WDOT_DEFINE(2, 8)
 TS_WDOT_DEFINE(8, 8)
-TS_WDOT_DEFINE(8, 1)
-TS_WDOT_DEFINE(8, 2)
-TS_WDOT_DEFINE(8, 4)
 
 /* The shape of an accumulator, read back from its type at compile time. */
 #define TS_WDOT_ROWS(acc) ((int)(sizeof((acc)->v) / sizeof((acc)->v[0])))

@@ -196,7 +196,7 @@ static void run_case(gemv_case g) { free(check_gemv(g)); }
 
 /* Odd sizes: one element; tails of every length inside a lane's 8 elements (K = 17, 3, 23: 1, 3, 7;
  * N = 130, 5, 7, 23: 2, 5, 7, 7); K one past a warp's step (4097) and one short (4095);
- * N not a multiple of the 4 or 8 weight rows of a block or of a band of columns. */
+ * N not a multiple of the 4 weight rows of a block or of a band of columns. */
 static const int shapes[][2] = {{1, 1}, {3, 17}, {17, 1000}, {1000, 3}, {5, 4097}, {130, 520}, {23, 4095}, {7, 23}};
 #define SHAPES (int)(sizeof shapes / sizeof shapes[0])
 

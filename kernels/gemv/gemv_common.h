@@ -13,8 +13,7 @@
 TS_STATIC_ASSERT(TS_GEMV_NN_BAND_LANES >= 1 && TS_GEMV_NN_BAND_LANES <= TS_WARP_LANES &&
                      (TS_GEMV_NN_BAND_LANES & (TS_GEMV_NN_BAND_LANES - 1)) == 0,
                  "TS_GEMV_NN_BAND_LANES: a power of two up to the warp's lanes");
-TS_STATIC_ASSERT((TS_GEMV_NT_ROWS == 4 || TS_GEMV_NT_ROWS == 8) && (TS_GEMV_NT_ROWS_M8 == 4 || TS_GEMV_NT_ROWS_M8 == 8),
-                 "the rows form's accumulator types (ops/warp_dot.h) have 4 or 8 weight rows");
+TS_STATIC_ASSERT(TS_GEMV_NT_ROWS == 4, "the rows form's accumulator types (ops/warp_dot.h) have 4 weight rows");
 
 /* One GEMV call: C (M x N) = alpha * A (M x K) op(B) + beta * C, B stored N x K (the rows form) or
  * K x N (the cols form). Leading dimensions in elements. */

@@ -6,9 +6,8 @@
  *   TS_GEMV_NN      0: weights N x K (the rows form); 1: weights K x N (the cols form)
  * and undefines those four at its end. The design: docs/gemm.md ("Decode: GEMV").
  *
- * Weights N x K: block b takes weight rows [R b, R b + R), R = TS_GEMV_ROWS (TS_GEMV_NT_ROWS, or
- * TS_GEMV_NT_ROWS_M8 for the 8-row instances: kernels/gemv/tuning.h); its warps take the steps of
- * K in turn (warp w steps w, w + warps, ...), each lane 16 bytes of each weight row a step, used for all of
+ * Weights N x K: block b takes weight rows [4b, 4b + 4); its warps take the steps of K in turn
+ * (warp w steps w, w + warps, ...), each lane 16 bytes of each weight row a step, used for all of
  * A's rows (ops/warp_dot.h, the rows form); each warp's sums go through shared memory and the
  * block adds them in warp order. Weights K x N: block b takes a band of 8 * band_lanes columns and
  * its warps the steps of K's rows in turn, each lane 16 bytes (8 columns) of each of 8 rows a step
@@ -19,12 +18,7 @@
 #define TS_GEMV_WARPS (TS_GEMV_MB == 8 ? TS_GEMV_NN_WARPS_M8 : TS_GEMV_NN_WARPS)
 #define TS_GEMV_BLOCKS TS_GEMV_NN_BLOCKS
 #else
-#if TS_GEMV_MB == 8
-#define TS_GEMV_ROWS TS_GEMV_NT_ROWS_M8
-#else
-#define TS_GEMV_ROWS TS_GEMV_NT_ROWS
-#endif
-#define TS_GEMV_ACC TS_CAT(TS_CAT(ts_wdot_f32_, TS_GEMV_ROWS), TS_CAT(x, TS_GEMV_MB))
+#define TS_GEMV_ACC TS_CAT(TS_CAT(ts_wdot_f32_, TS_GEMV_NT_ROWS), TS_CAT(x, TS_GEMV_MB))
 #define TS_GEMV_WARPS TS_GEMV_NT_WARPS
 #define TS_GEMV_BLOCKS TS_GEMV_NT_BLOCKS
 #endif
@@ -47,12 +41,12 @@ TS_KERNEL_RESIDENT(TS_GEMV_NAME, TS_GEMV_WARPS, TS_GEMV_BLOCKS, ts_gemv_params, 
     ts_wdot_block_store((unsigned char *)p->c, p->c_dtype, p->ldc, slots, values, warps, values, band, 0, n0, p->m,
                         p->n, p->alpha, p->beta);
 #else
-    const long long n0 = (long long)ts_block_x() * TS_GEMV_ROWS;
-    const int nr = p->n - n0 < TS_GEMV_ROWS ? (int)(p->n - n0) : TS_GEMV_ROWS;
+    const long long n0 = (long long)ts_block_x() * TS_GEMV_NT_ROWS;
+    const int nr = p->n - n0 < TS_GEMV_NT_ROWS ? (int)(p->n - n0) : TS_GEMV_NT_ROWS;
     const unsigned char *w = (const unsigned char *)p->b + n0 * p->ldb * 2;
     for (long long k = (long long)warp * TS_WDOT_ROWS_STEP; k < p->k; k += (long long)warps * TS_WDOT_ROWS_STEP)
         ts_wdot_rows_step(&acc, w, p->ldb * 2, nr, a, p->lda * 2, p->m, TS_GEMV_DTYPE, k, p->k, p->vec);
-    const int values = TS_GEMV_ROWS * TS_GEMV_MB;
+    const int values = TS_GEMV_NT_ROWS * TS_GEMV_MB;
     ts_wdot_rows_reduce_store(slots + warp * values, &acc);
     ts_sync_block();
     ts_wdot_block_store((unsigned char *)p->c, p->c_dtype, p->ldc, slots, values, warps, values, TS_GEMV_MB, 1, n0,
@@ -60,7 +54,7 @@ TS_KERNEL_RESIDENT(TS_GEMV_NAME, TS_GEMV_WARPS, TS_GEMV_BLOCKS, ts_gemv_params, 
 #endif
 }
 
-/* The grid (a block for every R weight rows, or every band of columns), the warps (no more than
+/* The grid (a block for every 4 weight rows, or every band of columns), the warps (no more than
  * K's steps) and the shared memory of the warps' sums. */
 static ts_status TS_CAT(TS_GEMV_NAME, _launch)(const ts_gemv_params *params, ts_stream stream) {
     const ts_gemv_params p = *params;
@@ -69,7 +63,7 @@ static ts_status TS_CAT(TS_GEMV_NAME, _launch)(const ts_gemv_params *params, ts_
     const long long blocks = (p.n + band - 1) / band, values = TS_GEMV_MB * band;
 #else
     const long long step = TS_WDOT_ROWS_STEP;
-    const long long blocks = (p.n + TS_GEMV_ROWS - 1) / TS_GEMV_ROWS, values = TS_GEMV_ROWS * TS_GEMV_MB;
+    const long long blocks = (p.n + TS_GEMV_NT_ROWS - 1) / TS_GEMV_NT_ROWS, values = TS_GEMV_NT_ROWS * TS_GEMV_MB;
 #endif
     const long long steps = (p.k + step - 1) / step;
     const int warps = steps < TS_GEMV_WARPS ? (int)steps : TS_GEMV_WARPS;
@@ -78,9 +72,6 @@ static ts_status TS_CAT(TS_GEMV_NAME, _launch)(const ts_gemv_params *params, ts_
 }
 
 #undef TS_GEMV_ACC
-#ifdef TS_GEMV_ROWS
-#undef TS_GEMV_ROWS
-#endif
 #undef TS_GEMV_WARPS
 #undef TS_GEMV_BLOCKS
 #undef TS_GEMV_NAME

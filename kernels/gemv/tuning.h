@@ -4,11 +4,8 @@
  * runs of revisions (scripts/gpu-ab.sh); the runs that measured them: docs/gemm.md ("Where the
  * tuning numbers come from").
  *
- *   TS_GEMV_NT_ROWS        weights N x K: weight rows a block takes, 4 or 8 (each lane's 16 bytes of
- *                          weight serve every row of A, so this is the reuse of A's loads, and the
- *                          rows times 16 bytes are what a lane has in flight a step)
- *   TS_GEMV_NT_ROWS_M8     ... the same for the 8-row instances, whose 8 x 8 accumulators a lane
- *                          leave no registers for more rows
+ *   TS_GEMV_NT_ROWS        weights N x K: weight rows a block takes (each lane's 16 bytes of weight
+ *                          serve every row of A, so this is the reuse of A's loads)
  *   TS_GEMV_NT_WARPS       ... warps a block that split K between them (fewer where K is short)
  *   TS_GEMV_NT_BLOCKS      ... blocks an SM the kernels are built for (TS_KERNEL_RESIDENT's bound,
  *                          which caps the registers a lane may use)
@@ -34,12 +31,9 @@
 #include "backends/backend.h"
 
 #if defined(TS_ARCH_SM90A)
-/* 8 rows x 8 warps x 32 lanes: 32 KiB of weight in flight a block step, and two blocks an SM (the
- * register bound), so 64 KiB an SM, which the DRAM's rate over its latency asks for; the 8-row
- * instances 4 rows. 64 columns of K x N are a 128-byte line a row, in 16 warps as the issue asks
- * (docs/gemm.md). */
-#define TS_GEMV_NT_ROWS 8
-#define TS_GEMV_NT_ROWS_M8 4
+/* 4 rows x 8 warps x 32 lanes: 16 KiB of weight in flight a block step; 64 columns of K x N are a
+ * 128-byte line a row, in 16 warps as the issue asks (docs/gemm.md). */
+#define TS_GEMV_NT_ROWS 4
 #define TS_GEMV_NT_WARPS 8
 #define TS_GEMV_NT_BLOCKS 2
 #define TS_GEMV_NN_WARPS 16
@@ -53,7 +47,6 @@
 /* Waves of 64 lanes: the same 256 lanes a block for weights N x K as Hopper's 8 warps; 8 waves for
  * K x N. */
 #define TS_GEMV_NT_ROWS 4
-#define TS_GEMV_NT_ROWS_M8 4
 #define TS_GEMV_NT_WARPS 4
 #define TS_GEMV_NT_BLOCKS 2
 #define TS_GEMV_NN_WARPS 8
@@ -65,10 +58,9 @@
 #define TS_GEMV_SKINNY_FROM_N 0x7fffffff
 #define TS_GEMV_SKINNY4_FROM_WEIGHTS 0x7fffffffffffffffLL
 #elif defined(TS_ARCH_HOST)
-/* A warp is one lane, so a band is one chunk of 8 columns; as many warps and rows as Hopper, so
- * that the tests split K the same way (a warp is a thread). */
-#define TS_GEMV_NT_ROWS 8
-#define TS_GEMV_NT_ROWS_M8 4
+/* A warp is one lane, so a band is one chunk of 8 columns; as many warps as Hopper, so that the
+ * tests split K the same way (a warp is a thread). */
+#define TS_GEMV_NT_ROWS 4
 #define TS_GEMV_NT_WARPS 8
 #define TS_GEMV_NT_BLOCKS 1
 #define TS_GEMV_NN_WARPS 16

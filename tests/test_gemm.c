@@ -34,6 +34,16 @@ typedef struct {
     size_t workspace_bytes;
 } gemm_case;
 
+/* n standard normal draws as 16-bit elements of dtype t, two draws at a time. */
+static void fill_normal_half(unsigned short *x, size_t n, ts_dtype t, uint64_t *st) {
+    for (size_t i = 0; i < n; i += 2) {
+        double first, second;
+        ts_test_normal_pair(st, &first, &second);
+        x[i] = to_half_bits((float)first, t);
+        if (i + 1 < n) x[i + 1] = to_half_bits((float)second, t);
+    }
+}
+
 /* sum x[k] y[k] and sum |x[k] y[k]| over k < n, in four interleaved partial sums (double: the
  * order changes the result far below the tolerances), for the reference's inner loop. */
 static void dot_with_magnitude(const double *x, const double *y, int n, double *dot, double *mag) {
@@ -62,8 +72,8 @@ static void check_gemm(gemm_case g) {
     const size_t na = (size_t)a_rows * lda, nb = (size_t)b_rows * ldb, nc = (size_t)g.m * ldc;
     unsigned short *a = malloc(na * 2), *b = malloc(nb * 2);
     unsigned char *c0 = malloc(nc * dtype_bytes(g.out)), *c = malloc(nc * dtype_bytes(g.out));
-    for (size_t i = 0; i < na; ++i) a[i] = to_half_bits((float)ts_test_normal(&st), g.in);
-    for (size_t i = 0; i < nb; ++i) b[i] = to_half_bits((float)ts_test_normal(&st), g.in);
+    fill_normal_half(a, na, g.in, &st);
+    fill_normal_half(b, nb, g.in, &st);
     for (size_t i = 0; i < nc; ++i) {
         const float x = (float)ts_test_normal(&st);
         if (g.out == TS_DTYPE_F32) ((float *)c0)[i] = x;

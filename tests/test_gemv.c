@@ -117,9 +117,15 @@ static unsigned char *check_gemv(gemv_case g) {
     for (long long i = 0; i < g.m; ++i)
         for (long long j = 0; j < g.k; ++j)
             store_elem(a.host + a.at, g.in, (size_t)(i * lda + j), (float)ts_test_normal(&st));
-    for (long long i = 0; i < b_rows; ++i)
-        for (long long j = 0; j < b_cols; ++j)
-            store_elem(b.host + b.at, g.in, (size_t)(i * ldb + j), (float)ts_test_normal(&st));
+    /* B, the large operand (the Llama shapes' weights), two draws at a time. */
+    const long long b_elems = b_rows * b_cols;
+    for (long long e = 0; e < b_elems; e += 2) {
+        double first, second;
+        ts_test_normal_pair(&st, &first, &second);
+        store_elem(b.host + b.at, g.in, (size_t)(e / b_cols * ldb + e % b_cols), (float)first);
+        if (e + 1 < b_elems)
+            store_elem(b.host + b.at, g.in, (size_t)((e + 1) / b_cols * ldb + (e + 1) % b_cols), (float)second);
+    }
     /* With beta == 0 the kernel must not read C: it stays NaN. */
     unsigned char *c_in = malloc(c.total);
     cr_assert(c_in);

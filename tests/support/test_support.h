@@ -29,6 +29,9 @@ uint64_t ts_test_fresh_seed(void);
 /* Uniform in [0, 1) and standard normal draws from a splitmix64 state. */
 double ts_test_uniform(uint64_t *state);
 double ts_test_normal(uint64_t *state);
+/* Two independent standard normal draws (both of one Box-Muller transform: half the cost of two
+ * ts_test_normal calls, for filling large operands). */
+void ts_test_normal_pair(uint64_t *state, double *first, double *second);
 void ts_test_fill_normal(float *x, size_t n, uint64_t *state);
 
 /* Device buffer of `bytes` filled with a copy of `host` (or the poison byte 0xFF, which makes

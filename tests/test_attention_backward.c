@@ -59,11 +59,15 @@ static void ref_forward(const ref_shape *s, const double *q, const double *k, co
             for (int i = 0; i < s->nq; ++i) {
                 const double L = ref_row(s, q, k, b, h, i, sc);
                 lse[((size_t)b * s->hq + h) * s->nq + i] = L;
-                for (int d = 0; d < s->d; ++d) {
-                    double acc = 0.0;
-                    for (int j = 0; j < s->nkv; ++j)
-                        if (sc[j] != -INFINITY) acc += exp(sc[j] - L) * v[ki(s, b, hk, j) + d];
-                    o[qi(s, b, h, i) + d] = acc;
+                /* Each element of O sums its keys in key order, as one exp a key and rows of V
+                 * read whole (the large GPU case's reference was most of its time otherwise). */
+                double *orow = o + qi(s, b, h, i);
+                for (int d = 0; d < s->d; ++d) orow[d] = 0.0;
+                for (int j = 0; j < s->nkv; ++j) {
+                    if (sc[j] == -INFINITY) continue;
+                    const double p = exp(sc[j] - L);
+                    const double *vrow = v + ki(s, b, hk, j);
+                    for (int d = 0; d < s->d; ++d) orow[d] += p * vrow[d];
                 }
             }
         }

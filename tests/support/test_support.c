@@ -35,16 +35,24 @@ static uint64_t ts_test_next(uint64_t *state) {
 
 double ts_test_uniform(uint64_t *state) { return (double)(ts_test_next(state) >> 11) * 0x1.0p-53; }
 
-double ts_test_normal(uint64_t *state) {
+/* A Box-Muller transform's radius and angle from two uniform draws: r cos t and r sin t are two
+ * independent standard normal draws. */
+static double ts_test_box_muller(uint64_t *state, double *angle) {
     double u1 = ts_test_uniform(state), u2 = ts_test_uniform(state);
     if (u1 < 1e-300) u1 = 1e-300;
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+    *angle = 6.283185307179586 * u2;
+    return sqrt(-2.0 * log(u1));
+}
+
+double ts_test_normal(uint64_t *state) {
+    double t;
+    const double r = ts_test_box_muller(state, &t);
+    return r * cos(t);
 }
 
 void ts_test_normal_pair(uint64_t *state, double *first, double *second) {
-    double u1 = ts_test_uniform(state), u2 = ts_test_uniform(state);
-    if (u1 < 1e-300) u1 = 1e-300;
-    const double r = sqrt(-2.0 * log(u1)), t = 6.283185307179586 * u2;
+    double t;
+    const double r = ts_test_box_muller(state, &t);
     *first = r * cos(t);
     *second = r * sin(t);
 }

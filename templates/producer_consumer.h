@@ -15,9 +15,11 @@
  *   TS_PC_LOAD_WARPS  optional, default 1: how many warps run P_load for each stage (at most 4).
  *                     Each waits until the stage is free and calls P_load; the hook tells its share
  *                     of the copies by ts_warp_in_group() (0 .. TS_PC_LOAD_WARPS - 1) and announces
- *                     the stage's bytes from one warp only. Several issuing warps keep the copy
+ *                     the stage's bytes from warp 0 only. Several issuing warps keep the copy
  *                     engine fed where one warp's issue loop would take as long as a stage's
- *                     compute (tens of dependent instructions per copy)
+ *                     compute (tens of dependent instructions per copy). Under warp specialization
+ *                     the template has the other load warps arrive on the stage's full barrier
+ *                     after their P_load (below)
  *   TS_PC_COMPUTE_WAITS  optional, default 0; 1: P_compute commits and waits for its own
  *                     multiplies, none running when it returns (with TS_PC_RELEASE_LAG, at most
  *                     the group it just committed), and the template neither commits nor waits
@@ -72,7 +74,7 @@
  *   int  P_setup(const PARAMS *p, long long task, P_task *t)  fill t; return the iterations
  *   void P_load(const PARAMS *p, const P_task *t, P_input *in, ts_tbar *full, int iter)
  *        TS_PC_LOAD_WARPS warps of a warpgroup (ts_warp_in_group() below it): announce the
- *        stage's bytes on full (ts_tbar_expect_bytes, one warp) and start the copies
+ *        stage's bytes on full (ts_tbar_expect_bytes, warp 0 only) and start the copies
  *        (ts_async_load), each warp its share
  *   void P_init(const PARAMS *p, const P_task *t, P_consumer *c, P_output *out, int consumer)
  *   int  P_consumer_iters(const PARAMS *p, const P_task *t, int consumer, int iters)
@@ -194,6 +196,19 @@
 #error "TS_PC_LOAD_WARPS is 1 to 4 (the warps of one warpgroup)"
 #endif
 
+/* Arrivals on a stage's full barrier. Under warp specialization every load warp arrives (warp 0
+ * with the stage's bytes, the others after their copies), so that a stage cannot land without each
+ * load warp's turn at it: a load warp whose copies a stage does not wait for (rank 1's B warp in
+ * a cluster, where one block's multicast brings a tile whose rows are one chunk) would otherwise
+ * fall laps behind the others, and its next wait on an empty barrier would take a later phase of
+ * the same parity for the one it wants, a deadlock. Ping-pong's load warps are consumers, whose
+ * own stages bound them. */
+#if TS_PC_SCHEDULE == TS_PC_PINGPONG
+#define TS_PC_FULL_ARRIVALS 1
+#else
+#define TS_PC_FULL_ARRIVALS TS_PC_LOAD_WARPS
+#endif
+
 #ifndef TS_PC_CONSUMER_BARRIER
 #define TS_PC_CONSUMER_BARRIER 0
 #endif
@@ -257,7 +272,7 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
 #endif
     if (ts_warp_id() == 0) {
         for (int s = 0; s < TS_PC_STAGES; ++s) {
-            ts_tbar_init(&full[s], 1);
+            ts_tbar_init(&full[s], TS_PC_FULL_ARRIVALS);
             /* Every consumer warp of every block of the cluster hands a stage back. */
             ts_tbar_init(&empty[s], 4 * TS_PC_CONSUMERS * TS_PC_CLUSTER);
         }
@@ -355,6 +370,9 @@ TS_KERNEL(TS_PC_KERNEL, TS_PC_WARPS, TS_PC_PARAMS, p) {
                     /* The stage's previous fill must have been consumed (in the last lap). */
                     if (lapped) ts_tbar_wait(&empty[s], ring.phase ^ 1);
                     TS_PC_HOOK(load)(p, &t, &stages[s], &full[s], i);
+#if TS_PC_LOAD_WARPS > 1
+                    if (ts_warp_in_group() != 0) ts_tbar_arrive(&full[s]);
+#endif
                     TS_PC_RING_NEXT(ring);
                     lapped |= ring.stage == 0;
                 }
@@ -532,6 +550,7 @@ static inline ts_status TS_PC_HOOK(launch_clusters)(const TS_PC_PARAMS *params, 
 #undef TS_PC_CONSUMER_BARRIER
 #undef TS_PC_CONSUMER_SCRATCH
 #undef TS_PC_LOAD_WARPS
+#undef TS_PC_FULL_ARRIVALS
 #undef TS_PC_COMPUTE_WAITS
 #undef TS_PC_PERSISTENT_CONSUMER
 #undef TS_PC_EARLY

@@ -267,6 +267,28 @@ Test(gemm, workspace_leaves_many_tiles_whole) {
 #endif
 }
 
+#if defined(TESSERA_BACKEND_HOST)
+/* A slow producer warp. In a cluster of two down M, the transposed B tile's 128-byte rows are one
+ * multicast chunk, which rank 0 loads for both blocks: rank 1's B warp issues no copy, and only the
+ * template's rule that every load warp arrives on a stage's full barrier keeps it within a lap of
+ * the others. Without that rule the others ran ahead by laps of the ring while it slept, and its
+ * next wait on a stage's empty barrier took a later phase for the one it wanted: a deadlock (the
+ * intermittent failure of workspace_leaves_many_tiles_whole on a loaded machine). Each producer
+ * warp of each rank sleeps before every wait in turn; 32 stages a block over two tasks. */
+Test(gemm, slow_producer_warp_keeps_its_lap) {
+    TS_TEST_REQUIRE_DEVICE();
+    ts_host_set_block_concurrency(2);
+    for (int rank = 0; rank < 2; ++rank)
+        for (int warp = 0; warp < 4; ++warp) {
+            ts_host_set_slow_warp(rank, warp, 10000);
+            check_gemm((gemm_case){TS_NO_TRANS, TS_TRANS, 512, 256, 1024, 0, TS_DTYPE_BF16, TS_DTYPE_F32, 1.0f, 0.0f,
+                                   NULL, 0});
+        }
+    ts_host_set_slow_warp(0, -1, 0);
+    ts_host_set_block_concurrency(0);
+}
+#endif
+
 /* Split-K (ts_gemm_ex with a workspace): tiles of C too few for the SMs (one or two rows of
  * tiles, a few columns) with a long K, so that each tile's K range is cut into pieces on as many
  * clusters, each leaving its partial results in the workspace for the reduction kernel, which

@@ -58,6 +58,10 @@ static atomic_long ts_host_deadlock_ms;
 static atomic_ullong ts_host_seed;
 static atomic_int ts_host_concurrency;
 static atomic_int ts_host_thread_failure_countdown = -1;
+static int ts_host_env_slow_rank, ts_host_env_slow_warp = -1;
+static long ts_host_env_slow_us;
+static atomic_int ts_host_slow_rank, ts_host_slow_warp = -1;
+static atomic_long ts_host_slow_us;
 
 static void ts_host_settings_init(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -83,6 +87,18 @@ static void ts_host_settings_init(void) {
         unsigned long long seed = strtoull(text, &end, 0);
         if (errno == 0 && end && *end == '\0') ts_host_env_seed = seed;
     }
+    /* TS_HOST_SLOW_WARP=RANK:WARP:US, as ts_host_set_slow_warp */
+    text = getenv("TS_HOST_SLOW_WARP");
+    int rank = 0, warp = -1;
+    long us = 0;
+    if (text && sscanf(text, "%d:%d:%ld", &rank, &warp, &us) == 3 && warp >= 0 && us > 0) {
+        ts_host_env_slow_rank = rank;
+        ts_host_env_slow_warp = warp;
+        ts_host_env_slow_us = us;
+    }
+    atomic_store(&ts_host_slow_rank, ts_host_env_slow_rank);
+    atomic_store(&ts_host_slow_us, ts_host_env_slow_us);
+    atomic_store(&ts_host_slow_warp, ts_host_env_slow_warp);
     atomic_store(&ts_host_deadlock_ms, ts_host_env_deadlock_ms);
     atomic_store(&ts_host_seed, ts_host_env_seed);
     atomic_store(&ts_host_concurrency, ts_host_default_concurrency);
@@ -124,6 +140,29 @@ int ts_host_get_block_concurrency(void) {
 
 void ts_host_fail_thread_creation_after(int n) {
     atomic_store(&ts_host_thread_failure_countdown, n < 0 ? -1 : n);
+}
+
+void ts_host_set_slow_warp(int rank, int warp, long us) {
+    ts_host_settings();
+    if (warp < 0 || us <= 0) {
+        rank = ts_host_env_slow_rank;
+        warp = ts_host_env_slow_warp;
+        us = ts_host_env_slow_us;
+    }
+    atomic_store(&ts_host_slow_rank, rank);
+    atomic_store(&ts_host_slow_us, us);
+    atomic_store(&ts_host_slow_warp, warp);
+}
+
+/* The slow warp's delay (ts_host_set_slow_warp), before it takes the lock to wait. */
+static void ts_host_slow_down(void) {
+    const int warp = atomic_load(&ts_host_slow_warp);
+    if (warp < 0 || ts_host_current->warp_id != warp || ts_host_current->cluster_rank != atomic_load(&ts_host_slow_rank))
+        return;
+    const long us = atomic_load(&ts_host_slow_us);
+    struct timespec pause = {(time_t)(us / 1000000), (us % 1000000) * 1000L};
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
+    }
 }
 
 /* pthread_create behind the fault-injection countdown of ts_host_fail_thread_creation_after. */
@@ -384,6 +423,7 @@ void ts_host_tbar_complete_bytes(ts_tbar *bar, unsigned bytes) {
  * its parity in progress waits for the phase number to move, so it cannot miss a completion even
  * if two phases complete while it sleeps. */
 void ts_host_tbar_wait(ts_tbar *bar, int parity) {
+    ts_host_slow_down();
     struct ts_host_block *b = ts_host_lock();
     ts_host_tbar_check(b, bar);
     unsigned phase = bar->phase;

@@ -2,7 +2,7 @@
  * (backends/host/runtime.c): the per-warp context a kernel thread reads its ids from, the
  * transaction barrier's layout, the launch entry point behind TS_LAUNCH, the barrier functions, and
  * the knobs tests turn (deadlock timeout, shuffle seed, block concurrency, thread-failure
- * injection). A block's mutex and condition variable stay private to runtime.c so that kernel
+ * injection, a slow warp). A block's mutex and condition variable stay private to runtime.c so that kernel
  * sources need not see <pthread.h>. */
 #ifndef TESSERA_BACKENDS_HOST_RUNTIME_HOST_H
 #define TESSERA_BACKENDS_HOST_RUNTIME_HOST_H
@@ -118,5 +118,12 @@ int ts_host_get_block_concurrency(void);
 /* Fault injection: after n more successful thread creations, the next one fails (once);
  * n < 0 turns it off. */
 void ts_host_fail_thread_creation_after(int n);
+/* A slow warp: warp `warp` (ts_warp_id()) of the blocks of cluster rank `rank` (0 for clusters of
+ * one) sleeps `us` microseconds before each of its waits on a transaction barrier, so that the
+ * other warps run as far ahead as the kernel's protocol lets them (a GPU may delay any warp that
+ * long). A protocol that bounds no warp's lag shows here as a wrong result or a deadlock.
+ * warp < 0 or us <= 0 restores the default: TS_HOST_SLOW_WARP=RANK:WARP:US from the environment,
+ * else none. */
+void ts_host_set_slow_warp(int rank, int warp, long us);
 
 #endif

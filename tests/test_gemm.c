@@ -8,22 +8,12 @@
 #include <string.h>
 
 #include "backends/half_bits.h"
+#include "support/dtype_io.h"
 #include "support/test_support.h"
 #include "tests/kernels/pingpong_kernels.h"
 #if defined(TESSERA_BACKEND_HOST)
 #include "backends/host/runtime_host.h"
 #endif
-
-static unsigned short to_half_bits(float x, ts_dtype t) {
-    return t == TS_DTYPE_BF16 ? ts_bf16_bits_from_f32(x) : ts_fp16_bits_from_f32(x);
-}
-static double from_half_bits(unsigned short b, ts_dtype t) {
-    return t == TS_DTYPE_BF16 ? ts_f32_from_bf16_bits(b) : ts_f32_from_fp16_bits(b);
-}
-static size_t dtype_bytes(ts_dtype t) { return t == TS_DTYPE_F32 ? 4 : 2; }
-static double load_elem(const void *p, ts_dtype t, size_t i) {
-    return t == TS_DTYPE_F32 ? ((const float *)p)[i] : from_half_bits(((const unsigned short *)p)[i], t);
-}
 
 typedef struct {
     ts_trans ta, tb;
@@ -33,16 +23,6 @@ typedef struct {
     void *workspace; /* for ts_gemm_ex: NULL runs as ts_gemm */
     size_t workspace_bytes;
 } gemm_case;
-
-/* n standard normal draws as 16-bit elements of dtype t, two draws at a time. */
-static void fill_normal_half(unsigned short *x, size_t n, ts_dtype t, uint64_t *st) {
-    for (size_t i = 0; i < n; i += 2) {
-        double first, second;
-        ts_test_normal_pair(st, &first, &second);
-        x[i] = to_half_bits((float)first, t);
-        if (i + 1 < n) x[i + 1] = to_half_bits((float)second, t);
-    }
-}
 
 /* sum x[k] y[k] and sum |x[k] y[k]| over k < n, in four interleaved partial sums (double: the
  * order changes the result far below the tolerances), for the reference's inner loop. */
@@ -71,42 +51,38 @@ static void check_gemm(gemm_case g) {
     const long long lda = (a_cols + g.pad + 7) / 8 * 8, ldb = (b_cols + g.pad + 7) / 8 * 8, ldc = (g.n + g.pad + 7) / 8 * 8;
     const size_t na = (size_t)a_rows * lda, nb = (size_t)b_rows * ldb, nc = (size_t)g.m * ldc;
     unsigned short *a = malloc(na * 2), *b = malloc(nb * 2);
-    unsigned char *c0 = malloc(nc * dtype_bytes(g.out)), *c = malloc(nc * dtype_bytes(g.out));
-    fill_normal_half(a, na, g.in, &st);
-    fill_normal_half(b, nb, g.in, &st);
-    for (size_t i = 0; i < nc; ++i) {
-        const float x = (float)ts_test_normal(&st);
-        if (g.out == TS_DTYPE_F32) ((float *)c0)[i] = x;
-        else ((unsigned short *)c0)[i] = to_half_bits(x, g.out);
-    }
+    unsigned char *c0 = malloc(nc * ts_test_dtype_bytes(g.out)), *c = malloc(nc * ts_test_dtype_bytes(g.out));
+    ts_test_fill_normal_as(a, g.in, na, &st);
+    ts_test_fill_normal_as(b, g.in, nb, &st);
+    ts_test_fill_normal_as(c0, g.out, nc, &st);
     void *da = ts_test_device_copy(a, na * 2), *db = ts_test_device_copy(b, nb * 2);
     /* With beta == 0 the kernel must not read C: give it NaN poison. */
-    void *dc = ts_test_device_copy(g.beta != 0.0f ? c0 : NULL, nc * dtype_bytes(g.out));
+    void *dc = ts_test_device_copy(g.beta != 0.0f ? c0 : NULL, nc * ts_test_dtype_bytes(g.out));
     cr_assert(da && db && dc);
     const ts_status run = ts_gemm_ex(g.ta, g.tb, g.m, g.n, g.k, g.alpha, da, g.in, lda, db, g.in, ldb, g.beta, dc,
                                      g.out, ldc, g.workspace, g.workspace_bytes, NULL);
     cr_assert_eq(run, TS_SUCCESS, "%dx%dx%d: %s", g.m, g.n, g.k, ts_status_string(run));
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
-    cr_assert_eq(ts_test_copy_back(c, dc, nc * dtype_bytes(g.out)), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(c, dc, nc * ts_test_dtype_bytes(g.out)), TS_SUCCESS);
     /* The reference: op(A) and op(B)^T as rows of K doubles, converted once, so that each element
      * of C is a dot product over contiguous rows (the GPU runs of this test spend their time here). */
     double *ar = malloc((size_t)g.m * g.k * sizeof(double)), *br = malloc((size_t)g.n * g.k * sizeof(double));
     cr_assert(ar && br);
     for (int i = 0; i < g.m; ++i)
         for (int kk = 0; kk < g.k; ++kk)
-            ar[(size_t)i * g.k + kk] = from_half_bits(a[g.ta ? (size_t)kk * lda + i : (size_t)i * lda + kk], g.in);
+            ar[(size_t)i * g.k + kk] = ts_test_get(a, g.in, g.ta ? (size_t)kk * lda + i : (size_t)i * lda + kk);
     for (int j = 0; j < g.n; ++j)
         for (int kk = 0; kk < g.k; ++kk)
-            br[(size_t)j * g.k + kk] = from_half_bits(b[g.tb ? (size_t)j * ldb + kk : (size_t)kk * ldb + j], g.in);
+            br[(size_t)j * g.k + kk] = ts_test_get(b, g.in, g.tb ? (size_t)j * ldb + kk : (size_t)kk * ldb + j);
     double worst = 0.0;
     for (int i = 0; i < g.m; ++i)
         for (int j = 0; j < g.n; ++j) {
             double acc = 0.0, mag = 0.0;
             dot_with_magnitude(ar + (size_t)i * g.k, br + (size_t)j * g.k, g.k, &acc, &mag);
             const size_t ci = (size_t)i * ldc + j;
-            const double cin = g.beta != 0.0f ? load_elem(c0, g.out, ci) : 0.0;
+            const double cin = g.beta != 0.0f ? ts_test_get(c0, g.out, ci) : 0.0;
             const double ref = g.alpha * acc + g.beta * cin;
-            const double got = load_elem(c, g.out, ci);
+            const double got = ts_test_get(c, g.out, ci);
             /* fp32 accumulation over K terms, then rounding to the output type. */
             const double out_eps = g.out == TS_DTYPE_F32 ? 0.0 : g.out == TS_DTYPE_BF16 ? 1.0 / 256 : 1.0 / 2048;
             const double tol = 1e-5 * fabs(g.alpha) * (mag + 1.0) + out_eps * fabs(ref) + 1e-6 * fabs(g.beta * cin);
@@ -117,7 +93,7 @@ static void check_gemm(gemm_case g) {
         }
     /* Padding columns of C are never written. */
     if (g.beta == 0.0f && ldc > g.n)
-        for (int i = 0; i < g.m; ++i) cr_assert(isnan(load_elem(c, g.out, (size_t)i * ldc + g.n)), "padding written");
+        for (int i = 0; i < g.m; ++i) cr_assert(isnan(ts_test_get(c, g.out, (size_t)i * ldc + g.n)), "padding written");
     free(ar);
     free(br);
     cr_assert_eq(ts_free(da), TS_SUCCESS);
@@ -534,8 +510,8 @@ static void check_plain_gemm_splits(void) {
         unsigned short *a = malloc(na * 2), *b = malloc(nb * 2);
         float *with_ws = malloc(nc * 4), *plain = malloc(nc * 4);
         cr_assert(a && b && with_ws && plain);
-        for (size_t i = 0; i < na; ++i) a[i] = ts_bf16_bits_from_f32((float)ts_test_normal(&st));
-        for (size_t i = 0; i < nb; ++i) b[i] = ts_bf16_bits_from_f32((float)ts_test_normal(&st));
+        ts_test_fill_normal_as(a, TS_DTYPE_BF16, na, &st);
+        ts_test_fill_normal_as(b, TS_DTYPE_BF16, nb, &st);
         void *da = ts_test_device_copy(a, na * 2), *db = ts_test_device_copy(b, nb * 2);
         void *dc = ts_test_device_copy(NULL, nc * 4);
         cr_assert(da && db && dc);
@@ -596,8 +572,8 @@ Test(gemm, ping_pong_schedule) {
         const long long lda = (k + 7) / 8 * 8, ldb = (n + 7) / 8 * 8, ldc = ldb;
         unsigned short *a = malloc((size_t)m * lda * 2), *b = malloc((size_t)k * ldb * 2);
         float *c = malloc((size_t)m * ldc * 4);
-        for (size_t i = 0; i < (size_t)m * lda; ++i) a[i] = ts_bf16_bits_from_f32((float)ts_test_normal(&st));
-        for (size_t i = 0; i < (size_t)k * ldb; ++i) b[i] = ts_bf16_bits_from_f32((float)ts_test_normal(&st));
+        ts_test_fill_normal_as(a, TS_DTYPE_BF16, (size_t)m * lda, &st);
+        ts_test_fill_normal_as(b, TS_DTYPE_BF16, (size_t)k * ldb, &st);
         void *da = ts_test_device_copy(a, (size_t)m * lda * 2), *db = ts_test_device_copy(b, (size_t)k * ldb * 2);
         float *dc = ts_test_device_copy(NULL, (size_t)m * ldc * 4);
         cr_assert(da && db && dc);

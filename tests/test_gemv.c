@@ -15,6 +15,7 @@
 
 #include "backends/half_bits.h"
 #include "kernels/gemv/gemv.h"
+#include "support/dtype_io.h"
 #include "support/test_support.h"
 #include "support/warp_dot_model.h"
 
@@ -335,8 +336,8 @@ Test(gemv, the_same_bits_every_run) {
         uint64_t st = ts_test_fresh_seed();
         unsigned short *ah = malloc((size_t)(g.m * lda) * 2), *bh = malloc((size_t)(b_rows * ldb) * 2);
         cr_assert(ah && bh);
-        for (long long i = 0; i < g.m * lda; ++i) ah[i] = to_half_bits((float)ts_test_normal(&st), g.in);
-        for (long long i = 0; i < b_rows * ldb; ++i) bh[i] = to_half_bits((float)ts_test_normal(&st), g.in);
+        ts_test_fill_normal_as(ah, g.in, (size_t)(g.m * lda), &st);
+        ts_test_fill_normal_as(bh, g.in, (size_t)(b_rows * ldb), &st);
         void *da = ts_test_device_copy(ah, (size_t)(g.m * lda) * 2), *db = ts_test_device_copy(bh, (size_t)(b_rows * ldb) * 2);
         void *dc = ts_test_device_copy(NULL, (size_t)(g.m * ldc) * 4);
         cr_assert(da && db && dc);
@@ -467,8 +468,7 @@ static unsigned short *model_matrix(long long rows, long long cols, long long ld
     unsigned short *p = aligned_alloc(16, bytes);
     cr_assert(p);
     memset(p, 0xff, bytes);
-    for (long long i = 0; i < rows; ++i)
-        for (long long j = 0; j < cols; ++j) p[off + i * ld + j] = to_half_bits((float)ts_test_normal(st), t);
+    for (long long i = 0; i < rows; ++i) ts_test_fill_normal_as(p + off + i * ld, t, (size_t)cols, st);
     return p;
 }
 

@@ -1,6 +1,7 @@
-/* Host-side element access for the tests of the memory-bound kernels: store a double into element
- * i of a bf16 / fp16 / fp32 array (rounding to nearest even) and read it back as a double, plus the
- * tolerance each output dtype earns against a double-precision reference. */
+/* Host-side element access for the tests: store a double into element i of a bf16 / fp16 / fp32
+ * array (rounding to nearest even) and read it back as a double, fill an array of any of the three
+ * with normal draws, plus the tolerance each output dtype earns against a double-precision
+ * reference. */
 #ifndef TESSERA_TESTS_DTYPE_IO_H
 #define TESSERA_TESTS_DTYPE_IO_H
 
@@ -9,6 +10,7 @@
 #include <tessera/tessera.h>
 
 #include "backends/half_bits.h"
+#include "support/test_support.h"
 
 static inline size_t ts_test_dtype_bytes(ts_dtype t) { return t == TS_DTYPE_F32 ? 4 : 2; }
 
@@ -25,6 +27,16 @@ static inline double ts_test_get(const void *buf, ts_dtype t, size_t i) {
     if (t == TS_DTYPE_F32) return ((const float *)buf)[i];
     const unsigned short b = ((const unsigned short *)buf)[i];
     return t == TS_DTYPE_BF16 ? ts_f32_from_bf16_bits(b) : ts_f32_from_fp16_bits(b);
+}
+
+/* n standard normal draws into elements 0 .. n - 1 of buf, two draws a transform. */
+static inline void ts_test_fill_normal_as(void *buf, ts_dtype t, size_t n, uint64_t *state) {
+    for (size_t i = 0; i < n; i += 2) {
+        double first, second;
+        ts_test_normal_pair(state, &first, &second);
+        ts_test_put(buf, t, i, first);
+        if (i + 1 < n) ts_test_put(buf, t, i + 1, second);
+    }
 }
 
 /* x rounded to the dtype, as a double. */

@@ -5,7 +5,8 @@
  * language models, M = 8192 and M in {16, 64, 256, 1024} with (N, K) in {(4096, 4096),
  * (14336, 4096), (4096, 14336), (128256, 4096)}; bf16 in, bf16 out, NN. Inputs are random normal
  * values. Each row also reports the largest difference between Tessera's and the baseline's C
- * over a sample of rows, relative to the largest |C|, so a fast wrong kernel cannot pass. On the
+ * over a sample of rows, relative to the largest |C|, so a fast wrong kernel cannot pass, and the
+ * plan that ran (ts_gemm_explain). On the
  * host backend the sizes are small and there is no baseline. */
 #include <math.h>
 #include <stdio.h>
@@ -91,6 +92,9 @@ static ts_status gemm_one(bench_context *ctx, bench_timer *timer, bench_baseline
         bench_param_int(&r, "K", s.k);
         bench_param_text(&r, "layout", "NN");
         bench_param_text(&r, "dtype", "bf16");
+        char plan[256];
+        if (ts_gemm_explain(g.ta, g.tb, s.m, s.n, s.k, plan, sizeof plan) == TS_SUCCESS)
+            bench_param_text(&r, "plan", plan);
         bench_param_real(&r, "ms", ours.median_ms);
         if (baseline) {
             r.baseline = baseline_name;

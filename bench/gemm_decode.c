@@ -87,6 +87,9 @@ static ts_status decode_point(bench_context *ctx, bench_timer *timer, const char
     bench_param_text(&r, "model", model);
     bench_param_text(&r, "layout", "NT");
     bench_param_int(&r, "workspace", d->ws.bytes > 0);
+    char plan[256];
+    if (ts_gemm_explain(TS_NO_TRANS, TS_TRANS, d->m, d->n, d->k, plan, sizeof plan) == TS_SUCCESS)
+        bench_param_text(&r, "plan", plan);
     bench_param_real(&r, "ms", ours.median_ms);
     bench_param_real(&r, "weights_TBps", weights / (ours.median_ms * 1e9));
     bench_param_real(&r, "limit_ms", limit_ms);

@@ -23,8 +23,10 @@ void bench_result_init(bench_result *r, const char *bench, const char *metric, d
 
 static bench_param *bench_param_add(bench_result *r, const char *key, bench_param_kind kind)
 {
-    if (r->param_count >= TS_BENCH_MAX_PARAMS)
+    if (r->param_count >= TS_BENCH_MAX_PARAMS) {
+        fprintf(stderr, "%s: param %s dropped: more than %d in a row\n", r->bench, key, TS_BENCH_MAX_PARAMS);
         return NULL;
+    }
     bench_param *p = &r->params[r->param_count++];
     memset(p, 0, sizeof *p);
     snprintf(p->key, sizeof p->key, "%s", key);

@@ -11,7 +11,7 @@
 
 #include <tessera/tessera.h>
 
-#define TS_BENCH_MAX_PARAMS 12
+#define TS_BENCH_MAX_PARAMS 16
 
 typedef enum bench_param_kind {
     BENCH_PARAM_INT,
@@ -24,7 +24,7 @@ typedef struct bench_param {
     bench_param_kind kind;
     long long int_value;
     double real_value;
-    char text[64];
+    char text[160];
 } bench_param;
 
 typedef struct bench_result {
@@ -45,7 +45,8 @@ typedef struct bench_result {
 
 /* An empty row: no params, no range, no baseline, no prediction. */
 void bench_result_init(bench_result *r, const char *bench, const char *metric, double value);
-/* Params are kept in the order added; more than TS_BENCH_MAX_PARAMS are dropped. */
+/* Params are kept in the order added; more than TS_BENCH_MAX_PARAMS are dropped, each with a line on
+ * stderr (a bench that adds that many needs a larger table, not a silent gap in its rows). */
 void bench_param_int(bench_result *r, const char *key, long long value);
 void bench_param_real(bench_result *r, const char *key, double value);
 void bench_param_text(bench_result *r, const char *key, const char *value);

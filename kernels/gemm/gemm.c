@@ -7,7 +7,6 @@
 #include "kernels/common/device_props.h"
 #include "kernels/gemm/gemm_common.h"
 #include "kernels/gemv/gemv.h"
-#include "kernels/gemv/tuning.h"
 
 /* The default kernels (whole tiles) and the split instances (NAME_split: split-K for few tiles,
  * gemm_common.h), whose pieces the reduction kernel then adds. */
@@ -42,48 +41,48 @@ TS_EXTERN_C ts_status ts_gemm_workspace_size(size_t *bytes) {
     return s == TS_SUCCESS ? ts_gemm_workspace_need(&props, bytes) : s;
 }
 
-/* The tiled products (all but GEMV's): transposed on the skinny kernels for few rows, else on the
- * 128-row tiles of gemm_variant.h; split-K where the tiles are too few for the SMs and ws holds
- * or can take the partial results. */
-static ts_status ts_gemm_tiles(const ts_device_props *props, int wave, ts_trans trans_a, ts_trans trans_b, int m,
-                               int n, int k, float alpha, const void *a, ts_dtype a_type, long long lda, const void *b,
-                               long long ldb, float beta, void *c, ts_dtype c_type, long long ldc, ts_gemm_workspace *ws,
-                               ts_stream stream) {
-    /* Products of few rows: transposed, on the skinny kernels (N down their tile rows, M across
-     * 16, 64 or 128 columns). Up to TS_GEMM_SKINNY64_MAX_M rows on the 64-wide tiles where the
-     * tiles below would be at most an eighth of the wave and the 64-wide ones few enough to split
-     * K in four or more pieces; else up to TS_GEMM_SKINNY128_MAX_M rows (one tile across M) on
-     * the 128-wide tiles where those, at most a wave, split K in TS_GEMM_SPLIT_MIN_PIECES pieces
-     * or fill three quarters of the wave (kernels/gemm/tuning.h): 64 whole tiles on 132 SMs would
-     * leave half of them idle, slower than the large tiles' split (docs/gemm.md). */
-    int done = 0, grid = 0, split = 0;
-    ts_status s = TS_SUCCESS;
-    const long long large_tiles = ts_check_tiles(m, TS_GEMM_BM) * ts_check_tiles(n, TS_GEMM_BN);
-    const long long weight_tiles = ts_check_tiles(n, TS_GEMM_SKINNY_BM);
-    ts_gemm_skinny_run_fn *skinny = NULL;
-    if (m <= 16)
-        skinny = ts_gemm_skinny16_run;
-    else if (m <= 64 ||
-             (m <= TS_GEMM_SKINNY64_MAX_M && large_tiles * 8 <= wave && weight_tiles * ts_check_tiles(m, 64) * 4 <= wave))
-        skinny = ts_gemm_skinny64_run;
-    else if (m <= TS_GEMM_SKINNY128_MAX_M && weight_tiles <= wave &&
-             (weight_tiles * TS_GEMM_SPLIT_MIN_PIECES <= wave || weight_tiles * 4 >= wave * 3))
-        skinny = ts_gemm_skinny128_run;
-    if (skinny) {
-        s = skinny(trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, ws, stream, &done);
-        if (s != TS_SUCCESS || done) return s;
-    }
+/* The skinny kernels of each width, by the plan's width index (gemm_plan.h). */
+static ts_gemm_skinny_run_fn *const ts_gemm_skinny_runs[TS_GEMM_SKINNY_WIDTHS] = {
+    ts_gemm_skinny16_run, ts_gemm_skinny64_run, ts_gemm_skinny128_run};
+static ts_gemm_skinny_wave_fn *const ts_gemm_skinny_waves[TS_GEMM_SKINNY_WIDTHS] = {
+    ts_gemm_skinny16_wave, ts_gemm_skinny64_wave, ts_gemm_skinny128_wave};
+static ts_gemm_skinny_capacity_fn *const ts_gemm_skinny_capacities[TS_GEMM_SKINNY_WIDTHS] = {
+    ts_gemm_skinny16_cluster_capacity, ts_gemm_skinny64_cluster_capacity, ts_gemm_skinny128_cluster_capacity};
 
+static int ts_gemm_device_capacity(const ts_gemm_device *device, int w, int pieces) {
+    (void)device;
+    int clusters = 0;
+    return ts_gemm_skinny_capacities[w](pieces, &clusters) == TS_SUCCESS ? clusters : 0;
+}
+
+TS_EXTERN_C ts_status ts_gemm_device_get(ts_gemm_device *device) {
+    ts_device_props props;
+    ts_status s = ts_kernel_device_props(&props);
+    if (s != TS_SUCCESS) return s;
+    memset(device, 0, sizeof *device);
+    if ((s = ts_gemm_bf16_nn_persistent_grid(&props, 1LL << 40, &device->large_wave)) != TS_SUCCESS) return s;
+    for (int w = 0; w < TS_GEMM_SKINNY_WIDTHS; ++w)
+        if ((s = ts_gemm_skinny_waves[w](&props, &device->skinny_wave[w])) != TS_SUCCESS) return s;
+    device->cluster_capacity = ts_gemm_device_capacity;
+    return TS_SUCCESS;
+}
+
+/* The large tiles, split as the plan says where ws holds or can take the partial results. */
+static ts_status ts_gemm_large_run(const ts_gemm_plan *plan, int wave, ts_trans trans_a, ts_trans trans_b, int m,
+                                   int n, int k, float alpha, const void *a, ts_dtype a_type, long long lda,
+                                   const void *b, long long ldb, float beta, void *c, ts_dtype c_type, long long ldc,
+                                   ts_gemm_workspace *ws, ts_stream stream) {
     ts_gemm_params params;
-    if ((s = ts_gemm_make_params(&params, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type,
-                                 ldc)) != TS_SUCCESS)
+    ts_device_props props;
+    int grid = 0;
+    ts_status s = ts_gemm_make_params(&params, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c,
+                                      c_type, ldc);
+    if (s != TS_SUCCESS) return s;
+    if (params.sched.tasks != plan->split.units || params.k_iters != plan->split.k_iters) return TS_ERROR_RUNTIME;
+    const int split = ts_gemm_take_split(&params, ws, &plan->split, wave, stream);
+    if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS ||
+        (s = ts_gemm_bf16_nn_persistent_grid(&props, ts_split_tasks(&params.split), &grid)) != TS_SUCCESS)
         return s;
-    /* Pieces of tiles over the wave's clusters: split-K where the tiles leave most clusters idle
-     * (each piece leaves its results to the reduction kernel); from two pieces on where every
-     * tile's rows are rows of C (TS_GEMM_SPLIT_MIN_PIECES_FULL). */
-    split = ts_gemm_split_k(&params, ws, wave,
-                            m >= TS_GEMM_BM ? TS_GEMM_SPLIT_MIN_PIECES_FULL : TS_GEMM_SPLIT_MIN_PIECES, stream);
-    if ((s = ts_gemm_bf16_nn_persistent_grid(props, ts_split_tasks(&params.split), &grid)) != TS_SUCCESS) return s;
 
     static const ts_gemm_launcher launchers[2][2][2][2] = {
         {{{ts_gemm_bf16_nn_launch, ts_gemm_bf16_nt_launch}, {ts_gemm_bf16_tn_launch, ts_gemm_bf16_tt_launch}},
@@ -119,15 +118,15 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
     if (lda % 8 || ldb % 8 || ldc % 8 || (((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) & 15u))
         return TS_ERROR_MISALIGNED;
 
-    /* A persistent grid: one wave of blocks as the launch planner sizes it (one block per SM, which
-     * a block's shared memory fills), in whole clusters, no larger than the tasks need. Every
-     * variant has the same resources. */
-    ts_device_props props;
-    int wave = 0;
-    ts_status s = ts_kernel_device_props(&props);
+    /* The device's numbers for the plan: each kernel's persistent grid, one wave of blocks as the
+     * launch planner sizes it (one block per SM, which a block's shared memory fills), in whole
+     * clusters. Every variant of a kernel has the same resources. */
+    ts_gemm_device device;
+    ts_status s = ts_gemm_device_get(&device);
     if (s != TS_SUCCESS) return s;
-    if ((s = ts_gemm_bf16_nn_persistent_grid(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
-    /* The bytes of workspace a split call uses: a tile's partial results for each block of the wave. */
+    const int wave = device.large_wave;
+    /* The bytes of workspace a split call uses: a large tile's partial results for each block of
+     * the wave (the skinny tiles' are smaller). */
     const size_t need = ts_gemm_workspace_bytes(wave);
     if (workspace) {
         if ((uintptr_t)workspace % 16) return TS_ERROR_MISALIGNED;
@@ -142,29 +141,39 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
     if (!ts_check_apart(&lc, &la) || !ts_check_apart(&lc, &lb) ||
         (workspace && (!ts_check_apart(&lw, &la) || !ts_check_apart(&lw, &lb) || !ts_check_apart(&lw, &lc))))
         return TS_ERROR_INVALID_VALUE;
-    /* Products of at most 8 rows with A as stored (decoding's): GEMV, which reads B once in 16-byte
-     * loads and uses each load for every row of A (kernels/gemv/, docs/gemm.md); it takes no
-     * workspace. A stored K x M (trans_a) has its M values of a column of K side by side, not a
-     * row along K as the GEMV's loads of A want, and stays on the skinny kernels; so do 5 to 8
-     * rows against many weight rows N x K, where the skinny kernels, splitting K, are faster, and
-     * 3 or 4 rows against large such weights (TS_GEMV_SKINNY_FROM_N, TS_GEMV_SKINNY4_FROM_WEIGHTS,
-     * kernels/gemv/tuning.h). */
-    const int many_weight_rows = trans_b == TS_TRANS && n >= TS_GEMV_SKINNY_FROM_N;
-    const int skinny_rows = many_weight_rows && (m > TS_GEMV_MAX_M / 2 ||
-                                                 (m > TS_GEMV_MAX_M / 4 && (long long)n * k >= TS_GEMV_SKINNY4_FROM_WEIGHTS));
-    if (m <= TS_GEMV_MAX_M && trans_a == TS_NO_TRANS && !skinny_rows)
+    /* Which kernel, and how each tile's K is split (gemm_plan.h). */
+    const ts_gemm_plan plan = ts_gemm_plan_make(&device, trans_a, trans_b, m, n, k);
+    if (plan.kernel == TS_GEMM_KERNEL_GEMV)
         return ts_gemv_run(trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, stream);
     /* Without a workspace from the caller, the library's scratch once a split is decided, so that
      * plain ts_gemm splits K as ts_gemm_ex does; where none can be had, whole tiles (C within the
      * same bounds, other roundings). */
     ts_gemm_workspace ws = {workspace, workspace_bytes, workspace == NULL, 0};
-    s = ts_gemm_tiles(&props, wave, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc,
-                      &ws, stream);
+    if (plan.kernel == TS_GEMM_KERNEL_SKINNY)
+        s = ts_gemm_skinny_runs[plan.width == 16 ? 0 : plan.width == 64 ? 1 : 2](
+            &plan, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, &ws, stream);
+    else
+        s = ts_gemm_large_run(&plan, wave, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type,
+                              ldc, &ws, stream);
     if (ws.taken) {
         const ts_status freed = ts_scratch_free(ws.ptr, stream);
         if (s == TS_SUCCESS) s = freed;
     }
     return s;
+}
+
+TS_EXTERN_C ts_status ts_gemm_explain(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, char *buffer,
+                                      size_t buffer_size) {
+    if (!buffer) return TS_ERROR_NULL_POINTER;
+    if ((trans_a != TS_NO_TRANS && trans_a != TS_TRANS) || (trans_b != TS_NO_TRANS && trans_b != TS_TRANS))
+        return TS_ERROR_INVALID_ENUM;
+    if (m <= 0 || n <= 0 || k <= 0 || buffer_size == 0) return TS_ERROR_INVALID_SIZE;
+    ts_gemm_device device;
+    const ts_status s = ts_gemm_device_get(&device);
+    if (s != TS_SUCCESS) return s;
+    const ts_gemm_plan plan = ts_gemm_plan_make(&device, trans_a, trans_b, m, n, k);
+    (void)ts_gemm_plan_describe(&plan, buffer, buffer_size);
+    return TS_SUCCESS;
 }
 
 TS_EXTERN_C ts_status ts_gemm(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha, const void *a,

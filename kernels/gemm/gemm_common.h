@@ -25,6 +25,7 @@
 #include "ops/store_axpby.h"
 #include "ops/tma.h"
 #include "ops/warpgroup.h"
+#include "kernels/gemm/gemm_plan.h"
 #include "kernels/gemm/tuning.h"
 #include "templates/tile_scheduler.h"
 #include "tiles/shared_alloc.h"
@@ -156,24 +157,24 @@ static inline ts_status ts_gemm_make_params(ts_gemm_params *params, ts_trans tra
     params->beta = beta;
     params->k_iters = (int)ts_check_tiles(k, TS_GEMM_BK);
     /* A cluster's tiles go down M, sharing B (the larger stage operand), unless M has a single
-     * row of tiles, where half the blocks would have nothing to do; then across N, sharing A. The
-     * scheduler counts clusters' worth of tiles; the last may reach past the matrix, where the
-     * loads fill zeros and the stores write nothing. */
+     * row of tiles, where half the blocks would have nothing to do; then across N, sharing A
+     * (gemm_plan.h). The scheduler counts clusters' worth of tiles; the last may reach past the
+     * matrix, where the loads fill zeros and the stores write nothing. */
     const int tiles_m = (int)ts_check_tiles(m, TS_GEMM_BM), tiles_n = (int)ts_check_tiles(n, TS_GEMM_BN);
-    params->cluster_n = TS_GEMM_CLUSTER > 1 && tiles_n > 1 && tiles_m < TS_GEMM_CLUSTER;
+    (void)ts_gemm_large_units(tiles_m, tiles_n, TS_GEMM_CLUSTER, &params->cluster_n);
     params->sched = params->cluster_n
                         ? ts_sched_make(tiles_m, (int)ts_check_tiles(tiles_n, TS_GEMM_CLUSTER), TS_GEMM_GROUP_M)
                         : ts_sched_make((int)ts_check_tiles(tiles_m, TS_GEMM_CLUSTER), tiles_n, TS_GEMM_GROUP_M);
-    /* Every unit whole, unless a caller with a workspace splits them (ts_gemm_split_k). */
+    /* Every unit whole, unless the plan splits them (ts_gemm_take_split). */
     params->split = ts_split_whole(params->sched.tasks, params->k_iters);
     return TS_SUCCESS;
 }
 
 /* Split-K (ts_gemm_ex with a workspace, and ts_gemm with the library's scratch): where the tiles of
- * C leave most clusters idle, the split instances (gemm.c, NAME_split) cut each tile's K range into
- * pieces, one a cluster, of at least TS_GEMM_SPLIT_MIN_ITERS k tiles, and only where that makes
- * TS_GEMM_SPLIT_MIN_PIECES pieces or more; each piece leaves its partial results in the workspace,
- * and a second kernel (ts_gemm_split_reduce) adds a tile's pieces in order and stores C.
+ * C leave most clusters idle, the plan (gemm_plan.h) cuts each tile's K range into pieces, one a
+ * cluster, of at least TS_GEMM_SPLIT_MIN_ITERS k tiles; each piece leaves its partial results in
+ * the workspace, and a second kernel (ts_gemm_split_reduce) adds a tile's pieces in order and
+ * stores C.
  *
  * The workspace for a grid of `blocks` blocks: a block's tile of partial results for each (split-K
  * has fewer tasks than clusters). Host code. */
@@ -191,17 +192,13 @@ typedef struct ts_gemm_workspace {
     int taken;      /* ptr is scratch, for ts_gemm_ex to hand back after the call's launches */
 } ts_gemm_workspace;
 
-/* Split-K over a grid of `grid` blocks (which run all at once), whose partial results need
- * ts_gemm_workspace_bytes(grid) bytes: returns 1 where it cuts the tiles into min_pieces or more
- * pieces (for the split instances) and ws has or could take the bytes, else 0, the tiles whole.
- * Host code. */
-static inline int ts_gemm_split_k(ts_gemm_params *params, ts_gemm_workspace *ws, int grid, int min_pieces,
-                                  ts_stream stream) {
+/* The plan's split-K through the workspace, over a grid of `grid` blocks (which run all at once),
+ * whose partial results need ts_gemm_workspace_bytes(grid) bytes: returns 1 where split cuts the
+ * units and ws has or could take the bytes, else 0, the units whole. Host code. */
+static inline int ts_gemm_take_split(ts_gemm_params *params, ts_gemm_workspace *ws, const ts_split_sched *split,
+                                     int grid, ts_stream stream) {
     const size_t need = ts_gemm_workspace_bytes(grid);
-    if (ws->ptr ? ws->bytes < need : !ws->may_take) return 0;
-    const ts_split_sched split = ts_split_make(params->sched.tasks, params->k_iters, grid / TS_GEMM_CLUSTER,
-                                               TS_GEMM_SPLIT_MIN_ITERS, min_pieces);
-    if (split.split < 2) return 0;
+    if (split->split < 2 || (ws->ptr ? ws->bytes < need : !ws->may_take)) return 0;
     if (!ws->ptr) {
         void *scratch = NULL;
         if (ts_scratch_alloc(&scratch, need, stream) != TS_SUCCESS) {
@@ -213,7 +210,7 @@ static inline int ts_gemm_split_k(ts_gemm_params *params, ts_gemm_workspace *ws,
         ws->taken = 1;
     }
     params->partials = (float *)ws->ptr;
-    params->split = split;
+    params->split = *split;
     return 1;
 }
 
@@ -265,17 +262,26 @@ typedef ts_status (*ts_gemm_launcher)(const ts_gemm_params *, int, ts_stream);
 /* The reduction kernel of kernels/gemm/gemm_split_reduce.c over a split-K call's parameters. */
 TS_EXTERN_C ts_status ts_gemm_split_reduce_run(const ts_gemm_params *params, ts_stream stream);
 
-/* A product of few rows through the skinny kernels (kernels/gemm/gemm_skinny.h) whose tile is 16,
- * 64 or 128 columns wide, arguments as ts_gemm_ex has checked them, split-K's partial results in ws:
- * *done = 1 where it ran there, 0 where it does not apply (more rows than the tile's columns), for
- * the caller to run as usual. Host code. */
-typedef ts_status ts_gemm_skinny_run_fn(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
-                                        const void *a, ts_dtype ab_type, long long lda, const void *b,
-                                        long long ldb, float beta, void *c, ts_dtype c_type, long long ldc,
-                                        ts_gemm_workspace *ws, ts_stream stream, int *done);
+/* A product of few rows through the skinny kernels (kernels/gemm/gemm_skinny.h) whose tile is
+ * plan->width (16, 64 or 128) columns wide, as the plan splits it, arguments as ts_gemm_ex has
+ * checked them, split-K's partial results in ws. Host code. */
+typedef ts_status ts_gemm_skinny_run_fn(const ts_gemm_plan *plan, ts_trans trans_a, ts_trans trans_b, int m, int n,
+                                        int k, float alpha, const void *a, ts_dtype ab_type, long long lda,
+                                        const void *b, long long ldb, float beta, void *c, ts_dtype c_type,
+                                        long long ldc, ts_gemm_workspace *ws, ts_stream stream);
+/* A skinny width's numbers for the plan: its persistent grid (a wave), and how many clusters of
+ * `pieces` of its blocks the device holds at once. Host code. */
+typedef ts_status ts_gemm_skinny_wave_fn(const ts_device_props *props, int *wave);
+typedef ts_status ts_gemm_skinny_capacity_fn(int pieces, int *clusters);
 TS_EXTERN_C ts_gemm_skinny_run_fn ts_gemm_skinny16_run;
 TS_EXTERN_C ts_gemm_skinny_run_fn ts_gemm_skinny64_run;
 TS_EXTERN_C ts_gemm_skinny_run_fn ts_gemm_skinny128_run;
+TS_EXTERN_C ts_gemm_skinny_wave_fn ts_gemm_skinny16_wave;
+TS_EXTERN_C ts_gemm_skinny_wave_fn ts_gemm_skinny64_wave;
+TS_EXTERN_C ts_gemm_skinny_wave_fn ts_gemm_skinny128_wave;
+TS_EXTERN_C ts_gemm_skinny_capacity_fn ts_gemm_skinny16_cluster_capacity;
+TS_EXTERN_C ts_gemm_skinny_capacity_fn ts_gemm_skinny64_cluster_capacity;
+TS_EXTERN_C ts_gemm_skinny_capacity_fn ts_gemm_skinny128_cluster_capacity;
 
 /* Defines kernel `name`, split-K's second kernel over TS_GEMM_SPLIT_REDUCE_WARPS-warp blocks built
  * for TS_GEMM_SPLIT_REDUCE_BLOCKS blocks an SM, and its launcher name##_launch(params, stream) (a

@@ -3,14 +3,14 @@
  * is, so a product of 16 rows would spend seven eighths of them on rows that do not exist.
  * Transposed, N runs down the tile's 128 rows and M across its columns, TS_GEMM_SKINNY of them:
  * 16 (M <= 16, gemm_skinny16.c), 64 (gemm_skinny64.c) or 128 (gemm_skinny128.c), several tiles
- * across M where M is wider than the tile (gemm.c picks the width). The kernels are the split
- * instances of gemm_variant.h at that width (this header is their source and launcher, included
- * by each width's source). Where the tiles are too few for the SMs, each tile's K range is cut into
- * pieces as in gemm.c: on a backend with thread-block clusters, and for at most TS_CLUSTER_MAX
+ * across M where M is wider than the tile (the plan, gemm_plan.h, picks the width). The kernels are
+ * the split instances of gemm_variant.h at that width (this header is their source and launcher,
+ * included by each width's source). Where the tiles are too few for the SMs, the plan cuts each
+ * tile's K range into pieces: on a backend with thread-block clusters, and for at most TS_CLUSTER_MAX
  * pieces, the pieces of a tile are the blocks of one cluster, which add their partial tiles
  * through each other's shared memory and store C transposed themselves (gemm_variant.h,
  * add_in_cluster); otherwise, with a workspace or the library's scratch (gemm_common.h,
- * ts_gemm_split_k), the reduction kernel (gemm_skinny_reduce.h) adds the partial tiles. Without a
+ * ts_gemm_take_split), the reduction kernel (gemm_skinny_reduce.h) adds the partial tiles. Without a
  * split the tiles are whole (a split schedule of one piece a tile) and the kernel's epilogue
  * stores them to C transposed (TS_GEMM_C_TRANSPOSED). Measurements: docs/gemm.md. */
 #include "kernels/common/device_props.h"
@@ -26,45 +26,39 @@
 #define TS_GEMM_SKINNY_KERNEL_FN(form, name)                                                       \
     TS_CAT(TS_CAT(TS_CAT(ts_gemm_, form), TS_CAT(_skinny, TS_GEMM_SKINNY)), TS_CAT(_, name))
 
-TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, float alpha,
-                                         const void *a, ts_dtype ab_type, long long lda, const void *b, long long ldb,
-                                         float beta, void *c, ts_dtype c_type, long long ldc, ts_gemm_workspace *ws,
-                                         ts_stream stream, int *done) {
-    *done = 0;
-    /* The caller (gemm.c) picks which products of more than 64 rows come here. */
-    if (m > TS_GEMM_SKINNY_MAX_M) return TS_SUCCESS;
+TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(wave)(const ts_device_props *props, int *wave) {
+    return TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(props, 1LL << 40, wave);
+}
+
+TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(cluster_capacity)(int pieces, int *clusters) {
+    return TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, cluster_capacity)(pieces, clusters);
+}
+
+TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(const ts_gemm_plan *plan, ts_trans trans_a, ts_trans trans_b, int m,
+                                         int n, int k, float alpha, const void *a, ts_dtype ab_type, long long lda,
+                                         const void *b, long long ldb, float beta, void *c, ts_dtype c_type,
+                                         long long ldc, ts_gemm_workspace *ws, ts_stream stream) {
+    /* (A plan that does not fit this kernel is the library's own error.) */
+    if (plan->kernel != TS_GEMM_KERNEL_SKINNY || plan->width != TS_GEMM_SKINNY || m > TS_GEMM_SKINNY_MAX_M)
+        return TS_ERROR_RUNTIME;
     /* op(B)^T is N x K: B as stored when op(B) = B^T, else B^T; op(A)^T likewise. */
     const ts_trans ta = trans_b ? TS_NO_TRANS : TS_TRANS, tb = trans_a ? TS_NO_TRANS : TS_TRANS;
     ts_gemm_params params;
     ts_status s = ts_gemm_make_params(&params, ta, tb, n, m, k, alpha, b, ab_type, ldb, a, lda, beta, c, c_type, ldc);
     if (s != TS_SUCCESS) return s;
+    if (params.sched.tasks != plan->split.units || params.k_iters != plan->split.k_iters) return TS_ERROR_RUNTIME;
     ts_device_props props;
     int wave = 0, grid = 0, split = 0;
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
-    if ((s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, 1LL << 40, &wave)) != TS_SUCCESS) return s;
-    /* Split-K in clusters where the backend runs them: a tile's pieces, at most TS_CLUSTER_MAX, are
-     * the blocks of one cluster, added through distributed shared memory inside the kernel, where
-     * every cluster fits the device at once; otherwise split-K through the workspace (or whole
-     * tiles) and the reduction kernel. */
-    int pieces = 0;
-#if TS_CLUSTER_MAX > 1
-    /* The pieces the wave takes where a cluster holds them, fewer where the device holds too few
-     * clusters of that many blocks at once (a cluster's blocks share a GPC). */
-    ts_split_sched in_clusters = ts_split_make(params.sched.tasks, params.k_iters, wave, TS_GEMM_SPLIT_MIN_ITERS,
-                                               TS_GEMM_CLUSTER_SPLIT_MIN_PIECES);
-    if (in_clusters.split > TS_CLUSTER_MAX) in_clusters.split = 1;
-    for (; in_clusters.split >= TS_GEMM_CLUSTER_SPLIT_MIN_PIECES && in_clusters.split >= 2; --in_clusters.split) {
-        int clusters = 0;
-        if (TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, cluster_capacity)(in_clusters.split, &clusters) == TS_SUCCESS &&
-            clusters >= in_clusters.units) {
-            params.split = in_clusters;
-            params.cluster_pieces = pieces = in_clusters.split;
-            break;
-        }
-    }
-#endif
-    if (!pieces) {
-        split = ts_gemm_split_k(&params, ws, wave, TS_GEMM_SPLIT_MIN_PIECES, stream);
+    if ((s = TS_GEMM_SKINNY_FN(wave)(&props, &wave)) != TS_SUCCESS) return s;
+    /* The pieces of a tile in one cluster, added through distributed shared memory inside the
+     * kernel; else through the workspace (or whole tiles) and the reduction kernel. */
+    const int pieces = plan->cluster_pieces;
+    if (pieces) {
+        params.split = plan->split;
+        params.cluster_pieces = pieces;
+    } else {
+        split = ts_gemm_take_split(&params, ws, &plan->split, wave, stream);
         s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_split_tasks(&params.split), &grid);
         if (s != TS_SUCCESS) return s;
     }
@@ -88,6 +82,5 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(ts_trans trans_a, ts_trans trans_b,
     else
         s = launchers[f][ta][tb](&params, grid, stream);
     if (s != TS_SUCCESS) return s;
-    *done = 1;
     return split ? TS_GEMM_SKINNY_FN(reduce_run)(&params, stream) : TS_SUCCESS;
 }

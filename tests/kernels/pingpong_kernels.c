@@ -37,7 +37,9 @@ TS_EXTERN_C ts_status ts_test_pingpong_gemm(int m, int n, int k, const void *a, 
     if (s != TS_SUCCESS) return s;
     if (max_blocks < 1 || max_blocks > 4) return TS_ERROR_INVALID_VALUE;
     ts_gemm_workspace ws = {workspace, workspace ? ts_gemm_workspace_bytes(max_blocks) : 0, 0, 0};
-    const int pieces = ts_gemm_split_k(&params, &ws, max_blocks, TS_GEMM_SPLIT_MIN_PIECES, NULL);
+    const ts_split_sched split = ts_split_make(params.sched.tasks, params.k_iters, max_blocks / TS_GEMM_CLUSTER,
+                                               TS_GEMM_SPLIT_MIN_ITERS, TS_GEMM_SPLIT_MIN_PIECES);
+    const int pieces = ts_gemm_take_split(&params, &ws, &split, max_blocks, NULL);
     const long long tasks = ts_split_tasks(&params.split);
     const long long grid = tasks < max_blocks ? tasks : max_blocks;
     if (!pieces) return ts_test_pp_gemm_launch(&params, (int)grid, NULL);

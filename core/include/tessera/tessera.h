@@ -267,6 +267,14 @@ ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, fl
 /* The workspace ts_gemm_ex needs on the current device: a few tens of MiB at most (a tile's
  * partial results for each block of the GPU's persistent grid; 16.5 MiB on the H200). */
 ts_status ts_gemm_workspace_size(size_t *bytes);
+/* How ts_gemm_ex runs a product of this shape and transpose form on the current device, in one
+ * sentence, NUL-terminated and truncated to fit buffer_size: the kernel (GEMV; C^T on the skinny
+ * tiles 16, 64 or 128 columns of M wide; the 128 x 256 tiles), its tiles, and the pieces each
+ * tile's K range is cut into, added in thread-block clusters or by a second kernel from the
+ * workspace (ts_gemm: the library's scratch, without which the tiles run whole). The dtypes do not
+ * change the plan. trans_a, trans_b: TS_ERROR_INVALID_ENUM as ts_gemm_ex; m, n or k below 1,
+ * buffer_size 0: TS_ERROR_INVALID_SIZE; buffer NULL: TS_ERROR_NULL_POINTER. */
+ts_status ts_gemm_explain(ts_trans trans_a, ts_trans trans_b, int m, int n, int k, char *buffer, size_t buffer_size);
 
 /* ---- attention ----------------------------------------------------------------------------- */
 

@@ -63,6 +63,12 @@ static long ts_host_env_slow_us;
 static atomic_int ts_host_slow_rank, ts_host_slow_warp = -1;
 static atomic_long ts_host_slow_us;
 
+static void ts_host_store_slow_warp(int rank, int warp, long us) {
+    atomic_store(&ts_host_slow_rank, rank);
+    atomic_store(&ts_host_slow_us, us);
+    atomic_store(&ts_host_slow_warp, warp);
+}
+
 static void ts_host_settings_init(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 1) n = 1;
@@ -96,9 +102,7 @@ static void ts_host_settings_init(void) {
         ts_host_env_slow_warp = warp;
         ts_host_env_slow_us = us;
     }
-    atomic_store(&ts_host_slow_rank, ts_host_env_slow_rank);
-    atomic_store(&ts_host_slow_us, ts_host_env_slow_us);
-    atomic_store(&ts_host_slow_warp, ts_host_env_slow_warp);
+    ts_host_store_slow_warp(ts_host_env_slow_rank, ts_host_env_slow_warp, ts_host_env_slow_us);
     atomic_store(&ts_host_deadlock_ms, ts_host_env_deadlock_ms);
     atomic_store(&ts_host_seed, ts_host_env_seed);
     atomic_store(&ts_host_concurrency, ts_host_default_concurrency);
@@ -144,14 +148,10 @@ void ts_host_fail_thread_creation_after(int n) {
 
 void ts_host_set_slow_warp(int rank, int warp, long us) {
     ts_host_settings();
-    if (warp < 0 || us <= 0) {
-        rank = ts_host_env_slow_rank;
-        warp = ts_host_env_slow_warp;
-        us = ts_host_env_slow_us;
-    }
-    atomic_store(&ts_host_slow_rank, rank);
-    atomic_store(&ts_host_slow_us, us);
-    atomic_store(&ts_host_slow_warp, warp);
+    if (warp < 0 || us <= 0)
+        ts_host_store_slow_warp(ts_host_env_slow_rank, ts_host_env_slow_warp, ts_host_env_slow_us);
+    else
+        ts_host_store_slow_warp(rank, warp, us);
 }
 
 /* The slow warp's delay (ts_host_set_slow_warp), before it takes the lock to wait. */

@@ -269,6 +269,22 @@ Test(host_runtime, tbar_ring_bytes_land_before_announced) {
     run_ring(3, 3, 1);
 }
 
+/* The slow-warp knob (ts_host_set_slow_warp): a consumer that sleeps 2 ms before each of its 150
+ * waits holds its block at least 0.3 s, and the ring still delivers every tile as announced, with
+ * the consumer slowed and then the producer. */
+Test(host_runtime, slow_warp_sleeps_before_each_wait) {
+    struct timespec t0, t1;
+    ts_host_set_slow_warp(0, 1, 2000);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run_ring(3, 2, 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    cr_assert(seconds >= 0.3, "the ring took %.3f s: the slow warp did not sleep", seconds);
+    ts_host_set_slow_warp(0, 0, 1000);
+    run_ring(2, 3, 1);
+    ts_host_set_slow_warp(0, -1, 0);
+}
+
 /* ---- the transaction barrier, step by step --------------------------------------------------- */
 
 enum { STEP_COUNT = 16 };

@@ -101,12 +101,15 @@ TS_EXTERN_C int ts_gemm_plan_describe(const ts_gemm_plan *p, char *buffer, size_
     else
         snprintf(kernel, sizeof kernel, "the %d x %d tiles in clusters of %d", TS_GEMM_PLAN_LARGE_BM, TS_GEMM_LARGE_BN,
                  TS_GEMM_CLUSTER_BLOCKS);
-    const char *units = p->kernel == TS_GEMM_KERNEL_LARGE && TS_GEMM_CLUSTER_BLOCKS > 1 ? "clusters' worth of tiles"
-                                                                                       : "tiles";
+    const int one = p->split.units == 1;
+    const char *units = p->kernel == TS_GEMM_KERNEL_LARGE && TS_GEMM_CLUSTER_BLOCKS > 1
+                            ? (one ? "cluster's worth of tiles" : "clusters' worth of tiles")
+                            : (one ? "tile" : "tiles");
+    const char *steps = p->split.k_iters == 1 ? "k step" : "k steps";
     if (p->split.split < 2)
-        return snprintf(buffer, buffer_size, "%s: %lld %s, whole (%d k steps)", kernel, p->split.units, units,
-                        p->split.k_iters);
-    return snprintf(buffer, buffer_size, "%s: %lld %s, K in %d pieces (%d k steps) added %s", kernel,
-                    p->split.units, units, p->split.split, p->split.k_iters,
+        return snprintf(buffer, buffer_size, "%s: %lld %s, whole (%d %s)", kernel, p->split.units, units,
+                        p->split.k_iters, steps);
+    return snprintf(buffer, buffer_size, "%s: %lld %s, K in %d pieces (%d %s) added %s", kernel, p->split.units,
+                    units, p->split.split, p->split.k_iters, steps,
                     p->cluster_pieces ? "in thread-block clusters" : "by the reduction kernel from the workspace");
 }

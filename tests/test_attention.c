@@ -15,6 +15,9 @@
 #include "support/test_support.h"
 #include "tests/kernels/pingpong_kernels.h"
 #include "tests/kernels/pin_kernels.h"
+#if defined(TESSERA_BACKEND_HOST)
+#include "backends/host/runtime_host.h"
+#endif
 
 static unsigned short to_bits(float x, ts_dtype t) {
     return t == TS_DTYPE_BF16 ? ts_bf16_bits_from_f32(x) : ts_fp16_bits_from_f32(x);
@@ -162,6 +165,23 @@ Test(attention, long_sequences_wrap_the_stage_ring) {
     check_attention((attn_case){1, 1, 1, 70, 8300, 128, 0, 0, TS_DTYPE_FP16, 1.0f, 0, 0.0f, 0});
     check_attention((attn_case){1, 2, 1, 40, 8200, 128, 0, 8, TS_DTYPE_BF16, 3.0f, 1, 3.0f, 0});
 }
+
+#if defined(TESSERA_BACKEND_HOST)
+/* The pipeline's protocol with one warp slow (ts_host_set_slow_warp, docs/getting-started.md): the
+ * producer, then a warp of the first and of the second consumer warpgroup, sleeping 1 ms before
+ * each of its waits, while the ring wraps several times a task; a protocol that let the others run
+ * laps ahead of it would deadlock or read a refilled stage here. */
+Test(attention, slow_warps_keep_the_protocol) {
+    TS_TEST_REQUIRE_DEVICE();
+    const int warps[3] = {0, 4, 8};
+    for (int i = 0; i < 3; ++i) {
+        ts_host_set_slow_warp(0, warps[i], 1000);
+        check_attention((attn_case){1, 2, 1, 150, 400, 64, 1, 0, TS_DTYPE_BF16, 1.0f, 0, 0.0f, 0});
+        check_attention((attn_case){1, 1, 1, 130, 500, 128, 0, 0, TS_DTYPE_FP16, 1.0f, 0, 0.0f, 0});
+    }
+    ts_host_set_slow_warp(0, -1, 0);
+}
+#endif
 
 Test(attention, huge_scores_stay_finite) {
     /* Scores of about 1e4 before scaling: the running maximum keeps every exponent <= 0. */

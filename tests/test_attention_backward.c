@@ -18,6 +18,9 @@
 #include "backends/half_bits.h"
 #include "support/test_support.h"
 #include "tests/kernels/attention_backward_pingpong_kernels.h"
+#if defined(TESSERA_BACKEND_HOST)
+#include "backends/host/runtime_host.h"
+#endif
 
 static unsigned short to_bits(double x, ts_dtype t) {
     return t == TS_DTYPE_BF16 ? ts_bf16_bits_from_f32((float)x) : ts_fp16_bits_from_f32((float)x);
@@ -344,6 +347,22 @@ Test(attention_backward, grouped_query_heads) {
     check_backward((bwd_case){1, 8, 2, 100, 65, 128, 0, 0, TS_DTYPE_BF16, 0, 0});
     check_backward((bwd_case){1, 4, 1, 129, 193, 128, 1, 8, TS_DTYPE_BF16, 0, 0});
 }
+
+#if defined(TESSERA_BACKEND_HOST)
+/* Both kernels' protocols (dK/dV, then dQ) with one warp slow (ts_host_set_slow_warp): the
+ * producer, then a warp of the first and of the second consumer warpgroup, 1 ms before each of
+ * its waits, over several stages a task, causal, grouped heads. */
+Test(attention_backward, slow_warps_keep_the_protocol) {
+    TS_TEST_REQUIRE_DEVICE();
+    const int warps[3] = {0, 4, 8};
+    for (int i = 0; i < 3; ++i) {
+        ts_host_set_slow_warp(0, warps[i], 1000);
+        check_backward((bwd_case){1, 2, 1, 200, 300, 64, 1, 0, TS_DTYPE_BF16, 0, 0});
+        check_backward((bwd_case){1, 1, 1, 150, 260, 128, 0, 0, TS_DTYPE_FP16, 0, 0});
+    }
+    ts_host_set_slow_warp(0, -1, 0);
+}
+#endif
 
 Test(attention_backward, after_the_library_forward) {
     TS_TEST_REQUIRE_DEVICE();

@@ -16,6 +16,9 @@
 #include "backends/half_bits.h"
 #include "support/test_support.h"
 #include "tests/kernels/pingpong_kernels.h"
+#if defined(TESSERA_BACKEND_HOST)
+#include "backends/host/runtime_host.h"
+#endif
 
 enum { BASED_F = 16, BASED_D = 64, BASED_GUARD = 64 };
 
@@ -135,6 +138,21 @@ Test(based, ragged_lengths_normalized) {
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; ++i)
         check_based((based_case){1, 2, ns[i], 1, 0, 0, 0.25f, 1, 0});
 }
+
+#if defined(TESSERA_BACKEND_HOST)
+/* The chunked kernel's protocol with one warp slow (ts_host_set_slow_warp): the producer, then a
+ * warp of the first and of the second consumer warpgroup, 1 ms before each of its waits, over
+ * many chunks. */
+Test(based, slow_warps_keep_the_protocol) {
+    TS_TEST_REQUIRE_DEVICE();
+    const int warps[3] = {0, 4, 8};
+    for (int i = 0; i < 3; ++i) {
+        ts_host_set_slow_warp(0, warps[i], 1000);
+        check_based((based_case){1, 2, 500, 1, 0, 0, 0.25f, 1, 0});
+    }
+    ts_host_set_slow_warp(0, -1, 0);
+}
+#endif
 
 Test(based, ragged_lengths_unnormalized) {
     TS_TEST_REQUIRE_DEVICE();

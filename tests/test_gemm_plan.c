@@ -45,12 +45,16 @@ Test(gemm_plan, explain_names_the_kernel) {
 #if defined(TESSERA_BACKEND_HOST)
 /* The H200 as the plan sees it. Clusters of p blocks: as many as the SMs hold in groups of p, or
  * none at all (a device or backend without clusters). */
+static int h200_wave(const ts_gemm_device *d, int w) {
+    (void)d, (void)w;
+    return 132;
+}
 static int h200_capacity(const ts_gemm_device *d, int w, int pieces) {
     (void)w;
     return d->context ? 0 : 132 / pieces;
 }
-static const ts_gemm_device h200 = {132, {132, 132, 132}, h200_capacity, NULL};
-static const ts_gemm_device h200_no_clusters = {132, {132, 132, 132}, h200_capacity, &h200};
+static const ts_gemm_device h200 = {132, h200_wave, h200_capacity, NULL};
+static const ts_gemm_device h200_no_clusters = {132, h200_wave, h200_capacity, &h200};
 
 /* A plan's kernel, width, units, k steps, pieces and whether they meet in clusters. */
 static void expect_plan(const ts_gemm_device *d, ts_trans ta, ts_trans tb, int m, int n, int k, ts_gemm_kernel kernel,
@@ -60,6 +64,7 @@ static void expect_plan(const ts_gemm_device *d, ts_trans ta, ts_trans tb, int m
     (void)ts_gemm_plan_describe(&p, what, sizeof what);
     cr_assert_eq(p.kernel, kernel, "%dx%dx%d: %s", m, n, k, what);
     if (kernel == TS_GEMM_KERNEL_GEMV) return;
+    cr_assert_eq(p.wave, 132);
     cr_assert_eq(p.width, width, "%dx%dx%d: %s", m, n, k, what);
     cr_assert_eq(p.split.units, units, "%dx%dx%d: %s", m, n, k, what);
     cr_assert_eq(p.split.k_iters, k_iters, "%dx%dx%d: %s", m, n, k, what);

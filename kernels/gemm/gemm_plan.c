@@ -62,7 +62,8 @@ TS_EXTERN_C ts_gemm_plan ts_gemm_plan_make(const ts_gemm_device *d, ts_trans tra
         p.kernel = TS_GEMM_KERNEL_SKINNY;
         p.width = ts_gemm_skinny_widths[w];
         const long long units = ts_check_tiles(n, TS_GEMM_PLAN_SKINNY_BM) * ts_check_tiles(m, p.width);
-        const int k_iters = (int)ts_check_tiles(k, TS_GEMM_SKINNY_BK), wave = d->skinny_wave[w];
+        const int k_iters = (int)ts_check_tiles(k, TS_GEMM_SKINNY_BK), wave = d->skinny_wave(d, w);
+        p.wave = wave;
         /* Split-K in clusters where the backend runs them: a tile's pieces, at most TS_CLUSTER_MAX,
          * are the blocks of one cluster, added through distributed shared memory inside the
          * kernel, where every cluster fits the device at once (fewer pieces where the device holds
@@ -83,6 +84,7 @@ TS_EXTERN_C ts_gemm_plan ts_gemm_plan_make(const ts_gemm_device *d, ts_trans tra
     /* The large tiles: split-K where the tiles leave most clusters idle; from two pieces on where
      * every tile's rows are rows of C (TS_GEMM_SPLIT_MIN_PIECES_FULL). */
     p.kernel = TS_GEMM_KERNEL_LARGE;
+    p.wave = d->large_wave;
     int cluster_n = 0;
     const long long units = ts_gemm_large_units(ts_check_tiles(m, TS_GEMM_PLAN_LARGE_BM),
                                                 ts_check_tiles(n, TS_GEMM_LARGE_BN), TS_GEMM_CLUSTER_BLOCKS, &cluster_n);

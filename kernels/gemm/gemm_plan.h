@@ -24,12 +24,14 @@ static const int ts_gemm_skinny_widths[TS_GEMM_SKINNY_WIDTHS] = {16, 64, 128};
 
 /* What the plan needs to know of a device: each kernel's persistent grid (a wave: the blocks
  * the device holds at once), and how many thread-block clusters of `pieces` blocks of the skinny
- * kernel of width index w it holds at once (0 where the backend has no such clusters). */
+ * kernel of width index w it holds at once (0 where the backend has no such clusters). The skinny
+ * kernels' numbers are asked for only where the plan takes one (a call's host time is part of a
+ * decoding step's). */
 typedef struct ts_gemm_device {
     int large_wave;
-    int skinny_wave[TS_GEMM_SKINNY_WIDTHS];
+    int (*skinny_wave)(const struct ts_gemm_device *device, int w);
     int (*cluster_capacity)(const struct ts_gemm_device *device, int w, int pieces);
-    const void *context; /* for cluster_capacity */
+    const void *context; /* for the two functions */
 } ts_gemm_device;
 
 typedef struct ts_gemm_plan {
@@ -41,6 +43,8 @@ typedef struct ts_gemm_plan {
     int cluster_pieces;  /* the pieces of a unit are the blocks of one cluster, added through
                             distributed shared memory; 0: through the workspace and the reduction
                             kernel where split > 1 */
+    int wave;            /* the kernel's wave, which the split was made for and the workspace
+                            holds a tile for each block of */
 } ts_gemm_plan;
 
 /* The plan of a product of arguments ts_gemm_ex has checked (m, n, k >= 1). Workspace or scratch

@@ -48,9 +48,8 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(const ts_gemm_plan *plan, ts_trans 
     if (s != TS_SUCCESS) return s;
     if (params.sched.tasks != plan->split.units || params.k_iters != plan->split.k_iters) return TS_ERROR_RUNTIME;
     ts_device_props props;
-    int wave = 0, grid = 0, split = 0;
+    int grid = 0, split = 0;
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
-    if ((s = TS_GEMM_SKINNY_FN(wave)(&props, &wave)) != TS_SUCCESS) return s;
     /* The pieces of a tile in one cluster, added through distributed shared memory inside the
      * kernel; else through the workspace (or whole tiles) and the reduction kernel. */
     const int pieces = plan->cluster_pieces;
@@ -58,7 +57,7 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(const ts_gemm_plan *plan, ts_trans 
         params.split = plan->split;
         params.cluster_pieces = pieces;
     } else {
-        split = ts_gemm_take_split(&params, ws, &plan->split, wave, stream);
+        split = ts_gemm_take_split(&params, ws, &plan->split, plan->wave, stream);
         s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_split_tasks(&params.split), &grid);
         if (s != TS_SUCCESS) return s;
     }

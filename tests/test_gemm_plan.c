@@ -53,8 +53,9 @@ static int h200_capacity(const ts_gemm_device *d, int w, int pieces) {
     (void)w;
     return d->context ? 0 : 132 / pieces;
 }
-static const ts_gemm_device h200 = {132, h200_wave, h200_capacity, NULL};
-static const ts_gemm_device h200_no_clusters = {132, h200_wave, h200_capacity, &h200};
+static const ts_gemm_device h200 = {.large_wave = 132, .skinny_wave = h200_wave, .cluster_capacity = h200_capacity};
+static const ts_gemm_device h200_no_clusters = {
+    .large_wave = 132, .skinny_wave = h200_wave, .cluster_capacity = h200_capacity, .context = &h200};
 
 /* A plan's kernel, width, units, k steps, pieces and whether they meet in clusters. */
 static void expect_plan(const ts_gemm_device *d, ts_trans ta, ts_trans tb, int m, int n, int k, ts_gemm_kernel kernel,

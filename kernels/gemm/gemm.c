@@ -55,43 +55,35 @@ static int ts_gemm_device_capacity(const ts_gemm_device *device, int w, int piec
     return ts_gemm_skinny_capacities[w](pieces, &clusters) == TS_SUCCESS ? clusters : 0;
 }
 
-/* (0 where the device cannot be asked, which ts_gemm_device_get has just done: whole tiles.) */
+/* (0, whole tiles, where the planner refuses the kernel, which a device that runs it does not.) */
 static int ts_gemm_device_skinny_wave(const ts_gemm_device *device, int w) {
-    (void)device;
-    ts_device_props props;
     int wave = 0;
-    return ts_kernel_device_props(&props) == TS_SUCCESS && ts_gemm_skinny_waves[w](&props, &wave) == TS_SUCCESS
-               ? wave
-               : 0;
+    return ts_gemm_skinny_waves[w](&device->props, &wave) == TS_SUCCESS ? wave : 0;
 }
 
 TS_EXTERN_C ts_status ts_gemm_device_get(ts_gemm_device *device) {
-    ts_device_props props;
-    ts_status s = ts_kernel_device_props(&props);
-    if (s != TS_SUCCESS) return s;
     memset(device, 0, sizeof *device);
-    if ((s = ts_gemm_bf16_nn_persistent_grid(&props, 1LL << 40, &device->large_wave)) != TS_SUCCESS) return s;
+    ts_status s = ts_kernel_device_props(&device->props);
+    if (s != TS_SUCCESS) return s;
+    if ((s = ts_gemm_bf16_nn_persistent_grid(&device->props, 1LL << 40, &device->large_wave)) != TS_SUCCESS) return s;
     device->skinny_wave = ts_gemm_device_skinny_wave;
     device->cluster_capacity = ts_gemm_device_capacity;
     return TS_SUCCESS;
 }
 
 /* The large tiles, split as the plan says where ws holds or can take the partial results. */
-static ts_status ts_gemm_large_run(const ts_gemm_plan *plan, ts_trans trans_a, ts_trans trans_b, int m,
+static ts_status ts_gemm_large_run(const ts_gemm_plan *plan, const ts_device_props *props, ts_trans trans_a, ts_trans trans_b, int m,
                                    int n, int k, float alpha, const void *a, ts_dtype a_type, long long lda,
                                    const void *b, long long ldb, float beta, void *c, ts_dtype c_type, long long ldc,
                                    ts_gemm_workspace *ws, ts_stream stream) {
     ts_gemm_params params;
-    ts_device_props props;
     int grid = 0;
     ts_status s = ts_gemm_make_params(&params, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c,
                                       c_type, ldc);
     if (s != TS_SUCCESS) return s;
     if (params.sched.tasks != plan->split.units || params.k_iters != plan->split.k_iters) return TS_ERROR_RUNTIME;
     const int split = ts_gemm_take_split(&params, ws, &plan->split, plan->wave, stream);
-    if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS ||
-        (s = ts_gemm_bf16_nn_persistent_grid(&props, ts_split_tasks(&params.split), &grid)) != TS_SUCCESS)
-        return s;
+    if ((s = ts_gemm_bf16_nn_persistent_grid(props, ts_split_tasks(&params.split), &grid)) != TS_SUCCESS) return s;
 
     static const ts_gemm_launcher launchers[2][2][2][2] = {
         {{{ts_gemm_bf16_nn_launch, ts_gemm_bf16_nt_launch}, {ts_gemm_bf16_tn_launch, ts_gemm_bf16_tt_launch}},
@@ -160,9 +152,9 @@ TS_EXTERN_C ts_status ts_gemm_ex(ts_trans trans_a, ts_trans trans_b, int m, int 
     ts_gemm_workspace ws = {workspace, workspace_bytes, workspace == NULL, 0};
     if (plan.kernel == TS_GEMM_KERNEL_SKINNY)
         s = ts_gemm_skinny_runs[plan.width == 16 ? 0 : plan.width == 64 ? 1 : 2](
-            &plan, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, &ws, stream);
+            &plan, &device.props, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type, ldc, &ws, stream);
     else
-        s = ts_gemm_large_run(&plan, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type,
+        s = ts_gemm_large_run(&plan, &device.props, trans_a, trans_b, m, n, k, alpha, a, a_type, lda, b, ldb, beta, c, c_type,
                               ldc, &ws, stream);
     if (ws.taken) {
         const ts_status freed = ts_scratch_free(ws.ptr, stream);

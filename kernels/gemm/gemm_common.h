@@ -45,8 +45,6 @@
 #define TS_GEMM_STAGED_STORE TS_GEMM_LARGE_STAGED_STORE
 #endif
 #define TS_GEMM_BM (64 * TS_GEMM_WG_TILES * TS_GEMM_CONSUMERS)
-/* The skinny kernels' tile rows (N runs down them), for gemm.c's choice of kernel. */
-#define TS_GEMM_SKINNY_BM (64 * TS_GEMM_SKINNY_WG_TILES * TS_GEMM_CONSUMERS)
 
 /* The staged store: each consumer warp converts its 16 rows of C to 16 bits and stores them
  * TS_GEMM_OUT_COLS columns at a time, a part, through two 16 x TS_GEMM_OUT_COLS shared tiles used
@@ -263,9 +261,9 @@ typedef ts_status (*ts_gemm_launcher)(const ts_gemm_params *, int, ts_stream);
 TS_EXTERN_C ts_status ts_gemm_split_reduce_run(const ts_gemm_params *params, ts_stream stream);
 
 /* A product of few rows through the skinny kernels (kernels/gemm/gemm_skinny.h) whose tile is
- * plan->width (16, 64 or 128) columns wide, as the plan splits it, arguments as ts_gemm_ex has
- * checked them, split-K's partial results in ws. Host code. */
-typedef ts_status ts_gemm_skinny_run_fn(const ts_gemm_plan *plan, ts_trans trans_a, ts_trans trans_b, int m, int n,
+ * plan->width (16, 64 or 128) columns wide, as the plan splits it on the device of props, arguments
+ * as ts_gemm_ex has checked them, split-K's partial results in ws. Host code. */
+typedef ts_status ts_gemm_skinny_run_fn(const ts_gemm_plan *plan, const ts_device_props *props, ts_trans trans_a, ts_trans trans_b, int m, int n,
                                         int k, float alpha, const void *a, ts_dtype ab_type, long long lda,
                                         const void *b, long long ldb, float beta, void *c, ts_dtype c_type,
                                         long long ldc, ts_gemm_workspace *ws, ts_stream stream);

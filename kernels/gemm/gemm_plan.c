@@ -9,10 +9,6 @@
 #include "kernels/gemv/gemv.h"
 #include "kernels/gemv/tuning.h"
 
-/* The tiles' rows: consumer warpgroups of 64-row tiles (gemm_common.h). */
-#define TS_GEMM_PLAN_LARGE_BM (64 * TS_GEMM_LARGE_WG_TILES * TS_GEMM_CONSUMERS)
-#define TS_GEMM_PLAN_SKINNY_BM (64 * TS_GEMM_SKINNY_WG_TILES * TS_GEMM_CONSUMERS)
-
 /* Products of at most 8 rows with A as stored (decoding's) go to GEMV, which reads B once in
  * 16-byte loads and uses each load for every row of A (kernels/gemv/, docs/gemm.md). A stored
  * K x M (trans_a) has its M values of a column of K side by side, not a row along K as the GEMV's
@@ -35,8 +31,8 @@ static int ts_gemm_plan_gemv(ts_trans trans_a, ts_trans trans_b, int m, int n, i
  * tiles on 132 SMs would leave half of them idle, slower than the large tiles' split. */
 static int ts_gemm_plan_skinny_width(const ts_gemm_device *d, int m, int n) {
     const int wave = d->large_wave;
-    const long long large_tiles = ts_check_tiles(m, TS_GEMM_PLAN_LARGE_BM) * ts_check_tiles(n, TS_GEMM_LARGE_BN);
-    const long long weight_tiles = ts_check_tiles(n, TS_GEMM_PLAN_SKINNY_BM);
+    const long long large_tiles = ts_check_tiles(m, TS_GEMM_LARGE_BM) * ts_check_tiles(n, TS_GEMM_LARGE_BN);
+    const long long weight_tiles = ts_check_tiles(n, TS_GEMM_SKINNY_BM);
     if (m <= 16) return 0;
     if (m <= 64 ||
         (m <= TS_GEMM_SKINNY64_MAX_M && large_tiles * 8 <= wave && weight_tiles * ts_check_tiles(m, 64) * 4 <= wave))
@@ -58,10 +54,10 @@ TS_EXTERN_C ts_gemm_plan ts_gemm_plan_make(const ts_gemm_device *d, ts_trans tra
     }
     const int w = ts_gemm_plan_skinny_width(d, m, n);
     if (w >= 0) {
-        /* C^T: N x M in tiles of TS_GEMM_PLAN_SKINNY_BM x width, clusters of one. */
+        /* C^T: N x M in tiles of TS_GEMM_SKINNY_BM x width, clusters of one. */
         p.kernel = TS_GEMM_KERNEL_SKINNY;
         p.width = ts_gemm_skinny_widths[w];
-        const long long units = ts_check_tiles(n, TS_GEMM_PLAN_SKINNY_BM) * ts_check_tiles(m, p.width);
+        const long long units = ts_check_tiles(n, TS_GEMM_SKINNY_BM) * ts_check_tiles(m, p.width);
         const int k_iters = (int)ts_check_tiles(k, TS_GEMM_SKINNY_BK), wave = d->skinny_wave(d, w);
         p.wave = wave;
         /* Split-K in clusters where the backend runs them: a tile's pieces, at most TS_CLUSTER_MAX,
@@ -86,11 +82,11 @@ TS_EXTERN_C ts_gemm_plan ts_gemm_plan_make(const ts_gemm_device *d, ts_trans tra
     p.kernel = TS_GEMM_KERNEL_LARGE;
     p.wave = d->large_wave;
     int cluster_n = 0;
-    const long long units = ts_gemm_large_units(ts_check_tiles(m, TS_GEMM_PLAN_LARGE_BM),
+    const long long units = ts_gemm_large_units(ts_check_tiles(m, TS_GEMM_LARGE_BM),
                                                 ts_check_tiles(n, TS_GEMM_LARGE_BN), TS_GEMM_CLUSTER_BLOCKS, &cluster_n);
     p.split = ts_split_make(units, (int)ts_check_tiles(k, TS_GEMM_LARGE_BK), d->large_wave / TS_GEMM_CLUSTER_BLOCKS,
                             TS_GEMM_SPLIT_MIN_ITERS,
-                            m >= TS_GEMM_PLAN_LARGE_BM ? TS_GEMM_SPLIT_MIN_PIECES_FULL : TS_GEMM_SPLIT_MIN_PIECES);
+                            m >= TS_GEMM_LARGE_BM ? TS_GEMM_SPLIT_MIN_PIECES_FULL : TS_GEMM_SPLIT_MIN_PIECES);
     return p;
 }
 
@@ -99,9 +95,9 @@ TS_EXTERN_C int ts_gemm_plan_describe(const ts_gemm_plan *p, char *buffer, size_
         return snprintf(buffer, buffer_size, "GEMV: B read once, each load used for every row of A");
     char kernel[64];
     if (p->kernel == TS_GEMM_KERNEL_SKINNY)
-        snprintf(kernel, sizeof kernel, "C^T on the skinny %d x %d tiles", TS_GEMM_PLAN_SKINNY_BM, p->width);
+        snprintf(kernel, sizeof kernel, "C^T on the skinny %d x %d tiles", TS_GEMM_SKINNY_BM, p->width);
     else
-        snprintf(kernel, sizeof kernel, "the %d x %d tiles in clusters of %d", TS_GEMM_PLAN_LARGE_BM, TS_GEMM_LARGE_BN,
+        snprintf(kernel, sizeof kernel, "the %d x %d tiles in clusters of %d", TS_GEMM_LARGE_BM, TS_GEMM_LARGE_BN,
                  TS_GEMM_CLUSTER_BLOCKS);
     const int one = p->split.units == 1;
     const char *units = p->kernel == TS_GEMM_KERNEL_LARGE && TS_GEMM_CLUSTER_BLOCKS > 1

@@ -32,6 +32,7 @@ typedef struct ts_gemm_device {
     int (*skinny_wave)(const struct ts_gemm_device *device, int w);
     int (*cluster_capacity)(const struct ts_gemm_device *device, int w, int pieces);
     const void *context; /* for the two functions */
+    ts_device_props props; /* the device's (ts_gemm_device_get), for the functions and the launchers */
 } ts_gemm_device;
 
 typedef struct ts_gemm_plan {

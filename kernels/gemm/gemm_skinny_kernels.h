@@ -34,8 +34,8 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(cluster_capacity)(int pieces, int *clust
     return TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, cluster_capacity)(pieces, clusters);
 }
 
-TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(const ts_gemm_plan *plan, ts_trans trans_a, ts_trans trans_b, int m,
-                                         int n, int k, float alpha, const void *a, ts_dtype ab_type, long long lda,
+TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(const ts_gemm_plan *plan, const ts_device_props *props, ts_trans trans_a,
+                                         ts_trans trans_b, int m, int n, int k, float alpha, const void *a, ts_dtype ab_type, long long lda,
                                          const void *b, long long ldb, float beta, void *c, ts_dtype c_type,
                                          long long ldc, ts_gemm_workspace *ws, ts_stream stream) {
     /* (A plan that does not fit this kernel is the library's own error.) */
@@ -47,9 +47,7 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(const ts_gemm_plan *plan, ts_trans 
     ts_status s = ts_gemm_make_params(&params, ta, tb, n, m, k, alpha, b, ab_type, ldb, a, lda, beta, c, c_type, ldc);
     if (s != TS_SUCCESS) return s;
     if (params.sched.tasks != plan->split.units || params.k_iters != plan->split.k_iters) return TS_ERROR_RUNTIME;
-    ts_device_props props;
     int grid = 0, split = 0;
-    if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS) return s;
     /* The pieces of a tile in one cluster, added through distributed shared memory inside the
      * kernel; else through the workspace (or whole tiles) and the reduction kernel. */
     const int pieces = plan->cluster_pieces;
@@ -58,7 +56,7 @@ TS_EXTERN_C ts_status TS_GEMM_SKINNY_FN(run)(const ts_gemm_plan *plan, ts_trans 
         params.cluster_pieces = pieces;
     } else {
         split = ts_gemm_take_split(&params, ws, &plan->split, plan->wave, stream);
-        s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(&props, ts_split_tasks(&params.split), &grid);
+        s = TS_GEMM_SKINNY_KERNEL_FN(bf16_nn, persistent_grid)(props, ts_split_tasks(&params.split), &grid);
         if (s != TS_SUCCESS) return s;
     }
 

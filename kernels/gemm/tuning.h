@@ -83,4 +83,9 @@
 #define TS_GEMM_SPLIT_REDUCE_WARPS 8
 #define TS_GEMM_SPLIT_REDUCE_BLOCKS 4 /* to keep registers low and loads in flight */
 
+/* The tiles' rows, derived: consumer warpgroups of 64-row tiles (gemm.c's and the skinny
+ * kernels', whose rows run down N). */
+#define TS_GEMM_LARGE_BM (64 * TS_GEMM_LARGE_WG_TILES * TS_GEMM_CONSUMERS)
+#define TS_GEMM_SKINNY_BM (64 * TS_GEMM_SKINNY_WG_TILES * TS_GEMM_CONSUMERS)
+
 #endif

@@ -51,6 +51,12 @@ TS_DEVICE void ts_async_store_raw(const ts_async_desc *d, const void *st, ts_st_
     ts_async_store_unchecked_raw(d, st, sd, b, h, tile_row, tile_col);
 }
 
+TS_DEVICE void ts_async_store_add_raw(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
+                                      int tile_row, int tile_col) {
+    ts_async_check_raw(d, sd);
+    ts_async_store_add_unchecked_raw(d, st, sd, b, h, tile_row, tile_col);
+}
+
 /* Largest tile side a descriptor moves (TMA's box limit), and the bound on coordinates (TMA's are
  * signed 32-bit). */
 #define TS_ASYNC_MAX_TILE_ROWS 256

@@ -48,7 +48,7 @@ static ts_status attn_one(bench_context *ctx, bench_timer *timer, int b, int h, 
     bench_stats stats;
     if (st == TS_SUCCESS) st = bench_time(timer, attn_run_tessera, &a, &stats);
     const double flops = 4.0 * b * h * (double)n * n * d * (causal ? 0.5 : 1.0);
-    if (st == TS_SUCCESS) bench_attention_row(ctx, "attention", flops, &stats, b, h, n, d, causal);
+    if (st == TS_SUCCESS) bench_attention_row(ctx, "attention", flops, &stats, b, h, n, d, causal, NULL);
     (void)ts_free(a.q);
     (void)ts_free(a.k);
     (void)ts_free(a.v);

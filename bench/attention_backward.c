@@ -1,10 +1,12 @@
-/* `tessera-bench attention-backward`: ts_attention_backward on random normal bf16 inputs (O and the
- * log-sum-exp from one ts_attention_forward call first, so that the probabilities are the real
- * ones), the timing protocol of timing.c, at the points of attention_sweep.h. FLOPs are the convention of
+/* `tessera-bench attention-backward`: ts_attention_backward_ex on random normal bf16 inputs (O and
+ * the log-sum-exp from one ts_attention_forward call first, so that the probabilities are the real
+ * ones), the timing protocol of timing.c, at the points of attention_sweep.h, in both forms of dQ
+ * (params.dq: "atomic", then "deterministic", ts_attention_backward's). FLOPs are the convention of
  * FlashAttention's papers: the backward's five products, 2.5 times the forward's two,
- * 10 B H N^2 D, halved under the causal mask; the dQ kernel's recomputation of S and dP (two more
- * products, docs/attention-backward.md) is not counted. The vendor baselines (PyTorch SDPA's
- * backward on cuDNN and flash) are timed by bench/compare_torch_backward.py in the same process. */
+ * 10 B H N^2 D, halved under the causal mask; the deterministic dQ kernel's recomputation of S and
+ * dP (two more products, docs/attention-backward.md) is not counted. The vendor baselines (PyTorch
+ * SDPA's backward on cuDNN and flash) are timed by bench/compare_torch_backward.py in the same
+ * process. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +23,7 @@ typedef struct attn_bwd_run {
     size_t ws_bytes;
     float *lse;
     int causal;
+    unsigned flags;
     ts_stream stream;
 } attn_bwd_run;
 
@@ -28,9 +31,9 @@ static ts_status attn_bwd_run_tessera(void *ctx, int rep) {
     const attn_bwd_run *a = ctx;
     const long long *s = a->strides;
     (void)rep;
-    return ts_attention_backward(&a->shape, TS_DTYPE_BF16, a->q, s, a->k, s, a->v, s, a->o, s, a->d_o, s, a->lse, a->dq,
-                                 s, a->dk, s, a->dv, s, 1.0f / sqrtf((float)a->shape.head_dim), a->causal, a->ws,
-                                 a->ws_bytes, a->stream);
+    return ts_attention_backward_ex(&a->shape, TS_DTYPE_BF16, a->q, s, a->k, s, a->v, s, a->o, s, a->d_o, s, a->lse,
+                                    a->dq, s, a->dk, s, a->dv, s, 1.0f / sqrtf((float)a->shape.head_dim), a->causal,
+                                    a->flags, a->ws, a->ws_bytes, a->stream);
 }
 
 static ts_status attn_bwd_one(bench_context *ctx, bench_timer *timer, int b, int h, int n, int d, int causal) {
@@ -55,10 +58,14 @@ static ts_status attn_bwd_one(bench_context *ctx, bench_timer *timer, int b, int
     if (st == TS_SUCCESS)
         st = ts_attention_forward(&a.shape, TS_DTYPE_BF16, a.q, a.strides, a.k, a.strides, a.v, a.strides, a.o,
                                   a.strides, a.lse, 1.0f / sqrtf((float)d), causal, a.stream);
-    bench_stats stats;
-    if (st == TS_SUCCESS) st = bench_time(timer, attn_bwd_run_tessera, &a, &stats);
     const double flops = 10.0 * b * h * (double)n * n * d * (causal ? 0.5 : 1.0);
-    if (st == TS_SUCCESS) bench_attention_row(ctx, "attention-backward", flops, &stats, b, h, n, d, causal);
+    static const char *const forms[2] = {"atomic", "deterministic"};
+    for (int f = 0; f < 2 && st == TS_SUCCESS; ++f) {
+        bench_stats stats;
+        a.flags = f ? TS_ATTENTION_DETERMINISTIC : 0u;
+        st = bench_time(timer, attn_bwd_run_tessera, &a, &stats);
+        if (st == TS_SUCCESS) bench_attention_row(ctx, "attention-backward", flops, &stats, b, h, n, d, causal, forms[f]);
+    }
     for (int i = 0; i < 8; ++i) (void)ts_free(*bufs[i]);
     (void)ts_free(a.lse);
     (void)ts_free(a.ws);

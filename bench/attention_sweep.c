@@ -21,7 +21,7 @@ ts_status bench_attention_sweep(bench_context *ctx, bench_timer *timer, bench_at
 }
 
 void bench_attention_row(bench_context *ctx, const char *bench, double flops, const bench_stats *stats, int b, int h,
-                         int n, int d, int causal) {
+                         int n, int d, int causal, const char *form) {
     bench_result r;
     bench_result_init(&r, bench, "TFLOP/s", flops / (stats->median_ms * 1e9));
     r.value_min = flops / (stats->max_ms * 1e9);
@@ -32,6 +32,7 @@ void bench_attention_row(bench_context *ctx, const char *bench, double flops, co
     bench_param_int(&r, "D", d);
     bench_param_int(&r, "causal", causal);
     bench_param_text(&r, "dtype", "bf16");
+    if (form) bench_param_text(&r, "dq", form);
     bench_param_real(&r, "ms", stats->median_ms);
     bench_report_row(ctx->report, &r);
 }

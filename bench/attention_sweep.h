@@ -17,8 +17,9 @@ typedef ts_status (*bench_attention_point)(bench_context *ctx, bench_timer *time
 ts_status bench_attention_sweep(bench_context *ctx, bench_timer *timer, bench_attention_point point);
 
 /* The row of one point: TFLOP/s of flops over the median run (the range over the slowest and the
- * fastest), B H N D causal, bf16, and the median in ms. */
+ * fastest), B H N D causal, bf16, the form measured (params.dq, where form is not NULL) and the
+ * median in ms. */
 void bench_attention_row(bench_context *ctx, const char *bench, double flops, const bench_stats *stats, int b, int h,
-                         int n, int d, int causal);
+                         int n, int d, int causal, const char *form);
 
 #endif

@@ -5,7 +5,9 @@ on the same torch tensors. Each implementation's forward runs once, untimed (Tes
 the log-sum-exp its backward takes; PyTorch's keeps what its own backward needs); then the backward
 alone is timed, with the protocol of tessera-bench (bench/torch_timing.py): random normal inputs,
 warm-up, the median of at least 20 runs with CUDA events, the L2 flushed before every run, the three
-implementations interleaved. TFLOP/s count the backward's five products, 10 B H N^2 D, 2.5x the
+implementations interleaved. Tessera's two forms (ts_attention_backward_ex: dQ by fp32 atomics, and
+TS_ATTENTION_DETERMINISTIC) are timed as two implementations in the same rounds, one line each,
+params.dq naming the form as tessera-bench's lines do. TFLOP/s count the backward's five products, 10 B H N^2 D, 2.5x the
 forward's, halved when causal. Prints one JSON object per line, with the keys of tessera-bench
 --json, and each point's largest difference of dQ, dK and dV from cuDNN's, relative to the largest
 element of cuDNN's.
@@ -25,6 +27,8 @@ from torch_timing import (attention_sweep, driver_arguments, parse_driver_argume
                           start_driver, time_interleaved)
 
 TS_DTYPE_BF16 = 2
+TS_ATTENTION_DETERMINISTIC = 1
+FORMS = {"atomic": 0, "deterministic": TS_ATTENTION_DETERMINISTIC}
 
 
 class AttentionShape(ctypes.Structure):
@@ -40,11 +44,11 @@ def load_library(path):
     lib.ts_attention_forward.argtypes = [
         ctypes.POINTER(AttentionShape), ctypes.c_int, ptr, strides, ptr, strides, ptr, strides,
         ptr, strides, ptr, ctypes.c_float, ctypes.c_int, ptr]
-    lib.ts_attention_backward.restype = ctypes.c_int
-    lib.ts_attention_backward.argtypes = [
+    lib.ts_attention_backward_ex.restype = ctypes.c_int
+    lib.ts_attention_backward_ex.argtypes = [
         ctypes.POINTER(AttentionShape), ctypes.c_int, ptr, strides, ptr, strides, ptr, strides, ptr, strides,
         ptr, strides, ptr, ptr, strides, ptr, strides, ptr, strides, ctypes.c_float, ctypes.c_int,
-        ptr, ctypes.c_size_t, ptr]
+        ctypes.c_uint, ptr, ctypes.c_size_t, ptr]
     lib.ts_attention_backward_workspace_size.restype = ctypes.c_int
     lib.ts_attention_backward_workspace_size.argtypes = [ctypes.POINTER(AttentionShape),
                                                          ctypes.POINTER(ctypes.c_size_t)]
@@ -78,12 +82,12 @@ class Tessera:
               self.lib.ts_attention_forward(ctypes.byref(self.shape), TS_DTYPE_BF16, q, s, k, s, v, s, o, s, lse,
                                             self.scale, self.causal, self.stream))
 
-    def backward(self, q, k, v, o, d_o, lse, dq, dk, dv, ws, ws_bytes):
+    def backward(self, flags, q, k, v, o, d_o, lse, dq, dk, dv, ws, ws_bytes):
         s = self.s
-        check(self.lib, "ts_attention_backward",
-              self.lib.ts_attention_backward(ctypes.byref(self.shape), TS_DTYPE_BF16, q, s, k, s, v, s, o, s, d_o, s,
-                                             lse, dq, s, dk, s, dv, s, self.scale, self.causal, ws, ws_bytes,
-                                             self.stream))
+        check(self.lib, "ts_attention_backward_ex",
+              self.lib.ts_attention_backward_ex(ctypes.byref(self.shape), TS_DTYPE_BF16, q, s, k, s, v, s, o, s,
+                                                d_o, s, lse, dq, s, dk, s, dv, s, self.scale, self.causal, flags,
+                                                ws, ws_bytes, self.stream))
 
 
 def backward_runs(torch, lib, b, h, n, d, causal):
@@ -94,17 +98,20 @@ def backward_runs(torch, lib, b, h, n, d, causal):
     q, k, v, d_o = (torch.randn(b, h, n, d, dtype=torch.bfloat16, device="cuda") for _ in range(4))
     o = torch.empty_like(q)
     lse = torch.empty(b, h, n, dtype=torch.float32, device="cuda")
-    dq, dk, dv = (torch.empty_like(q) for _ in range(3))
     scale = 1.0 / math.sqrt(d)
     shape = AttentionShape(b, h, h, n, n, d)
     ws = torch.empty(workspace_bytes(lib, shape), dtype=torch.uint8, device="cuda")
     t = Tessera(lib, shape, q.stride()[:3], scale, causal, torch.cuda.current_stream().cuda_stream)
     t.forward(q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr())
-    grads = {"tessera": (dq, dk, dv)}
+    grads = {}
 
-    def tessera():
-        t.backward(q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), d_o.data_ptr(), lse.data_ptr(),
-                   dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), ws.data_ptr(), ws.numel())
+    def tessera(form):
+        dq, dk, dv = grads[form] = tuple(torch.empty_like(q) for _ in range(3))
+
+        def run():
+            t.backward(FORMS[form], q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), d_o.data_ptr(),
+                       lse.data_ptr(), dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), ws.data_ptr(), ws.numel())
+        return run
 
     def backend(name, kind):
         qq, kk, vv = (x.detach().clone().requires_grad_(True) for x in (q, k, v))
@@ -116,7 +123,7 @@ def backward_runs(torch, lib, b, h, n, d, causal):
                 grads[name] = torch.autograd.grad(out, (qq, kk, vv), d_o, retain_graph=True)
         return run
 
-    runs = {"tessera": tessera, "cuDNN": backend("cuDNN", SDPBackend.CUDNN_ATTENTION),
+    runs = {**{form: tessera(form) for form in FORMS}, "cuDNN": backend("cuDNN", SDPBackend.CUDNN_ATTENTION),
             "flash": backend("flash", SDPBackend.FLASH_ATTENTION)}
     return runs, grads
 
@@ -139,15 +146,15 @@ def self_test(lib_path):
     q, k, v, d_o = (bf16(rng.standard_normal((b, h, n, d))) for _ in range(4))
     o = np.zeros((b, h, n, d), dtype=np.uint16)
     lse = np.zeros((b, h, n), dtype=np.float32)
-    dq, dk, dv = (np.full((b, h, n, d), 0xFFFF, dtype=np.uint16) for _ in range(3))
     shape = AttentionShape(b, h, h, n, n, d)
     ws = np.zeros(workspace_bytes(lib, shape) // 4 + 4, dtype=np.float32)
     ws_at = (ws.ctypes.data + 15) // 16 * 16
     scale = 1.0 / math.sqrt(d)
-    for causal in (0, 1):
+    for causal, form in ((c, f) for c in (0, 1) for f in FORMS):
+        dq, dk, dv = (np.full((b, h, n, d), 0xFFFF, dtype=np.uint16) for _ in range(3))
         t = Tessera(lib, shape, (h * n * d, n * d, d), scale, causal, None)
         t.forward(q.ctypes.data, k.ctypes.data, v.ctypes.data, o.ctypes.data, lse.ctypes.data)
-        t.backward(q.ctypes.data, k.ctypes.data, v.ctypes.data, o.ctypes.data, d_o.ctypes.data, lse.ctypes.data,
+        t.backward(FORMS[form], q.ctypes.data, k.ctypes.data, v.ctypes.data, o.ctypes.data, d_o.ctypes.data, lse.ctypes.data,
                    dq.ctypes.data, dk.ctypes.data, dv.ctypes.data, ws_at, workspace_bytes(lib, shape))
         Q, K, V, dO = (unbf16(x) for x in (q, k, v, d_o))
         s = np.einsum("bhid,bhjd->bhij", Q, K) * scale
@@ -163,7 +170,7 @@ def self_test(lib_path):
         ref_dk = np.einsum("bhij,bhid->bhjd", ds, Q)
         errs = [np.linalg.norm(unbf16(g) - r) / np.linalg.norm(r)
                 for g, r in ((dq, ref_dq), (dk, ref_dk), (dv, ref_dv))]
-        print(f"self-test causal={causal}: relative errors dQ {errs[0]:.3g} dK {errs[1]:.3g} dV {errs[2]:.3g}")
+        print(f"self-test causal={causal} {form}: relative errors dQ {errs[0]:.3g} dK {errs[1]:.3g} dV {errs[2]:.3g}")
         if not all(e < 1e-2 for e in errs):
             return 1
     return self_test_build_record(lib, "host")
@@ -186,18 +193,19 @@ def main():
         for run in runs.values():
             run()
         torch.cuda.synchronize()
-        diff = max(((g.float() - r.float()).abs().max() / r.float().abs().max().clamp_min(1e-30)).item()
-                   for g, r in zip(grads["tessera"], grads["cuDNN"]))
         flops = 10.0 * b * h * n * n * d * (0.5 if causal else 1.0)
         tflops = {name: flops / (t * 1e9) for name, t in ms.items()}
-        print(json.dumps({
-            "bench": "attention-backward", "backend": "cuda", "device": props.name,
-            "params": {"B": b, "H": h, "N": n, "D": d, "causal": causal, "dtype": "bf16"},
-            "metric": "TFLOP/s", "value": tflops["tessera"],
-            "baseline": "cuDNN", "baseline_value": tflops["cuDNN"],
-            "ratio": tflops["tessera"] / tflops["cuDNN"], "date": date,
-            "flash_value": tflops["flash"], "ratio_flash": tflops["tessera"] / tflops["flash"],
-            "max_rel_diff_vs_cudnn": diff, **record}), flush=True)
+        for form in FORMS:
+            diff = max(((g.float() - r.float()).abs().max() / r.float().abs().max().clamp_min(1e-30)).item()
+                       for g, r in zip(grads[form], grads["cuDNN"]))
+            print(json.dumps({
+                "bench": "attention-backward", "backend": "cuda", "device": props.name,
+                "params": {"B": b, "H": h, "N": n, "D": d, "causal": causal, "dtype": "bf16", "dq": form},
+                "metric": "TFLOP/s", "value": tflops[form],
+                "baseline": "cuDNN", "baseline_value": tflops["cuDNN"],
+                "ratio": tflops[form] / tflops["cuDNN"], "date": date,
+                "flash_value": tflops["flash"], "ratio_flash": tflops[form] / tflops["flash"],
+                "max_rel_diff_vs_cudnn": diff, **record}), flush=True)
     return 0
 
 

@@ -400,6 +400,19 @@ TS_DEVICE void ts_store_r2s_impl(void *st, ts_st_desc sd, const void *rt, ts_rt_
         return;
     }
 #endif
+    /* fp32 tiles whose lanes hold pairs of neighbouring columns: a pair is 8 adjacent, aligned
+     * bytes of every backend's layout (its swizzle moves whole 8- or 16-byte units), one store. */
+    if (bytes == 4 && ts_rt_pairs_along_rows(d, lane)) {
+        TS_UNROLL
+        for (int e = 0; e < TS_RT_DESC_ELEMS(d); e += 2) {
+            const int r = row0 + ts_rt_elem_row(d, lane, e), c = col0 + ts_rt_elem_col(d, lane, e);
+            ts_v8 v;
+            v.w[0] = ts_rt_raw_get(rt, 4, e);
+            v.w[1] = ts_rt_raw_get(rt, 4, e + 1);
+            ts_store8((float *)st + ts_st_index(sd, r, c), v);
+        }
+        return;
+    }
     TS_UNROLL
     for (int e = 0; e < TS_RT_DESC_ELEMS(d); ++e) {
         const int r = row0 + ts_rt_elem_row(d, lane, e), c = col0 + ts_rt_elem_col(d, lane, e);

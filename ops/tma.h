@@ -12,6 +12,7 @@
  *     ts_async_store(&params->c, st, b, h, tile_row, tile_col);
  *     ts_async_store_commit();
  *     ts_async_store_wait_read();   st may be overwritten;  ts_async_store_wait(): written to global
+ *     (ts_async_store_add: the same, adding an fp32 tile into global memory)
  *
  * Coordinates are in tile units of the shared tile's shape, which must be the descriptor's.
  * Elements outside the matrix load as zeros and are never stored. A load always lands the full
@@ -45,6 +46,21 @@
 
 #define ts_async_store(desc, st, b, h, tile_row, tile_col)                                         \
     ts_async_store_raw((desc), TS_ST_CDATA(st), TS_ST_DESC(st), (b), (h), (tile_row), (tile_col))
+
+/* The same protocol, adding an fp32 tile into global memory instead of overwriting it: each
+ * element's add is atomic (TMA's reduce-add on Hopper), so tiles of several warps or blocks may
+ * overlap; the order of their adds, and so the sums' last bits, is the hardware's. */
+#define ts_async_store_add(desc, st, b, h, tile_row, tile_col)                                     \
+    do {                                                                                           \
+        TS_STATIC_ASSERT(TS_ST_DTYPE(st) == TS_DTYPE_F32, "ts_async_store_add adds fp32 tiles");    \
+        ts_async_store_add_raw((desc), TS_ST_CDATA(st), TS_ST_DESC(st), (b), (h), (tile_row), (tile_col)); \
+    } while (0)
+#define ts_async_store_add_unchecked(desc, st, b, h, tile_row, tile_col)                           \
+    do {                                                                                           \
+        TS_STATIC_ASSERT(TS_ST_DTYPE(st) == TS_DTYPE_F32, "ts_async_store_add adds fp32 tiles");    \
+        ts_async_store_add_unchecked_raw((desc), TS_ST_CDATA(st), TS_ST_DESC(st), (b), (h), (tile_row), \
+                                         (tile_col));                                              \
+    } while (0)
 
 /* Every copy first checks that the tile is the descriptor's shape and dtype, and traps if not.
  * ts_async_check does only that; the _unchecked copies go without it, after a ts_async_check of

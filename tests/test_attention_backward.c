@@ -191,17 +191,20 @@ static double norm_rel(const double *ref, const unsigned short *got, const ref_s
     return sqrt(e2 / (r2 + 1e-6 * nrows * s->d));
 }
 
-/* ts_attention_backward, or with pingpong_blocks > 0 the test kernels' ping-pong schedule on that
- * many blocks; Q, O, dO and dQ share the strides qs, K, V, dK and dV the strides ks. */
-static ts_status run_backward(int pingpong_blocks, const ts_attention_shape *shape, ts_dtype t, const void *q,
+/* ts_attention_backward (flags ~0u) or ts_attention_backward_ex with flags, or with pingpong_blocks
+ * > 0 the test kernels' ping-pong schedule on that many blocks (its form whatever the flags); Q, O, dO and dQ share the strides qs, K, V, dK and dV the strides ks. */
+static ts_status run_backward(int pingpong_blocks, unsigned flags, const ts_attention_shape *shape, ts_dtype t, const void *q,
                               const void *k, const void *v, const void *o, const void *d_o, const long long qs[3],
                               const long long ks[3], const float *lse, void *dq, void *dk, void *dv, float scale,
                               int causal, void *ws, size_t ws_bytes) {
     if (pingpong_blocks > 0)
         return ts_test_pingpong_attention_backward(shape, t, q, qs, k, ks, v, ks, o, qs, d_o, qs, lse, dq, qs, dk, ks,
                                                    dv, ks, scale, causal, ws, ws_bytes, pingpong_blocks);
-    return ts_attention_backward(shape, t, q, qs, k, ks, v, ks, o, qs, d_o, qs, lse, dq, qs, dk, ks, dv, ks, scale,
-                                 causal, ws, ws_bytes, NULL);
+    if (flags == ~0u)
+        return ts_attention_backward(shape, t, q, qs, k, ks, v, ks, o, qs, d_o, qs, lse, dq, qs, dk, ks, dv, ks, scale,
+                                     causal, ws, ws_bytes, NULL);
+    return ts_attention_backward_ex(shape, t, q, qs, k, ks, v, ks, o, qs, d_o, qs, lse, dq, qs, dk, ks, dv, ks, scale,
+                                    causal, flags, ws, ws_bytes, NULL);
 }
 
 static bwd_errors check_backward(bwd_case c) {
@@ -269,7 +272,8 @@ static bwd_errors check_backward(bwd_case c) {
         cr_assert_eq(ts_attention_forward(&shape, t, dq_in, qs, dk_in, ks, dv_in, ks, d_o_, qs, dlse, scale, c.causal, NULL),
                      TS_SUCCESS);
     }
-    cr_assert_eq(run_backward(c.pingpong_blocks, &shape, t, dq_in, dk_in, dv_in, d_o_, ddo, qs, ks, dlse, gq, gk, gv,
+    /* The default form first (ts_attention_backward: dQ summed with atomics). */
+    cr_assert_eq(run_backward(c.pingpong_blocks, ~0u, &shape, t, dq_in, dk_in, dv_in, d_o_, ddo, qs, ks, dlse, gq, gk, gv,
                               scale, c.causal, ws, ws_bytes),
                  TS_SUCCESS);
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
@@ -301,14 +305,28 @@ static bwd_errors check_backward(bwd_case c) {
     cr_assert_leq(e.dv, tol, "dV relative error %g (largest %g; B %d H %d/%d N %d/%d D %d causal %d, seed %llu)", e.dv,
                   e.worst_dv, c.b, c.hq, c.hkv, c.nq, c.nkv, c.d, c.causal, (unsigned long long)seed);
 
-    /* Deterministic: a second call gives the same bits. */
-    unsigned short *again = malloc(((nq > nk ? nq : nk) + GUARD) * 2);
-    cr_assert_eq(run_backward(c.pingpong_blocks, &shape, t, dq_in, dk_in, dv_in, d_o_, ddo, qs, ks, dlse, gq, gk, gv,
-                              scale, c.causal, ws, ws_bytes),
-                 TS_SUCCESS);
+    /* The deterministic form: as accurate; dK and dV the same bits as the default form's (only dQ is
+     * summed differently); and a second deterministic call gives the same bits everywhere. */
+    const size_t most = (nq > nk ? nq : nk) + GUARD;
+    unsigned short *first = malloc(most * 2), *again = malloc(most * 2);
+    cr_assert(first && again);
+    cr_assert_eq(run_backward(c.pingpong_blocks, TS_ATTENTION_DETERMINISTIC, &shape, t, dq_in, dk_in, dv_in, d_o_, ddo, qs, ks,
+                              dlse, gq, gk, gv, scale, c.causal, ws, ws_bytes), TS_SUCCESS);
+    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(first, gq, (nq + GUARD) * 2), TS_SUCCESS);
+    double worst = 0;
+    const double det_dq = norm_rel(rdq, first, &s, row, c.b * c.hq * c.nq, t, &worst);
+    cr_assert_leq(det_dq, tol, "deterministic dQ relative error %g (largest %g; seed %llu)", det_dq, worst,
+                  (unsigned long long)seed);
+    cr_assert_eq(ts_test_copy_back(again, gk, (nk + GUARD) * 2), TS_SUCCESS);
+    cr_assert(memcmp(again, rk, (nk + GUARD) * 2) == 0, "dK differs between the two forms");
+    cr_assert_eq(ts_test_copy_back(again, gv, (nk + GUARD) * 2), TS_SUCCESS);
+    cr_assert(memcmp(again, rv, (nk + GUARD) * 2) == 0, "dV differs between the two forms");
+    cr_assert_eq(run_backward(c.pingpong_blocks, TS_ATTENTION_DETERMINISTIC, &shape, t, dq_in, dk_in, dv_in, d_o_, ddo, qs, ks,
+                              dlse, gq, gk, gv, scale, c.causal, ws, ws_bytes), TS_SUCCESS);
     cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
     cr_assert_eq(ts_test_copy_back(again, gq, (nq + GUARD) * 2), TS_SUCCESS);
-    cr_assert(memcmp(again, rq, (nq + GUARD) * 2) == 0, "dQ differs between two calls");
+    cr_assert(memcmp(again, first, (nq + GUARD) * 2) == 0, "deterministic dQ differs between two calls");
     cr_assert_eq(ts_test_copy_back(again, gk, (nk + GUARD) * 2), TS_SUCCESS);
     cr_assert(memcmp(again, rk, (nk + GUARD) * 2) == 0, "dK differs between two calls");
     cr_assert_eq(ts_test_copy_back(again, gv, (nk + GUARD) * 2), TS_SUCCESS);
@@ -317,7 +335,7 @@ static bwd_errors check_backward(bwd_case c) {
     void *bufs[] = {dq_in, dk_in, dv_in, ddo, d_o_, dlse, gq, gk, gv, ws};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) cr_assert_eq(ts_free(bufs[i]), TS_SUCCESS);
     free(hq_), free(hk_), free(hv_), free(hdo), free(ho), free(q), free(k), free(v), free(d_o), free(o), free(lse);
-    free(rdq), free(rdk), free(rdv), free(flse), free(rq), free(rk), free(rv), free(again);
+    free(rdq), free(rdk), free(rdv), free(flse), free(rq), free(rk), free(rv), free(first), free(again);
     return e;
 }
 

@@ -649,23 +649,29 @@ static ts_status attn_bwd_call(attn_bwd_args a) {
                                  a.dq, a.dqs, a.dk, a.dks, a.dv, a.dvs, a.scale, a.causal, a.ws, a.ws_bytes, NULL);
 }
 
+static ts_status attn_bwd_call_ex(attn_bwd_args a, unsigned flags) {
+    return ts_attention_backward_ex(&a.shape, a.dtype, a.q, a.qs, a.k, a.ks, a.v, a.vs, a.o, a.os, a.d_o, a.dos,
+                                    a.lse, a.dq, a.dqs, a.dk, a.dks, a.dv, a.dvs, a.scale, a.causal, flags, a.ws,
+                                    a.ws_bytes, NULL);
+}
+
 Test(bad_arguments, attention_backward) {
     /* B 1, H 2, H_kv 1, N 64, D 64, bf16: Q, O, dO and dQ 16 KiB at 0, 64, 96 and 192 KiB; K, V, dK
-     * and dV 8 KiB at 32, 48, 224 and 240 KiB; lse 512 bytes at 128 KiB; the workspace, 1 KiB, at
+     * and dV 8 KiB at 32, 48, 224 and 240 KiB; lse 512 bytes at 128 KiB; the workspace, 33 KiB, at
      * 256 KiB. */
     static const long long qs[3] = {2 * 64 * 64, 64 * 64, 64}, ks[3] = {64 * 64, 64 * 64, 64};
     const attn_bwd_args ok = {{1, 2, 1, 64, 64, 64}, BF, AT(0), AT(32768), AT(49152), AT(65536), AT(98304),
                               AT(196608), AT(229376), AT(245760), qs, ks, ks, qs, qs, qs, ks, ks,
-                              (const float *)AT(131072), 0.125f, 0, AT(262144), 1024};
+                              (const float *)AT(131072), 0.125f, 0, AT(262144), 33792};
     attn_bwd_args a;
     long long st[3];
     size_t bytes = 0;
     const ts_attention_shape shape = {1, 2, 1, 64, 64, 64};
     cr_assert_eq(ts_attention_backward_workspace_size(&shape, &bytes), TS_SUCCESS);
-    cr_assert_eq(bytes, 1024u, "two floats a query row of each head");
+    cr_assert_eq(bytes, 33792u, "two floats and dQ's D fp32 sums a query row of each head");
     const ts_attention_shape ragged = {3, 4, 2, 65, 7, 128};
     cr_assert_eq(ts_attention_backward_workspace_size(&ragged, &bytes), TS_SUCCESS);
-    cr_assert_eq(bytes, 8u * 3 * 4 * 128, "rows rounded up to 64");
+    cr_assert_eq(bytes, 4u * (2 + 128) * 3 * 4 * 128, "rows rounded up to 64");
     cr_assert_eq(ts_attention_backward_workspace_size(NULL, &bytes), TS_ERROR_NULL_POINTER);
     cr_assert_eq(ts_attention_backward_workspace_size(&shape, NULL), TS_ERROR_NULL_POINTER);
     const ts_attention_shape d96 = {1, 2, 1, 64, 64, 96}, h32 = {1, 3, 2, 64, 64, 64}, n0 = {1, 2, 1, 0, 64, 64};
@@ -682,7 +688,7 @@ Test(bad_arguments, attention_backward) {
     } while (0)
     cr_assert_eq(ts_attention_backward(NULL, BF, AT(0), qs, AT(32768), ks, AT(49152), ks, AT(65536), qs, AT(98304), qs,
                                        (const float *)AT(131072), AT(196608), qs, AT(229376), ks, AT(245760), ks, 0.1f,
-                                       0, AT(262144), 1024, NULL),
+                                       0, AT(262144), 33792, NULL),
                  TS_ERROR_NULL_POINTER);
     EXPECT(a.q = NULL, TS_ERROR_NULL_POINTER);
     EXPECT(a.o = NULL, TS_ERROR_NULL_POINTER);
@@ -712,8 +718,29 @@ Test(bad_arguments, attention_backward) {
             a.os = big_q, a.dos = big_q, a.dqs = big_q),
            TS_ERROR_SIZE_OVERFLOW);
     /* The workspace: large enough, 16-byte aligned. */
-    EXPECT(a.ws_bytes = 1023, TS_ERROR_INVALID_SIZE);
+    EXPECT(a.ws_bytes = 1023, TS_ERROR_INVALID_SIZE); /* the deterministic form's two floats a row */
     EXPECT(a.ws = AT(262144 + 8), TS_ERROR_MISALIGNED);
+    /* The flags: one bit known; the atomic form's workspace holds dQ's sums too, the deterministic
+     * form's is the two floats a row alone, and an unknown bit is reported after every other
+     * argument's checks. */
+    a = ok;
+    a.ws_bytes = 33791;
+    cr_assert_eq(attn_bwd_call_ex(a, 0u), TS_ERROR_INVALID_SIZE);
+    a = ok;
+    a.ws_bytes = 1023;
+    cr_assert_eq(attn_bwd_call_ex(a, TS_ATTENTION_DETERMINISTIC), TS_ERROR_INVALID_SIZE);
+    cr_assert_eq(attn_bwd_call(a), TS_ERROR_INVALID_SIZE);
+    a.ws_bytes = 1024;
+    cr_assert_eq(attn_bwd_call_ex(a, 2u), TS_ERROR_INVALID_SIZE, "the default form's workspace, then the flags");
+    cr_assert_eq(attn_bwd_call_ex(a, TS_ATTENTION_DETERMINISTIC | 2u), TS_ERROR_INVALID_VALUE);
+    a = ok;
+    cr_assert_eq(attn_bwd_call_ex(a, 2u), TS_ERROR_INVALID_VALUE);
+    cr_assert_eq(attn_bwd_call_ex(a, 0x80000000u), TS_ERROR_INVALID_VALUE);
+    a.q = NULL;
+    cr_assert_eq(attn_bwd_call_ex(a, 2u), TS_ERROR_NULL_POINTER);
+    a = ok;
+    a.scale = 0.0f;
+    cr_assert_eq(attn_bwd_call_ex(a, 2u), TS_ERROR_INVALID_VALUE);
     /* dQ, dK, dV and the workspace share no byte with each other or with an input. */
     EXPECT(a.dq = (void *)a.q, TS_ERROR_INVALID_VALUE);
     EXPECT(a.dq = AT(98304 + 128), TS_ERROR_INVALID_VALUE);    /* over dO */

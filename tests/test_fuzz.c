@@ -445,8 +445,9 @@ static void fz_attention_decode_one(fz_case *c) {
 
 /* Random shapes, layouts (as the forward's, Q, K and V fused or apart) and dtypes; O and lse from a
  * double forward; dQ, dK and dV against a double backward, norm-relative per tensor (dS sums terms
- * of both signs, so single elements may carry the whole rounding of their row); the workspace counts
- * as an output and nothing else may change. */
+ * of both signs, so single elements may carry the whole rounding of their row); either form of dQ
+ * (ts_attention_backward_ex's flags); the workspace counts as an output and nothing else may
+ * change. */
 static void fz_attention_backward_one(fz_case *c) {
     const int b = (int)fz_int(&c->st, 1, 2), hkv = (int)fz_int(&c->st, 1, 2), hq = hkv * (int)fz_int(&c->st, 1, 3);
     const int nq = (int)fz_int(&c->st, 1, 80), nkv = (int)fz_int(&c->st, 1, 80);
@@ -455,6 +456,7 @@ static void fz_attention_backward_one(fz_case *c) {
     const long long pad = 8 * fz_int(&c->st, 0, 1), row = d + pad;
     const int fused = nq == nkv ? fz_chance(&c->st, 30) : 0;
     const float scale = (float)(fz_int(&c->st, 5, 30) / 100.0);
+    const unsigned flags = fz_chance(&c->st, 50) ? TS_ATTENTION_DETERMINISTIC : 0u;
     const ts_attention_shape shape = {b, hq, hkv, nq, nkv, d};
     size_t ws_bytes = 0;
     cr_assert_eq(ts_attention_backward_workspace_size(&shape, &ws_bytes), TS_SUCCESS);
@@ -563,11 +565,11 @@ static void fz_attention_backward_one(fz_case *c) {
             }
         }
     fz_upload(c);
-    const ts_status s = ts_attention_backward(&shape, dt, c->dev + oq, qs, c->dev + ok, ks, c->dev + ov, vs,
-                                              c->dev + oo, os, c->dev + odo, dos, (const float *)(c->dev + ol),
-                                              c->dev + odq, dqs, c->dev + odk, dks, c->dev + odv, dvs, scale, causal,
-                                              c->dev + ow, ws_bytes, NULL);
-    FZ_ASSERT(s == TS_SUCCESS, "attention backward B%d H%d/%d N%d/%d D%d: %s", b, hq, hkv, nq, nkv, d,
+    const ts_status s = ts_attention_backward_ex(&shape, dt, c->dev + oq, qs, c->dev + ok, ks, c->dev + ov, vs,
+                                                 c->dev + oo, os, c->dev + odo, dos, (const float *)(c->dev + ol),
+                                                 c->dev + odq, dqs, c->dev + odk, dks, c->dev + odv, dvs, scale,
+                                                 causal, flags, c->dev + ow, ws_bytes, NULL);
+    FZ_ASSERT(s == TS_SUCCESS, "attention backward B%d H%d/%d N%d/%d D%d flags %u: %s", b, hq, hkv, nq, nkv, d, flags,
               ts_status_string(s));
     fz_download(c);
     memset(c->output + ow, 1, ws_bytes);
@@ -596,8 +598,9 @@ static void fz_attention_backward_one(fz_case *c) {
                 }
 #undef FZ_AT
     for (int t = 0; t < 3; ++t)
-        FZ_ASSERT(sqrt(e2[t] / r2[t]) <= tol, "B%d H%d/%d N%d/%d D%d causal %d fused %d: %s relative error %g", b, hq,
-                  hkv, nq, nkv, d, causal, fused, t == 0 ? "dQ" : t == 1 ? "dK" : "dV", sqrt(e2[t] / r2[t]));
+        FZ_ASSERT(sqrt(e2[t] / r2[t]) <= tol, "B%d H%d/%d N%d/%d D%d causal %d fused %d flags %u: %s relative error %g",
+                  b, hq, hkv, nq, nkv, d, causal, fused, flags, t == 0 ? "dQ" : t == 1 ? "dK" : "dV",
+                  sqrt(e2[t] / r2[t]));
     free(p), free(gq), free(gk), free(gv);
     fz_close(c);
 }

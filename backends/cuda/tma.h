@@ -86,10 +86,11 @@ TS_DEVICE void ts_tma_load_cluster_async_unchecked(void *st, ts_st_desc sd, cons
                            size == 1 ? (unsigned short)0 : (unsigned short)((1u << size) - 1u));
 }
 
-/* Starts storing st to tile (tile_row, tile_col) of matrix (b, h); elements outside the matrix
- * are not written. st must not change until ts_tma_store_wait_read() (or _wait) returns. */
-TS_DEVICE void ts_tma_store_async_unchecked(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
-                                            int tile_row, int tile_col) {
+/* Starts storing st to tile (tile_row, tile_col) of matrix (b, h), or with add, adding it to the
+ * tile (fp32: TMA's reduce-add, atomic per element in L2); elements outside the matrix are not
+ * written. st must not change until ts_tma_store_wait_read() (or _wait) returns. */
+TS_DEVICE void ts_tma_store_chunks(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h, int tile_row,
+                                   int tile_col, int add) {
     __syncwarp();
     if (ts_lane_id() == 0) {
         const int bytes = TS_DTYPE_BYTES(sd.dtype);
@@ -99,13 +100,28 @@ TS_DEVICE void ts_tma_store_async_unchecked(const ts_async_desc *d, const void *
         const unsigned long long map = (unsigned long long)(const void *)&d->map;
         const int row = tile_row * sd.rows;
         for (int c = 0; c < sd.cols / chunk_cols; ++c) {
-            asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group "
-                         "[%0, {%1, %2, %3, %4}], [%5];\n" ::"l"(map),
-                         "r"(tile_col * sd.cols + c * chunk_cols), "r"(row), "r"(h), "r"(b),
-                         "r"(src + (unsigned)(c * sd.rows * sw))
-                         : "memory");
+            if (add)
+                asm volatile("cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group "
+                             "[%0, {%1, %2, %3, %4}], [%5];\n" ::"l"(map),
+                             "r"(tile_col * sd.cols + c * chunk_cols), "r"(row), "r"(h), "r"(b),
+                             "r"(src + (unsigned)(c * sd.rows * sw))
+                             : "memory");
+            else
+                asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group "
+                             "[%0, {%1, %2, %3, %4}], [%5];\n" ::"l"(map),
+                             "r"(tile_col * sd.cols + c * chunk_cols), "r"(row), "r"(h), "r"(b),
+                             "r"(src + (unsigned)(c * sd.rows * sw))
+                             : "memory");
         }
     }
+}
+TS_DEVICE void ts_tma_store_async_unchecked(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
+                                            int tile_row, int tile_col) {
+    ts_tma_store_chunks(d, st, sd, b, h, tile_row, tile_col, 0);
+}
+TS_DEVICE void ts_tma_store_add_async_unchecked(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
+                                                int tile_row, int tile_col) {
+    ts_tma_store_chunks(d, st, sd, b, h, tile_row, tile_col, 1);
 }
 
 /* Bulk groups belong to the thread that issued them: lane 0 of the warp that stored. */
@@ -146,6 +162,7 @@ TS_DEVICE void ts_tma_prefetch_desc(const ts_async_desc *d) {
 #define ts_async_load_unchecked_raw ts_tma_load_async_unchecked
 #define ts_async_load_cluster_unchecked_raw ts_tma_load_cluster_async_unchecked
 #define ts_async_store_unchecked_raw ts_tma_store_async_unchecked
+#define ts_async_store_add_unchecked_raw ts_tma_store_add_async_unchecked
 #define ts_async_check_raw ts_cuda_tma_check
 #define ts_async_store_commit ts_tma_store_commit
 #define ts_async_store_wait_read ts_tma_store_wait_read

@@ -31,6 +31,9 @@ TS_DEVICE float ts_rsqrt_f32(float x) { return rsqrtf(x); }
 /* An atomic add each lane makes with its own value, for lane-level code. */
 TS_DEVICE int ts_lane_atomic_add_i32(int *ptr, int value) { return ts_atomic_add_i32(ptr, value); }
 
+/* Adds to an fp32 word of global memory, relaxed and device-wide, each lane its own value. */
+TS_DEVICE void ts_lane_atomic_add_f32(float *ptr, float value) { atomicAdd(ptr, value); }
+
 /* A GPU has no channel for a contract violation found in a kernel (the host fails the launch): the
  * caller goes on with a harmless result. */
 TS_DEVICE void ts_fail_launch(ts_status status) { (void)status; }

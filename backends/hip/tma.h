@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backends/hip/backend.h"
+#include "backends/lane_ops.h"
 #include "tiles/global_layout.h"
 #include "tiles/shared_tile.h"
 
@@ -75,6 +76,17 @@ TS_DEVICE void ts_async_store_unchecked_raw(const ts_async_desc *d, const void *
                 if (e) memcpy(e, (const unsigned char *)&v + j * bytes, (size_t)bytes);
             }
         }
+    }
+}
+/* The add form of the store (fp32 tiles): each lane adds its elements with device-wide atomics. */
+TS_DEVICE void ts_async_store_add_unchecked_raw(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
+                                                int tile_row, int tile_col) {
+    const long long r0 = (long long)tile_row * sd.rows, c0 = (long long)tile_col * sd.cols;
+    if (sd.dtype != TS_DTYPE_F32) return;
+    for (int u = ts_lane_id(); u < sd.rows * sd.cols; u += TS_WARP_LANES) {
+        const int r = u / sd.cols, c = u % sd.cols;
+        float *dst = (float *)(void *)ts_hip_async_src(&d->gl, 4, b, h, r0 + r, c0 + c);
+        if (dst) ts_lane_atomic_add_f32(dst, ((const float *)st)[ts_st_index(sd, r, c)]);
     }
 }
 #define ts_async_check_raw ts_hip_async_check

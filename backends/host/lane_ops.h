@@ -46,6 +46,19 @@ TS_DEVICE void ts_host_one_lane_close(int *open) {
  * the contract tests): the host never asks for a one-lane region here. */
 TS_DEVICE int ts_lane_atomic_add_i32(int *ptr, int value) { return __atomic_fetch_add(ptr, value, __ATOMIC_RELAXED); }
 
+/* Adds to an fp32 word, relaxed: a compare-and-swap loop on the word's bits (no atomic float add in
+ * C11 on a plain float); the blocks of a launch run on several threads. */
+TS_DEVICE void ts_lane_atomic_add_f32(float *ptr, float value) {
+    unsigned *word = (unsigned *)(void *)ptr;
+    unsigned old = __atomic_load_n(word, __ATOMIC_RELAXED), sum;
+    do {
+        float f;
+        memcpy(&f, &old, sizeof f);
+        f += value;
+        memcpy(&sum, &f, sizeof sum);
+    } while (!__atomic_compare_exchange_n(word, &old, sum, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
 /* Ends the warp's block with `status`, which the launch returns: how the host reports a contract
  * violation that a GPU has no channel for (a global layout of an unknown dtype). */
 TS_DEVICE void ts_fail_launch(ts_status status) { ts_host_fail(status); }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backends/host/backend.h"
+#include "backends/lane_ops.h"
 #include "tiles/global_layout.h"
 #include "tiles/shared_tile.h"
 
@@ -90,6 +91,18 @@ TS_DEVICE void ts_async_store_unchecked_raw(const ts_async_desc *d, const void *
             if (dst)
                 memcpy(dst, (const unsigned char *)st + (long long)ts_st_index(sd, r, c) * bytes,
                        (size_t)bytes);
+        }
+}
+/* The add form of the store (fp32 tiles): each element added into global memory atomically, as
+ * TMA's reduce-add does in L2, since the blocks of a launch run on several threads. */
+TS_DEVICE void ts_async_store_add_unchecked_raw(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
+                                                int tile_row, int tile_col) {
+    if (sd.dtype != TS_DTYPE_F32) ts_host_fail(TS_ERROR_INVALID_VALUE);
+    const long long r0 = (long long)tile_row * sd.rows, c0 = (long long)tile_col * sd.cols;
+    for (int r = 0; r < sd.rows; ++r)
+        for (int c = 0; c < sd.cols; ++c) {
+            float *dst = (float *)(void *)ts_host_async_elem(&d->gl, 4, b, h, r0 + r, c0 + c);
+            if (dst) ts_lane_atomic_add_f32(dst, ((const float *)st)[ts_st_index(sd, r, c)]);
         }
 }
 #define ts_async_check_raw ts_host_async_check

@@ -1,12 +1,16 @@
 /* Attention backward: dQ, dK and dV from Q, K, V, O, dO and the forward's log-sum-exp
- * (tessera.h). Three kernels on one stream: the preprocessing pass (attention_backward_preprocess.c)
+ * (tessera.h). Kernels on one stream: the preprocessing pass (attention_backward_preprocess.c)
  * writes each query row's D = rowsum(dO * O) and base-2 log-sum-exp to the workspace; the dK/dV
- * kernel (dkdv_variant.h) and the dQ kernel (dq_variant.h), one instance per head dimension and
- * dtype, recompute the probabilities from them. Every output element is computed by one task in a
- * fixed order, so results are the same bits run to run (docs/attention-backward.md). Ragged lengths
- * need no special code: the loads zero-fill past the sequences, the padded query rows have
- * probability 0, keys past N_kv are masked in the dQ kernel, and rows past the sequences are not
- * stored. */
+ * kernel (dkdv_variant.h), one instance per head dimension and dtype, recomputes the probabilities
+ * from them. dQ takes one of two forms (docs/attention-backward.md): the atomic form (flags 0 of
+ * ts_attention_backward_ex), where the dK/dV kernel adds each stage's dS K into fp32 sums in the
+ * workspace and a last pass converts them, or the deterministic form (TS_ATTENTION_DETERMINISTIC,
+ * and ts_attention_backward's), where the dQ kernel (dq_variant.h) computes each row block's dQ in
+ * a fixed order, so results are the same bits run to run. Ragged lengths need no special code: the
+ * loads zero-fill past the sequences, the padded query rows have probability 0, keys past N_kv
+ * have zero K and V (and are masked in the dQ kernel), and rows past the sequences are not stored. */
+#include <stdlib.h>
+
 #include "kernels/common/checks.h"
 #include "kernels/common/strided_layout.h"
 #include "kernels/common/device_props.h"
@@ -44,13 +48,19 @@ static ts_status ts_attn_bwd_shape(const ts_attention_shape *shape, long long *r
     return TS_SUCCESS;
 }
 
+/* The workspace of one form: lse2 and D, a float each per padded query row; in the atomic form
+ * then the rows' fp32 dQ sums, D floats each. */
+static size_t ts_attn_bwd_workspace_of(const ts_attention_shape *shape, long long rows_pad, int dq_atomic) {
+    const long long rows = (long long)shape->batch * shape->heads_q * rows_pad;
+    return (size_t)(4LL * rows * (2 + (dq_atomic ? shape->head_dim : 0)));
+}
+
 TS_EXTERN_C ts_status ts_attention_backward_workspace_size(const ts_attention_shape *shape, size_t *bytes) {
     long long rows_pad = 0;
     if (!shape || !bytes) return TS_ERROR_NULL_POINTER;
     const ts_status s = ts_attn_bwd_shape(shape, &rows_pad);
     if (s != TS_SUCCESS) return s;
-    /* lse2 and D, a float each per padded query row. */
-    *bytes = (size_t)(2LL * 4 * shape->batch * shape->heads_q * rows_pad);
+    *bytes = ts_attn_bwd_workspace_of(shape, rows_pad, TS_ATTN_BWD_DQ_ATOMIC_OF(shape->head_dim));
     return TS_SUCCESS;
 }
 
@@ -60,9 +70,10 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
                                           const long long o_strides[3], const void *d_o, const long long do_strides[3],
                                           const float *lse, void *dq, const long long dq_strides[3], void *dk,
                                           const long long dk_strides[3], void *dv, const long long dv_strides[3],
-                                          float scale, int causal, void *workspace, size_t workspace_bytes,
-                                          const ts_attn_bwd_tiles tiles[2], ts_attn_bwd_pre_params *pre_out,
-                                          ts_attn_bwd_dkdv_params *kv_out, ts_attn_bwd_dq_params *q_out) {
+                                          float scale, int causal, unsigned flags, void *workspace,
+                                          size_t workspace_bytes, const ts_attn_bwd_tiles tiles[2],
+                                          ts_attn_bwd_pre_params *pre_out, ts_attn_bwd_dkdv_params *kv_out,
+                                          ts_attn_bwd_dq_params *q_out) {
     if (!shape || !lse || !workspace) return TS_ERROR_NULL_POINTER;
     if (dtype != TS_DTYPE_BF16 && dtype != TS_DTYPE_FP16 && dtype != TS_DTYPE_F32) return TS_ERROR_INVALID_ENUM;
     long long rows_pad = 0;
@@ -70,6 +81,9 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
     if (s != TS_SUCCESS) return s;
     if (dtype == TS_DTYPE_F32) return TS_ERROR_UNSUPPORTED;
     const ts_attention_shape sh = *shape;
+    /* The atomic form where the dK/dV kernel's query tiles allow it (else the result is the
+     * deterministic form's anyway). */
+    const int dq_atomic = !(flags & TS_ATTENTION_DETERMINISTIC) && TS_ATTN_BWD_DQ_ATOMIC_OF(sh.head_dim);
     /* Scores are kept in base 2, scaled by scale * log2(e), which must be finite too. */
     if (!(scale > 0.0f) || !isfinite(scale) || !isfinite(scale * 1.4426950408889634f)) return TS_ERROR_INVALID_VALUE;
     if (causal != 0 && causal != 1) return TS_ERROR_INVALID_VALUE;
@@ -86,8 +100,7 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
         (s = ts_check_strided_bhnd(&gdk, dk, dtype, sh.batch, sh.heads_kv, sh.seq_kv, d, dk_strides)) != TS_SUCCESS ||
         (s = ts_check_strided_bhnd(&gdv, dv, dtype, sh.batch, sh.heads_kv, sh.seq_kv, d, dv_strides)) != TS_SUCCESS)
         return s;
-    size_t need = 0;
-    if ((s = ts_attention_backward_workspace_size(shape, &need)) != TS_SUCCESS) return s;
+    const size_t need = ts_attn_bwd_workspace_of(shape, rows_pad, dq_atomic);
     if (workspace_bytes < need) return TS_ERROR_INVALID_SIZE;
     if ((uintptr_t)workspace & 15u) return TS_ERROR_MISALIGNED;
 
@@ -113,15 +126,23 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
         for (int j = i + 1; j < 4; ++j)
             if (!ts_check_apart(&out[i], &out[j])) return TS_ERROR_INVALID_VALUE;
     }
+    /* An unknown flag, after every other argument's checks and before anything asks the device. */
+    if (flags & ~TS_ATTENTION_DETERMINISTIC) return TS_ERROR_INVALID_VALUE;
 
     const int wide = sh.head_dim == 128;
     const int bq = tiles[wide].bq, bk = tiles[wide].bk, block = tiles[wide].block;
     float *lse2 = (float *)workspace, *delta = lse2 + (long long)sh.batch * sh.heads_q * rows_pad;
+    float *dq_sums = delta + (long long)sh.batch * sh.heads_q * rows_pad;
+    const ts_gl dq_acc = dq_atomic ? ts_gl_make(dq_sums, TS_DTYPE_F32, sh.batch, sh.heads_q, rows_pad, sh.head_dim)
+                                   : ts_gl_make(NULL, TS_DTYPE_F32, sh.batch, sh.heads_q, rows_pad, sh.head_dim);
 
     ts_attn_bwd_pre_params pre;
     memset(&pre, 0, sizeof pre);
     pre.o = go;
     pre.d_o = gdo;
+    pre.dq_acc = dq_acc;
+    pre.dq = gdq;
+    pre.scale = scale;
     pre.lse = lse;
     pre.lse2 = lse2;
     pre.delta = delta;
@@ -137,10 +158,13 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
     if ((s = ts_async_desc_make(&kv.q, &gq, bq, sh.head_dim, dtype)) != TS_SUCCESS ||
         (s = ts_async_desc_make(&kv.d_o, &gdo, bq, sh.head_dim, dtype)) != TS_SUCCESS ||
         (s = ts_async_desc_make(&kv.k, &gk, 64, sh.head_dim, dtype)) != TS_SUCCESS ||
-        (s = ts_async_desc_make(&kv.v, &gv, 64, sh.head_dim, dtype)) != TS_SUCCESS)
+        (s = ts_async_desc_make(&kv.v, &gv, 64, sh.head_dim, dtype)) != TS_SUCCESS ||
+        (dq_atomic && (s = ts_async_desc_make(&kv.dq_add, &dq_acc, 16, 64, TS_DTYPE_F32)) != TS_SUCCESS))
         return s;
     kv.dk = gdk;
     kv.dv = gdv;
+    kv.dq_atomic = dq_atomic;
+    kv.head_group = getenv("TS_EXP_CG") ? atoi(getenv("TS_EXP_CG")) : 0;
     kv.lse2 = lse2;
     kv.delta = delta;
     kv.scale_log2 = scale * 1.4426950408889634f;
@@ -184,15 +208,16 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
     return TS_SUCCESS;
 }
 
-TS_EXTERN_C ts_status ts_attention_backward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
-                                            const long long q_strides[3], const void *k,
-                                            const long long k_strides[3], const void *v,
-                                            const long long v_strides[3], const void *o,
-                                            const long long o_strides[3], const void *d_o,
-                                            const long long do_strides[3], const float *lse, void *dq,
-                                            const long long dq_strides[3], void *dk, const long long dk_strides[3],
-                                            void *dv, const long long dv_strides[3], float scale, int causal,
-                                            void *workspace, size_t workspace_bytes, ts_stream stream) {
+TS_EXTERN_C ts_status ts_attention_backward_ex(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
+                                               const long long q_strides[3], const void *k,
+                                               const long long k_strides[3], const void *v,
+                                               const long long v_strides[3], const void *o,
+                                               const long long o_strides[3], const void *d_o,
+                                               const long long do_strides[3], const float *lse, void *dq,
+                                               const long long dq_strides[3], void *dk, const long long dk_strides[3],
+                                               void *dv, const long long dv_strides[3], float scale, int causal,
+                                               unsigned flags, void *workspace, size_t workspace_bytes,
+                                               ts_stream stream) {
     static const ts_attn_bwd_tiles tiles[2] = {
         {TS_ATTN_BWD_BLOCK_OF(64), TS_ATTN_BWD_BQ_OF(64), TS_ATTN_BWD_BK_OF(64)},
         {TS_ATTN_BWD_BLOCK_OF(128), TS_ATTN_BWD_BQ_OF(128), TS_ATTN_BWD_BK_OF(128)},
@@ -202,29 +227,56 @@ TS_EXTERN_C ts_status ts_attention_backward(const ts_attention_shape *shape, ts_
     ts_attn_bwd_dq_params qp;
     ts_status s = ts_attn_bwd_prepare(shape, dtype, q, q_strides, k, k_strides, v, v_strides, o, o_strides, d_o,
                                       do_strides, lse, dq, dq_strides, dk, dk_strides, dv, dv_strides, scale, causal,
-                                      workspace, workspace_bytes, tiles, &pre, &kv, &qp);
+                                      flags, workspace, workspace_bytes, tiles, &pre, &kv, &qp);
     if (s != TS_SUCCESS) return s;
-    static const ts_attn_bwd_dkdv_launcher dkdv[2][2] = {
-        {ts_attn_bwd_dkdv_bf16_d64_launch, ts_attn_bwd_dkdv_bf16_d128_launch},
-        {ts_attn_bwd_dkdv_fp16_d64_launch, ts_attn_bwd_dkdv_fp16_d128_launch},
+    const int dq_atomic = kv.dq_atomic, wide = shape->head_dim == 128;
+    /* [atomic form][fp16][D = 128]; an architecture without the atomic form has none of its
+     * instances and never picks them (kv.dq_atomic is 0). */
+#if TS_ATTN_BWD_DQ_ATOMIC
+#define TS_ATTN_BWD_WITH_DQ(name) name
+#else
+#define TS_ATTN_BWD_WITH_DQ(name) NULL
+#endif
+    static const ts_attn_bwd_dkdv_launcher dkdv[2][2][2] = {
+        {{ts_attn_bwd_dkdv_bf16_d64_launch, ts_attn_bwd_dkdv_bf16_d128_launch},
+         {ts_attn_bwd_dkdv_fp16_d64_launch, ts_attn_bwd_dkdv_fp16_d128_launch}},
+        {{TS_ATTN_BWD_WITH_DQ(ts_attn_bwd_dkdv_dq_bf16_d64_launch), TS_ATTN_BWD_WITH_DQ(ts_attn_bwd_dkdv_dq_bf16_d128_launch)},
+         {TS_ATTN_BWD_WITH_DQ(ts_attn_bwd_dkdv_dq_fp16_d64_launch), TS_ATTN_BWD_WITH_DQ(ts_attn_bwd_dkdv_dq_fp16_d128_launch)}},
     };
     static const ts_attn_bwd_dq_launcher dqs[2][2] = {
         {ts_attn_bwd_dq_bf16_d64_launch, ts_attn_bwd_dq_bf16_d128_launch},
         {ts_attn_bwd_dq_fp16_d64_launch, ts_attn_bwd_dq_fp16_d128_launch},
     };
     /* (the fp16 kernels' grids are the bf16 ones': the same block, registers and shared memory) */
-    static const ts_attn_bwd_grid_fn grids[2][2] = {
+    static const ts_attn_bwd_grid_fn grids[3][2] = {
         {ts_attn_bwd_dkdv_bf16_d64_persistent_grid, ts_attn_bwd_dkdv_bf16_d128_persistent_grid},
+        {TS_ATTN_BWD_WITH_DQ(ts_attn_bwd_dkdv_dq_bf16_d64_persistent_grid),
+         TS_ATTN_BWD_WITH_DQ(ts_attn_bwd_dkdv_dq_bf16_d128_persistent_grid)},
         {ts_attn_bwd_dq_bf16_d64_persistent_grid, ts_attn_bwd_dq_bf16_d128_persistent_grid},
     };
-    const int fp16 = dtype == TS_DTYPE_FP16, wide = shape->head_dim == 128;
+#undef TS_ATTN_BWD_WITH_DQ
+    const int fp16 = dtype == TS_DTYPE_FP16;
     ts_device_props props;
     int kv_grid = 0, q_grid = 0;
     if ((s = ts_kernel_device_props(&props)) != TS_SUCCESS ||
-        (s = grids[0][wide](&props, kv.tasks, &kv_grid)) != TS_SUCCESS ||
-        (s = grids[1][wide](&props, qp.tasks, &q_grid)) != TS_SUCCESS)
+        (s = grids[dq_atomic][wide](&props, kv.tasks, &kv_grid)) != TS_SUCCESS ||
+        (!dq_atomic && (s = grids[2][wide](&props, qp.tasks, &q_grid)) != TS_SUCCESS))
         return s;
     if ((s = ts_attn_bwd_preprocess_launch(&pre, stream)) != TS_SUCCESS) return s;
-    if ((s = dkdv[fp16][wide](&kv, kv_grid, stream)) != TS_SUCCESS) return s;
-    return dqs[fp16][wide](&qp, q_grid, stream);
+    if ((s = dkdv[dq_atomic][fp16][wide](&kv, kv_grid, stream)) != TS_SUCCESS) return s;
+    return dq_atomic ? ts_attn_bwd_dq_convert_launch(&pre, stream) : dqs[fp16][wide](&qp, q_grid, stream);
+}
+
+TS_EXTERN_C ts_status ts_attention_backward(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
+                                            const long long q_strides[3], const void *k,
+                                            const long long k_strides[3], const void *v,
+                                            const long long v_strides[3], const void *o,
+                                            const long long o_strides[3], const void *d_o,
+                                            const long long do_strides[3], const float *lse, void *dq,
+                                            const long long dq_strides[3], void *dk, const long long dk_strides[3],
+                                            void *dv, const long long dv_strides[3], float scale, int causal,
+                                            void *workspace, size_t workspace_bytes, ts_stream stream) {
+    return ts_attention_backward_ex(shape, dtype, q, q_strides, k, k_strides, v, v_strides, o, o_strides, d_o,
+                                    do_strides, lse, dq, dq_strides, dk, dk_strides, dv, dv_strides, scale, causal, 0u,
+                                    workspace, workspace_bytes, stream);
 }

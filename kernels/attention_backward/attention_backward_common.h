@@ -1,10 +1,12 @@
 /* What the kernels of attention backward share: the tile sizes derived from tuning.h, the
- * parameters of the three kernels, the workspace's layout and the task maps. The backward runs as
- * three kernels (docs/attention-backward.md): the preprocessing pass (per query row, the log-sum-exp
- * in base 2 and D = rowsum(dO * O), into the workspace), the dK/dV kernel (a task is a block of keys
- * of one key-value head; it loops over the query tiles of every query head of its group) and the
- * dQ kernel (a task is a block of query rows of one query head; it loops over the key tiles). Each
- * output element is written by one task, so the results are the same bits run to run. */
+ * parameters of the kernels, the workspace's layout and the task maps. The backward runs as three
+ * kernels (docs/attention-backward.md): the preprocessing pass (per query row, the log-sum-exp in
+ * base 2 and D = rowsum(dO * O), into the workspace), the dK/dV kernel (a task is a block of keys
+ * of one key-value head; it loops over the query tiles of every query head of its group), and for
+ * dQ one of two forms: the atomic form, where the dK/dV kernel adds each stage's share of dQ into an
+ * fp32 buffer with atomics, which a last pass scales and converts, or the deterministic form, the
+ * dQ kernel (a task is a block of query rows of one query head; it loops over the key tiles), where
+ * each output element is written by one task, so the results are the same bits run to run. */
 #ifndef TESSERA_KERNELS_ATTENTION_BACKWARD_COMMON_H
 #define TESSERA_KERNELS_ATTENTION_BACKWARD_COMMON_H
 
@@ -39,26 +41,59 @@
 #define TS_ATTN_BWD_BLOCK_OF(d) (64 * TS_ATTN_BWD_CONSUMERS_OF(d))
 #define TS_ATTN_BWD_BQ_OF(d) ((d) == 64 ? TS_ATTN_BWD_BQ_D64 : TS_ATTN_BWD_BQ_D128)
 #define TS_ATTN_BWD_BK_OF(d) ((d) == 64 ? TS_ATTN_BWD_BK_D64 : TS_ATTN_BWD_BK_D128)
+/* The atomic form of dQ (where the architecture has room for it, TS_ATTN_BWD_DQ_ATOMIC) needs
+ * query tiles of 64 rows in the dK/dV kernel, a stage's share of dQ being warpgroup products of the
+ * tile's 64 rows, and at D = 128 two consumers, one for each 64-column half of dQ. Elsewhere the
+ * deterministic form runs. */
+#define TS_ATTN_BWD_DQ_ATOMIC_OF(d)                                                                \
+    (TS_ATTN_BWD_DQ_ATOMIC && TS_ATTN_BWD_BQ_OF(d) == 64 && ((d) == 64 || TS_ATTN_BWD_CONSUMERS_OF(d) == 2))
+/* The named barrier of every consumer warpgroup of the dK/dV kernel (ids below are the consumers'
+ * own). */
+#define TS_ATTN_BWD_ALL_CONSUMERS_BARRIER 3
+/* The atomic form's dS^T slots of a consumer: one more than the stages, so that a slot is written
+ * again only once every consumer warp has finished the stage whose products last read it (the
+ * producer refills a stage only once every consumer warp has released it). The named barrier on
+ * which consumer c announces its dS^T of a slot: one a slot, so that an announcement is never
+ * counted into the one before it. */
+#define TS_ATTN_BWD_DS_SLOTS (TS_ATTN_BWD_STAGES + 1)
+#define TS_ATTN_BWD_DS_BARRIER(c, slot) (4 + (c) * TS_ATTN_BWD_DS_SLOTS + (slot))
 
 /* The workspace's rows per (batch, query head): N_q rounded up to 64, so that every query tile of
  * either kernel reads whole rows of it, and a stage's slice of a row is 16-byte aligned for a bulk
  * copy. Rows past N_q hold a log-sum-exp of +inf and D = 0: their probabilities are exactly 0. */
 #define TS_ATTN_BWD_ROW_PAD 64
 
-/* The preprocessing pass: 64 query rows a block of four warps, 16 a warp. */
+/* The preprocessing pass and the atomic form's last pass (attention_backward_preprocess.c): 64
+ * query rows a block of four warps, 16 a warp, one parameter block for both. */
 #define TS_ATTN_BWD_PRE_WARPS 4
 typedef struct ts_attn_bwd_pre_params {
     ts_gl o, d_o;        /* (B, H, N_q, D) */
+    ts_gl dq_acc;        /* (B, H, nq_pad, D) fp32 sums, zeroed by the first pass and read by the
+                          * last; ptr NULL: the deterministic form */
+    ts_gl dq;            /* (B, H, N_q, D): the last pass's output, scale x dq_acc */
     const float *lse;    /* (B, H, N_q), natural log, from the forward */
     float *lse2, *delta; /* (B, H, nq_pad): lse log2(e), +inf past N_q; rowsum(dO * O), 0 past N_q */
+    float scale;
     int heads_q, head_dim, row_blocks;
     long long seq_q, nq_pad, blocks;
 } ts_attn_bwd_pre_params;
 
+/* A pass's block and warp: the (batch, query head) and the warp's first row. */
+TS_DEVICE void ts_attn_bwd_pass_rows(const ts_attn_bwd_pre_params *p, int *b, int *h, long long *row0) {
+    const unsigned block = ts_block_x();
+    const unsigned bh = block / (unsigned)p->row_blocks;
+    *row0 = (long long)(block - bh * (unsigned)p->row_blocks) * (16 * TS_ATTN_BWD_PRE_WARPS) + 16 * ts_warp_id();
+    *b = (int)(bh / (unsigned)p->heads_q);
+    *h = (int)(bh - (unsigned)*b * (unsigned)p->heads_q);
+}
+
 typedef struct ts_attn_bwd_dkdv_params {
     ts_async_desc q, d_o; /* BQ x D tiles of (B, H, N_q, D); tensor maps first (64-byte aligned) */
     ts_async_desc k, v;   /* 64 x D tiles of (B, H_kv, N_kv, D): each consumer's keys */
+    ts_async_desc dq_add; /* 16 x 64 tiles of the fp32 sums (B, H, nq_pad, D), dS K added in (unscaled) */
     ts_gl dk, dv;         /* (B, H_kv, N_kv, D) */
+    int rotate, head_group;
+    int dq_atomic;        /* 1: the atomic form of dQ (dq_add is made); 0: the deterministic form */
     const float *lse2, *delta;
     float scale_log2, scale;
     int causal, heads_q, heads_kv, group, q_tiles, kv_tiles;
@@ -81,6 +116,7 @@ typedef struct ts_attn_bwd_dq_params {
 typedef struct ts_attn_bwd_kv_task {
     int b, hkv, kt;
     int first_qt, q_span; /* the first query tile visited, and how many a head */
+    int q_rot;            /* the walk over a head's tiles starts q_rot tiles in */
     int iters;            /* q_span x group */
 } ts_attn_bwd_kv_task;
 
@@ -94,8 +130,11 @@ TS_DEVICE int ts_attn_bwd_kv_setup(const ts_attn_bwd_dkdv_params *p, long long t
     const unsigned heads = (unsigned)p->tasks / (unsigned)p->kv_tiles;
     unsigned bh;
     if (p->causal) {
-        t->kt = (int)((unsigned)task / heads);
-        bh = (unsigned)task - (unsigned)t->kt * heads;
+        const unsigned g = p->head_group > 0 && (unsigned)p->head_group < heads ? (unsigned)p->head_group : heads;
+        const unsigned per = g * (unsigned)p->kv_tiles, grp = (unsigned)task / per, r = (unsigned)task - grp * per;
+        const unsigned gc = heads - grp * g < g ? heads - grp * g : g;
+        t->kt = (int)(r / gc);
+        bh = grp * g + (r - (unsigned)t->kt * gc);
     } else {
         bh = (unsigned)task / (unsigned)p->kv_tiles;
         t->kt = (int)((unsigned)task - bh * (unsigned)p->kv_tiles);
@@ -109,6 +148,7 @@ TS_DEVICE int ts_attn_bwd_kv_setup(const ts_attn_bwd_dkdv_params *p, long long t
         t->first_qt = key0 >= p->seq_q ? p->q_tiles : (int)(key0 / bq);
     }
     t->q_span = p->q_tiles - t->first_qt;
+    t->q_rot = p->rotate && t->q_span > 0 ? (int)(((long long)t->kt * t->q_span / p->kv_tiles) % t->q_span) : 0;
     t->iters = t->q_span * p->group;
     return t->iters;
 }
@@ -117,8 +157,10 @@ TS_DEVICE int ts_attn_bwd_kv_setup(const ts_attn_bwd_dkdv_params *p, long long t
 TS_DEVICE void ts_attn_bwd_kv_stage(const ts_attn_bwd_dkdv_params *p, const ts_attn_bwd_kv_task *t, int iter,
                                     int *hq, int *qt) {
     const int g = iter / t->q_span;
+    int i = iter - g * t->q_span + t->q_rot;
+    if (i >= t->q_span) i -= t->q_span;
     *hq = t->hkv * p->group + g;
-    *qt = t->first_qt + (iter - g * t->q_span);
+    *qt = t->first_qt + i;
 }
 
 /* A dQ task: a block of query rows of one (batch, query head); its stages walk the key tiles that
@@ -162,7 +204,10 @@ typedef struct ts_attn_bwd_tiles {
 
 /* The host side of ts_attention_backward (attention_backward.c), for its launcher and for test
  * kernels built from the variants with other tiles or on another schedule: checks every argument
- * and fills the three kernels' parameters for instances of tiles[0] (D = 64) and tiles[1] (D = 128).
+ * and fills the kernels' parameters for instances of tiles[0] (D = 64) and tiles[1] (D = 128), for
+ * the atomic form of dQ (the dK/dV kernel adds into the workspace's sums, the last pass
+ * finishes; kv->dq_acc.ptr set) or, with TS_ATTENTION_DETERMINISTIC in flags, the deterministic
+ * one (the dQ kernel).
  * The preprocessing pass's launcher (attention_backward_preprocess.c) is the same for all. */
 TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
                                           const long long q_strides[3], const void *k, const long long k_strides[3],
@@ -170,9 +215,11 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
                                           const long long o_strides[3], const void *d_o, const long long do_strides[3],
                                           const float *lse, void *dq, const long long dq_strides[3], void *dk,
                                           const long long dk_strides[3], void *dv, const long long dv_strides[3],
-                                          float scale, int causal, void *workspace, size_t workspace_bytes,
-                                          const ts_attn_bwd_tiles tiles[2], ts_attn_bwd_pre_params *pre,
-                                          ts_attn_bwd_dkdv_params *kv, ts_attn_bwd_dq_params *qp);
+                                          float scale, int causal, unsigned flags, void *workspace,
+                                          size_t workspace_bytes, const ts_attn_bwd_tiles tiles[2],
+                                          ts_attn_bwd_pre_params *pre, ts_attn_bwd_dkdv_params *kv,
+                                          ts_attn_bwd_dq_params *qp);
 TS_EXTERN_C ts_status ts_attn_bwd_preprocess_launch(const ts_attn_bwd_pre_params *p, ts_stream stream);
+TS_EXTERN_C ts_status ts_attn_bwd_dq_convert_launch(const ts_attn_bwd_pre_params *p, ts_stream stream);
 
 #endif

@@ -3,6 +3,10 @@
  *   TS_ATTN_BWD_NAME   the instance's prefix
  *   TS_ATTN_BWD_D      the head dimension (64 or 128)
  *   TS_ATTN_BWD_DT     the dtype as it appears in tile names (bf16 or fp16)
+ *   TS_ATTN_BWD_DQ_ADD 1: the instance of the atomic form of dQ (below), where the architecture has
+ *                      it (TS_ATTN_BWD_DQ_ATOMIC_OF); 0: dK and dV only. Two instances rather than
+ *                      a flag tested at run time: the test's second path cost the D = 128 kernel
+ *                      the registers to keep its products in flight.
  *
  * A task is a block of 64 x consumers keys of one (batch, key-value head); each consumer warpgroup
  * keeps its 64 keys' K and V in its own shared area and dK, dV in registers (each warp 16 keys).
@@ -18,7 +22,15 @@
  *   dS^T = P^T (dP^T - D)
  *   dK  += dS^T Q                      (dS^T from registers)
  * and at the end stores dK scale and dV. S^T and dP^T are issued together and P^T is computed while
- * dP^T runs; dV's product runs while dS^T is computed. */
+ * dP^T runs; dV's product runs while dS^T is computed. In the atomic form of dQ (TS_ATTN_BWD_DQ_ADD;
+ * query tiles of 64 rows) each stage also stores dS^T to a shared tile and computes a 64 x 64 block
+ * of the stage's share of dQ, issued with dK's product:
+ *   dQ  = dS K                         (dS^T from shared, K shared)
+ * At D = 128 the two consumers split dQ's columns, each summing over the block's 128 keys (both
+ * consumers' dS^T and K: one barrier of both a stage); at D = 64 each takes its own 64 keys. Each
+ * warp stores its 16 rows to a shared tile of its own and adds them into the workspace's fp32 sums
+ * with an asynchronous reduce-add copy (ts_async_store_add), which runs while the next stage
+ * computes. */
 
 #define TS_ATTN_BWD_FN(name) TS_CAT(TS_ATTN_BWD_NAME, TS_CAT(_, name))
 #define TS_ATTN_BWD_V_CONSUMERS TS_ATTN_BWD_CONSUMERS_OF(TS_ATTN_BWD_D)
@@ -38,6 +50,18 @@
 #define TS_ATTN_BWD_RT_G TS_CAT(ts_rt_f32_16x, TS_ATTN_BWD_D)
 #define TS_ATTN_BWD_SV TS_CAT(ts_sv_f32_, TS_ATTN_BWD_V_BQ)
 #define TS_ATTN_BWD_CV TS_CAT(ts_colvec_f32_, TS_ATTN_BWD_V_BQ)
+#define TS_ATTN_BWD_V_DQ_ATOMIC (TS_ATTN_BWD_DQ_ADD && TS_ATTN_BWD_DQ_ATOMIC_OF(TS_ATTN_BWD_D))
+#define TS_ATTN_BWD_V_DQ_SPLIT_D (TS_ATTN_BWD_D == 128 && TS_ATTN_BWD_DQ_ADD == 1)
+#define TS_ATTN_BWD_V_DQ_COLS (TS_ATTN_BWD_V_DQ_SPLIT_D ? 64 : TS_ATTN_BWD_D)
+#define TS_ATTN_BWD_ST_DS TS_ATTN_BWD_TILE(ts_st_, 64, TS_ATTN_BWD_V_BQ)
+#define TS_ATTN_BWD_ST_K64 TS_ATTN_BWD_TILE(ts_st_, 64, 64)
+#if TS_ATTN_BWD_V_DQ_SPLIT_D || TS_ATTN_BWD_D == 64
+#define TS_ATTN_BWD_RT_DQ ts_rt_f32_16x64
+#define TS_ATTN_BWD_ST_DQ ts_st_f32_16x64
+#else
+#define TS_ATTN_BWD_RT_DQ ts_rt_f32_16x128
+#define TS_ATTN_BWD_ST_DQ ts_st_f32_16x128
+#endif
 
 /* The vectors' bytes, padded so that a stage keeps the next stage's tiles on the 1024-byte
  * alignment of the swizzle. */
@@ -51,12 +75,20 @@ typedef struct TS_ATTN_BWD_FN(input) {
 #endif
 } TS_ATTN_BWD_FN(input);
 
-/* A consumer's keys, for the whole task. */
+/* A consumer's keys, for the whole task; in the atomic form of dQ also its dS^T of the last stages
+ * (TS_ATTN_BWD_DS_SLOTS, used in turn) and each warp's 16 rows of dQ on their way to global
+ * memory. */
 typedef struct TS_ATTN_BWD_FN(output) {
     TS_ATTN_BWD_ST_KV k, v;
+#if TS_ATTN_BWD_V_DQ_ATOMIC
+    TS_ATTN_BWD_ST_DS ds[TS_ATTN_BWD_DS_SLOTS];
+    TS_ATTN_BWD_ST_DQ dq[4];
+#endif
 } TS_ATTN_BWD_FN(output);
 
 TS_STATIC_ASSERT(sizeof(TS_ATTN_BWD_FN(input)) % 1024u == 0, "a stage keeps the swizzle's alignment");
+TS_STATIC_ASSERT(TS_ATTN_BWD_DS_BARRIER(1, TS_ATTN_BWD_DS_SLOTS - 1) < TS_NAMED_BARRIERS,
+                 "the dS^T announcements' named barriers exist");
 TS_STATIC_ASSERT(TS_ATTN_BWD_STAGES * sizeof(TS_ATTN_BWD_FN(input)) +
                          TS_ATTN_BWD_V_CONSUMERS * sizeof(TS_ATTN_BWD_FN(output)) + 1024u <=
                      TS_MAX_SHARED_BYTES,
@@ -68,6 +100,11 @@ typedef struct TS_ATTN_BWD_FN(consumer) {
     ts_pc_consumer pc; /* the warpgroup's barrier for its K and V */
     TS_ATTN_BWD_RT_G dk, dv;
     long long key0; /* the warp's first key */
+#if TS_ATTN_BWD_V_DQ_ATOMIC
+    int ds_slot;         /* the slot of this stage's dS^T */
+    int dq_pending;      /* the last stage's dQ is still to be computed and added */
+    int dq_hq, dq_qt;    /* and its query head and tile */
+#endif
 } TS_ATTN_BWD_FN(consumer);
 
 TS_DEVICE long long TS_ATTN_BWD_FN(tasks)(const ts_attn_bwd_dkdv_params *p) { return p->tasks; }
@@ -92,8 +129,13 @@ TS_DEVICE void TS_ATTN_BWD_FN(init)(const ts_attn_bwd_dkdv_params *p, const ts_a
                                     TS_ATTN_BWD_FN(consumer) *c, TS_ATTN_BWD_FN(output) *out, int consumer) {
     const int warp = ts_warp_in_group();
     /* The last task's products have read out->k and out->v in every warp of the group before the
-     * copies overwrite them. */
+     * copies overwrite them (in the atomic form at D = 128, of every consumer: each reads the
+     * others' K). */
+#if TS_ATTN_BWD_V_DQ_ATOMIC && TS_ATTN_BWD_V_DQ_SPLIT_D
+    ts_sync_named(TS_ATTN_BWD_ALL_CONSUMERS_BARRIER, 4 * TS_ATTN_BWD_V_CONSUMERS);
+#else
     ts_sync_named(consumer, 4);
+#endif
     const int tile = t->kt * TS_ATTN_BWD_V_CONSUMERS + consumer; /* the consumer's 64 keys */
     if (warp == 0) {
         ts_tbar_expect_bytes(c->pc.bar, TS_ASYNC_BYTES(&out->k) + TS_ASYNC_BYTES(&out->v));
@@ -101,12 +143,58 @@ TS_DEVICE void TS_ATTN_BWD_FN(init)(const ts_attn_bwd_dkdv_params *p, const ts_a
         ts_async_load(&out->v, &p->v, t->b, t->hkv, tile, 0, c->pc.bar);
     }
     c->key0 = (long long)tile * 64 + warp * 16;
+#if TS_ATTN_BWD_V_DQ_ATOMIC
+    /* The slots start over with each task: the barrier above has every warp of the block past the
+     * last task's products and announcements. */
+    c->ds_slot = 0;
+    c->dq_pending = 0;
+#endif
     ts_zero(&c->dk);
     ts_zero(&c->dv);
     ts_wg_acc_fence(&c->dk);
     ts_wg_acc_fence(&c->dv);
     ts_tbar_wait(c->pc.bar, c->pc.round & 1);
 }
+
+#if TS_ATTN_BWD_V_DQ_ATOMIC
+/* Issues (and commits) the product of a stage's share of dQ from the dS^T in `slot`: at D = 128
+ * columns 64 consumer .. 64 consumer + 63 over both consumers' keys (their dS^T and the same
+ * 64-column chunk of their K; a chunk of a 64 x 128 tile is a 64 x 64 tile), once the other
+ * consumer has announced its dS^T (`announced`: a stage was computed since the slot's last use);
+ * at D = 64 all columns over the consumer's own keys, once its own warps have stored theirs. */
+TS_DEVICE void TS_ATTN_BWD_FN(dq_issue)(TS_ATTN_BWD_RT_DQ *dq, const TS_ATTN_BWD_FN(output) *out, int consumer,
+                                        int slot, int announced) {
+#if TS_ATTN_BWD_V_DQ_SPLIT_D
+    if (announced) ts_sync_named(TS_ATTN_BWD_DS_BARRIER(1 - consumer, slot), 4 * TS_ATTN_BWD_V_CONSUMERS);
+    const TS_ATTN_BWD_FN(output) *outs = out - consumer;
+    ts_wg_acc_fence(dq);
+    ts_wg_fence();
+    ts_wg_mm_AtB_async(dq, &outs[0].ds[slot], (const TS_ATTN_BWD_ST_K64 *)(const void *)&outs[0].k + consumer);
+    ts_wg_mma_AtB_async(dq, &outs[1].ds[slot], (const TS_ATTN_BWD_ST_K64 *)(const void *)&outs[1].k + consumer);
+#else
+    (void)announced;
+    ts_sync_named(consumer, 4);
+    ts_wg_acc_fence(dq);
+    ts_wg_fence();
+    ts_wg_mm_AtB_async(dq, &out->ds[slot], &out->k);
+#endif
+    ts_wg_commit();
+}
+
+/* Adds a warp's 16 rows of a stage's share of dQ (query head and tile from c) into the workspace's
+ * fp32 sums through its shared tile, once the warp's last reduce-add has read the tile. */
+TS_DEVICE void TS_ATTN_BWD_FN(dq_add)(const ts_attn_bwd_dkdv_params *p, const ts_attn_bwd_kv_task *t,
+                                      const TS_ATTN_BWD_FN(consumer) *c, TS_ATTN_BWD_FN(output) *out, int consumer,
+                                      const TS_ATTN_BWD_RT_DQ *dq) {
+    const int warp = ts_warp_in_group();
+    ts_async_store_wait_read();
+    ts_store_r2s(&out->dq[warp], dq);
+    ts_async_fence_shared();
+    ts_async_store_add_unchecked(&p->dq_add, &out->dq[warp], t->b, c->dq_hq,
+                                 c->dq_qt * (TS_ATTN_BWD_V_BQ / 16) + warp, TS_ATTN_BWD_V_DQ_SPLIT_D ? consumer : 0);
+    ts_async_store_commit();
+}
+#endif
 
 TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const ts_attn_bwd_kv_task *t,
                                        TS_ATTN_BWD_FN(consumer) *c, const TS_ATTN_BWD_FN(input) *in,
@@ -128,7 +216,9 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
     TS_ATTN_BWD_CV lse2, delta;
     ts_rv_load_s(&lse2, &in->lse2);
     ts_rv_load_s(&delta, &in->delta);
-    const int qt = t->first_qt + iter % t->q_span;
+    int hq_, qt;
+    ts_attn_bwd_kv_stage(p, t, iter, &hq_, &qt);
+    (void)hq_;
     const long long q0 = (long long)qt * TS_ATTN_BWD_V_BQ;
     /* Key j is masked for query i < j: keep col - row >= 0. Only tiles that reach below the
      * diagonal need it. */
@@ -154,19 +244,56 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
     ts_wg_a_fence(&p16);
 
     ts_convert(&ds16, &dp);
+#if TS_ATTN_BWD_V_DQ_ATOMIC
+    /* dS^T to this stage's slot, published to the tensor cores and, at D = 128, announced to the
+     * other consumer (its product of the next stage reads it). */
+    const int slot = c->ds_slot, last = slot == 0 ? TS_ATTN_BWD_DS_SLOTS - 1 : slot - 1;
+    ts_store_r2s_at(&out->ds[slot], &ds16, ts_warp_in_group() * 16, 0);
+    ts_async_fence_shared();
+#if TS_ATTN_BWD_V_DQ_SPLIT_D
+    ts_arrive_named(TS_ATTN_BWD_DS_BARRIER(consumer, slot), 4 * TS_ATTN_BWD_V_CONSUMERS);
+#endif
+#endif
     ts_wg_acc_fence(&c->dk);
     ts_wg_a_fence(&ds16);
     ts_wg_fence();
     ts_wg_mma_AB_rs_async(&c->dk, &ds16, &in->q);
     ts_wg_commit();
+#if TS_ATTN_BWD_V_DQ_ATOMIC
+    /* The last stage's dQ beside this stage's dK (at a task's first stage the product runs on
+     * whatever the slot holds and is not added). */
+    TS_ATTN_BWD_RT_DQ dq;
+    TS_ATTN_BWD_FN(dq_issue)(&dq, out, consumer, last, iter > 0);
+#endif
     ts_wg_wait(0);
     ts_wg_acc_fence(&c->dk);
     ts_wg_a_fence(&ds16);
+#if TS_ATTN_BWD_V_DQ_ATOMIC
+    ts_wg_acc_fence(&dq);
+    if (iter > 0) TS_ATTN_BWD_FN(dq_add)(p, t, c, out, consumer, &dq);
+    ts_attn_bwd_kv_stage(p, t, iter, &c->dq_hq, &c->dq_qt);
+    c->dq_pending = 1;
+    c->ds_slot = slot == TS_ATTN_BWD_DS_SLOTS - 1 ? 0 : slot + 1;
+#endif
 }
 
 TS_DEVICE void TS_ATTN_BWD_FN(store)(const ts_attn_bwd_dkdv_params *p, const ts_attn_bwd_kv_task *t,
                                      TS_ATTN_BWD_FN(consumer) *c, TS_ATTN_BWD_FN(output) *out, int consumer) {
     (void)out, (void)consumer;
+#if TS_ATTN_BWD_V_DQ_ATOMIC
+    /* The task's last stage's dQ, while its K tiles are still here; then its reduce-adds have read
+     * their tiles, so that none is in flight when the block's shared memory goes. */
+    {
+        const int last = c->ds_slot == 0 ? TS_ATTN_BWD_DS_SLOTS - 1 : c->ds_slot - 1;
+        TS_ATTN_BWD_RT_DQ dq;
+        TS_ATTN_BWD_FN(dq_issue)(&dq, out, consumer, last, c->dq_pending);
+        ts_wg_wait(0);
+        ts_wg_acc_fence(&dq);
+        if (c->dq_pending) TS_ATTN_BWD_FN(dq_add)(p, t, c, out, consumer, &dq);
+        c->dq_pending = 0;
+        ts_async_store_wait_read();
+    }
+#endif
     if (c->key0 >= p->seq_kv) return;
     /* dS was taken with respect to the scaled scores: dK carries the scale once more. */
     TS_ATTN_BWD_RT_G16 g16;
@@ -210,6 +337,13 @@ TS_DEVICE void TS_ATTN_BWD_FN(finish)(const ts_attn_bwd_dkdv_params *p, TS_ATTN_
 #undef TS_ATTN_BWD_RT_G
 #undef TS_ATTN_BWD_SV
 #undef TS_ATTN_BWD_CV
+#undef TS_ATTN_BWD_V_DQ_ATOMIC
+#undef TS_ATTN_BWD_V_DQ_SPLIT_D
+#undef TS_ATTN_BWD_ST_DS
+#undef TS_ATTN_BWD_ST_K64
+#undef TS_ATTN_BWD_RT_DQ
+#undef TS_ATTN_BWD_ST_DQ
+#undef TS_ATTN_BWD_V_DQ_COLS
 #undef TS_ATTN_BWD_VEC_BYTES
 #undef TS_ATTN_BWD_VEC_PAD
 #undef TS_ATTN_BWD_FN

@@ -8,6 +8,9 @@
  *   TS_ATTN_BWD_STAGES                pipeline stages of both main kernels
  *   TS_ATTN_BWD_BQ_D64, _D128         query rows a stage of the dK/dV kernel: 32 or 64
  *   TS_ATTN_BWD_BK_D64, _D128         keys a stage of the dQ kernel: 32, 64 or 128
+ *   TS_ATTN_BWD_DQ_ATOMIC             1: the dK/dV kernel has the atomic form of dQ (its shared dS^T
+ *                                     and dQ tiles fit beside the stages); 0: only the deterministic
+ *                                     form (the dQ kernel)
  * A test source may define TS_ATTN_BWD_TUNING_CDNA to take CDNA's table on any backend, so that the
  * host runs CDNA's tiles on CDNA's schedule (tests/kernels/attention_backward_pingpong_kernels.c). */
 #ifndef TESSERA_KERNELS_ATTENTION_BACKWARD_TUNING_H
@@ -25,6 +28,7 @@
 #define TS_ATTN_BWD_BQ_D128 64
 #define TS_ATTN_BWD_BK_D64 128
 #define TS_ATTN_BWD_BK_D128 64
+#define TS_ATTN_BWD_DQ_ATOMIC 1
 #elif defined(TS_ARCH_CDNA) || defined(TS_ATTN_BWD_TUNING_CDNA)
 /* 64 KiB of LDS: one consumer (the ping-pong schedule), one stage. At D = 128 a consumer's K and V
  * (dK/dV kernel) or Q and dO (dQ kernel) take 32 KiB, so a stage holds 32 rows. */
@@ -35,6 +39,8 @@
 #define TS_ATTN_BWD_BQ_D128 32
 #define TS_ATTN_BWD_BK_D64 64
 #define TS_ATTN_BWD_BK_D128 32
+/* The dS^T and dQ tiles of the atomic form would not fit beside a stage and the consumer's K and V. */
+#define TS_ATTN_BWD_DQ_ATOMIC 0
 #else
 #error "no attention backward tuning for this architecture (kernels/attention_backward/tuning.h)"
 #endif

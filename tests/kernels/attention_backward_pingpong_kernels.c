@@ -32,7 +32,7 @@ TS_EXTERN_C ts_status ts_test_pingpong_attention_backward(
     ts_attn_bwd_dq_params qp;
     ts_status s = ts_attn_bwd_prepare(shape, dtype, q, q_strides, k, k_strides, v, v_strides, o, o_strides, d_o,
                                       do_strides, lse, dq, dq_strides, dk, dk_strides, dv, dv_strides, scale, causal,
-                                      workspace, workspace_bytes, tiles, &pre, &kv, &qp);
+                                      TS_ATTENTION_DETERMINISTIC, workspace, workspace_bytes, tiles, &pre, &kv, &qp);
     if (s != TS_SUCCESS) return s;
     if (max_blocks < 1) return TS_ERROR_INVALID_VALUE;
     static const pp_dkdv_launcher dkdv[2][2] = {

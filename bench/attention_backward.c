@@ -1,7 +1,8 @@
 /* `tessera-bench attention-backward`: ts_attention_backward_ex on random normal bf16 inputs (O and
  * the log-sum-exp from one ts_attention_forward call first, so that the probabilities are the real
- * ones), the timing protocol of timing.c, at the points of attention_sweep.h, in both forms of dQ
- * (params.dq: "atomic", then "deterministic", ts_attention_backward's). FLOPs are the convention of
+ * ones), the timing protocol of timing.c, at the points of attention_sweep.h, with flags 0 and with
+ * TS_ATTENTION_DETERMINISTIC (params.dq "default": ts_attention_backward's choice, the atomic form
+ * at D = 128 without the causal mask and the deterministic form elsewhere; then "deterministic"). FLOPs are the convention of
  * FlashAttention's papers: the backward's five products, 2.5 times the forward's two,
  * 10 B H N^2 D, halved under the causal mask; the deterministic dQ kernel's recomputation of S and
  * dP (two more products, docs/attention-backward.md) is not counted. The vendor baselines (PyTorch
@@ -59,7 +60,7 @@ static ts_status attn_bwd_one(bench_context *ctx, bench_timer *timer, int b, int
         st = ts_attention_forward(&a.shape, TS_DTYPE_BF16, a.q, a.strides, a.k, a.strides, a.v, a.strides, a.o,
                                   a.strides, a.lse, 1.0f / sqrtf((float)d), causal, a.stream);
     const double flops = 10.0 * b * h * (double)n * n * d * (causal ? 0.5 : 1.0);
-    static const char *const forms[2] = {"atomic", "deterministic"};
+    static const char *const forms[2] = {"default", "deterministic"};
     for (int f = 0; f < 2 && st == TS_SUCCESS; ++f) {
         bench_stats stats;
         a.flags = f ? TS_ATTENTION_DETERMINISTIC : 0u;

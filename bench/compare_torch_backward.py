@@ -5,9 +5,10 @@ on the same torch tensors. Each implementation's forward runs once, untimed (Tes
 the log-sum-exp its backward takes; PyTorch's keeps what its own backward needs); then the backward
 alone is timed, with the protocol of tessera-bench (bench/torch_timing.py): random normal inputs,
 warm-up, the median of at least 20 runs with CUDA events, the L2 flushed before every run, the three
-implementations interleaved. Tessera's two forms (ts_attention_backward_ex: dQ by fp32 atomics, and
-TS_ATTENTION_DETERMINISTIC) are timed as two implementations in the same rounds, one line each,
-params.dq naming the form as tessera-bench's lines do. TFLOP/s count the backward's five products, 10 B H N^2 D, 2.5x the
+implementations interleaved. Tessera is timed twice in the same rounds, one line each, params.dq
+naming the call as tessera-bench's lines do: "default" (ts_attention_backward_ex with flags 0: dQ by
+fp32 atomics at D = 128 without the causal mask, the deterministic form elsewhere) and
+"deterministic" (TS_ATTENTION_DETERMINISTIC). TFLOP/s count the backward's five products, 10 B H N^2 D, 2.5x the
 forward's, halved when causal. Prints one JSON object per line, with the keys of tessera-bench
 --json, and each point's largest difference of dQ, dK and dV from cuDNN's, relative to the largest
 element of cuDNN's.
@@ -28,7 +29,7 @@ from torch_timing import (attention_sweep, driver_arguments, parse_driver_argume
 
 TS_DTYPE_BF16 = 2
 TS_ATTENTION_DETERMINISTIC = 1
-FORMS = {"atomic": 0, "deterministic": TS_ATTENTION_DETERMINISTIC}
+FORMS = {"default": 0, "deterministic": TS_ATTENTION_DETERMINISTIC}
 
 
 class AttentionShape(ctypes.Structure):
@@ -133,7 +134,7 @@ def self_test(lib_path):
     import numpy as np
     lib = load_library(lib_path)
     rng = np.random.default_rng()
-    b, h, n, d = 1, 2, 70, 64
+    b, h, n, d = 1, 2, 70, 128  # D = 128: the default form is the atomic one without the causal mask
 
     def bf16(x):
         bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)

@@ -367,16 +367,18 @@ Test(attention_backward, grouped_query_heads) {
 }
 
 #if defined(TESSERA_BACKEND_HOST)
-/* Both kernels' protocols (dK/dV, then dQ) with one warp slow (ts_host_set_slow_warp): the
- * producer, then a warp of the first and of the second consumer warpgroup, 1 ms before each of
- * its waits, over several stages a task, causal, grouped heads. */
+/* Both forms' protocols with one warp slow (ts_host_set_slow_warp): the producer, then a warp of
+ * the first and of the second consumer warpgroup, 1 ms before each of its waits. The deterministic
+ * form's dK/dV and dQ kernels (D = 64, causal, grouped heads), and the atomic form (D = 128, not
+ * causal) over ten stages a task, so that its three dS^T slots and their announcements go round
+ * three times while one consumer lags. */
 Test(attention_backward, slow_warps_keep_the_protocol) {
     TS_TEST_REQUIRE_DEVICE();
     const int warps[3] = {0, 4, 8};
     for (int i = 0; i < 3; ++i) {
         ts_host_set_slow_warp(0, warps[i], 1000);
         check_backward((bwd_case){1, 2, 1, 200, 300, 64, 1, 0, TS_DTYPE_BF16, 0, 0});
-        check_backward((bwd_case){1, 1, 1, 150, 260, 128, 0, 0, TS_DTYPE_FP16, 0, 0});
+        check_backward((bwd_case){1, 2, 1, 300, 260, 128, 0, 0, TS_DTYPE_FP16, 0, 0});
     }
     ts_host_set_slow_warp(0, -1, 0);
 }

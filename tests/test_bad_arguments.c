@@ -657,21 +657,22 @@ static ts_status attn_bwd_call_ex(attn_bwd_args a, unsigned flags) {
 
 Test(bad_arguments, attention_backward) {
     /* B 1, H 2, H_kv 1, N 64, D 64, bf16: Q, O, dO and dQ 16 KiB at 0, 64, 96 and 192 KiB; K, V, dK
-     * and dV 8 KiB at 32, 48, 224 and 240 KiB; lse 512 bytes at 128 KiB; the workspace, 33 KiB, at
+     * and dV 8 KiB at 32, 48, 224 and 240 KiB; lse 512 bytes at 128 KiB; the workspace, 1 KiB, at
      * 256 KiB. */
     static const long long qs[3] = {2 * 64 * 64, 64 * 64, 64}, ks[3] = {64 * 64, 64 * 64, 64};
     const attn_bwd_args ok = {{1, 2, 1, 64, 64, 64}, BF, AT(0), AT(32768), AT(49152), AT(65536), AT(98304),
                               AT(196608), AT(229376), AT(245760), qs, ks, ks, qs, qs, qs, ks, ks,
-                              (const float *)AT(131072), 0.125f, 0, AT(262144), 33792};
+                              (const float *)AT(131072), 0.125f, 0, AT(262144), 1024};
     attn_bwd_args a;
     long long st[3];
     size_t bytes = 0;
     const ts_attention_shape shape = {1, 2, 1, 64, 64, 64};
     cr_assert_eq(ts_attention_backward_workspace_size(&shape, &bytes), TS_SUCCESS);
-    cr_assert_eq(bytes, 33792u, "two floats and dQ's D fp32 sums a query row of each head");
+    cr_assert_eq(bytes, 1024u, "two floats a query row of each head (D = 64: the deterministic form only)");
     const ts_attention_shape ragged = {3, 4, 2, 65, 7, 128};
     cr_assert_eq(ts_attention_backward_workspace_size(&ragged, &bytes), TS_SUCCESS);
-    cr_assert_eq(bytes, 4u * (2 + 128) * 3 * 4 * 128, "rows rounded up to 64");
+    cr_assert(bytes == 8u * 3 * 4 * 128 || bytes == 4u * (2 + 128) * 3 * 4 * 128,
+              "rows rounded up to 64 (D = 128: with dQ's sums where the architecture has the atomic form)");
     cr_assert_eq(ts_attention_backward_workspace_size(NULL, &bytes), TS_ERROR_NULL_POINTER);
     cr_assert_eq(ts_attention_backward_workspace_size(&shape, NULL), TS_ERROR_NULL_POINTER);
     const ts_attention_shape d96 = {1, 2, 1, 64, 64, 96}, h32 = {1, 3, 2, 64, 64, 64}, n0 = {1, 2, 1, 0, 64, 64};
@@ -688,7 +689,7 @@ Test(bad_arguments, attention_backward) {
     } while (0)
     cr_assert_eq(ts_attention_backward(NULL, BF, AT(0), qs, AT(32768), ks, AT(49152), ks, AT(65536), qs, AT(98304), qs,
                                        (const float *)AT(131072), AT(196608), qs, AT(229376), ks, AT(245760), ks, 0.1f,
-                                       0, AT(262144), 33792, NULL),
+                                       0, AT(262144), 1024, NULL),
                  TS_ERROR_NULL_POINTER);
     EXPECT(a.q = NULL, TS_ERROR_NULL_POINTER);
     EXPECT(a.o = NULL, TS_ERROR_NULL_POINTER);
@@ -718,21 +719,14 @@ Test(bad_arguments, attention_backward) {
             a.os = big_q, a.dos = big_q, a.dqs = big_q),
            TS_ERROR_SIZE_OVERFLOW);
     /* The workspace: large enough, 16-byte aligned. */
-    EXPECT(a.ws_bytes = 1023, TS_ERROR_INVALID_SIZE); /* the deterministic form's two floats a row */
+    EXPECT(a.ws_bytes = 1023, TS_ERROR_INVALID_SIZE);
     EXPECT(a.ws = AT(262144 + 8), TS_ERROR_MISALIGNED);
-    /* The flags: one bit known; the atomic form's workspace holds dQ's sums too, the deterministic
-     * form's is the two floats a row alone, and an unknown bit is reported after every other
-     * argument's checks. */
-    a = ok;
-    a.ws_bytes = 33791;
-    cr_assert_eq(attn_bwd_call_ex(a, 0u), TS_ERROR_INVALID_SIZE);
+    /* The flags: one bit known, an unknown bit reported after every other argument's checks. */
     a = ok;
     a.ws_bytes = 1023;
+    cr_assert_eq(attn_bwd_call_ex(a, 0u), TS_ERROR_INVALID_SIZE);
     cr_assert_eq(attn_bwd_call_ex(a, TS_ATTENTION_DETERMINISTIC), TS_ERROR_INVALID_SIZE);
-    cr_assert_eq(attn_bwd_call(a), TS_ERROR_INVALID_SIZE);
-    a.ws_bytes = 1024;
-    cr_assert_eq(attn_bwd_call_ex(a, 2u), TS_ERROR_INVALID_SIZE, "the default form's workspace, then the flags");
-    cr_assert_eq(attn_bwd_call_ex(a, TS_ATTENTION_DETERMINISTIC | 2u), TS_ERROR_INVALID_VALUE);
+    cr_assert_eq(attn_bwd_call_ex(a, 2u), TS_ERROR_INVALID_SIZE, "the workspace, then the flags");
     a = ok;
     cr_assert_eq(attn_bwd_call_ex(a, 2u), TS_ERROR_INVALID_VALUE);
     cr_assert_eq(attn_bwd_call_ex(a, 0x80000000u), TS_ERROR_INVALID_VALUE);
@@ -754,6 +748,33 @@ Test(bad_arguments, attention_backward) {
 }
 
 /* ---- LayerNorm and RMSNorm ----------------------------------------------------------------------- */
+
+/* The atomic form's workspace (D = 128 without the causal mask): two floats and dQ's D fp32 sums a
+ * query row; under the causal mask and with TS_ATTENTION_DETERMINISTIC the two floats alone. An
+ * unknown flag bit, reported after the workspace's check, tells which size a call asked for. */
+Test(bad_arguments, attention_backward_workspace_of_each_form) {
+    /* B 1, H 1, N 64, D 128, bf16: Q, K, V, O, dO, dQ, dK, dV 16 KiB each at 0, 16, ..., 112 KiB; lse
+     * 256 bytes at 128 KiB; the workspace at 132 KiB. */
+    static const long long s3[3] = {64 * 128, 64 * 128, 128};
+    const ts_attention_shape shape = {1, 1, 1, 64, 64, 128};
+    size_t bytes = 0;
+    cr_assert_eq(ts_attention_backward_workspace_size(&shape, &bytes), TS_SUCCESS);
+    const size_t two_floats = 4u * 2 * 64;
+    cr_assert(bytes == two_floats || bytes == 4u * (2 + 128) * 64, "two floats, and where the architecture has the atomic form dQ's sums");
+    attn_bwd_args a = {shape, BF, AT(0), AT(16384), AT(32768), AT(49152), AT(65536), AT(81920), AT(98304),
+                       AT(114688), s3, s3, s3, s3, s3, s3, s3, s3, (const float *)AT(131072), 0.088f, 0,
+                       AT(135168), two_floats};
+    const ts_status atomic_short = bytes > two_floats ? TS_ERROR_INVALID_SIZE : TS_ERROR_INVALID_VALUE;
+    cr_assert_eq(attn_bwd_call_ex(a, 2u), atomic_short, "non-causal: the atomic form's workspace");
+    cr_assert_eq(attn_bwd_call_ex(a, TS_ATTENTION_DETERMINISTIC | 2u), TS_ERROR_INVALID_VALUE, "deterministic: two floats");
+    a.causal = 1;
+    cr_assert_eq(attn_bwd_call_ex(a, 2u), TS_ERROR_INVALID_VALUE, "causal: the deterministic form, two floats");
+    a.causal = 0;
+    a.ws_bytes = bytes - 1;
+    cr_assert_eq(attn_bwd_call_ex(a, 2u), TS_ERROR_INVALID_SIZE);
+    a.ws_bytes = bytes;
+    cr_assert_eq(attn_bwd_call_ex(a, 2u), TS_ERROR_INVALID_VALUE, "the size ts_attention_backward_workspace_size gives");
+}
 
 Test(bad_arguments, norms) {
     /* 4 x 256 bf16: x at 0, out at 8 KiB, residual at 16 KiB, residual_out at 24 KiB, weight and

@@ -2,15 +2,14 @@
  * (tessera.h). Kernels on one stream: the preprocessing pass (attention_backward_preprocess.c)
  * writes each query row's D = rowsum(dO * O) and base-2 log-sum-exp to the workspace; the dK/dV
  * kernel (dkdv_variant.h), one instance per head dimension and dtype, recomputes the probabilities
- * from them. dQ takes one of two forms (docs/attention-backward.md): the atomic form (flags 0 of
- * ts_attention_backward_ex), where the dK/dV kernel adds each stage's dS K into fp32 sums in the
- * workspace and a last pass converts them, or the deterministic form (TS_ATTENTION_DETERMINISTIC,
- * and ts_attention_backward's), where the dQ kernel (dq_variant.h) computes each row block's dQ in
- * a fixed order, so results are the same bits run to run. Ragged lengths need no special code: the
- * loads zero-fill past the sequences, the padded query rows have probability 0, keys past N_kv
- * have zero K and V (and are masked in the dQ kernel), and rows past the sequences are not stored. */
-#include <stdlib.h>
-
+ * from them. dQ takes one of two forms (docs/attention-backward.md): the atomic form, where the
+ * dK/dV kernel adds each stage's dS K into fp32 sums in the workspace and a last pass converts
+ * them (the default at D = 128 without the causal mask), or the deterministic form (everywhere
+ * else, and with TS_ATTENTION_DETERMINISTIC), where the dQ kernel (dq_variant.h) computes each row
+ * block's dQ in a fixed order, so results are the same bits run to run. Ragged lengths need no
+ * special code: the loads zero-fill past the sequences, the padded query rows have probability 0,
+ * keys past N_kv have zero K and V (and are masked in the dQ kernel), and rows past the sequences
+ * are not stored. */
 #include "kernels/common/checks.h"
 #include "kernels/common/strided_layout.h"
 #include "kernels/common/device_props.h"
@@ -81,9 +80,10 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
     if (s != TS_SUCCESS) return s;
     if (dtype == TS_DTYPE_F32) return TS_ERROR_UNSUPPORTED;
     const ts_attention_shape sh = *shape;
-    /* The atomic form where the dK/dV kernel's query tiles allow it (else the result is the
-     * deterministic form's anyway). */
-    const int dq_atomic = !(flags & TS_ATTENTION_DETERMINISTIC) && TS_ATTN_BWD_DQ_ATOMIC_OF(sh.head_dim);
+    /* The atomic form where it has an instance and measured faster: D = 128 without the causal mask
+     * (under the mask its adds of dQ miss L2; docs/attention-backward.md). Elsewhere, and with
+     * TS_ATTENTION_DETERMINISTIC, the deterministic form. */
+    const int dq_atomic = !(flags & TS_ATTENTION_DETERMINISTIC) && !causal && TS_ATTN_BWD_DQ_ATOMIC_OF(sh.head_dim);
     /* Scores are kept in base 2, scaled by scale * log2(e), which must be finite too. */
     if (!(scale > 0.0f) || !isfinite(scale) || !isfinite(scale * 1.4426950408889634f)) return TS_ERROR_INVALID_VALUE;
     if (causal != 0 && causal != 1) return TS_ERROR_INVALID_VALUE;
@@ -164,7 +164,6 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
     kv.dk = gdk;
     kv.dv = gdv;
     kv.dq_atomic = dq_atomic;
-    kv.head_group = getenv("TS_EXP_CG") ? atoi(getenv("TS_EXP_CG")) : 0;
     kv.lse2 = lse2;
     kv.delta = delta;
     kv.scale_log2 = scale * 1.4426950408889634f;
@@ -230,8 +229,8 @@ TS_EXTERN_C ts_status ts_attention_backward_ex(const ts_attention_shape *shape, 
                                       flags, workspace, workspace_bytes, tiles, &pre, &kv, &qp);
     if (s != TS_SUCCESS) return s;
     const int dq_atomic = kv.dq_atomic, wide = shape->head_dim == 128;
-    /* [atomic form][fp16][D = 128]; an architecture without the atomic form has none of its
-     * instances and never picks them (kv.dq_atomic is 0). */
+    /* [atomic form][fp16][D = 128]; the atomic form has instances at D = 128 only, and an
+     * architecture without it none (kv.dq_atomic is 0 wherever there is none). */
 #if TS_ATTN_BWD_DQ_ATOMIC
 #define TS_ATTN_BWD_WITH_DQ(name) name
 #else
@@ -240,8 +239,8 @@ TS_EXTERN_C ts_status ts_attention_backward_ex(const ts_attention_shape *shape, 
     static const ts_attn_bwd_dkdv_launcher dkdv[2][2][2] = {
         {{ts_attn_bwd_dkdv_bf16_d64_launch, ts_attn_bwd_dkdv_bf16_d128_launch},
          {ts_attn_bwd_dkdv_fp16_d64_launch, ts_attn_bwd_dkdv_fp16_d128_launch}},
-        {{TS_ATTN_BWD_WITH_DQ(ts_attn_bwd_dkdv_dq_bf16_d64_launch), TS_ATTN_BWD_WITH_DQ(ts_attn_bwd_dkdv_dq_bf16_d128_launch)},
-         {TS_ATTN_BWD_WITH_DQ(ts_attn_bwd_dkdv_dq_fp16_d64_launch), TS_ATTN_BWD_WITH_DQ(ts_attn_bwd_dkdv_dq_fp16_d128_launch)}},
+        {{NULL, TS_ATTN_BWD_WITH_DQ(ts_attn_bwd_dkdv_dq_bf16_d128_launch)},
+         {NULL, TS_ATTN_BWD_WITH_DQ(ts_attn_bwd_dkdv_dq_fp16_d128_launch)}},
     };
     static const ts_attn_bwd_dq_launcher dqs[2][2] = {
         {ts_attn_bwd_dq_bf16_d64_launch, ts_attn_bwd_dq_bf16_d128_launch},
@@ -250,8 +249,7 @@ TS_EXTERN_C ts_status ts_attention_backward_ex(const ts_attention_shape *shape, 
     /* (the fp16 kernels' grids are the bf16 ones': the same block, registers and shared memory) */
     static const ts_attn_bwd_grid_fn grids[3][2] = {
         {ts_attn_bwd_dkdv_bf16_d64_persistent_grid, ts_attn_bwd_dkdv_bf16_d128_persistent_grid},
-        {TS_ATTN_BWD_WITH_DQ(ts_attn_bwd_dkdv_dq_bf16_d64_persistent_grid),
-         TS_ATTN_BWD_WITH_DQ(ts_attn_bwd_dkdv_dq_bf16_d128_persistent_grid)},
+        {NULL, TS_ATTN_BWD_WITH_DQ(ts_attn_bwd_dkdv_dq_bf16_d128_persistent_grid)},
         {ts_attn_bwd_dq_bf16_d64_persistent_grid, ts_attn_bwd_dq_bf16_d128_persistent_grid},
     };
 #undef TS_ATTN_BWD_WITH_DQ

@@ -41,12 +41,12 @@
 #define TS_ATTN_BWD_BLOCK_OF(d) (64 * TS_ATTN_BWD_CONSUMERS_OF(d))
 #define TS_ATTN_BWD_BQ_OF(d) ((d) == 64 ? TS_ATTN_BWD_BQ_D64 : TS_ATTN_BWD_BQ_D128)
 #define TS_ATTN_BWD_BK_OF(d) ((d) == 64 ? TS_ATTN_BWD_BK_D64 : TS_ATTN_BWD_BK_D128)
-/* The atomic form of dQ (where the architecture has room for it, TS_ATTN_BWD_DQ_ATOMIC) needs
- * query tiles of 64 rows in the dK/dV kernel, a stage's share of dQ being warpgroup products of the
- * tile's 64 rows, and at D = 128 two consumers, one for each 64-column half of dQ. Elsewhere the
- * deterministic form runs. */
+/* The atomic form of dQ (where the architecture has room for it, TS_ATTN_BWD_DQ_ATOMIC) at D = 128:
+ * query tiles of 64 rows in the dK/dV kernel (a stage's share of dQ is a warpgroup product of the
+ * tile's 64 rows) and two consumers, one for each 64-column half of dQ. At D = 64 it measured no
+ * faster than the deterministic form (docs/attention-backward.md), which runs there. */
 #define TS_ATTN_BWD_DQ_ATOMIC_OF(d)                                                                \
-    (TS_ATTN_BWD_DQ_ATOMIC && TS_ATTN_BWD_BQ_OF(d) == 64 && ((d) == 64 || TS_ATTN_BWD_CONSUMERS_OF(d) == 2))
+    (TS_ATTN_BWD_DQ_ATOMIC && (d) == 128 && TS_ATTN_BWD_BQ_OF(d) == 64 && TS_ATTN_BWD_CONSUMERS_OF(d) == 2)
 /* The named barrier of every consumer warpgroup of the dK/dV kernel (ids below are the consumers'
  * own). */
 #define TS_ATTN_BWD_ALL_CONSUMERS_BARRIER 3
@@ -92,7 +92,6 @@ typedef struct ts_attn_bwd_dkdv_params {
     ts_async_desc k, v;   /* 64 x D tiles of (B, H_kv, N_kv, D): each consumer's keys */
     ts_async_desc dq_add; /* 16 x 64 tiles of the fp32 sums (B, H, nq_pad, D), dS K added in (unscaled) */
     ts_gl dk, dv;         /* (B, H_kv, N_kv, D) */
-    int rotate, head_group;
     int dq_atomic;        /* 1: the atomic form of dQ (dq_add is made); 0: the deterministic form */
     const float *lse2, *delta;
     float scale_log2, scale;
@@ -116,7 +115,6 @@ typedef struct ts_attn_bwd_dq_params {
 typedef struct ts_attn_bwd_kv_task {
     int b, hkv, kt;
     int first_qt, q_span; /* the first query tile visited, and how many a head */
-    int q_rot;            /* the walk over a head's tiles starts q_rot tiles in */
     int iters;            /* q_span x group */
 } ts_attn_bwd_kv_task;
 
@@ -130,11 +128,8 @@ TS_DEVICE int ts_attn_bwd_kv_setup(const ts_attn_bwd_dkdv_params *p, long long t
     const unsigned heads = (unsigned)p->tasks / (unsigned)p->kv_tiles;
     unsigned bh;
     if (p->causal) {
-        const unsigned g = p->head_group > 0 && (unsigned)p->head_group < heads ? (unsigned)p->head_group : heads;
-        const unsigned per = g * (unsigned)p->kv_tiles, grp = (unsigned)task / per, r = (unsigned)task - grp * per;
-        const unsigned gc = heads - grp * g < g ? heads - grp * g : g;
-        t->kt = (int)(r / gc);
-        bh = grp * g + (r - (unsigned)t->kt * gc);
+        t->kt = (int)((unsigned)task / heads);
+        bh = (unsigned)task - (unsigned)t->kt * heads;
     } else {
         bh = (unsigned)task / (unsigned)p->kv_tiles;
         t->kt = (int)((unsigned)task - bh * (unsigned)p->kv_tiles);
@@ -148,7 +143,6 @@ TS_DEVICE int ts_attn_bwd_kv_setup(const ts_attn_bwd_dkdv_params *p, long long t
         t->first_qt = key0 >= p->seq_q ? p->q_tiles : (int)(key0 / bq);
     }
     t->q_span = p->q_tiles - t->first_qt;
-    t->q_rot = p->rotate && t->q_span > 0 ? (int)(((long long)t->kt * t->q_span / p->kv_tiles) % t->q_span) : 0;
     t->iters = t->q_span * p->group;
     return t->iters;
 }
@@ -157,10 +151,8 @@ TS_DEVICE int ts_attn_bwd_kv_setup(const ts_attn_bwd_dkdv_params *p, long long t
 TS_DEVICE void ts_attn_bwd_kv_stage(const ts_attn_bwd_dkdv_params *p, const ts_attn_bwd_kv_task *t, int iter,
                                     int *hq, int *qt) {
     const int g = iter / t->q_span;
-    int i = iter - g * t->q_span + t->q_rot;
-    if (i >= t->q_span) i -= t->q_span;
     *hq = t->hkv * p->group + g;
-    *qt = t->first_qt + i;
+    *qt = t->first_qt + (iter - g * t->q_span);
 }
 
 /* A dQ task: a block of query rows of one (batch, query head); its stages walk the key tiles that

@@ -62,15 +62,11 @@ TS_KERNEL(ts_attn_bwd_dq_convert_kernel, TS_ATTN_BWD_PRE_WARPS, ts_attn_bwd_pre_
     int b, h;
     long long row0;
     ts_attn_bwd_pass_rows(p, &b, &h, &row0);
-    const int fp16 = p->dq.dtype == TS_DTYPE_FP16;
-    if (p->head_dim == 64 && !fp16)
-        TS_ATTN_BWD_DQ_ROWS(64, bf16, p, b, h, row0);
-    else if (p->head_dim == 64)
-        TS_ATTN_BWD_DQ_ROWS(64, fp16, p, b, h, row0);
-    else if (!fp16)
-        TS_ATTN_BWD_DQ_ROWS(128, bf16, p, b, h, row0);
-    else
+    /* The atomic form runs at D = 128 only (TS_ATTN_BWD_DQ_ATOMIC_OF). */
+    if (p->dq.dtype == TS_DTYPE_FP16)
         TS_ATTN_BWD_DQ_ROWS(128, fp16, p, b, h, row0);
+    else
+        TS_ATTN_BWD_DQ_ROWS(128, bf16, p, b, h, row0);
 }
 
 TS_EXTERN_C ts_status ts_attn_bwd_dq_convert_launch(const ts_attn_bwd_pre_params *p, ts_stream stream) {

@@ -3,10 +3,10 @@
  *   TS_ATTN_BWD_NAME   the instance's prefix
  *   TS_ATTN_BWD_D      the head dimension (64 or 128)
  *   TS_ATTN_BWD_DT     the dtype as it appears in tile names (bf16 or fp16)
- *   TS_ATTN_BWD_DQ_ADD 1: the instance of the atomic form of dQ (below), where the architecture has
- *                      it (TS_ATTN_BWD_DQ_ATOMIC_OF); 0: dK and dV only. Two instances rather than
- *                      a flag tested at run time: the test's second path cost the D = 128 kernel
- *                      the registers to keep its products in flight.
+ *   TS_ATTN_BWD_DQ_ADD 1: the instance of the atomic form of dQ (below; D = 128, where the
+ *                      architecture has it: TS_ATTN_BWD_DQ_ATOMIC_OF); 0: dK and dV only. Two
+ *                      instances rather than a flag tested at run time: the test's second path cost
+ *                      the kernel the registers to keep its products in flight.
  *
  * A task is a block of 64 x consumers keys of one (batch, key-value head); each consumer warpgroup
  * keeps its 64 keys' K and V in its own shared area and dK, dV in registers (each warp 16 keys).
@@ -22,15 +22,17 @@
  *   dS^T = P^T (dP^T - D)
  *   dK  += dS^T Q                      (dS^T from registers)
  * and at the end stores dK scale and dV. S^T and dP^T are issued together and P^T is computed while
- * dP^T runs; dV's product runs while dS^T is computed. In the atomic form of dQ (TS_ATTN_BWD_DQ_ADD;
- * query tiles of 64 rows) each stage also stores dS^T to a shared tile and computes a 64 x 64 block
- * of the stage's share of dQ, issued with dK's product:
- *   dQ  = dS K                         (dS^T from shared, K shared)
- * At D = 128 the two consumers split dQ's columns, each summing over the block's 128 keys (both
- * consumers' dS^T and K: one barrier of both a stage); at D = 64 each takes its own 64 keys. Each
- * warp stores its 16 rows to a shared tile of its own and adds them into the workspace's fp32 sums
- * with an asynchronous reduce-add copy (ts_async_store_add), which runs while the next stage
- * computes. */
+ * dP^T runs; dV's product runs while dS^T is computed. In the atomic form of dQ each stage also
+ * stores dS^T to a shared slot, and the two consumers split the columns of the stage's share of dQ,
+ * each summing over the block's 128 keys:
+ *   dQ[:, 64c .. 64c + 63] = dS K[:, 64c .. 64c + 63]   (both consumers' dS^T and K, from shared)
+ * issued a stage late, beside the next stage's dK product (the task's last one in P_store): by then
+ * the other consumer's dS^T of that stage has long been written, so the consumers wait for each
+ * other only through one announcement a slot (bar.arrive by the writer, bar.sync by the reader)
+ * and keep their own pace, their exponentials overlapping the other's products. A barrier of both
+ * every stage instead cost 12-14% (docs/attention-backward.md). Each warp stores its 16 x 64 rows
+ * to a shared tile of its own and adds them into the workspace's fp32 sums with an asynchronous
+ * reduce-add copy (ts_async_store_add), which runs while the next stage computes. */
 
 #define TS_ATTN_BWD_FN(name) TS_CAT(TS_ATTN_BWD_NAME, TS_CAT(_, name))
 #define TS_ATTN_BWD_V_CONSUMERS TS_ATTN_BWD_CONSUMERS_OF(TS_ATTN_BWD_D)
@@ -51,17 +53,8 @@
 #define TS_ATTN_BWD_SV TS_CAT(ts_sv_f32_, TS_ATTN_BWD_V_BQ)
 #define TS_ATTN_BWD_CV TS_CAT(ts_colvec_f32_, TS_ATTN_BWD_V_BQ)
 #define TS_ATTN_BWD_V_DQ_ATOMIC (TS_ATTN_BWD_DQ_ADD && TS_ATTN_BWD_DQ_ATOMIC_OF(TS_ATTN_BWD_D))
-#define TS_ATTN_BWD_V_DQ_SPLIT_D (TS_ATTN_BWD_D == 128 && TS_ATTN_BWD_DQ_ADD == 1)
-#define TS_ATTN_BWD_V_DQ_COLS (TS_ATTN_BWD_V_DQ_SPLIT_D ? 64 : TS_ATTN_BWD_D)
 #define TS_ATTN_BWD_ST_DS TS_ATTN_BWD_TILE(ts_st_, 64, TS_ATTN_BWD_V_BQ)
 #define TS_ATTN_BWD_ST_K64 TS_ATTN_BWD_TILE(ts_st_, 64, 64)
-#if TS_ATTN_BWD_V_DQ_SPLIT_D || TS_ATTN_BWD_D == 64
-#define TS_ATTN_BWD_RT_DQ ts_rt_f32_16x64
-#define TS_ATTN_BWD_ST_DQ ts_st_f32_16x64
-#else
-#define TS_ATTN_BWD_RT_DQ ts_rt_f32_16x128
-#define TS_ATTN_BWD_ST_DQ ts_st_f32_16x128
-#endif
 
 /* The vectors' bytes, padded so that a stage keeps the next stage's tiles on the 1024-byte
  * alignment of the swizzle. */
@@ -82,7 +75,7 @@ typedef struct TS_ATTN_BWD_FN(output) {
     TS_ATTN_BWD_ST_KV k, v;
 #if TS_ATTN_BWD_V_DQ_ATOMIC
     TS_ATTN_BWD_ST_DS ds[TS_ATTN_BWD_DS_SLOTS];
-    TS_ATTN_BWD_ST_DQ dq[4];
+    ts_st_f32_16x64 dq[4];
 #endif
 } TS_ATTN_BWD_FN(output);
 
@@ -131,7 +124,7 @@ TS_DEVICE void TS_ATTN_BWD_FN(init)(const ts_attn_bwd_dkdv_params *p, const ts_a
     /* The last task's products have read out->k and out->v in every warp of the group before the
      * copies overwrite them (in the atomic form at D = 128, of every consumer: each reads the
      * others' K). */
-#if TS_ATTN_BWD_V_DQ_ATOMIC && TS_ATTN_BWD_V_DQ_SPLIT_D
+#if TS_ATTN_BWD_V_DQ_ATOMIC
     ts_sync_named(TS_ATTN_BWD_ALL_CONSUMERS_BARRIER, 4 * TS_ATTN_BWD_V_CONSUMERS);
 #else
     ts_sync_named(consumer, 4);
@@ -157,27 +150,19 @@ TS_DEVICE void TS_ATTN_BWD_FN(init)(const ts_attn_bwd_dkdv_params *p, const ts_a
 }
 
 #if TS_ATTN_BWD_V_DQ_ATOMIC
-/* Issues (and commits) the product of a stage's share of dQ from the dS^T in `slot`: at D = 128
- * columns 64 consumer .. 64 consumer + 63 over both consumers' keys (their dS^T and the same
- * 64-column chunk of their K; a chunk of a 64 x 128 tile is a 64 x 64 tile), once the other
- * consumer has announced its dS^T (`announced`: a stage was computed since the slot's last use);
- * at D = 64 all columns over the consumer's own keys, once its own warps have stored theirs. */
-TS_DEVICE void TS_ATTN_BWD_FN(dq_issue)(TS_ATTN_BWD_RT_DQ *dq, const TS_ATTN_BWD_FN(output) *out, int consumer,
+/* Issues (and commits) the product of a stage's share of dQ from the dS^T in `slot`: columns
+ * 64 consumer .. 64 consumer + 63 over both consumers' keys (their dS^T and the same 64-column
+ * chunk of their K; a chunk of a 64 x 128 tile is a 64 x 64 tile), once the other consumer has
+ * announced its dS^T (`announced`: the slot was written this task; else the product runs on
+ * whatever the slot holds, and its result is not used). */
+TS_DEVICE void TS_ATTN_BWD_FN(dq_issue)(ts_rt_f32_16x64 *dq, const TS_ATTN_BWD_FN(output) *out, int consumer,
                                         int slot, int announced) {
-#if TS_ATTN_BWD_V_DQ_SPLIT_D
     if (announced) ts_sync_named(TS_ATTN_BWD_DS_BARRIER(1 - consumer, slot), 4 * TS_ATTN_BWD_V_CONSUMERS);
     const TS_ATTN_BWD_FN(output) *outs = out - consumer;
     ts_wg_acc_fence(dq);
     ts_wg_fence();
     ts_wg_mm_AtB_async(dq, &outs[0].ds[slot], (const TS_ATTN_BWD_ST_K64 *)(const void *)&outs[0].k + consumer);
     ts_wg_mma_AtB_async(dq, &outs[1].ds[slot], (const TS_ATTN_BWD_ST_K64 *)(const void *)&outs[1].k + consumer);
-#else
-    (void)announced;
-    ts_sync_named(consumer, 4);
-    ts_wg_acc_fence(dq);
-    ts_wg_fence();
-    ts_wg_mm_AtB_async(dq, &out->ds[slot], &out->k);
-#endif
     ts_wg_commit();
 }
 
@@ -185,13 +170,13 @@ TS_DEVICE void TS_ATTN_BWD_FN(dq_issue)(TS_ATTN_BWD_RT_DQ *dq, const TS_ATTN_BWD
  * fp32 sums through its shared tile, once the warp's last reduce-add has read the tile. */
 TS_DEVICE void TS_ATTN_BWD_FN(dq_add)(const ts_attn_bwd_dkdv_params *p, const ts_attn_bwd_kv_task *t,
                                       const TS_ATTN_BWD_FN(consumer) *c, TS_ATTN_BWD_FN(output) *out, int consumer,
-                                      const TS_ATTN_BWD_RT_DQ *dq) {
+                                      const ts_rt_f32_16x64 *dq) {
     const int warp = ts_warp_in_group();
     ts_async_store_wait_read();
     ts_store_r2s(&out->dq[warp], dq);
     ts_async_fence_shared();
     ts_async_store_add_unchecked(&p->dq_add, &out->dq[warp], t->b, c->dq_hq,
-                                 c->dq_qt * (TS_ATTN_BWD_V_BQ / 16) + warp, TS_ATTN_BWD_V_DQ_SPLIT_D ? consumer : 0);
+                                 c->dq_qt * (TS_ATTN_BWD_V_BQ / 16) + warp, consumer);
     ts_async_store_commit();
 }
 #endif
@@ -250,9 +235,7 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
     const int slot = c->ds_slot, last = slot == 0 ? TS_ATTN_BWD_DS_SLOTS - 1 : slot - 1;
     ts_store_r2s_at(&out->ds[slot], &ds16, ts_warp_in_group() * 16, 0);
     ts_async_fence_shared();
-#if TS_ATTN_BWD_V_DQ_SPLIT_D
     ts_arrive_named(TS_ATTN_BWD_DS_BARRIER(consumer, slot), 4 * TS_ATTN_BWD_V_CONSUMERS);
-#endif
 #endif
     ts_wg_acc_fence(&c->dk);
     ts_wg_a_fence(&ds16);
@@ -262,7 +245,7 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
 #if TS_ATTN_BWD_V_DQ_ATOMIC
     /* The last stage's dQ beside this stage's dK (at a task's first stage the product runs on
      * whatever the slot holds and is not added). */
-    TS_ATTN_BWD_RT_DQ dq;
+    ts_rt_f32_16x64 dq;
     TS_ATTN_BWD_FN(dq_issue)(&dq, out, consumer, last, iter > 0);
 #endif
     ts_wg_wait(0);
@@ -285,7 +268,7 @@ TS_DEVICE void TS_ATTN_BWD_FN(store)(const ts_attn_bwd_dkdv_params *p, const ts_
      * their tiles, so that none is in flight when the block's shared memory goes. */
     {
         const int last = c->ds_slot == 0 ? TS_ATTN_BWD_DS_SLOTS - 1 : c->ds_slot - 1;
-        TS_ATTN_BWD_RT_DQ dq;
+        ts_rt_f32_16x64 dq;
         TS_ATTN_BWD_FN(dq_issue)(&dq, out, consumer, last, c->dq_pending);
         ts_wg_wait(0);
         ts_wg_acc_fence(&dq);
@@ -338,12 +321,8 @@ TS_DEVICE void TS_ATTN_BWD_FN(finish)(const ts_attn_bwd_dkdv_params *p, TS_ATTN_
 #undef TS_ATTN_BWD_SV
 #undef TS_ATTN_BWD_CV
 #undef TS_ATTN_BWD_V_DQ_ATOMIC
-#undef TS_ATTN_BWD_V_DQ_SPLIT_D
 #undef TS_ATTN_BWD_ST_DS
 #undef TS_ATTN_BWD_ST_K64
-#undef TS_ATTN_BWD_RT_DQ
-#undef TS_ATTN_BWD_ST_DQ
-#undef TS_ATTN_BWD_V_DQ_COLS
 #undef TS_ATTN_BWD_VEC_BYTES
 #undef TS_ATTN_BWD_VEC_PAD
 #undef TS_ATTN_BWD_FN

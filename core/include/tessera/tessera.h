@@ -364,9 +364,10 @@ ts_status ts_attention_decode(const ts_attention_decode_desc *desc, ts_dtype dty
  * dimension contiguous, strides in elements, multiples of 8, pointers 16-byte aligned; lse is the
  * forward's, (B, H, N_q) contiguous fp32, 4-byte aligned. With grouped-query heads, dK and dV of a
  * key-value head are summed over the query heads that read it. The gradients are accumulated in
- * fp32 and rounded once to the dtype. dQ is summed over the key blocks with fp32 atomics, so its
- * last bits may differ from call to call (dK and dV do not); ts_attention_backward_ex with
- * TS_ATTENTION_DETERMINISTIC gives the same bits every call (docs/attention-backward.md).
+ * fp32 and rounded once to the dtype. At D = 128 without the causal mask dQ is summed over the key
+ * blocks with fp32 atomics (the faster form there), so its last bits may differ from call to call
+ * (dK and dV do not); elsewhere, and always with ts_attention_backward_ex's
+ * TS_ATTENTION_DETERMINISTIC, every call gives the same bits (docs/attention-backward.md).
  * workspace: device memory of at least ts_attention_backward_workspace_size(shape) bytes, 16-byte
  * aligned, that nothing else uses during the call (NULL: TS_ERROR_NULL_POINTER; too small:
  * TS_ERROR_INVALID_SIZE; misaligned: TS_ERROR_MISALIGNED). dQ, dK, dV and the workspace's bytes
@@ -380,13 +381,15 @@ ts_status ts_attention_backward(const ts_attention_shape *shape, ts_dtype dtype,
                                 const float *lse, void *dq, const long long dq_strides[3], void *dk,
                                 const long long dk_strides[3], void *dv, const long long dv_strides[3], float scale,
                                 int causal, void *workspace, size_t workspace_bytes, ts_stream stream);
-/* ts_attention_backward with flags. 0: ts_attention_backward's form, dQ summed over the key blocks
- * inside the dK/dV kernel with fp32 atomics (five matrix products; dQ's last bits may differ run to
- * run, dK and dV are the same bits as the deterministic form's). TS_ATTENTION_DETERMINISTIC: dQ by
- * a kernel of its own in a fixed order, without atomics (seven matrix products, 8 bytes of
- * workspace a query row): every call gives the same bits. Where the architecture has no atomic
- * form (CDNA: tuning in kernels/attention_backward/tuning.h), both are the deterministic form. Any
- * other bit: TS_ERROR_INVALID_VALUE (after the checks of the other arguments). */
+/* ts_attention_backward with flags. 0: ts_attention_backward's choice: at D = 128 without the causal
+ * mask the atomic form, dQ summed over the key blocks inside the dK/dV kernel with fp32 atomics (five
+ * matrix products; dQ's last bits may differ run to run, dK and dV are the same bits as the
+ * deterministic form's); elsewhere the deterministic form, where the atomic form measured no faster.
+ * TS_ATTENTION_DETERMINISTIC: the deterministic form at every shape, dQ by a kernel of its own in a
+ * fixed order, without atomics (seven matrix products, 8 bytes of workspace a query row): every
+ * call gives the same bits. Where the architecture has no atomic form (CDNA: tuning in
+ * kernels/attention_backward/tuning.h), both are the deterministic form. Any other bit:
+ * TS_ERROR_INVALID_VALUE (after the checks of the other arguments). */
 #define TS_ATTENTION_DETERMINISTIC 1u
 ts_status ts_attention_backward_ex(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
                                    const long long q_strides[3], const void *k, const long long k_strides[3],
@@ -396,10 +399,11 @@ ts_status ts_attention_backward_ex(const ts_attention_shape *shape, ts_dtype dty
                                    const long long dk_strides[3], void *dv, const long long dv_strides[3],
                                    float scale, int causal, unsigned flags, void *workspace, size_t workspace_bytes,
                                    ts_stream stream);
-/* The workspace either form needs for a shape: (8 + 4 D) bytes per query row (rounded up to 64
- * rows) of each (batch, query head): the rows' log-sum-exp and D, and the atomic form's fp32 dQ
- * sums (the deterministic form uses the first 8 bytes a row; an architecture without the atomic
- * form asks for those 8 only). Needs no device; the shape's statuses are the call's. */
+/* The workspace either form needs for a shape, per query row (rounded up to 64 rows) of each
+ * (batch, query head): 8 bytes (the rows' log-sum-exp and D), and at D = 128 4 D more for the atomic
+ * form's fp32 dQ sums (a call in the deterministic form, causal or with TS_ATTENTION_DETERMINISTIC,
+ * uses the first 8 bytes a row; an architecture without the atomic form asks for those 8 only).
+ * Needs no device; the shape's statuses are the call's. */
 ts_status ts_attention_backward_workspace_size(const ts_attention_shape *shape, size_t *bytes);
 
 /* ---- fused memory-bound kernels: LayerNorm, RMSNorm, rotary embedding, softmax ---------------- */

@@ -332,6 +332,53 @@ Test(warpgroup, async_store_publishes_ordinary_shared_writes) {
 
 /* ---- register budgets ----------------------------------------------------------------------------- */
 
+/* ts_async_store_add: five blocks add k x the pattern (k = 1 .. 5) into the same tile at once, an
+ * inner one and one the matrix's edge cuts (5 of its 16 rows, 6 of its 32 columns). The sums are
+ * exact in any order (the pattern has 15 significant bits, the starting values are small integers),
+ * so every element inside is start + 15 x pattern, and every other element, the row padding past
+ * cols included, keeps its start. */
+static void check_store_add(int tile_row, int tile_col) {
+    const long long batch = 2, heads = 2, rows = 37, cols = 70, ld = 76;
+    const int bi = 1, hi = 0, blocks = 5;
+    const size_t elems = (size_t)(batch * heads * rows * ld);
+    uint64_t seed = ts_test_fresh_seed(), state = seed;
+    float *start = malloc(elems * 4), *got = malloc(elems * 4);
+    cr_assert(start && got);
+    for (size_t i = 0; i < elems; ++i) start[i] = (float)(int)(ts_test_uniform(&state) * 64.0) - 32.0f;
+    float *d = ts_test_device_copy(start, elems * 4);
+    cr_assert(d);
+    const ts_status s = ts_test_wg_store_add(d, batch, heads, rows, cols, ld, bi, hi, tile_row, tile_col, blocks);
+    cr_assert_eq(s, TS_SUCCESS, "launch: %d", (int)s);
+    cr_assert_eq(ts_device_synchronize(), TS_SUCCESS);
+    cr_assert_eq(ts_test_copy_back(got, d, elems * 4), TS_SUCCESS);
+    for (long long b = 0; b < batch; ++b)
+        for (long long h = 0; h < heads; ++h)
+            for (long long r = 0; r < rows; ++r)
+                for (long long c = 0; c < ld; ++c) {
+                    const size_t at = (size_t)(((b * heads + h) * rows + r) * ld + c);
+                    const long long lr = r - 16LL * tile_row, lc = c - 32LL * tile_col;
+                    const int inside = b == bi && h == hi && c < cols && lr >= 0 && lr < 16 && lc >= 0 && lc < 32;
+                    float want = start[at];
+                    if (inside) {
+                        const unsigned bits = ts_test_wg_pattern(TS_TEST_WG_F32, (int)lr, (int)lc);
+                        float x;
+                        memcpy(&x, &bits, 4);
+                        want += 15.0f * x;
+                    }
+                    cr_assert(got[at] == want, "tile (%d,%d): element (%lld,%lld,%lld,%lld) %g, want %g (%s; seed %llu)",
+                              tile_row, tile_col, b, h, r, c, (double)got[at], (double)want,
+                              inside ? "inside" : "outside the tile or the matrix", (unsigned long long)seed);
+                }
+    cr_assert_eq(ts_free(d), TS_SUCCESS);
+    free(start), free(got);
+}
+
+Test(warpgroup, async_store_add_sums_every_blocks_tile) {
+    TS_TEST_REQUIRE_DEVICE();
+    check_store_add(1, 0);
+    check_store_add(2, 2); /* rows 32-36 and columns 64-69 of the matrix */
+}
+
 Test(warpgroup, register_budgets_move_between_warpgroups) {
     TS_TEST_REQUIRE_DEVICE();
     int h[12];

@@ -411,6 +411,46 @@ TS_EXTERN_C ts_status ts_test_wg_copy(void *dst, const void *src, int dtype, lon
     }
 }
 
+/* Each block adds (block + 1) x the f32 pattern tile into one tile of dst with ts_async_store_add:
+ * the blocks' adds land on the same elements at once. */
+TS_KERNEL(ts_wgt_store_add_f32_16x32, 4, ts_wgt_copy_params, p) {
+    ts_smem sm = ts_smem_begin();
+    ts_wgt_st_f32_16x32 *t = TS_SMEM_TILE(&sm, ts_wgt_st_f32_16x32);
+    const ts_st_desc sd = TS_ST_DESC(t);
+    const float k = (float)(ts_block_x() + 1);
+    for (int idx = ts_warp_id() * TS_WARP_LANES + ts_lane_id(); idx < sd.rows * sd.cols;
+         idx += ts_num_warps() * TS_WARP_LANES) {
+        const int r = idx / sd.cols, c = idx % sd.cols;
+        const unsigned bits = ts_wgt_pattern(TS_DTYPE_F32, r, c);
+        float x;
+        memcpy(&x, &bits, 4);
+        ((float *)TS_ST_DATA(t))[ts_st_index(sd, r, c)] = k * x;
+    }
+    ts_async_fence_shared();
+    ts_sync_block();
+    if (ts_warp_id() == 0) {
+        ts_async_store_add(&p->dst, t, p->b, p->h, p->dst_tile_row, p->dst_tile_col);
+        ts_async_store_commit();
+        ts_async_store_wait();
+    }
+}
+
+TS_EXTERN_C ts_status ts_test_wg_store_add(float *dst, long long batch, long long heads, long long rows,
+                                           long long cols, long long ld, int bi, int hi, int tile_row,
+                                           int tile_col, int blocks) {
+    ts_gl gd = ts_wgt_gl(dst, TS_DTYPE_F32, batch, heads, rows, cols, ld);
+    ts_wgt_copy_params params;
+    memset(&params, 0, sizeof params);
+    const ts_status s = ts_async_desc_make(&params.dst, &gd, 16, 32, TS_DTYPE_F32);
+    if (s != TS_SUCCESS) return s;
+    params.b = bi;
+    params.h = hi;
+    params.dst_tile_row = tile_row;
+    params.dst_tile_col = tile_col;
+    const size_t shared = TS_ALIGN_UP((size_t)16 * 32 * 4 + 64, 16);
+    return TS_LAUNCH(ts_wgt_store_add_f32_16x32, ts_grid_1d((unsigned)blocks), 4, shared, NULL, params);
+}
+
 /* ---- register budgets -------------------------------------------------------------------------- */
 
 typedef struct ts_wgt_regs_params {

@@ -49,6 +49,11 @@ ts_status ts_test_wg_mma_rs(float *c, long long ldc, const void *a, long long ld
 ts_status ts_test_wg_copy(void *dst, const void *src, int dtype, long long batch, long long heads,
                           long long rows, long long cols, long long ld, int bi, int hi, int tile_row,
                           int tile_col, int dst_tile_row, int dst_tile_col, int shape, int mode);
+/* blocks blocks each add (block + 1) x the f32 pattern (ts_test_wg_pattern) of a 16 x 32 tile into
+ * tile (tile_row, tile_col) of matrix (bi, hi) of dst (batch x heads x rows x cols, row stride ld)
+ * with ts_async_store_add, all at once. */
+ts_status ts_test_wg_store_add(float *dst, long long batch, long long heads, long long rows, long long cols,
+                               long long ld, int bi, int hi, int tile_row, int tile_col, int blocks);
 /* Tile rows and columns of a copy shape, and the bits mode 1 writes at (r, c). */
 void ts_test_wg_copy_shape(int shape, int *rows, int *cols, int *dtype);
 unsigned ts_test_wg_pattern(int dtype, int r, int c);

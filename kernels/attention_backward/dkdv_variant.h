@@ -201,9 +201,9 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
     TS_ATTN_BWD_CV lse2, delta;
     ts_rv_load_s(&lse2, &in->lse2);
     ts_rv_load_s(&delta, &in->delta);
-    int hq_, qt;
-    ts_attn_bwd_kv_stage(p, t, iter, &hq_, &qt);
-    (void)hq_;
+    int hq, qt;
+    ts_attn_bwd_kv_stage(p, t, iter, &hq, &qt);
+    (void)hq;
     const long long q0 = (long long)qt * TS_ATTN_BWD_V_BQ;
     /* Key j is masked for query i < j: keep col - row >= 0. Only tiles that reach below the
      * diagonal need it. */
@@ -254,7 +254,8 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
 #if TS_ATTN_BWD_V_DQ_ATOMIC
     ts_wg_acc_fence(&dq);
     if (iter > 0) TS_ATTN_BWD_FN(dq_add)(p, t, c, out, consumer, &dq);
-    ts_attn_bwd_kv_stage(p, t, iter, &c->dq_hq, &c->dq_qt);
+    c->dq_hq = hq;
+    c->dq_qt = qt;
     c->dq_pending = 1;
     c->ds_slot = slot == TS_ATTN_BWD_DS_SLOTS - 1 ? 0 : slot + 1;
 #endif

@@ -56,6 +56,8 @@
  * which consumer c announces its dS^T of a slot: one a slot, so that an announcement is never
  * counted into the one before it. */
 #define TS_ATTN_BWD_DS_SLOTS (TS_ATTN_BWD_STAGES + 1)
+#define TS_ATTN_BWD_DS_SLOT_BEFORE(slot) ((slot) == 0 ? TS_ATTN_BWD_DS_SLOTS - 1 : (slot) - 1)
+#define TS_ATTN_BWD_DS_SLOT_AFTER(slot) ((slot) == TS_ATTN_BWD_DS_SLOTS - 1 ? 0 : (slot) + 1)
 #define TS_ATTN_BWD_DS_BARRIER(c, slot) (4 + (c) * TS_ATTN_BWD_DS_SLOTS + (slot))
 
 /* The workspace's rows per (batch, query head): N_q rounded up to 64, so that every query tile of

@@ -21,11 +21,12 @@
         }                                                                                          \
     } while (0)
 
-/* dQ's 16 rows of a warp at head dimension D and dtype DT, from the fp32 sums. */
-#define TS_ATTN_BWD_DQ_ROWS(D, DT, p, b, h, row0)                                                  \
+/* dQ's 16 rows of a warp in dtype DT, from the fp32 sums (the atomic form runs at D = 128 only:
+ * TS_ATTN_BWD_DQ_ATOMIC_OF). */
+#define TS_ATTN_BWD_DQ_ROWS(DT, p, b, h, row0)                                                     \
     do {                                                                                           \
-        ts_rt_f32_16x##D acc_;                                                                     \
-        ts_rt_##DT##_16x##D out_;                                                                  \
+        ts_rt_f32_16x128 acc_;                                                                     \
+        ts_rt_##DT##_16x128 out_;                                                                  \
         ts_load_g2r(&acc_, &(p)->dq_acc, (b), (h), (row0) / 16, 0);                                \
         ts_mul_scalar(&acc_, &acc_, (p)->scale);                                                   \
         ts_convert(&out_, &acc_);                                                                  \
@@ -62,11 +63,10 @@ TS_KERNEL(ts_attn_bwd_dq_convert_kernel, TS_ATTN_BWD_PRE_WARPS, ts_attn_bwd_pre_
     int b, h;
     long long row0;
     ts_attn_bwd_pass_rows(p, &b, &h, &row0);
-    /* The atomic form runs at D = 128 only (TS_ATTN_BWD_DQ_ATOMIC_OF). */
     if (p->dq.dtype == TS_DTYPE_FP16)
-        TS_ATTN_BWD_DQ_ROWS(128, fp16, p, b, h, row0);
+        TS_ATTN_BWD_DQ_ROWS(fp16, p, b, h, row0);
     else
-        TS_ATTN_BWD_DQ_ROWS(128, bf16, p, b, h, row0);
+        TS_ATTN_BWD_DQ_ROWS(bf16, p, b, h, row0);
 }
 
 TS_EXTERN_C ts_status ts_attn_bwd_dq_convert_launch(const ts_attn_bwd_pre_params *p, ts_stream stream) {

@@ -232,7 +232,7 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
 #if TS_ATTN_BWD_V_DQ_ATOMIC
     /* dS^T to this stage's slot, published to the tensor cores and, at D = 128, announced to the
      * other consumer (its product of the next stage reads it). */
-    const int slot = c->ds_slot, last = slot == 0 ? TS_ATTN_BWD_DS_SLOTS - 1 : slot - 1;
+    const int slot = c->ds_slot, last = TS_ATTN_BWD_DS_SLOT_BEFORE(slot);
     ts_store_r2s_at(&out->ds[slot], &ds16, ts_warp_in_group() * 16, 0);
     ts_async_fence_shared();
     ts_arrive_named(TS_ATTN_BWD_DS_BARRIER(consumer, slot), 4 * TS_ATTN_BWD_V_CONSUMERS);
@@ -257,7 +257,7 @@ TS_DEVICE void TS_ATTN_BWD_FN(compute)(const ts_attn_bwd_dkdv_params *p, const t
     c->dq_hq = hq;
     c->dq_qt = qt;
     c->dq_pending = 1;
-    c->ds_slot = slot == TS_ATTN_BWD_DS_SLOTS - 1 ? 0 : slot + 1;
+    c->ds_slot = TS_ATTN_BWD_DS_SLOT_AFTER(slot);
 #endif
 }
 
@@ -268,7 +268,7 @@ TS_DEVICE void TS_ATTN_BWD_FN(store)(const ts_attn_bwd_dkdv_params *p, const ts_
     /* The task's last stage's dQ, while its K tiles are still here; then its reduce-adds have read
      * their tiles, so that none is in flight when the block's shared memory goes. */
     {
-        const int last = c->ds_slot == 0 ? TS_ATTN_BWD_DS_SLOTS - 1 : c->ds_slot - 1;
+        const int last = TS_ATTN_BWD_DS_SLOT_BEFORE(c->ds_slot);
         ts_rt_f32_16x64 dq;
         TS_ATTN_BWD_FN(dq_issue)(&dq, out, consumer, last, c->dq_pending);
         ts_wg_wait(0);

@@ -99,20 +99,18 @@ TS_DEVICE void ts_tma_store_chunks(const ts_async_desc *d, const void *st, ts_st
         const unsigned src = ts_cuda_smem_addr(st);
         const unsigned long long map = (unsigned long long)(const void *)&d->map;
         const int row = tile_row * sd.rows;
+/* One chunk's copy; the instruction's name is a literal, so each form is its own asm. */
+#define TS_TMA_STORE_CHUNK(instruction)                                                            \
+    asm volatile(instruction " [%0, {%1, %2, %3, %4}], [%5];\n" ::"l"(map), "r"(tile_col * sd.cols + c * chunk_cols), \
+                 "r"(row), "r"(h), "r"(b), "r"(src + (unsigned)(c * sd.rows * sw))                  \
+                 : "memory")
         for (int c = 0; c < sd.cols / chunk_cols; ++c) {
             if (add)
-                asm volatile("cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group "
-                             "[%0, {%1, %2, %3, %4}], [%5];\n" ::"l"(map),
-                             "r"(tile_col * sd.cols + c * chunk_cols), "r"(row), "r"(h), "r"(b),
-                             "r"(src + (unsigned)(c * sd.rows * sw))
-                             : "memory");
+                TS_TMA_STORE_CHUNK("cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group");
             else
-                asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group "
-                             "[%0, {%1, %2, %3, %4}], [%5];\n" ::"l"(map),
-                             "r"(tile_col * sd.cols + c * chunk_cols), "r"(row), "r"(h), "r"(b),
-                             "r"(src + (unsigned)(c * sd.rows * sw))
-                             : "memory");
+                TS_TMA_STORE_CHUNK("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group");
         }
+#undef TS_TMA_STORE_CHUNK
     }
 }
 TS_DEVICE void ts_tma_store_async_unchecked(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,

@@ -82,7 +82,10 @@ TS_DEVICE void ts_async_store_unchecked_raw(const ts_async_desc *d, const void *
 TS_DEVICE void ts_async_store_add_unchecked_raw(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
                                                 int tile_row, int tile_col) {
     const long long r0 = (long long)tile_row * sd.rows, c0 = (long long)tile_col * sd.cols;
-    if (sd.dtype != TS_DTYPE_F32) return;
+    if (sd.dtype != TS_DTYPE_F32) {
+        ts_fail_launch(TS_ERROR_INVALID_VALUE);
+        return;
+    }
     for (int u = ts_lane_id(); u < sd.rows * sd.cols; u += TS_WARP_LANES) {
         const int r = u / sd.cols, c = u % sd.cols;
         float *dst = (float *)(void *)ts_hip_async_src(&d->gl, 4, b, h, r0 + r, c0 + c);

@@ -97,7 +97,10 @@ TS_DEVICE void ts_async_store_unchecked_raw(const ts_async_desc *d, const void *
  * TMA's reduce-add does in L2, since the blocks of a launch run on several threads. */
 TS_DEVICE void ts_async_store_add_unchecked_raw(const ts_async_desc *d, const void *st, ts_st_desc sd, int b, int h,
                                                 int tile_row, int tile_col) {
-    if (sd.dtype != TS_DTYPE_F32) ts_host_fail(TS_ERROR_INVALID_VALUE);
+    if (sd.dtype != TS_DTYPE_F32) {
+        ts_fail_launch(TS_ERROR_INVALID_VALUE);
+        return;
+    }
     const long long r0 = (long long)tile_row * sd.rows, c0 = (long long)tile_col * sd.cols;
     for (int r = 0; r < sd.rows; ++r)
         for (int c = 0; c < sd.cols; ++c) {

@@ -133,8 +133,7 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
     const int bq = tiles[wide].bq, bk = tiles[wide].bk, block = tiles[wide].block;
     float *lse2 = (float *)workspace, *delta = lse2 + (long long)sh.batch * sh.heads_q * rows_pad;
     float *dq_sums = delta + (long long)sh.batch * sh.heads_q * rows_pad;
-    const ts_gl dq_acc = dq_atomic ? ts_gl_make(dq_sums, TS_DTYPE_F32, sh.batch, sh.heads_q, rows_pad, sh.head_dim)
-                                   : ts_gl_make(NULL, TS_DTYPE_F32, sh.batch, sh.heads_q, rows_pad, sh.head_dim);
+    const ts_gl dq_acc = ts_gl_make(dq_atomic ? dq_sums : NULL, TS_DTYPE_F32, sh.batch, sh.heads_q, rows_pad, sh.head_dim);
 
     ts_attn_bwd_pre_params pre;
     memset(&pre, 0, sizeof pre);
@@ -163,7 +162,6 @@ TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dt
         return s;
     kv.dk = gdk;
     kv.dv = gdv;
-    kv.dq_atomic = dq_atomic;
     kv.lse2 = lse2;
     kv.delta = delta;
     kv.scale_log2 = scale * 1.4426950408889634f;
@@ -228,9 +226,9 @@ TS_EXTERN_C ts_status ts_attention_backward_ex(const ts_attention_shape *shape, 
                                       do_strides, lse, dq, dq_strides, dk, dk_strides, dv, dv_strides, scale, causal,
                                       flags, workspace, workspace_bytes, tiles, &pre, &kv, &qp);
     if (s != TS_SUCCESS) return s;
-    const int dq_atomic = kv.dq_atomic, wide = shape->head_dim == 128;
+    const int dq_atomic = pre.dq_acc.ptr != NULL, wide = shape->head_dim == 128;
     /* [atomic form][fp16][D = 128]; the atomic form has instances at D = 128 only, and an
-     * architecture without it none (kv.dq_atomic is 0 wherever there is none). */
+     * architecture without it none (prepare never picks it where there is none). */
 #if TS_ATTN_BWD_DQ_ATOMIC
 #define TS_ATTN_BWD_WITH_DQ(name) name
 #else

@@ -92,9 +92,9 @@ TS_DEVICE void ts_attn_bwd_pass_rows(const ts_attn_bwd_pre_params *p, int *b, in
 typedef struct ts_attn_bwd_dkdv_params {
     ts_async_desc q, d_o; /* BQ x D tiles of (B, H, N_q, D); tensor maps first (64-byte aligned) */
     ts_async_desc k, v;   /* 64 x D tiles of (B, H_kv, N_kv, D): each consumer's keys */
-    ts_async_desc dq_add; /* 16 x 64 tiles of the fp32 sums (B, H, nq_pad, D), dS K added in (unscaled) */
+    ts_async_desc dq_add; /* 16 x 64 tiles of the fp32 sums (B, H, nq_pad, D), dS K added in (unscaled);
+                           * made in the atomic form only (pre's dq_acc.ptr set) */
     ts_gl dk, dv;         /* (B, H_kv, N_kv, D) */
-    int dq_atomic;        /* 1: the atomic form of dQ (dq_add is made); 0: the deterministic form */
     const float *lse2, *delta;
     float scale_log2, scale;
     int causal, heads_q, heads_kv, group, q_tiles, kv_tiles;
@@ -200,7 +200,7 @@ typedef struct ts_attn_bwd_tiles {
  * kernels built from the variants with other tiles or on another schedule: checks every argument
  * and fills the kernels' parameters for instances of tiles[0] (D = 64) and tiles[1] (D = 128), for
  * the atomic form of dQ (the dK/dV kernel adds into the workspace's sums, the last pass
- * finishes; kv->dq_acc.ptr set) or, with TS_ATTENTION_DETERMINISTIC in flags, the deterministic
+ * finishes; pre->dq_acc.ptr set) or, with TS_ATTENTION_DETERMINISTIC in flags, the deterministic
  * one (the dQ kernel).
  * The preprocessing pass's launcher (attention_backward_preprocess.c) is the same for all. */
 TS_EXTERN_C ts_status ts_attn_bwd_prepare(const ts_attention_shape *shape, ts_dtype dtype, const void *q,
